@@ -1,0 +1,129 @@
+package io.spyglass.core.partial;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Raw records of a {@code SELECT} without aggregation, at most {@code limit} of them. Records are
+ * kept by reference: the caller hands over ownership of each map it adds.
+ */
+public final class RawPartial implements Partial {
+  private final int limit;
+  private final List<Map<String, Object>> records;
+
+  /**
+   * @param limit most records kept, at least 1
+   */
+  public RawPartial(int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be at least 1: " + limit);
+    }
+    this.limit = limit;
+    this.records = new ArrayList<>(Math.min(limit, 64));
+  }
+
+  public int limit() {
+    return limit;
+  }
+
+  /** Adds a record; false (and nothing kept) when the limit has been reached already. */
+  public boolean add(Map<String, Object> record) {
+    if (records.size() >= limit) {
+      return false;
+    }
+    records.add(record);
+    return true;
+  }
+
+  public boolean isFull() {
+    return records.size() >= limit;
+  }
+
+  public int size() {
+    return records.size();
+  }
+
+  @Override
+  public PartialKind kind() {
+    return PartialKind.RAW;
+  }
+
+  /** Appends the other state's records until the limit is reached. */
+  @Override
+  public void merge(Partial other) {
+    if (!(other instanceof RawPartial) || ((RawPartial) other).limit != limit) {
+      throw new IllegalArgumentException("cannot merge " + describe(other) + " into " + this);
+    }
+    for (Map<String, Object> r : ((RawPartial) other).records) {
+      if (!add(r)) {
+        return;
+      }
+    }
+  }
+
+  @Override
+  public void writeTo(PartialWriter out) {
+    out.writeVarInt(limit);
+    out.writeVarInt(records.size());
+    for (Map<String, Object> r : records) {
+      ValueCodec.write(out, r);
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  static RawPartial readFrom(PartialReader in) {
+    int limit = in.readVarInt();
+    if (limit < 1) {
+      throw new PartialFormatException("raw limit must be at least 1: " + limit);
+    }
+    int n = in.readCount(2);
+    if (n > limit) {
+      throw new PartialFormatException(n + " raw records exceed the limit " + limit);
+    }
+    RawPartial p = new RawPartial(limit);
+    for (int i = 0; i < n; i++) {
+      Object v = ValueCodec.read(in);
+      if (!(v instanceof Map)) {
+        throw new PartialFormatException("raw record " + i + " is not a map");
+      }
+      p.records.add((Map<String, Object>) v);
+    }
+    return p;
+  }
+
+  @Override
+  public List<Map<String, Object>> rows() {
+    return new ArrayList<>(records);
+  }
+
+  @Override
+  public Map<String, Object> metadata() {
+    return Collections.emptyMap();
+  }
+
+  @Override
+  public boolean isEmpty() {
+    return records.isEmpty();
+  }
+
+  @Override
+  public void reset() {
+    records.clear();
+  }
+
+  @Override
+  public RawPartial emptyCopy() {
+    return new RawPartial(limit);
+  }
+
+  @Override
+  public String toString() {
+    return "RawPartial(limit=" + limit + ", records=" + records.size() + ")";
+  }
+
+  static String describe(Partial p) {
+    return p == null ? "null" : p.toString();
+  }
+}

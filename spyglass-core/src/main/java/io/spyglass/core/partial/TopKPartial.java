@@ -1,0 +1,213 @@
+package io.spyglass.core.partial;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.apache.datasketches.frequencies.ErrorType;
+import org.apache.datasketches.frequencies.ItemsSketch;
+import org.apache.datasketches.memory.Memory;
+
+/**
+ * {@code TOP(k[, minCount], fields...)}: a frequent-items sketch of key tuples. Exact while fewer
+ * than {@code 0.75 * maxMapSize} distinct tuples are held; then counts are upper bounds off by at
+ * most {@code maximumCountError}, and with Bullet's default error type (no false negatives) every
+ * tuple truly above the threshold is reported.
+ *
+ * <p>Rows: up to {@code k} records {@code {field1: v1, ..., countName: count}}, count being the
+ * upper bound as a LONG, sorted by count descending (ties in a fixed order of the values), keeping
+ * only counts of at least {@code minCount} (and of at least the maximum error).
+ */
+public final class TopKPartial implements Partial {
+  private static final ErrorType ERROR_TYPE = ErrorType.NO_FALSE_NEGATIVES;
+
+  private final int k;
+  private final Optional<Long> minCount;
+  private final List<String> fieldNames;
+  private final String countName;
+  private final int maxMapSize;
+  private final GroupKeySerDe serDe;
+  private ItemsSketch<GroupKey> sketch;
+
+  /**
+   * @param k most rows emitted
+   * @param minCount the smallest count reported, if any
+   * @param fieldNames result columns of the tuple values
+   * @param countName result column of the count
+   * @param maxMapSize maximum map size of the sketch ({@code QueryLimits.topKEntries}), a power of
+   *     2 of at least 8
+   */
+  public TopKPartial(
+      int k, Optional<Long> minCount, List<String> fieldNames, String countName, int maxMapSize) {
+    if (k < 1) {
+      throw new IllegalArgumentException("k must be at least 1: " + k);
+    }
+    if (!SketchImages.isPowerOfTwo(maxMapSize) || maxMapSize < 8) {
+      throw new IllegalArgumentException(
+          "max map size must be a power of 2 of at least 8: " + maxMapSize);
+    }
+    this.k = k;
+    this.minCount = Objects.requireNonNull(minCount);
+    this.fieldNames = List.copyOf(fieldNames);
+    this.countName = Objects.requireNonNull(countName);
+    this.maxMapSize = maxMapSize;
+    this.serDe = new GroupKeySerDe(this.fieldNames.size());
+    this.sketch = new ItemsSketch<>(maxMapSize);
+  }
+
+  public int k() {
+    return k;
+  }
+
+  public Optional<Long> minCount() {
+    return minCount;
+  }
+
+  public List<String> fieldNames() {
+    return fieldNames;
+  }
+
+  public String countName() {
+    return countName;
+  }
+
+  public int maxMapSize() {
+    return maxMapSize;
+  }
+
+  /** Counts one occurrence of {@code key}, which must have one value per field. */
+  public void update(GroupKey key) {
+    if (key.size() != fieldNames.size()) {
+      throw new IllegalArgumentException(
+          "key has " + key.size() + " values, expected " + fieldNames.size());
+    }
+    sketch.update(key);
+  }
+
+  /** Counts one occurrence of the tuple {@code values} (copied). */
+  public void update(Object[] values) {
+    update(GroupKey.of(values));
+  }
+
+  @Override
+  public PartialKind kind() {
+    return PartialKind.TOP_K;
+  }
+
+  @Override
+  public void merge(Partial other) {
+    if (!(other instanceof TopKPartial) || !sameParameters((TopKPartial) other)) {
+      throw new IllegalArgumentException(
+          "cannot merge " + RawPartial.describe(other) + " into " + this);
+    }
+    sketch.merge(((TopKPartial) other).sketch);
+  }
+
+  private boolean sameParameters(TopKPartial o) {
+    return k == o.k
+        && minCount.equals(o.minCount)
+        && fieldNames.equals(o.fieldNames)
+        && countName.equals(o.countName)
+        && maxMapSize == o.maxMapSize;
+  }
+
+  @Override
+  public void writeTo(PartialWriter out) {
+    out.writeVarInt(k);
+    out.writeBoolean(minCount.isPresent());
+    if (minCount.isPresent()) {
+      out.writeSignedVarLong(minCount.get());
+    }
+    out.writeVarInt(fieldNames.size());
+    for (String f : fieldNames) {
+      out.writeString(f);
+    }
+    out.writeString(countName);
+    out.writeVarInt(maxMapSize);
+    out.writeBytes(sketch.toByteArray(serDe));
+  }
+
+  static TopKPartial readFrom(PartialReader in) {
+    int k = in.readVarInt();
+    Optional<Long> minCount =
+        in.readBoolean() ? Optional.of(in.readSignedVarLong()) : Optional.empty();
+    int n = in.readCount(1);
+    List<String> fields = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      fields.add(in.readString());
+    }
+    String countName = in.readString();
+    int maxMapSize = in.readVarInt();
+    byte[] image = in.readBytes();
+    TopKPartial p;
+    try {
+      p = new TopKPartial(k, minCount, fields, countName, maxMapSize);
+    } catch (IllegalArgumentException e) {
+      throw new PartialFormatException(e.getMessage());
+    }
+    SketchImages.checkFrequencyImage(image, maxMapSize);
+    p.sketch = ItemsSketch.getInstance(Memory.wrap(image), p.serDe);
+    return p;
+  }
+
+  @Override
+  public List<Map<String, Object>> rows() {
+    ItemsSketch.Row<GroupKey>[] items = sketch.getFrequentItems(minCount.orElse(-1L), ERROR_TYPE);
+    // Ties are ordered by the encoded values so that rows do not depend on merge order.
+    Arrays.sort(
+        items,
+        (a, b) -> {
+          int c = Long.compare(b.getUpperBound(), a.getUpperBound());
+          return c != 0
+              ? c
+              : Arrays.compare(
+                  serDe.serializeToByteArray(a.getItem()), serDe.serializeToByteArray(b.getItem()));
+        });
+    int n = Math.min(k, items.length);
+    List<Map<String, Object>> rows = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      GroupKey key = items[i].getItem();
+      Map<String, Object> row = new LinkedHashMap<>();
+      for (int f = 0; f < fieldNames.size(); f++) {
+        row.put(fieldNames.get(f), key.get(f));
+      }
+      row.put(countName, items[i].getUpperBound());
+      rows.add(row);
+    }
+    return rows;
+  }
+
+  @Override
+  public Map<String, Object> metadata() {
+    Map<String, Object> meta = new LinkedHashMap<>();
+    meta.put(MetadataKeys.WAS_ESTIMATED, sketch.getMaximumError() > 0);
+    meta.put(MetadataKeys.FAMILY, MetadataKeys.FAMILY_FREQUENCY);
+    meta.put(MetadataKeys.MAXIMUM_COUNT_ERROR, sketch.getMaximumError());
+    meta.put(MetadataKeys.ACTIVE_ITEMS, sketch.getNumActiveItems());
+    meta.put(MetadataKeys.ITEMS_SEEN, sketch.getStreamLength());
+    return meta;
+  }
+
+  @Override
+  public boolean isEmpty() {
+    return sketch.isEmpty();
+  }
+
+  @Override
+  public void reset() {
+    sketch.reset();
+  }
+
+  @Override
+  public TopKPartial emptyCopy() {
+    return new TopKPartial(k, minCount, fieldNames, countName, maxMapSize);
+  }
+
+  @Override
+  public String toString() {
+    return "TopKPartial(k=" + k + ", fields=" + fieldNames + ", maxMapSize=" + maxMapSize + ")";
+  }
+}
