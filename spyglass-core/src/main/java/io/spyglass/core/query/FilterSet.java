@@ -1,0 +1,226 @@
+package io.spyglass.core.query;
+
+import io.spyglass.core.plan.Aggregation;
+import io.spyglass.core.plan.Call;
+import io.spyglass.core.plan.Expr;
+import io.spyglass.core.plan.FieldRef;
+import io.spyglass.core.plan.NamedExpr;
+import io.spyglass.core.plan.QueryLimits;
+import io.spyglass.core.plan.QueryPlan;
+import io.spyglass.core.record.Record;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.LongSupplier;
+
+/**
+ * The filter side of every query running over one partition of the stream: a runtime has one per
+ * worker thread. It routes each record, through a {@link QueryIndex}, to the queries that can match
+ * it, and flushes their partial results to a {@link PartialSink}.
+ *
+ * <p>A runtime calls {@link #process} for each record of a batch, then {@link #endOfBatch()}; and
+ * {@link #flush()} when its combiners need every partial (on a tick, before windows close).
+ *
+ * <p>Not thread-safe: confined to the thread that processes the partition.
+ */
+public final class FilterSet {
+  private final QueryLimits limits;
+  private final LongSupplier clock;
+  private final PartialSink sink;
+  private final QueryIndex index = new QueryIndex();
+  private final Map<String, QueryFilter> filters = new LinkedHashMap<>();
+  private final List<QueryFilter> raw = new ArrayList<>();
+  private long processed;
+  private Set<String> referencedFields = Set.of();
+  private boolean needsAllFields;
+
+  /**
+   * @param clock the engine clock, read by {@code NOW()}
+   * @param sink where flushed partials go
+   */
+  public FilterSet(QueryLimits limits, LongSupplier clock, PartialSink sink) {
+    this.limits = limits;
+    this.clock = clock;
+    this.sink = sink;
+  }
+
+  /** Starts filtering for {@code query}. A query already present is left as it is. */
+  public void add(Query query) {
+    if (filters.containsKey(query.id())) {
+      return;
+    }
+    QueryFilter f = new QueryFilter(query, limits, clock);
+    f.seenBase = processed;
+    filters.put(query.id(), f);
+    index.add(f);
+    if (f.isRaw()) {
+      raw.add(f);
+    }
+    refreshFields();
+  }
+
+  /** Stops filtering for the query and drops its state, without flushing it. */
+  public void remove(String queryId) {
+    QueryFilter f = filters.remove(queryId);
+    if (f != null) {
+      index.remove(f);
+      raw.remove(f);
+      refreshFields();
+    }
+  }
+
+  public boolean contains(String queryId) {
+    return filters.containsKey(queryId);
+  }
+
+  public int size() {
+    return filters.size();
+  }
+
+  /** Records processed since this filter set was made. */
+  public long processed() {
+    return processed;
+  }
+
+  /**
+   * Offers one record to the queries that can match it. A raw query whose partial fills is flushed
+   * at once. {@code record} is valid only during this call; it is not modified.
+   */
+  public void process(Record record) {
+    processed++;
+    for (QueryFilter f : index.unindexed()) {
+      offer(f, record);
+    }
+    for (int i = 0, n = index.indexedFieldCount(); i < n; i++) {
+      QueryFilter[] candidates = index.candidates(i, record);
+      if (candidates != null) {
+        for (QueryFilter f : candidates) {
+          offer(f, record);
+        }
+      }
+    }
+  }
+
+  private void offer(QueryFilter f, Record record) {
+    if (f.consume(record)) {
+      flush(f);
+    }
+  }
+
+  /** Ends a batch: flushes raw queries that matched records, so they reach results at once. */
+  public void endOfBatch() {
+    for (int i = 0; i < raw.size(); i++) {
+      QueryFilter f = raw.get(i);
+      if (!f.partial.isEmpty()) {
+        flush(f);
+      }
+    }
+  }
+
+  /** Flushes every query with a non-empty partial. */
+  public void flush() {
+    for (QueryFilter f : filters.values()) {
+      if (!f.partial.isEmpty()) {
+        flush(f);
+      }
+    }
+  }
+
+  /** Flushes one query's partial, if it has one. */
+  public void flush(String queryId) {
+    QueryFilter f = filters.get(queryId);
+    if (f != null && !f.partial.isEmpty()) {
+      flush(f);
+    }
+  }
+
+  private void flush(QueryFilter f) {
+    sink.accept(f.query, f.partial);
+    f.partial.reset();
+  }
+
+  /** Statistics of one query in this partition, or null when it is not here. */
+  public QueryStats stats(String queryId) {
+    QueryFilter f = filters.get(queryId);
+    return f == null ? null : new QueryStats(processed - f.seenBase, f.matched, f.stats.errors());
+  }
+
+  /** Statistics of every query here, by query id. */
+  public Map<String, QueryStats> stats() {
+    Map<String, QueryStats> out = new HashMap<>();
+    for (String id : filters.keySet()) {
+      out.put(id, stats(id));
+    }
+    return out;
+  }
+
+  /**
+   * The top-level fields the queries here read, so a reader can skip the others; valid while {@link
+   * #needsAllFields()} is false. Changes when queries come and go.
+   */
+  public Set<String> referencedFields() {
+    return referencedFields;
+  }
+
+  /** True when some query needs whole records ({@code SELECT *}). */
+  public boolean needsAllFields() {
+    return needsAllFields;
+  }
+
+  private void refreshFields() {
+    Set<String> names = new HashSet<>();
+    boolean all = false;
+    for (QueryFilter f : filters.values()) {
+      all |= collectFields(f.query.plan(), names);
+    }
+    referencedFields = Set.copyOf(names);
+    needsAllFields = all;
+  }
+
+  /** Adds the top-level fields a plan reads; returns true when it reads whole records. */
+  static boolean collectFields(QueryPlan plan, Set<String> out) {
+    List<Expr> exprs = new ArrayList<>();
+    plan.where().ifPresent(exprs::add);
+    plan.lateralViews().forEach(v -> exprs.add(v.source()));
+    boolean all = false;
+    Aggregation agg = plan.aggregation();
+    if (agg instanceof Aggregation.Raw) {
+      Aggregation.Raw raw = (Aggregation.Raw) agg;
+      all = raw.projection().isEmpty();
+      raw.projection().ifPresent(p -> addNamed(p, exprs));
+    } else if (agg instanceof Aggregation.Group) {
+      Aggregation.Group g = (Aggregation.Group) agg;
+      addNamed(g.keys(), exprs);
+      g.metrics().forEach(m -> exprs.addAll(m.arguments()));
+    } else if (agg instanceof Aggregation.CountDistinct) {
+      exprs.addAll(((Aggregation.CountDistinct) agg).fields());
+    } else if (agg instanceof Aggregation.Distribution) {
+      exprs.add(((Aggregation.Distribution) agg).value());
+    } else if (agg instanceof Aggregation.TopK) {
+      addNamed(((Aggregation.TopK) agg).fields(), exprs);
+    }
+    for (Expr e : exprs) {
+      addFieldNames(e, out);
+    }
+    return all;
+  }
+
+  private static void addNamed(Collection<NamedExpr> named, List<Expr> out) {
+    named.forEach(n -> out.add(n.expr()));
+  }
+
+  private static void addFieldNames(Expr e, Set<String> out) {
+    if (e instanceof FieldRef) {
+      out.add(((FieldRef) e).name());
+    } else if (e instanceof Call) {
+      for (Expr a : ((Call) e).args()) {
+        addFieldNames(a, out);
+      }
+    }
+  }
+}

@@ -1,0 +1,35 @@
+package io.spyglass.core.query;
+
+import io.spyglass.core.plan.Bql;
+import io.spyglass.core.plan.QueryLimits;
+import io.spyglass.core.plan.QueryPlan;
+import io.spyglass.core.syntax.BqlException;
+import java.util.Objects;
+
+/**
+ * A query accepted for running: its id, its text, its plan and when it was received. Immutable.
+ *
+ * @param receiveTimeMs the engine clock when the query was received; its duration counts from here
+ */
+public record Query(String id, String text, QueryPlan plan, long receiveTimeMs) {
+  public Query {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(text, "text");
+    Objects.requireNonNull(plan, "plan");
+  }
+
+  /**
+   * Parses, binds and validates {@code text}.
+   *
+   * @throws BqlException with every error found, each with its position and a resolution
+   */
+  public static Query parse(String id, String text, QueryLimits limits, long receiveTimeMs) {
+    return new Query(id, text, Bql.compile(text, limits), receiveTimeMs);
+  }
+
+  /** When the query ends by its duration, on the engine clock. */
+  public long endTimeMs(QueryLimits limits) {
+    long duration = Math.min(plan.durationMs(), limits.maxDurationMs());
+    return receiveTimeMs + duration < receiveTimeMs ? Long.MAX_VALUE : receiveTimeMs + duration;
+  }
+}

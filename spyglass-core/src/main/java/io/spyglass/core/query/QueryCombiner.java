@@ -1,0 +1,271 @@
+package io.spyglass.core.query;
+
+import io.spyglass.core.partial.Partial;
+import io.spyglass.core.partial.RawPartial;
+import io.spyglass.core.plan.Aggregation;
+import io.spyglass.core.plan.QueryLimits;
+import io.spyglass.core.plan.QueryPlan;
+import io.spyglass.core.plan.Window;
+import io.spyglass.core.record.Record;
+import io.spyglass.core.result.Meta;
+import io.spyglass.core.result.Result;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.LongSupplier;
+
+/**
+ * The combining side of one query: merges the partials of every partition, keeps the window, and
+ * emits results to a {@link ResultSink}. The runtime calls {@link #accept} with each partial and
+ * {@link #advance} with the time (at the latest by {@link #nextDeadlineMs()}); the combiner decides
+ * when windows close and when the query ends. Time only comes in through these calls.
+ *
+ * <p>Emission rules: a query without a window emits once, when it ends (or, for a raw query, as
+ * soon as it holds its LIMIT of records); a time window emits when its period has passed; a record
+ * window emits on its n-th record. A query emitting faster than {@link
+ * QueryLimits#maxEmitsPerSecond()} is stopped with an error.
+ *
+ * <p>Not thread-safe: confined to one thread.
+ */
+public final class QueryCombiner {
+  private final Query query;
+  private final QueryLimits limits;
+  private final ResultSink sink;
+  private final LongSupplier clock;
+  private final QueryPlan plan;
+  private final PostAggregator post;
+  private final long endTimeMs;
+  private final String windowName;
+
+  /** Tumbling, additive and none: one state. Sliding time windows: one state per pane. */
+  private final Partial[] panes;
+
+  private int newest;
+  private final long emitEvery;
+  private final boolean recordWindow;
+  private final int rawLimit;
+  private long windowNumber;
+  private long windowStartMs;
+  private long nextEmitMs;
+  private boolean done;
+  private long emitSecond = -1;
+  private int emitsThisSecond;
+  private final List<Meta.QueryError> errors = new ArrayList<>();
+
+  /**
+   * @param clock the engine clock, read by {@code NOW()} in post-aggregation expressions
+   */
+  public QueryCombiner(Query query, QueryLimits limits, ResultSink sink, LongSupplier clock) {
+    this.query = query;
+    this.limits = limits;
+    this.sink = sink;
+    this.clock = clock;
+    this.plan = query.plan();
+    this.post = new PostAggregator(plan.postAggregation(), clock);
+    this.endTimeMs = query.endTimeMs(limits);
+    Window w = plan.window();
+    this.windowName = WindowNames.of(w);
+    Partial first = Partials.create(plan, limits);
+    int paneCount = 1;
+    long every = 0;
+    boolean records = false;
+    if (w instanceof Window.Tumbling) {
+      Window.Tumbling t = (Window.Tumbling) w;
+      records = t.unit() == Window.Unit.RECORD;
+      every = t.size();
+    } else if (w instanceof Window.Additive) {
+      every = ((Window.Additive) w).emitEveryMs();
+    } else if (w instanceof Window.Sliding) {
+      Window.Sliding s = (Window.Sliding) w;
+      records = s.emitUnit() == Window.Unit.RECORD;
+      every = s.emitEvery();
+      if (!records) {
+        paneCount = (int) Math.max(1, s.size() / s.emitEvery());
+      }
+    }
+    this.emitEvery = every;
+    this.recordWindow = records;
+    this.panes = new Partial[paneCount];
+    panes[0] = first;
+    for (int i = 1; i < paneCount; i++) {
+      panes[i] = first.emptyCopy();
+    }
+    this.rawLimit =
+        plan.aggregation() instanceof Aggregation.Raw
+            ? ((Aggregation.Raw) plan.aggregation()).limit()
+            : 0;
+    this.windowStartMs = query.receiveTimeMs();
+    this.windowNumber = 1;
+    this.nextEmitMs = every > 0 && !records ? satAdd(query.receiveTimeMs(), every) : Long.MAX_VALUE;
+  }
+
+  private static long satAdd(long a, long b) {
+    long s = a + b;
+    return s < a ? Long.MAX_VALUE : s;
+  }
+
+  public Query query() {
+    return query;
+  }
+
+  public boolean isDone() {
+    return done;
+  }
+
+  /** The latest time by which {@link #advance} must be called for windows to close on time. */
+  public long nextDeadlineMs() {
+    return Math.min(nextEmitMs, endTimeMs);
+  }
+
+  /**
+   * Merges one partition's partial. A raw query may emit here: a record window on its n-th record,
+   * a query without window when it has its LIMIT. {@code partial} is only read during the call.
+   */
+  public void accept(Partial partial, long nowMs) {
+    if (done) {
+      return;
+    }
+    if (recordWindow) {
+      RawPartial window = (RawPartial) panes[0];
+      for (Map<String, Object> row : partial.rows()) {
+        window.add(row);
+        if (window.isFull()) {
+          emit(window, nowMs, false);
+          window.reset();
+          windowNumber++;
+          windowStartMs = nowMs;
+          if (done) {
+            return;
+          }
+        }
+      }
+      return;
+    }
+    panes[newest].merge(partial);
+    if (rawLimit > 0 && emitEvery == 0 && ((RawPartial) panes[newest]).size() >= rawLimit) {
+      finish(nowMs);
+    }
+  }
+
+  /** Tells the time: closes windows whose time has come and ends the query at its duration. */
+  public void advance(long nowMs) {
+    if (done) {
+      return;
+    }
+    if (nowMs >= endTimeMs) {
+      finish(Math.max(nowMs, endTimeMs));
+      return;
+    }
+    if (nowMs < nextEmitMs) {
+      return;
+    }
+    Partial state = panes.length == 1 ? panes[0] : mergedPanes();
+    emit(state, nowMs, false);
+    boolean additive = plan.window() instanceof Window.Additive;
+    long elapsedPeriods = (nowMs - nextEmitMs) / emitEvery + 1;
+    nextEmitMs = satAdd(nextEmitMs, elapsedPeriods * emitEvery);
+    windowNumber++;
+    if (!additive) {
+      windowStartMs = nowMs;
+      if (panes.length == 1) {
+        panes[0].reset();
+      } else {
+        newest = (newest + 1) % panes.length;
+        panes[newest].reset();
+        windowStartMs = nowMs - (long) (panes.length - 1) * emitEvery;
+      }
+    }
+  }
+
+  /** Ends the query now (duration reached, killed, or the source ended): emits the last result. */
+  public void finish(long nowMs) {
+    if (done) {
+      return;
+    }
+    Partial state = panes.length == 1 ? panes[0] : mergedPanes();
+    if (recordWindow && state.isEmpty() && windowNumber > 1) {
+      done = true;
+      return;
+    }
+    emit(state, nowMs, true);
+    done = true;
+  }
+
+  /** Ends the query with an error and emits what it has, with the error in the metadata. */
+  public void fail(String message, String resolution, long nowMs) {
+    if (done) {
+      return;
+    }
+    errors.add(new Meta.QueryError(message, resolution, true));
+    Partial state = panes.length == 1 ? panes[0] : mergedPanes();
+    emitUnchecked(state, nowMs, true);
+    done = true;
+  }
+
+  private Partial mergedPanes() {
+    Partial merged = panes[0].emptyCopy();
+    for (Partial p : panes) {
+      merged.merge(p);
+    }
+    return merged;
+  }
+
+  private void emit(Partial state, long nowMs, boolean isFinal) {
+    long second = nowMs / 1000;
+    if (second != emitSecond) {
+      emitSecond = second;
+      emitsThisSecond = 0;
+    }
+    if (++emitsThisSecond > limits.maxEmitsPerSecond()) {
+      fail(
+          "Query emitted more than " + limits.maxEmitsPerSecond() + " results in one second",
+          "Use a longer window, a RECORD window with more records, or a narrower WHERE clause",
+          nowMs);
+      return;
+    }
+    emitUnchecked(state, nowMs, isFinal);
+  }
+
+  private void emitUnchecked(Partial state, long nowMs, boolean isFinal) {
+    List<Map<String, Object>> rows = post.apply(state.rows());
+    Map<String, Object> sketch = state.metadata();
+    if (plan.outer().isPresent()) {
+      OuterResult outer = runOuter(plan.outer().get(), rows);
+      rows = outer.rows;
+      if (!outer.sketch.isEmpty()) {
+        sketch = outer.sketch;
+      }
+    }
+    Optional<Meta.WindowMeta> window =
+        windowName == null
+            ? Optional.empty()
+            : Optional.of(
+                new Meta.WindowMeta(windowNumber, windowName, nowMs, windowStartMs, rows.size()));
+    Meta meta =
+        new Meta(
+            query.id(),
+            query.text(),
+            query.receiveTimeMs(),
+            isFinal ? Optional.of(nowMs) : Optional.empty(),
+            window,
+            sketch,
+            errors,
+            isFinal);
+    sink.emit(query, new Result(rows, meta));
+  }
+
+  private record OuterResult(List<Map<String, Object>> rows, Map<String, Object> sketch) {}
+
+  /** Runs the outer query over the inner query's rows of one window. */
+  private OuterResult runOuter(QueryPlan outerPlan, List<Map<String, Object>> rows) {
+    Query outer = new Query(query.id(), query.text(), outerPlan, query.receiveTimeMs());
+    QueryFilter filter = new QueryFilter(outer, limits, clock);
+    for (Map<String, Object> row : rows) {
+      filter.consume(Record.fromMap(row));
+    }
+    List<Map<String, Object>> out =
+        new PostAggregator(outerPlan.postAggregation(), clock).apply(filter.partial.rows());
+    return new OuterResult(out, filter.partial.metadata());
+  }
+}

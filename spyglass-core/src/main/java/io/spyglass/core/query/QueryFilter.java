@@ -1,0 +1,300 @@
+package io.spyglass.core.query;
+
+import static io.spyglass.core.record.Record.LIST;
+import static io.spyglass.core.record.Record.MAP;
+import static io.spyglass.core.record.Record.NULL;
+
+import io.spyglass.core.exec.Eval;
+import io.spyglass.core.exec.EvalStats;
+import io.spyglass.core.exec.ExprCompiler;
+import io.spyglass.core.partial.CountDistinctPartial;
+import io.spyglass.core.partial.DistributionPartial;
+import io.spyglass.core.partial.GroupPartial;
+import io.spyglass.core.partial.Partial;
+import io.spyglass.core.partial.RawPartial;
+import io.spyglass.core.partial.TopKPartial;
+import io.spyglass.core.plan.Aggregation;
+import io.spyglass.core.plan.Expr;
+import io.spyglass.core.plan.NamedExpr;
+import io.spyglass.core.plan.QueryLimits;
+import io.spyglass.core.plan.QueryPlan;
+import io.spyglass.core.record.Record;
+import io.spyglass.core.record.Values;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongSupplier;
+
+/**
+ * The filter side of one query in one partition of the stream: compiled evaluators and the query's
+ * current partial state. Records go in through {@link #consume}; the partial is flushed by the
+ * owning {@link FilterSet}. Confined to one thread.
+ */
+final class QueryFilter {
+  final Query query;
+  final Partial partial;
+  final EvalStats stats = new EvalStats();
+  private final Eval where;
+  private final View[] views;
+  private final Feeder feeder;
+  private final int rawCapacity;
+  private final Record exploded;
+  long matched;
+
+  /** Records processed by the filter set when this query joined; for "records seen". */
+  long seenBase;
+
+  QueryFilter(Query query, QueryLimits limits, LongSupplier clock) {
+    this.query = query;
+    QueryPlan plan = query.plan();
+    ExprCompiler compiler = new ExprCompiler(clock, stats);
+    this.where = plan.where().map(compiler::compile).orElse(null);
+    this.views =
+        plan.lateralViews().stream()
+            .map(
+                v ->
+                    new View(
+                        compiler.compile(v.source()),
+                        v.alias(),
+                        v.valueAlias().orElse(null),
+                        v.outer()))
+            .toArray(View[]::new);
+    this.exploded = views.length == 0 ? null : new Record(32);
+    this.partial = Partials.create(plan, limits);
+    this.feeder = feeder(plan.aggregation(), compiler, partial);
+    this.rawCapacity = partial instanceof RawPartial ? Partials.rawCapacity(plan) : 0;
+  }
+
+  boolean isRaw() {
+    return rawCapacity > 0;
+  }
+
+  /**
+   * Offers one record. {@code record} is valid only during this call.
+   *
+   * @return true when the partial is full and must be flushed before the next record
+   */
+  boolean consume(Record record) {
+    if (views.length == 0) {
+      return accept(record);
+    }
+    return explode(record, 0, record);
+  }
+
+  private boolean accept(Record r) {
+    if (where != null) {
+      int k = where.eval(r);
+      if (k != Record.BOOLEAN || where.l == 0) {
+        return false;
+      }
+    }
+    matched++;
+    feeder.feed(r);
+    return rawCapacity > 0 && ((RawPartial) partial).size() >= rawCapacity;
+  }
+
+  /** Applies lateral view {@code i} and the following ones; returns true if a flush is due. */
+  private boolean explode(Record original, int i, Record current) {
+    if (i == views.length) {
+      return accept(current);
+    }
+    View v = views[i];
+    int k = v.source.eval(current);
+    boolean full = false;
+    if (k == LIST) {
+      List<?> items = (List<?>) v.source.o;
+      for (Object item : items) {
+        Record next = prepare(current, original);
+        next.put(v.alias, item);
+        full |= explode(original, i + 1, next);
+      }
+      if (!items.isEmpty() || !v.outer) {
+        return full;
+      }
+    } else if (k == MAP) {
+      Map<?, ?> entries = (Map<?, ?>) v.source.o;
+      for (Map.Entry<?, ?> e : entries.entrySet()) {
+        Record next = prepare(current, original);
+        next.put(v.alias, e.getKey());
+        if (v.valueAlias != null) {
+          next.put(v.valueAlias, e.getValue());
+        }
+        full |= explode(original, i + 1, next);
+      }
+      if (!entries.isEmpty() || !v.outer) {
+        return full;
+      }
+    } else if (!v.outer || (k != NULL && k != LIST && k != MAP && !v.outer)) {
+      return false;
+    }
+    if (!v.outer) {
+      return false;
+    }
+    Record next = prepare(current, original);
+    next.putNull(v.alias);
+    if (v.valueAlias != null) {
+      next.putNull(v.valueAlias);
+    }
+    return explode(original, i + 1, next);
+  }
+
+  /** A scratch copy of {@code current} for one exploded row. */
+  private Record prepare(Record current, Record original) {
+    if (current == exploded) {
+      return exploded; // chained views overwrite their own aliases on the same scratch record
+    }
+    exploded.clear();
+    for (int j = 0; j < original.size(); j++) {
+      exploded.putFrom(original.nameAt(j), original, j);
+    }
+    return exploded;
+  }
+
+  private record View(Eval source, String alias, String valueAlias, boolean outer) {}
+
+  // ------------------------------------------------------------------ feeders
+
+  private interface Feeder {
+    void feed(Record r);
+  }
+
+  private static Feeder feeder(Aggregation agg, ExprCompiler compiler, Partial partial) {
+    if (agg instanceof Aggregation.Raw) {
+      return rawFeeder((Aggregation.Raw) agg, compiler, (RawPartial) partial);
+    } else if (agg instanceof Aggregation.Group) {
+      return new GroupFeeder((Aggregation.Group) agg, compiler, (GroupPartial) partial);
+    } else if (agg instanceof Aggregation.CountDistinct) {
+      Eval[] fields = compileAll(((Aggregation.CountDistinct) agg).fields(), compiler);
+      CountDistinctPartial cd = (CountDistinctPartial) partial;
+      return r -> cd.update(tupleHash(fields, r));
+    } else if (agg instanceof Aggregation.Distribution) {
+      Eval value = compiler.compile(((Aggregation.Distribution) agg).value());
+      DistributionPartial dp = (DistributionPartial) partial;
+      return r -> {
+        int k = value.eval(r);
+        if (Values.isNumeric((byte) k)) {
+          dp.update(value.asDouble(k));
+        }
+      };
+    } else {
+      Aggregation.TopK t = (Aggregation.TopK) agg;
+      Eval[] fields = compileNamed(t.fields(), compiler);
+      TopKPartial tp = (TopKPartial) partial;
+      Object[] scratch = new Object[fields.length];
+      return r -> {
+        for (int i = 0; i < fields.length; i++) {
+          scratch[i] = fields[i].boxed(fields[i].eval(r));
+        }
+        tp.update(scratch);
+      };
+    }
+  }
+
+  private static Feeder rawFeeder(Aggregation.Raw raw, ExprCompiler compiler, RawPartial rp) {
+    if (raw.projection().isEmpty()) {
+      return r -> rp.add(r.toMap());
+    }
+    List<NamedExpr> items = raw.projection().get();
+    Eval[] evals = compileNamed(items, compiler);
+    String[] names = items.stream().map(NamedExpr::name).toArray(String[]::new);
+    return r -> {
+      if (rp.isFull()) {
+        return;
+      }
+      Map<String, Object> out = new LinkedHashMap<>(names.length * 2);
+      for (int i = 0; i < evals.length; i++) {
+        int k = evals[i].eval(r);
+        if (k != NULL) {
+          out.put(names[i], evals[i].boxed(k));
+        }
+      }
+      rp.add(out);
+    };
+  }
+
+  static long tupleHash(Eval[] fields, Record r) {
+    long h = 0;
+    for (Eval f : fields) {
+      h = Values.combine(h, f.hash(f.eval(r)));
+    }
+    return h;
+  }
+
+  private static Eval[] compileAll(List<Expr> exprs, ExprCompiler compiler) {
+    return exprs.stream().map(compiler::compile).toArray(Eval[]::new);
+  }
+
+  private static Eval[] compileNamed(List<NamedExpr> exprs, ExprCompiler compiler) {
+    return exprs.stream().map(e -> compiler.compile(e.expr())).toArray(Eval[]::new);
+  }
+
+  private static final class GroupFeeder implements Feeder {
+    private final GroupPartial partial;
+    private final Eval[] keys;
+    private final Object[] scratch;
+    private final Aggregation.MetricKind[] kinds;
+    private final Eval[][] args;
+
+    GroupFeeder(Aggregation.Group group, ExprCompiler compiler, GroupPartial partial) {
+      this.partial = partial;
+      this.keys = compileNamed(group.keys(), compiler);
+      this.scratch = new Object[keys.length];
+      List<Aggregation.Metric> metrics = group.metrics();
+      this.kinds = new Aggregation.MetricKind[metrics.size()];
+      this.args = new Eval[metrics.size()][];
+      for (int i = 0; i < kinds.length; i++) {
+        kinds[i] = metrics.get(i).kind();
+        args[i] = compileAll(metrics.get(i).arguments(), compiler);
+      }
+    }
+
+    @Override
+    public void feed(Record r) {
+      for (int i = 0; i < keys.length; i++) {
+        scratch[i] = keys[i].boxed(keys[i].eval(r));
+      }
+      int slot = partial.group(scratch);
+      if (slot < 0) {
+        return;
+      }
+      for (int i = 0; i < kinds.length; i++) {
+        Aggregation.MetricKind kind = kinds[i];
+        if (kind == Aggregation.MetricKind.COUNT && args[i].length == 0) {
+          partial.count(slot, i);
+          continue;
+        }
+        if (kind == Aggregation.MetricKind.COUNT_DISTINCT) {
+          partial.distinct(slot, i, tupleHash(args[i], r));
+          continue;
+        }
+        Eval arg = args[i][0];
+        int k = arg.eval(r);
+        if (k == NULL) {
+          continue;
+        }
+        if (kind == Aggregation.MetricKind.COUNT) {
+          partial.count(slot, i);
+          continue;
+        }
+        if (!Values.isNumeric((byte) k)) {
+          continue;
+        }
+        double v = arg.asDouble(k);
+        switch (kind) {
+          case SUM:
+            partial.add(slot, i, v);
+            break;
+          case AVG:
+            partial.add(slot, i, v);
+            partial.count(slot, i);
+            break;
+          case MIN:
+            partial.min(slot, i, v);
+            break;
+          default:
+            partial.max(slot, i, v);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,236 @@
+package io.spyglass.core.query;
+
+import io.spyglass.core.plan.Call;
+import io.spyglass.core.plan.Expr;
+import io.spyglass.core.plan.FieldRef;
+import io.spyglass.core.plan.Literal;
+import io.spyglass.core.plan.Op;
+import io.spyglass.core.plan.QueryPlan;
+import io.spyglass.core.record.Record;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Finds, for a record, the queries that can match it without evaluating the others. Derived from
+ * the queries' own predicates, with no configuration: a query whose filter is, or has as a
+ * conjunct, {@code field = constant} or {@code field IN (constants)} on a top-level field is filed
+ * under those constants; any other query is always a candidate. Candidates still evaluate their
+ * whole filter, so results are the same with and without the index.
+ *
+ * <p>Not thread-safe: each filter set has its own.
+ */
+final class QueryIndex {
+  /** How a query is filed: the field and the normalised constants. */
+  record Key(String field, Set<Object> values) {}
+
+  private final Map<String, FieldIndex> fields = new HashMap<>();
+  private String[] fieldNames = new String[0];
+  private FieldIndex[] fieldIndexes = new FieldIndex[0];
+  private QueryFilter[] unindexed = new QueryFilter[0];
+
+  /** The key a plan is filed under, or empty when it cannot be indexed. */
+  static Optional<Key> keyOf(QueryPlan plan) {
+    if (!plan.lateralViews().isEmpty() || plan.where().isEmpty()) {
+      return Optional.empty();
+    }
+    List<Key> candidates = new ArrayList<>();
+    collect(plan.where().get(), candidates);
+    Key best = null;
+    for (Key k : candidates) {
+      if (best == null || k.values().size() < best.values().size()) {
+        best = k;
+      }
+    }
+    return Optional.ofNullable(best);
+  }
+
+  private static void collect(Expr e, List<Key> out) {
+    if (!(e instanceof Call)) {
+      return;
+    }
+    Call c = (Call) e;
+    if (c.op() == Op.AND) {
+      collect(c.arg(0), out);
+      collect(c.arg(1), out);
+    } else if (c.op() == Op.EQ) {
+      Key k = equality(c.arg(0), c.arg(1));
+      if (k == null) {
+        k = equality(c.arg(1), c.arg(0));
+      }
+      if (k != null) {
+        out.add(k);
+      }
+    } else if (c.op() == Op.IN && c.arg(0) instanceof FieldRef) {
+      List<?> constants = constants(c.arg(1));
+      FieldRef f = (FieldRef) c.arg(0);
+      if (constants != null && !f.hinted()) {
+        Set<Object> values = new LinkedHashSet<>();
+        for (Object v : constants) {
+          Object n = normalise(v);
+          if (n != null) {
+            values.add(n);
+          }
+        }
+        if (!values.isEmpty()) {
+          out.add(new Key(f.name(), values));
+        }
+      }
+    }
+  }
+
+  private static Key equality(Expr field, Expr constant) {
+    if (field instanceof FieldRef && !((FieldRef) field).hinted() && constant instanceof Literal) {
+      Object n = normalise(((Literal) constant).value());
+      return n == null ? null : new Key(((FieldRef) field).name(), Set.of(n));
+    }
+    return null;
+  }
+
+  private static List<?> constants(Expr e) {
+    if (e instanceof Literal && ((Literal) e).value() instanceof List) {
+      return (List<?>) ((Literal) e).value();
+    }
+    if (e instanceof Call && ((Call) e).op() == Op.LIST) {
+      List<Object> out = new ArrayList<>();
+      for (Expr a : ((Call) e).args()) {
+        if (!(a instanceof Literal)) {
+          return null;
+        }
+        out.add(((Literal) a).value());
+      }
+      return out;
+    }
+    return null;
+  }
+
+  /**
+   * The index key of a constant: strings as they are, integral numbers (and doubles with an
+   * integral value) as Long, other doubles as Double, booleans as Boolean; null for NULL, which
+   * never equals anything.
+   */
+  static Object normalise(Object v) {
+    if (v instanceof String || v instanceof Boolean) {
+      return v;
+    }
+    if (v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte) {
+      return ((Number) v).longValue();
+    }
+    if (v instanceof Double || v instanceof Float) {
+      double d = ((Number) v).doubleValue();
+      long asLong = (long) d;
+      return asLong == d ? (Object) asLong : (Object) d;
+    }
+    return null;
+  }
+
+  void add(QueryFilter filter) {
+    Optional<Key> key = keyOf(filter.query.plan());
+    if (key.isEmpty()) {
+      unindexed = append(unindexed, filter);
+      return;
+    }
+    FieldIndex index = fields.get(key.get().field());
+    if (index == null) {
+      index = new FieldIndex();
+      fields.put(key.get().field().intern(), index);
+      refreshFields();
+    }
+    for (Object v : key.get().values()) {
+      index.byValue.merge(v, new QueryFilter[] {filter}, (old, one) -> append(old, filter));
+    }
+  }
+
+  void remove(QueryFilter filter) {
+    Optional<Key> key = keyOf(filter.query.plan());
+    if (key.isEmpty()) {
+      unindexed = without(unindexed, filter);
+      return;
+    }
+    FieldIndex index = fields.get(key.get().field());
+    if (index == null) {
+      return;
+    }
+    for (Object v : key.get().values()) {
+      QueryFilter[] left = without(index.byValue.getOrDefault(v, new QueryFilter[0]), filter);
+      if (left.length == 0) {
+        index.byValue.remove(v);
+      } else {
+        index.byValue.put(v, left);
+      }
+    }
+    if (index.byValue.isEmpty()) {
+      fields.remove(key.get().field());
+      refreshFields();
+    }
+  }
+
+  private void refreshFields() {
+    fieldNames = fields.keySet().toArray(new String[0]);
+    fieldIndexes = new FieldIndex[fieldNames.length];
+    for (int i = 0; i < fieldNames.length; i++) {
+      fieldIndexes[i] = fields.get(fieldNames[i]);
+    }
+  }
+
+  /** Queries that are always candidates. The array must not be modified. */
+  QueryFilter[] unindexed() {
+    return unindexed;
+  }
+
+  int indexedFieldCount() {
+    return fieldNames.length;
+  }
+
+  /**
+   * The queries filed under the value of indexed field {@code i} in {@code r}, or null. The array
+   * must not be modified.
+   */
+  QueryFilter[] candidates(int i, Record r) {
+    int slot = r.indexOf(fieldNames[i]);
+    if (slot < 0) {
+      return null;
+    }
+    Map<Object, QueryFilter[]> byValue = fieldIndexes[i].byValue;
+    switch (r.kindAt(slot)) {
+      case Record.STRING:
+        return byValue.get(r.refAt(slot));
+      case Record.INTEGER:
+      case Record.LONG:
+        return byValue.get(r.longAt(slot));
+      case Record.FLOAT:
+      case Record.DOUBLE:
+        return byValue.get(normalise(r.doubleAt(slot)));
+      case Record.BOOLEAN:
+        return byValue.get(r.booleanAt(slot));
+      default:
+        return null;
+    }
+  }
+
+  private static final class FieldIndex {
+    final Map<Object, QueryFilter[]> byValue = new HashMap<>();
+  }
+
+  private static QueryFilter[] append(QueryFilter[] a, QueryFilter f) {
+    QueryFilter[] out = Arrays.copyOf(a, a.length + 1);
+    out[a.length] = f;
+    return out;
+  }
+
+  private static QueryFilter[] without(QueryFilter[] a, QueryFilter f) {
+    int n = 0;
+    QueryFilter[] out = new QueryFilter[a.length];
+    for (QueryFilter each : a) {
+      if (each != f) {
+        out[n++] = each;
+      }
+    }
+    return Arrays.copyOf(out, n);
+  }
+}

@@ -1,0 +1,16 @@
+package io.spyglass.core.query;
+
+/**
+ * Counters of one query.
+ *
+ * @param seen records offered to the engine while the query ran (routed to it or not)
+ * @param matched records that passed its filter
+ * @param evaluationErrors values that could not be evaluated (failed casts, type mismatches) and
+ *     were taken as NULL
+ */
+public record QueryStats(long seen, long matched, long evaluationErrors) {
+  public QueryStats plus(QueryStats other) {
+    return new QueryStats(
+        seen + other.seen, matched + other.matched, evaluationErrors + other.evaluationErrors);
+  }
+}

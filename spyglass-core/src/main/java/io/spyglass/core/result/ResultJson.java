@@ -1,0 +1,113 @@
+package io.spyglass.core.result;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** Writes results as one-line JSON. */
+public final class ResultJson {
+  private static final JsonFactory JSON = new JsonFactory();
+
+  private ResultJson() {}
+
+  public static String write(Result result) {
+    StringWriter out = new StringWriter(256);
+    try (JsonGenerator g = JSON.createGenerator(out)) {
+      g.writeStartObject();
+      g.writeFieldName("records");
+      g.writeStartArray();
+      for (Map<String, Object> record : result.records()) {
+        writeValue(g, record);
+      }
+      g.writeEndArray();
+      g.writeFieldName("meta");
+      writeMeta(g, result.meta());
+      g.writeEndObject();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out.toString();
+  }
+
+  private static void writeMeta(JsonGenerator g, Meta m) throws IOException {
+    g.writeStartObject();
+    g.writeFieldName("query");
+    g.writeStartObject();
+    g.writeStringField("id", m.queryId());
+    g.writeStringField("text", m.queryText());
+    g.writeNumberField("receiveTime", m.receiveTimeMs());
+    if (m.finishTimeMs().isPresent()) {
+      g.writeNumberField("finishTime", m.finishTimeMs().get());
+    }
+    g.writeEndObject();
+    if (m.window().isPresent()) {
+      Meta.WindowMeta w = m.window().get();
+      g.writeFieldName("window");
+      g.writeStartObject();
+      g.writeNumberField("number", w.number());
+      g.writeStringField("name", w.name());
+      g.writeNumberField("emitTime", w.emitTimeMs());
+      g.writeNumberField("startTime", w.startTimeMs());
+      g.writeNumberField("size", w.size());
+      g.writeEndObject();
+    }
+    if (!m.sketch().isEmpty()) {
+      g.writeFieldName("sketch");
+      writeValue(g, new TreeMap<>(m.sketch()));
+    }
+    if (!m.errors().isEmpty()) {
+      g.writeFieldName("errors");
+      g.writeStartArray();
+      for (Meta.QueryError e : m.errors()) {
+        g.writeStartObject();
+        g.writeStringField("message", e.message());
+        g.writeStringField("resolution", e.resolution());
+        g.writeBooleanField("fatal", e.fatal());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+    }
+    g.writeBooleanField("final", m.isFinal());
+    g.writeEndObject();
+  }
+
+  /** Writes a boxed value: null, Boolean, Number, String, Map or List, to any depth. */
+  public static void writeValue(JsonGenerator g, Object v) throws IOException {
+    if (v == null) {
+      g.writeNull();
+    } else if (v instanceof String) {
+      g.writeString((String) v);
+    } else if (v instanceof Long || v instanceof Integer) {
+      g.writeNumber(((Number) v).longValue());
+    } else if (v instanceof Double || v instanceof Float) {
+      double d = ((Number) v).doubleValue();
+      if (Double.isFinite(d)) {
+        g.writeNumber(d);
+      } else {
+        g.writeString(Double.toString(d));
+      }
+    } else if (v instanceof Boolean) {
+      g.writeBoolean((Boolean) v);
+    } else if (v instanceof Map) {
+      g.writeStartObject();
+      for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
+        g.writeFieldName(String.valueOf(e.getKey()));
+        writeValue(g, e.getValue());
+      }
+      g.writeEndObject();
+    } else if (v instanceof List) {
+      g.writeStartArray();
+      for (Object o : (List<?>) v) {
+        writeValue(g, o);
+      }
+      g.writeEndArray();
+    } else {
+      g.writeString(v.toString());
+    }
+  }
+}
