@@ -24,9 +24,9 @@ import org.apache.datasketches.quantilescommon.QuantileSearchCriteria;
  * {@code {"Range": "(-∞ to p1)" | "[p1 to p2)" | "[pn to +∞)", "Count": c, "Probability": p}}; CDF
  * gives the cumulative ranges {@code "(-∞ to p)"} and finally {@code "(-∞ to +∞)"}. Ranges include
  * their start and exclude their end. {@code Count} is the probability times the number of values
- * seen (a DOUBLE, as in Bullet). Generated points (LINEAR, REGION) are rounded to {@value
- * #ROUNDING} decimal places; LINEAR spans 0..1 for QUANTILE and the sketch's minimum..maximum for
- * PMF and CDF.
+ * seen (a DOUBLE as in Bullet, whole while the sketch is exact). Generated points (LINEAR, REGION)
+ * are rounded to {@value #ROUNDING} decimal places; LINEAR spans 0..1 for QUANTILE and the sketch's
+ * minimum..maximum for PMF and CDF.
  *
  * <p>An empty sketch answers as Bullet does: minimum +∞, maximum −∞, quantile 0 is +∞, quantile 1
  * is −∞, everything else NaN; LINEAR PMF/CDF then have the single point +∞.
@@ -247,11 +247,19 @@ public final class DistributionPartial implements Partial {
     }
     long n = sketch.getN();
     String[] ranges = kind == DistributionKind.PMF ? pmfRanges(domain) : cdfRanges(domain);
+    boolean exact = !sketch.isEstimationMode();
     for (int i = 0; i < ranges.length; i++) {
+      double count = probabilities[i] * n;
+      double probability = probabilities[i];
+      if (exact && !empty) {
+        // Exact counts are whole: drop the rounding noise of the sketch's rank arithmetic.
+        count = Math.rint(count);
+        probability = count / n;
+      }
       Map<String, Object> row = new LinkedHashMap<>();
       row.put(RANGE, ranges[i]);
-      row.put(COUNT, probabilities[i] * n);
-      row.put(PROBABILITY, probabilities[i]);
+      row.put(COUNT, count);
+      row.put(PROBABILITY, probability);
       rows.add(row);
     }
     return rows;
