@@ -1,0 +1,105 @@
+package io.spyglass.core;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The layers of the core, one way: record and syntax, then plan, then exec and partial, then result
+ * and query. No layer imports one after it; the core imports no threads or clocks.
+ */
+class ArchitectureTest {
+  private static final JavaClasses CORE =
+      new ClassFileImporter()
+          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+          .importPackages("io.spyglass.core");
+
+  @Test
+  void syntaxKnowsNothingOfWhatComesAfter() {
+    noClasses()
+        .that()
+        .resideInAPackage("..core.syntax..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "..core.plan..",
+            "..core.exec..",
+            "..core.partial..",
+            "..core.result..",
+            "..core.query..")
+        .check(CORE);
+  }
+
+  @Test
+  void planNeverImportsExecution() {
+    noClasses()
+        .that()
+        .resideInAPackage("..core.plan..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "..core.exec..", "..core.partial..", "..core.result..", "..core.query..")
+        .check(CORE);
+  }
+
+  @Test
+  void executionAndPartialsDoNotImportTheLifecycle() {
+    noClasses()
+        .that()
+        .resideInAnyPackage("..core.exec..", "..core.partial..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("..core.result..", "..core.query..")
+        .check(CORE);
+  }
+
+  @Test
+  void recordsDependOnNoOtherLayer() {
+    noClasses()
+        .that()
+        .resideInAPackage("..core.record..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "..core.syntax..",
+            "..core.plan..",
+            "..core.exec..",
+            "..core.partial..",
+            "..core.result..",
+            "..core.query..")
+        .check(CORE);
+  }
+
+  @Test
+  void resultsAreData() {
+    noClasses()
+        .that()
+        .resideInAPackage("..core.result..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("..core.query..", "..core.exec..", "..core.partial..")
+        .check(CORE);
+  }
+
+  @Test
+  void noCycles() {
+    slices().matching("io.spyglass.core.(*)..").should().beFreeOfCycles().check(CORE);
+  }
+
+  @Test
+  void coreHasNoThreadsAndNoWallClock() {
+    noClasses()
+        .should()
+        .callMethod(System.class, "currentTimeMillis")
+        .orShould()
+        .callMethod(System.class, "nanoTime")
+        .orShould()
+        .dependOnClassesThat()
+        .belongToAnyOf(Thread.class, java.util.concurrent.ExecutorService.class)
+        .check(CORE);
+  }
+}

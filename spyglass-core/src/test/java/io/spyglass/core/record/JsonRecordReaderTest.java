@@ -1,0 +1,89 @@
+package io.spyglass.core.record;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class JsonRecordReaderTest {
+  private final JsonRecordReader reader = new JsonRecordReader();
+  private final Record r = new Record();
+
+  @Test
+  void readsEveryType() throws Exception {
+    reader.read(
+        "{\"s\":\"x\",\"i\":5,\"d\":1.5,\"b\":true,\"n\":null,"
+            + "\"m\":{\"k\":{\"x\":1}},\"l\":[1,\"a\",{\"z\":2.0}],\"big\":123456789012345678901234}",
+        r);
+    assertThat(r.typeAt(r.indexOf("s"))).isEqualTo(Type.Kind.STRING);
+    assertThat(r.typeAt(r.indexOf("i"))).isEqualTo(Type.Kind.LONG);
+    assertThat(r.longAt(r.indexOf("i"))).isEqualTo(5);
+    assertThat(r.doubleAt(r.indexOf("d"))).isEqualTo(1.5);
+    assertThat(r.booleanAt(r.indexOf("b"))).isTrue();
+    assertThat(r.typeAt(r.indexOf("n"))).isEqualTo(Type.Kind.NULL);
+    assertThat(r.get("m")).isEqualTo(Map.of("k", Map.of("x", 1L)));
+    assertThat(r.get("l")).isEqualTo(List.of(1L, "a", Map.of("z", 2.0)));
+    assertThat(r.typeAt(r.indexOf("big"))).isEqualTo(Type.Kind.DOUBLE);
+  }
+
+  @Test
+  void selectionSkipsOtherFields() throws Exception {
+    reader.select(Set.of("a"));
+    reader.read("{\"a\":1,\"b\":{\"deep\":[1,2,3]},\"c\":\"x\"}", r);
+    assertThat(r.size()).isEqualTo(1);
+    assertThat(r.get("a")).isEqualTo(1L);
+  }
+
+  @Test
+  void rejectsMalformedInput() {
+    assertThatThrownBy(() -> reader.read("{\"a\":", r))
+        .isInstanceOf(MalformedRecordException.class);
+    assertThatThrownBy(() -> reader.read("[1,2]", r))
+        .isInstanceOf(MalformedRecordException.class)
+        .hasMessageContaining("object");
+    assertThatThrownBy(() -> reader.read("{\"a\":1} {\"b\":2}", r))
+        .isInstanceOf(MalformedRecordException.class);
+    assertThatThrownBy(() -> reader.read("", r)).isInstanceOf(MalformedRecordException.class);
+  }
+
+  @Test
+  void rejectsInvalidUtf8() {
+    byte[] bytes = "{\"a\":\"xx\"}".getBytes(StandardCharsets.UTF_8);
+    bytes[6] = (byte) 0xC3;
+    bytes[7] = (byte) 0x28;
+    assertThatThrownBy(() -> reader.read(bytes, 0, bytes.length, r))
+        .isInstanceOf(MalformedRecordException.class);
+  }
+
+  @Test
+  void rejectsDeepNesting() {
+    String deep = "{\"a\":" + "[".repeat(10_000) + "]".repeat(10_000) + "}";
+    assertThatThrownBy(() -> reader.read(deep, r))
+        .isInstanceOf(MalformedRecordException.class)
+        .hasMessageContaining("limit");
+  }
+
+  @Test
+  void rejectsHugeRecords() {
+    JsonRecordReader small = new JsonRecordReader(new JsonRecordReader.Limits(16, 1000, 100));
+    String big = "{\"a\":\"" + "x".repeat(200) + "\"}";
+    assertThatThrownBy(() -> small.read(big, r))
+        .isInstanceOf(MalformedRecordException.class)
+        .hasMessageContaining("exceeds");
+  }
+
+  @Test
+  void readerRecoversAfterABadRecord() throws Exception {
+    try {
+      reader.read("{oops", r);
+    } catch (MalformedRecordException expected) {
+      // counted by the caller
+    }
+    reader.read("{\"a\":1}", r);
+    assertThat(r.get("a")).isEqualTo(1L);
+  }
+}
