@@ -1,0 +1,48 @@
+package io.spyglass.core.plan;
+
+import io.spyglass.core.syntax.BqlError;
+import io.spyglass.core.syntax.BqlException;
+import io.spyglass.core.syntax.QueryParser;
+import io.spyglass.core.syntax.Span;
+
+/**
+ * The BQL front end: compiles query text to a validated {@link QueryPlan} and prints a plan back as
+ * canonical BQL. Stateless and thread-safe.
+ *
+ * <p>{@code compile(print(plan), limits)} equals {@code plan} for every plan compiled with the same
+ * {@code limits}.
+ */
+public final class Bql {
+  private Bql() {}
+
+  /**
+   * Parses, binds and validates a query.
+   *
+   * @throws BqlException with every error found, each with its span, message and resolution
+   */
+  public static QueryPlan compile(String text, QueryLimits limits) {
+    io.spyglass.core.syntax.Query query = QueryParser.parse(text, limits.maxQueryLength());
+    try {
+      return new Binder(limits).bindStatement(query);
+    } catch (StackOverflowError e) {
+      throw new BqlException(
+          new BqlError(
+              new Span(1, 1, 0, text.length()),
+              "The query is nested too deeply",
+              "Simplify the query: nest fewer operators and parentheses"));
+    }
+  }
+
+  /** {@link #compile(String, QueryLimits)} with {@link QueryLimits#DEFAULTS}. */
+  public static QueryPlan compile(String text) {
+    return compile(text, QueryLimits.DEFAULTS);
+  }
+
+  /**
+   * The canonical BQL text of a plan: keywords in upper case, every column named with {@code AS},
+   * durations in milliseconds, LIMIT explicit.
+   */
+  public static String print(QueryPlan plan) {
+    return BqlPrinter.print(plan);
+  }
+}

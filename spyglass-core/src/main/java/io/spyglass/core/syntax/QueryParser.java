@@ -1,0 +1,221 @@
+package io.spyglass.core.syntax;
+
+import io.spyglass.core.syntax.internal.BqlLexer;
+import io.spyglass.core.syntax.internal.BqlParser;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
+import org.antlr.v4.runtime.BaseErrorListener;
+import org.antlr.v4.runtime.CharStreams;
+import org.antlr.v4.runtime.CommonTokenStream;
+import org.antlr.v4.runtime.Parser;
+import org.antlr.v4.runtime.RecognitionException;
+import org.antlr.v4.runtime.Recognizer;
+import org.antlr.v4.runtime.Token;
+import org.antlr.v4.runtime.Vocabulary;
+import org.antlr.v4.runtime.misc.IntervalSet;
+
+/**
+ * Parses BQL text into a positioned {@link Query}. Stateless and thread-safe.
+ *
+ * <p>Every failure is a {@link BqlException} whose errors carry the span of the offending text:
+ * syntax errors name the unexpected token and the tokens that would have been accepted.
+ */
+public final class QueryParser {
+  /** Deepest nesting of parentheses and brackets accepted, well within the parser's stack. */
+  public static final int MAX_NESTING = 128;
+
+  private QueryParser() {}
+
+  /**
+   * Parses one query, with an optional trailing semicolon.
+   *
+   * @param maxLength longest text accepted, in characters
+   * @throws BqlException if the text is too long, nested too deeply or not valid BQL
+   */
+  public static Query parse(String text, int maxLength) {
+    if (text.length() > maxLength) {
+      throw new BqlException(
+          new BqlError(
+              spanAt(text, maxLength),
+              "The query is "
+                  + text.length()
+                  + " characters long, longer than the maximum of "
+                  + maxLength,
+              "Shorten the query"));
+    }
+    try {
+      BqlLexer lexer = new BqlLexer(CharStreams.fromString(text));
+      lexer.removeErrorListeners();
+      CommonTokenStream tokens = new CommonTokenStream(lexer);
+      tokens.fill();
+      checkNesting(tokens.getTokens());
+      BqlParser parser = new BqlParser(tokens);
+      parser.removeErrorListeners();
+      parser.addErrorListener(new FirstErrorListener());
+      BqlParser.StatementContext statement;
+      try {
+        statement = parser.statement();
+      } catch (SyntaxError e) {
+        throw new BqlException(e.error);
+      }
+      AstBuilder builder = new AstBuilder();
+      Query query = builder.query(statement.query());
+      if (!builder.errors().isEmpty()) {
+        throw new BqlException(builder.errors());
+      }
+      return query;
+    } catch (StackOverflowError e) {
+      throw new BqlException(
+          new BqlError(
+              new Span(1, 1, 0, text.length()),
+              "The query is nested too deeply",
+              "Simplify the query: nest fewer operators and parentheses"));
+    }
+  }
+
+  private static void checkNesting(List<Token> tokens) {
+    int depth = 0;
+    for (Token token : tokens) {
+      String text = token.getText();
+      if (text.equals("(") || text.equals("[")) {
+        depth++;
+        if (depth > MAX_NESTING) {
+          throw new BqlException(
+              new BqlError(
+                  AstBuilder.span(token),
+                  "Parentheses and brackets are nested more than " + MAX_NESTING + " deep",
+                  "Simplify the query"));
+        }
+      } else if (text.equals(")") || text.equals("]")) {
+        depth = Math.max(0, depth - 1);
+      }
+    }
+  }
+
+  private static Span spanAt(String text, int offset) {
+    int line = 1;
+    int column = 1;
+    for (int i = 0; i < offset && i < text.length(); i++) {
+      if (text.charAt(i) == '\n') {
+        line++;
+        column = 1;
+      } else {
+        column++;
+      }
+    }
+    return new Span(line, column, offset, text.length());
+  }
+
+  /** Stops the parse at the first syntax error: later ones are mostly echoes of it. */
+  private static final class FirstErrorListener extends BaseErrorListener {
+    @Override
+    public void syntaxError(
+        Recognizer<?, ?> recognizer,
+        Object offendingSymbol,
+        int line,
+        int charPositionInLine,
+        String msg,
+        RecognitionException e) {
+      Token token = (Token) offendingSymbol;
+      Span span =
+          token == null
+              ? new Span(line, charPositionInLine + 1, 0, 0)
+              : new Span(
+                  line,
+                  charPositionInLine + 1,
+                  token.getStartIndex(),
+                  Math.max(token.getStartIndex(), token.getStopIndex() + 1));
+      String expected = "";
+      if (recognizer instanceof Parser parser) {
+        IntervalSet set =
+            e != null && e.getExpectedTokens() != null
+                ? e.getExpectedTokens()
+                : parser.getExpectedTokens();
+        expected = describe(set, parser.getVocabulary());
+      }
+      String message = unexpected(token);
+      String resolution =
+          expected.isEmpty() ? "Check the query near this point" : "Expected " + expected;
+      throw new SyntaxError(new BqlError(span, message, resolution));
+    }
+  }
+
+  private static String unexpected(Token token) {
+    if (token == null || token.getType() == Token.EOF) {
+      return "Unexpected end of query";
+    }
+    String text = token.getText();
+    if (token.getType() == BqlLexer.UNRECOGNIZED) {
+      if (text.equals("'")) {
+        return "Unterminated string: a ' without its closing '";
+      }
+      if (text.equals("\"")) {
+        return "Unterminated quoted name: a \" without its closing \"";
+      }
+      return "Unexpected character '" + text + "'";
+    }
+    return "Unexpected '" + text + "'";
+  }
+
+  /** The expected tokens in plain words: keywords and symbols as written, the rest described. */
+  private static String describe(IntervalSet set, Vocabulary vocabulary) {
+    Set<String> words = new TreeSet<>();
+    for (int type : set.toList()) {
+      words.add(word(type, vocabulary));
+    }
+    words.remove("");
+    List<String> list = new ArrayList<>(words);
+    if (list.size() > 15) {
+      list = new ArrayList<>(list.subList(0, 15));
+      list.add("...");
+    }
+    return list.isEmpty() ? "" : "one of: " + String.join(", ", list);
+  }
+
+  private static String word(int type, Vocabulary vocabulary) {
+    switch (type) {
+      case Token.EOF:
+        return "the end of the query";
+      case BqlLexer.IDENTIFIER:
+      case BqlLexer.QUOTED_IDENTIFIER:
+      case BqlLexer.DIGIT_IDENTIFIER:
+        return "a name";
+      case BqlLexer.STRING:
+        return "a 'string'";
+      case BqlLexer.INTEGER_VALUE:
+      case BqlLexer.LONG_VALUE:
+      case BqlLexer.DOUBLE_VALUE:
+      case BqlLexer.FLOAT_VALUE:
+        return "a number";
+      case BqlLexer.DURATION_VALUE:
+        return "a duration such as 30s";
+      case BqlLexer.EQ:
+        return "=";
+      case BqlLexer.NEQ:
+        return "!=";
+      case BqlLexer.WS:
+      case BqlLexer.UNRECOGNIZED:
+        return "";
+      default:
+        String literal = vocabulary.getLiteralName(type);
+        if (literal != null) {
+          return literal.substring(1, literal.length() - 1).toUpperCase(Locale.ROOT);
+        }
+        String symbolic = vocabulary.getSymbolicName(type);
+        return symbolic == null ? "" : symbolic.replace("_TYPE", "");
+    }
+  }
+
+  private static final class SyntaxError extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    private final transient BqlError error;
+
+    SyntaxError(BqlError error) {
+      super(error.message(), null, false, false);
+      this.error = error;
+    }
+  }
+}
