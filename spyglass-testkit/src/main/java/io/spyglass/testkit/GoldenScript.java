@@ -256,9 +256,7 @@ public final class GoldenScript {
       if (!actual.isObject()) {
         return false;
       }
-      Iterator<Map.Entry<String, JsonNode>> fields = expected.fields();
-      while (fields.hasNext()) {
-        Map.Entry<String, JsonNode> f = fields.next();
+      for (Map.Entry<String, JsonNode> f : expected.properties()) {
         JsonNode a = actual.get(f.getKey());
         if (a == null || !contains(a, f.getValue())) {
           return false;

@@ -282,11 +282,8 @@ final class QueryFilter {
         double v = arg.asDouble(k);
         switch (kind) {
           case SUM:
-            partial.add(slot, i, v);
-            break;
           case AVG:
             partial.add(slot, i, v);
-            partial.count(slot, i);
             break;
           case MIN:
             partial.min(slot, i, v);
