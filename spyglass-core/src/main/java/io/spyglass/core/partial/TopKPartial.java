@@ -32,6 +32,14 @@ public final class TopKPartial implements Partial {
   private final GroupKeySerDe serDe;
   private ItemsSketch<GroupKey> sketch;
 
+  /*
+   * A frequent-items sketch whose purge removed every item reports itself empty, and DataSketches
+   * then drops its offset (the count error) and stream length when merging or serializing it. Those
+   * are carried here instead, so that no split of a stream loses error or items seen.
+   */
+  private long extraError;
+  private long extraItemsSeen;
+
   /**
    * @param k most rows emitted
    * @param minCount the smallest count reported, if any
@@ -103,7 +111,25 @@ public final class TopKPartial implements Partial {
       throw new IllegalArgumentException(
           "cannot merge " + RawPartial.describe(other) + " into " + this);
     }
-    sketch.merge(((TopKPartial) other).sketch);
+    TopKPartial o = (TopKPartial) other;
+    extraError += o.extraError;
+    extraItemsSeen += o.extraItemsSeen;
+    if (o.sketch.isEmpty()) {
+      extraError += o.sketch.getMaximumError();
+      extraItemsSeen += o.sketch.getStreamLength();
+    } else {
+      sketch.merge(o.sketch);
+    }
+  }
+
+  /** The largest amount by which a reported count may exceed the true count. */
+  public long maximumCountError() {
+    return sketch.getMaximumError() + extraError;
+  }
+
+  /** Tuples counted. */
+  public long itemsSeen() {
+    return sketch.getStreamLength() + extraItemsSeen;
   }
 
   private boolean sameParameters(TopKPartial o) {
@@ -127,6 +153,9 @@ public final class TopKPartial implements Partial {
     }
     out.writeString(countName);
     out.writeVarInt(maxMapSize);
+    boolean lost = sketch.isEmpty();
+    out.writeVarLong(extraError + (lost ? sketch.getMaximumError() : 0));
+    out.writeVarLong(extraItemsSeen + (lost ? sketch.getStreamLength() : 0));
     out.writeBytes(sketch.toByteArray(serDe));
   }
 
@@ -141,6 +170,11 @@ public final class TopKPartial implements Partial {
     }
     String countName = in.readString();
     int maxMapSize = in.readVarInt();
+    long extraError = in.readVarLong();
+    long extraItemsSeen = in.readVarLong();
+    if (extraError < 0 || extraItemsSeen < 0) {
+      throw new PartialFormatException("negative top-k error or items seen");
+    }
     byte[] image = in.readBytes();
     TopKPartial p;
     try {
@@ -150,12 +184,17 @@ public final class TopKPartial implements Partial {
     }
     SketchImages.checkFrequencyImage(image, maxMapSize);
     p.sketch = ItemsSketch.getInstance(Memory.wrap(image), p.serDe);
+    p.extraError = extraError;
+    p.extraItemsSeen = extraItemsSeen;
     return p;
   }
 
   @Override
   public List<Map<String, Object>> rows() {
-    ItemsSketch.Row<GroupKey>[] items = sketch.getFrequentItems(minCount.orElse(-1L), ERROR_TYPE);
+    // The sketch keeps rows whose upper bound reaches max(threshold, its own error); the extra
+    // error is added to every upper bound.
+    long threshold = minCount.isPresent() ? minCount.get() - extraError : -1L;
+    ItemsSketch.Row<GroupKey>[] items = sketch.getFrequentItems(threshold, ERROR_TYPE);
     // Ties are ordered by the encoded values so that rows do not depend on merge order.
     Arrays.sort(
         items,
@@ -174,7 +213,7 @@ public final class TopKPartial implements Partial {
       for (int f = 0; f < fieldNames.size(); f++) {
         row.put(fieldNames.get(f), key.get(f));
       }
-      row.put(countName, items[i].getUpperBound());
+      row.put(countName, items[i].getUpperBound() + extraError);
       rows.add(row);
     }
     return rows;
@@ -183,22 +222,24 @@ public final class TopKPartial implements Partial {
   @Override
   public Map<String, Object> metadata() {
     Map<String, Object> meta = new LinkedHashMap<>();
-    meta.put(MetadataKeys.WAS_ESTIMATED, sketch.getMaximumError() > 0);
+    meta.put(MetadataKeys.WAS_ESTIMATED, maximumCountError() > 0);
     meta.put(MetadataKeys.FAMILY, MetadataKeys.FAMILY_FREQUENCY);
-    meta.put(MetadataKeys.MAXIMUM_COUNT_ERROR, sketch.getMaximumError());
+    meta.put(MetadataKeys.MAXIMUM_COUNT_ERROR, maximumCountError());
     meta.put(MetadataKeys.ACTIVE_ITEMS, sketch.getNumActiveItems());
-    meta.put(MetadataKeys.ITEMS_SEEN, sketch.getStreamLength());
+    meta.put(MetadataKeys.ITEMS_SEEN, itemsSeen());
     return meta;
   }
 
   @Override
   public boolean isEmpty() {
-    return sketch.isEmpty();
+    return itemsSeen() == 0;
   }
 
   @Override
   public void reset() {
     sketch.reset();
+    extraError = 0;
+    extraItemsSeen = 0;
   }
 
   @Override

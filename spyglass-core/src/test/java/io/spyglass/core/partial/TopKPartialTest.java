@@ -88,4 +88,21 @@ class TopKPartialTest {
     assertThatThrownBy(() -> p.update(GroupKey.of("x")))
         .isInstanceOf(IllegalArgumentException.class);
   }
+
+  @Test
+  void keepsErrorAndItemsSeenWhenAPurgeEmptiesTheSketch() {
+    // Eight distinct singletons in a map of 8: the purge removes every item.
+    TopKPartial part = new TopKPartial(5, Optional.empty(), List.of("v"), "count", 8);
+    for (int i = 0; i < 7; i++) {
+      part.update(new Object[] {i});
+    }
+    long error = part.maximumCountError();
+    assertThat(part.itemsSeen()).isEqualTo(7);
+    TopKPartial merged = part.emptyCopy();
+    merged.merge(Partials.decode(Partials.encode(part)));
+    merged.merge(part);
+    assertThat(merged.itemsSeen()).isEqualTo(14);
+    assertThat(merged.maximumCountError()).isEqualTo(2 * error);
+    assertThat(merged.isEmpty()).isFalse();
+  }
 }
