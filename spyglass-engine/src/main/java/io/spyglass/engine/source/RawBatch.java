@@ -70,7 +70,8 @@ public final class RawBatch {
   }
 
   /** Appends a record with its source position, e.g. a Kafka partition, offset and timestamp. */
-  public void add(byte[] src, int offset, int length, int partition, long position, long timestamp) {
+  public void add(
+      byte[] src, int offset, int length, int partition, long position, long timestamp) {
     add(src, offset, length);
     partitions[size - 1] = partition;
     offsets[size - 1] = position;

@@ -1,0 +1,1144 @@
+package io.spyglass.engine.source;
+
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Writes synthetic user events as JSON, shaped like the data of Bullet's performance study: about
+ * 90 top-level and nested fields (ids, demographics, device and browser, HTTP status, skewed
+ * durations and latencies, nested maps, lists of strings and of maps, a {@code test_scores} map of
+ * student to score, booleans, doubles and nulls) in about 1.8 KiB.
+ *
+ * <p>Records are written straight into a reused byte buffer from pre-encoded names and value pools,
+ * so generation costs a few microseconds per record. The output is a function of the seed, the
+ * target size and the event times passed in: the same arguments give the same bytes.
+ *
+ * <p>Size: fields are dropped from the end of the field order to fit a small target, and a {@code
+ * payload} string pads each record to the target when the fields are shorter. Records with long
+ * lists or many scores may exceed the target slightly.
+ *
+ * <p>Not thread-safe.
+ */
+public final class EventGenerator {
+  /** About 1.8 KiB, the record size of Bullet's performance study. */
+  public static final int DEFAULT_RECORD_BYTES = 1843;
+
+  public static final int MIN_RECORD_BYTES = 64;
+  public static final int MAX_RECORD_BYTES = 1 << 20;
+
+  /** Top-level fields, in the order they are written and kept when the target size is small. */
+  private static final String[] FIELDS = {
+    "id",
+    "event_ts",
+    "status",
+    "device",
+    "duration",
+    "demographics",
+    "browser_name",
+    "browser-id",
+    "latency_ms",
+    "timespent",
+    "event_type",
+    "ip_address",
+    "user_id",
+    "session_id",
+    "received_ts",
+    "os_name",
+    "os_version",
+    "browser_version",
+    "page_url",
+    "referrer",
+    "domain",
+    "http_method",
+    "is_logged_in",
+    "is_bot",
+    "is_mobile",
+    "score",
+    "revenue",
+    "currency",
+    "error_code",
+    "search_query",
+    "test_scores",
+    "tags",
+    "geo",
+    "device_info",
+    "experiments",
+    "metrics",
+    "flags",
+    "app",
+    "page",
+    "categories",
+    "ad_impressions",
+    "consent",
+    "cart",
+    "user_agent",
+    "server_host",
+    "request_bytes",
+    "response_bytes",
+    "trace_id",
+  };
+
+  private static final Map<String, Integer> FIELD_INDEX = new HashMap<>();
+  private static final byte[][] FIRST_KEYS = new byte[FIELDS.length][];
+  private static final byte[][] NEXT_KEYS = new byte[FIELDS.length][];
+
+  static {
+    for (int i = 0; i < FIELDS.length; i++) {
+      FIELD_INDEX.put(FIELDS[i], i);
+      FIRST_KEYS[i] = JsonBuffer.key(FIELDS[i]);
+      NEXT_KEYS[i] = JsonBuffer.nextKey(FIELDS[i]);
+    }
+  }
+
+  private static final String PAD_FIELD = "payload";
+  private static final byte[] PAD_KEY = JsonBuffer.nextKey(PAD_FIELD);
+  private static final byte[] BASE36 =
+      "0123456789abcdefghijklmnopqrstuvwxyz".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+  private static final int PAD_BLOCK = 16 * 1024;
+
+  // Value pools. The first values are the most frequent where a skew is given.
+  private static final Pool COUNTRIES =
+      Pool.strings(
+          1.1, "US", "IN", "BR", "GB", "DE", "FR", "JP", "CA", "MX", "ID", "IT", "ES", "AU", "KR",
+          "RU", "TR", "NL", "PH", "VN", "TH", "PL", "AR", "SA", "EG", "NG", "ZA", "CO", "MY", "SE",
+          "BE", "CH", "AT", "PK", "BD", "UA", "CL", "PE", "IL", "IE", "NZ", "SG", "AE", "NO", "DK",
+          "FI", "PT", "GR", "CZ", "RO", "HU");
+  private static final Pool DEVICES =
+      Pool.strings(
+          1.3,
+          "mobile",
+          "desktop",
+          "tablet",
+          "smart_tv",
+          "console",
+          "watch",
+          "ereader",
+          "car",
+          "speaker",
+          "kiosk",
+          "vr_headset",
+          "unknown");
+  private static final Pool BROWSERS =
+      Pool.strings(
+          1.4,
+          "chrome",
+          "safari",
+          "edge",
+          "firefox",
+          "samsung_internet",
+          "opera",
+          "uc_browser",
+          "brave",
+          "yandex",
+          "vivaldi",
+          "ie");
+  private static final Pool BROWSER_VERSIONS =
+      Pool.strings(
+          1.0,
+          "124.0.6367.91",
+          "123.0.6312.122",
+          "17.4.1",
+          "125.0",
+          "124.0.2478.80",
+          "16.6",
+          "109.0.5414.120",
+          "25.0.1.2",
+          "11.0");
+  private static final Pool GENDERS = Pool.strings(0.6, "female", "male", "unknown", "nonbinary");
+  private static final Pool LANGUAGES =
+      Pool.strings(
+          1.2, "en", "es", "pt", "hi", "de", "fr", "ja", "zh", "ar", "ru", "id", "it", "ko", "tr");
+  private static final Pool REGIONS =
+      Pool.strings(
+          1.0,
+          "california",
+          "texas",
+          "maharashtra",
+          "sao_paulo",
+          "england",
+          "bavaria",
+          "ile_de_france",
+          "tokyo",
+          "ontario",
+          "new_york",
+          "florida",
+          "karnataka",
+          "jalisco",
+          "java",
+          "lombardy",
+          "catalonia",
+          "new_south_wales",
+          "gyeonggi",
+          "moscow",
+          "istanbul");
+  private static final Pool CITIES =
+      Pool.strings(
+          1.0,
+          "Los Angeles",
+          "Houston",
+          "Mumbai",
+          "São Paulo",
+          "London",
+          "Munich",
+          "Paris",
+          "Tokyo",
+          "Toronto",
+          "New York",
+          "Miami",
+          "Bengaluru",
+          "Guadalajara",
+          "Jakarta",
+          "Milan",
+          "Barcelona",
+          "Sydney",
+          "Suwon",
+          "Moscow",
+          "Istanbul",
+          "Chicago",
+          "Delhi",
+          "Lagos",
+          "Cairo",
+          "Seoul");
+  private static final Pool INCOME_BANDS =
+      Pool.strings(0.3, "25k-50k", "50k-100k", "<25k", "100k-200k", ">200k");
+  private static final Pool EDUCATION =
+      Pool.strings(0.5, "bachelors", "high_school", "masters", "other", "doctorate");
+  private static final Pool EVENT_TYPES =
+      Pool.strings(
+          1.2,
+          "page_view",
+          "impression",
+          "click",
+          "scroll",
+          "search",
+          "video_play",
+          "add_to_cart",
+          "login",
+          "share",
+          "purchase",
+          "logout",
+          "error");
+  private static final Pool STATUS =
+      Pool.numbers(2.2, 200, 304, 302, 404, 204, 500, 301, 403, 401, 503, 429, 400, 502);
+  private static final Pool OS_NAMES =
+      Pool.strings(1.1, "android", "ios", "windows", "macos", "linux", "chromeos", "tvos", "tizen");
+  private static final Pool OS_VERSIONS =
+      Pool.strings(1.0, "14", "17.4.1", "10", "13", "14.4.1", "11", "16.7.7", "12", "22.04");
+  private static final Pool PAGES =
+      Pool.strings(
+          1.1,
+          "https://www.example.com/",
+          "https://www.example.com/news/world",
+          "https://www.example.com/sports/football/scores",
+          "https://www.example.com/finance",
+          "https://www.example.com/search",
+          "https://shop.example.com/cart",
+          "https://shop.example.com/product/8841",
+          "https://mail.example.com/inbox",
+          "https://www.example.com/weather/local",
+          "https://www.example.com/entertainment/tv",
+          "https://video.example.com/watch/a81kz",
+          "https://www.example.com/account/settings",
+          "https://answers.example.com/question/7731",
+          "https://www.example.com/lifestyle/food");
+  private static final Pool REFERRERS =
+      Pool.strings(
+          1.0,
+          "https://www.google.com/",
+          "https://www.bing.com/",
+          "https://t.co/",
+          "https://www.facebook.com/",
+          "https://news.ycombinator.com/",
+          "https://duckduckgo.com/",
+          "https://www.reddit.com/");
+  private static final Pool DOMAINS =
+      Pool.strings(
+          1.2,
+          "www.example.com",
+          "shop.example.com",
+          "video.example.com",
+          "mail.example.com",
+          "answers.example.com",
+          "m.example.com");
+  private static final Pool METHODS =
+      Pool.strings(2.5, "GET", "POST", "PUT", "HEAD", "DELETE", "OPTIONS");
+  private static final Pool CURRENCIES =
+      Pool.strings(1.3, "USD", "EUR", "GBP", "INR", "JPY", "BRL");
+  private static final Pool QUERIES =
+      Pool.strings(
+          1.0,
+          "weather tomorrow",
+          "cheap flights",
+          "football scores",
+          "best laptop 2024",
+          "pasta recipe",
+          "stock market today",
+          "news",
+          "running shoes",
+          "movie times near me",
+          "how to tie a tie",
+          "translate spanish",
+          "nba playoffs",
+          "mortgage rates",
+          "flu symptoms");
+  private static final Pool STUDENTS =
+      Pool.strings(
+          0.0, "alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy",
+          "mallory", "niaj", "olivia", "peggy", "rupert", "sybil", "trent", "uma", "victor",
+          "walter", "xena", "yuri", "zoe", "amir", "bea", "chen", "dara", "emeka", "farah",
+          "goran");
+  private static final Pool TAGS =
+      Pool.strings(
+          1.0,
+          "sports",
+          "news",
+          "finance",
+          "politics",
+          "tech",
+          "music",
+          "movies",
+          "travel",
+          "food",
+          "health",
+          "science",
+          "gaming",
+          "fashion",
+          "autos",
+          "weather",
+          "celebrity",
+          "education",
+          "parenting",
+          "pets",
+          "realestate",
+          "crypto",
+          "fitness",
+          "diy",
+          "books",
+          "art");
+  private static final Pool TIMEZONES =
+      Pool.strings(
+          1.0,
+          "America/New_York",
+          "America/Los_Angeles",
+          "Asia/Kolkata",
+          "America/Sao_Paulo",
+          "Europe/London",
+          "Europe/Berlin",
+          "Europe/Paris",
+          "Asia/Tokyo",
+          "America/Toronto",
+          "America/Chicago",
+          "Asia/Jakarta",
+          "Australia/Sydney",
+          "Asia/Seoul",
+          "Africa/Lagos");
+  private static final Pool MODELS =
+      Pool.strings(
+          1.0,
+          "iPhone 15",
+          "Galaxy S24",
+          "Pixel 8",
+          "iPhone 13",
+          "Redmi Note 13",
+          "MacBook Air",
+          "ThinkPad X1",
+          "Galaxy Tab S9",
+          "iPad Air",
+          "OnePlus 12",
+          "XPS 13",
+          "Surface Pro 9",
+          "Bravia XR",
+          "PlayStation 5");
+  private static final Pool MANUFACTURERS =
+      Pool.strings(
+          1.0,
+          "Apple",
+          "Samsung",
+          "Google",
+          "Xiaomi",
+          "Lenovo",
+          "Dell",
+          "HP",
+          "Microsoft",
+          "Sony",
+          "OnePlus",
+          "Huawei");
+  private static final Pool NETWORKS = Pool.strings(1.0, "wifi", "4g", "5g", "ethernet", "3g");
+  private static final Pool CARRIERS =
+      Pool.strings(
+          1.0,
+          "Verizon",
+          "AT&T",
+          "T-Mobile",
+          "Jio",
+          "Airtel",
+          "Vodafone",
+          "Orange",
+          "Claro",
+          "Telcel",
+          "Docomo",
+          "Telstra");
+  private static final Pool EXPERIMENTS =
+      Pool.strings(
+          0.5,
+          "exp_checkout_v2",
+          "exp_new_feed",
+          "exp_dark_mode",
+          "exp_search_rank",
+          "exp_onboarding",
+          "exp_price_badge",
+          "exp_video_autoplay",
+          "exp_push_timing");
+  private static final Pool VARIANTS = Pool.strings(0.3, "control", "treatment_a", "treatment_b");
+  private static final Pool APP_NAMES =
+      Pool.strings(1.0, "web", "ios_app", "android_app", "tv_app");
+  private static final Pool APP_VERSIONS =
+      Pool.strings(1.0, "5.12.3", "5.12.2", "5.11.0", "5.10.7", "4.9.1");
+  private static final Pool PLATFORMS = Pool.strings(1.0, "web", "ios", "android", "tvos");
+  private static final Pool TITLES =
+      Pool.strings(
+          1.0,
+          "Home",
+          "World News",
+          "Live Scores",
+          "Markets",
+          "Search Results",
+          "Your Cart",
+          "Product Details",
+          "Inbox",
+          "Local Weather",
+          "TV Listings",
+          "Watch",
+          "Settings",
+          "Answers",
+          "Recipes");
+  private static final Pool SECTIONS =
+      Pool.strings(
+          1.0,
+          "home",
+          "news",
+          "sports",
+          "finance",
+          "search",
+          "shopping",
+          "mail",
+          "weather",
+          "entertainment",
+          "video",
+          "account",
+          "lifestyle");
+  private static final Pool CAMPAIGNS =
+      Pool.strings(
+          1.0,
+          "spring_sale",
+          "brand_awareness",
+          "retargeting_q2",
+          "app_install",
+          "back_to_school",
+          "holiday_promo",
+          "new_user_offer",
+          "video_preroll",
+          "local_dealers",
+          "premium_trial");
+  private static final Pool USER_AGENTS =
+      Pool.strings(
+          1.2,
+          "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko)"
+              + " Chrome/124.0.6367.91 Mobile Safari/537.36",
+          "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML,"
+              + " like Gecko) Version/17.4.1 Mobile/15E148 Safari/604.1",
+          "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko)"
+              + " Chrome/124.0.0.0 Safari/537.36 Edg/124.0.2478.80",
+          "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like"
+              + " Gecko) Version/17.4.1 Safari/605.1.15",
+          "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0",
+          "Mozilla/5.0 (Linux; Android 13; SM-S911B) AppleWebKit/537.36 (KHTML, like Gecko)"
+              + " SamsungBrowser/25.0 Chrome/121.0.0.0 Mobile Safari/537.36");
+  private static final Pool DATACENTERS =
+      Pool.strings(
+          0.8,
+          "us-east-1",
+          "us-west-2",
+          "eu-west-1",
+          "eu-central-1",
+          "ap-south-1",
+          "ap-northeast-1",
+          "sa-east-1");
+
+  // Nested keys.
+  private static final byte[] K_COUNTRY = JsonBuffer.key("country");
+  private static final byte[] K_AGE = JsonBuffer.nextKey("age");
+  private static final byte[] K_GENDER = JsonBuffer.nextKey("gender");
+  private static final byte[] K_LANGUAGE = JsonBuffer.nextKey("language");
+  private static final byte[] K_REGION = JsonBuffer.nextKey("region");
+  private static final byte[] K_CITY = JsonBuffer.nextKey("city");
+  private static final byte[] K_INCOME = JsonBuffer.nextKey("income_band");
+  private static final byte[] K_EDUCATION = JsonBuffer.nextKey("education");
+  private static final byte[] K_STUDENT = JsonBuffer.nextKey("is_student");
+  private static final byte[] K_LAT = JsonBuffer.key("lat");
+  private static final byte[] K_LON = JsonBuffer.nextKey("lon");
+  private static final byte[] K_TIMEZONE = JsonBuffer.nextKey("timezone");
+  private static final byte[] K_POSTAL = JsonBuffer.nextKey("postal_code");
+  private static final byte[] K_ACCURACY = JsonBuffer.nextKey("accuracy_m");
+  private static final byte[] K_SCREEN = JsonBuffer.key("screen");
+  private static final byte[] K_WIDTH = JsonBuffer.key("width");
+  private static final byte[] K_HEIGHT = JsonBuffer.nextKey("height");
+  private static final byte[] K_DENSITY = JsonBuffer.nextKey("density");
+  private static final byte[] K_HARDWARE = JsonBuffer.nextKey("hardware");
+  private static final byte[] K_CORES = JsonBuffer.key("cpu_cores");
+  private static final byte[] K_MEMORY = JsonBuffer.nextKey("memory_gb");
+  private static final byte[] K_MODEL = JsonBuffer.nextKey("model");
+  private static final byte[] K_MANUFACTURER = JsonBuffer.nextKey("manufacturer");
+  private static final byte[] K_NETWORK = JsonBuffer.nextKey("network");
+  private static final byte[] K_TYPE = JsonBuffer.key("type");
+  private static final byte[] K_CARRIER = JsonBuffer.nextKey("carrier");
+  private static final byte[] K_DOWNLINK = JsonBuffer.nextKey("downlink_mbps");
+  private static final byte[] K_RTT = JsonBuffer.nextKey("rtt_ms");
+  private static final byte[] K_EXP_ID = JsonBuffer.key("id");
+  private static final byte[] K_VARIANT = JsonBuffer.nextKey("variant");
+  private static final byte[] K_BUCKET = JsonBuffer.nextKey("bucket");
+  private static final byte[] K_CPU_MS = JsonBuffer.key("cpu_ms");
+  private static final byte[] K_GC_MS = JsonBuffer.nextKey("gc_ms");
+  private static final byte[] K_DB_CALLS = JsonBuffer.nextKey("db_calls");
+  private static final byte[] K_CACHE_HITS = JsonBuffer.nextKey("cache_hits");
+  private static final byte[] K_CACHE_MISSES = JsonBuffer.nextKey("cache_misses");
+  private static final byte[] K_QUEUE_MS = JsonBuffer.nextKey("queue_ms");
+  private static final byte[] K_BETA = JsonBuffer.key("beta_user");
+  private static final byte[] K_DARK = JsonBuffer.nextKey("dark_mode");
+  private static final byte[] K_NEW_CHECKOUT = JsonBuffer.nextKey("new_checkout");
+  private static final byte[] K_ADS_BLOCKED = JsonBuffer.nextKey("ads_blocked");
+  private static final byte[] K_APP_NAME = JsonBuffer.key("name");
+  private static final byte[] K_VERSION = JsonBuffer.nextKey("version");
+  private static final byte[] K_BUILD = JsonBuffer.nextKey("build");
+  private static final byte[] K_PLATFORM = JsonBuffer.nextKey("platform");
+  private static final byte[] K_TITLE = JsonBuffer.key("title");
+  private static final byte[] K_SECTION = JsonBuffer.nextKey("section");
+  private static final byte[] K_LOAD = JsonBuffer.nextKey("load_time_ms");
+  private static final byte[] K_DOM = JsonBuffer.nextKey("dom_nodes");
+  private static final byte[] K_SCROLL = JsonBuffer.nextKey("scroll_depth");
+  private static final byte[] K_AD_ID = JsonBuffer.key("ad_id");
+  private static final byte[] K_CAMPAIGN = JsonBuffer.nextKey("campaign");
+  private static final byte[] K_POSITION = JsonBuffer.nextKey("position");
+  private static final byte[] K_CLICKED = JsonBuffer.nextKey("clicked");
+  private static final byte[] K_CPM = JsonBuffer.nextKey("cpm");
+  private static final byte[] K_GDPR = JsonBuffer.key("gdpr");
+  private static final byte[] K_CCPA = JsonBuffer.nextKey("ccpa");
+  private static final byte[] K_MARKETING = JsonBuffer.nextKey("marketing");
+  private static final byte[] K_ITEMS = JsonBuffer.key("items");
+  private static final byte[] K_TOTAL = JsonBuffer.nextKey("total");
+  private static final byte[] K_CURRENCY = JsonBuffer.nextKey("currency");
+  private static final byte[] WEB_HOST = {'"', 'w', 'e', 'b', '-'};
+
+  private final JsonBuffer out = new JsonBuffer(8192);
+  private final byte[] padBlock = new byte[PAD_BLOCK];
+  private final int recordBytes;
+  private final int fieldCount;
+  private long state;
+
+  /**
+   * @param seed the random stream; the same seed gives the same records
+   * @param recordBytes target size of a record, {@value #MIN_RECORD_BYTES} to {@value
+   *     #MAX_RECORD_BYTES}
+   */
+  public EventGenerator(long seed, int recordBytes) {
+    if (recordBytes < MIN_RECORD_BYTES || recordBytes > MAX_RECORD_BYTES) {
+      throw new IllegalArgumentException(
+          "Record size must be between "
+              + MIN_RECORD_BYTES
+              + " and "
+              + MAX_RECORD_BYTES
+              + " bytes, not "
+              + recordBytes);
+    }
+    this.recordBytes = recordBytes;
+    this.state = seed ^ 0x5DEECE66DL;
+    for (int i = 0; i < PAD_BLOCK; i++) {
+      padBlock[i] = BASE36[nextInt(36)];
+    }
+    this.fieldCount = fieldsFitting(seed, recordBytes);
+  }
+
+  private EventGenerator(long seed) {
+    this.recordBytes = 0;
+    this.state = seed;
+    this.fieldCount = FIELDS.length;
+  }
+
+  /** The average fields-only size of the first k fields decides how many are kept. */
+  private static int fieldsFitting(long seed, int recordBytes) {
+    EventGenerator probe = new EventGenerator(seed * 31 + 7);
+    int samples = 256;
+    long[] ends = new long[FIELDS.length];
+    int[] one = new int[FIELDS.length];
+    for (int s = 0; s < samples; s++) {
+      probe.write(0, 1_700_000_000_000L + s, null, one);
+      for (int i = 0; i < ends.length; i++) {
+        ends[i] += one[i];
+      }
+    }
+    int keep = 2;
+    while (keep < FIELDS.length && ends[keep] / samples + 1 <= recordBytes) {
+      keep++;
+    }
+    return keep;
+  }
+
+  /** Top-level generated fields kept for the target size (the padding not counted). */
+  public int fieldCount() {
+    return fieldCount;
+  }
+
+  public int recordBytes() {
+    return recordBytes;
+  }
+
+  /** The buffer the last record was written to, from index 0; overwritten by the next call. */
+  public byte[] buffer() {
+    return out.buf;
+  }
+
+  /**
+   * Writes the next record into {@link #buffer()}.
+   *
+   * @return its length in bytes
+   */
+  public int next(long eventTimeMs) {
+    return write(recordBytes, eventTimeMs, null, null);
+  }
+
+  /**
+   * Writes the next record with some top-level fields replaced: a generated field of the same name
+   * takes the given value, other names are added. Values may be null, booleans, numbers, strings,
+   * maps, lists and arrays of these.
+   *
+   * @return its length in bytes
+   */
+  public int next(long eventTimeMs, Map<String, ?> overrides) {
+    return write(recordBytes, eventTimeMs, overrides, null);
+  }
+
+  private int write(int target, long ts, Map<String, ?> overrides, int[] ends) {
+    JsonBuffer o = out;
+    o.reset();
+    o.raw('{');
+    int fields = ends != null ? FIELDS.length : fieldCount;
+    for (int f = 0; f < fields; f++) {
+      o.raw(f == 0 ? FIRST_KEYS[f] : NEXT_KEYS[f]);
+      if (overrides != null && overrides.containsKey(FIELDS[f])) {
+        o.value(overrides.get(FIELDS[f]));
+      } else {
+        field(f, ts);
+      }
+      if (ends != null) {
+        ends[f] = o.pos;
+      }
+    }
+    if (overrides != null) {
+      for (Map.Entry<String, ?> e : overrides.entrySet()) {
+        Integer index = FIELD_INDEX.get(e.getKey());
+        if (index == null || index >= fields) {
+          o.raw(',');
+          o.raw(JsonBuffer.quoted(e.getKey()));
+          o.raw(':');
+          o.value(e.getValue());
+        }
+      }
+    }
+    int room = target - o.pos - 1 - PAD_KEY.length - 2;
+    if (room > 0 && (overrides == null || !overrides.containsKey(PAD_FIELD))) {
+      o.raw(PAD_KEY);
+      o.raw('"');
+      int from = nextInt(PAD_BLOCK);
+      while (room > 0) {
+        int n = Math.min(room, PAD_BLOCK - from);
+        o.raw(padBlock, from, n);
+        room -= n;
+        from = 0;
+      }
+      o.raw('"');
+    }
+    o.raw('}');
+    return o.pos;
+  }
+
+  private void field(int f, long ts) {
+    JsonBuffer o = out;
+    switch (f) {
+      case 0 -> base36(13);
+      case 1 -> o.number(ts);
+      case 2 -> STATUS.write(o, next());
+      case 3 -> DEVICES.write(o, next());
+      case 4 -> o.number(duration());
+      case 5 -> demographics();
+      case 6 -> BROWSERS.write(o, next());
+      case 7 -> hex(16);
+      case 8 -> o.number(latency());
+      case 9 -> o.number(duration() / 1000);
+      case 10 -> EVENT_TYPES.write(o, next());
+      case 11 -> ip();
+      case 12 -> o.number(1 + (long) (1_000_000 * sq(nextDouble())));
+      case 13 -> base36(16);
+      case 14 -> o.number(ts + 5 + nextInt(400));
+      case 15 -> OS_NAMES.write(o, next());
+      case 16 -> OS_VERSIONS.write(o, next());
+      case 17 -> BROWSER_VERSIONS.write(o, next());
+      case 18 -> PAGES.write(o, next());
+      case 19 -> orNull(REFERRERS, 3);
+      case 20 -> DOMAINS.write(o, next());
+      case 21 -> METHODS.write(o, next());
+      case 22 -> o.bool(nextInt(10) < 6);
+      case 23 -> o.bool(nextInt(50) == 0);
+      case 24 -> o.bool(nextInt(10) < 6);
+      case 25 -> o.decimal(nextInt(10_000), 2);
+      case 26 -> {
+        if (nextInt(10) == 0) {
+          o.decimal(99 + nextInt(50_000), 2);
+        } else {
+          o.nullValue();
+        }
+      }
+      case 27 -> orNull(CURRENCIES, 8);
+      case 28 -> {
+        if (nextInt(20) == 0) {
+          o.number(1000 + nextInt(60));
+        } else {
+          o.nullValue();
+        }
+      }
+      case 29 -> orNull(QUERIES, 4);
+      case 30 -> testScores();
+      case 31 -> list(TAGS, 2 + nextInt(4));
+      case 32 -> geo();
+      case 33 -> deviceInfo();
+      case 34 -> experiments();
+      case 35 -> metrics();
+      case 36 -> flags();
+      case 37 -> app();
+      case 38 -> page();
+      case 39 -> list(SECTIONS, 1 + nextInt(3));
+      case 40 -> adImpressions();
+      case 41 -> consent();
+      case 42 -> cart();
+      case 43 -> USER_AGENTS.write(o, next());
+      case 44 -> serverHost();
+      case 45 -> o.number(200 + nextInt(3000));
+      case 46 -> o.number((long) (5_000 * -Math.log(1 - nextDouble())) + 120);
+      case 47 -> hex(32);
+      default -> throw new IllegalStateException("No field " + f);
+    }
+  }
+
+  private void demographics() {
+    JsonBuffer o = out;
+    o.raw('{');
+    o.raw(K_COUNTRY);
+    COUNTRIES.write(o, next());
+    o.raw(K_AGE);
+    o.number(13 + (long) (60 * sq(nextDouble())));
+    o.raw(K_GENDER);
+    GENDERS.write(o, next());
+    o.raw(K_LANGUAGE);
+    LANGUAGES.write(o, next());
+    o.raw(K_REGION);
+    REGIONS.write(o, next());
+    o.raw(K_CITY);
+    CITIES.write(o, next());
+    o.raw(K_INCOME);
+    INCOME_BANDS.write(o, next());
+    o.raw(K_EDUCATION);
+    EDUCATION.write(o, next());
+    o.raw(K_STUDENT);
+    o.bool(nextInt(5) == 0);
+    o.raw('}');
+  }
+
+  private void geo() {
+    JsonBuffer o = out;
+    o.raw('{');
+    o.raw(K_LAT);
+    o.decimal(nextInt(1_800_000) - 900_000, 4);
+    o.raw(K_LON);
+    o.decimal(nextInt(3_600_000) - 1_800_000, 4);
+    o.raw(K_TIMEZONE);
+    TIMEZONES.write(o, next());
+    o.raw(K_POSTAL);
+    o.raw('"');
+    o.padded(nextInt(100_000), 5);
+    o.raw('"');
+    o.raw(K_ACCURACY);
+    o.number(5 + nextInt(2000));
+    o.raw('}');
+  }
+
+  private void deviceInfo() {
+    JsonBuffer o = out;
+    o.raw('{');
+    o.raw(K_SCREEN);
+    o.raw('{');
+    o.raw(K_WIDTH);
+    o.number(320 + 16 * nextInt(200));
+    o.raw(K_HEIGHT);
+    o.number(480 + 16 * nextInt(120));
+    o.raw(K_DENSITY);
+    o.decimal(100 + 25 * nextInt(10), 2);
+    o.raw('}');
+    o.raw(K_HARDWARE);
+    o.raw('{');
+    o.raw(K_CORES);
+    o.number(2L << nextInt(4));
+    o.raw(K_MEMORY);
+    o.number(2L << nextInt(5));
+    o.raw(K_MODEL);
+    MODELS.write(o, next());
+    o.raw(K_MANUFACTURER);
+    MANUFACTURERS.write(o, next());
+    o.raw('}');
+    o.raw(K_NETWORK);
+    o.raw('{');
+    o.raw(K_TYPE);
+    NETWORKS.write(o, next());
+    o.raw(K_CARRIER);
+    orNull(CARRIERS, 3);
+    o.raw(K_DOWNLINK);
+    o.decimal(50 + nextInt(50_000), 1);
+    o.raw(K_RTT);
+    o.number(latency() / 4 + 5);
+    o.raw('}');
+    o.raw('}');
+  }
+
+  private void testScores() {
+    JsonBuffer o = out;
+    int n = 3 + nextInt(4);
+    int first = nextInt(STUDENTS.size());
+    o.raw('{');
+    for (int i = 0; i < n; i++) {
+      if (i > 0) {
+        o.raw(',');
+      }
+      // Consecutive pool entries: distinct names in one record.
+      STUDENTS.writeAt(o, (first + i) % STUDENTS.size());
+      o.raw(':');
+      o.number(40 + nextInt(61));
+    }
+    o.raw('}');
+  }
+
+  private void experiments() {
+    JsonBuffer o = out;
+    int first = nextInt(EXPERIMENTS.size());
+    o.raw('[');
+    for (int i = 0; i < 2; i++) {
+      if (i > 0) {
+        o.raw(',');
+      }
+      o.raw('{');
+      o.raw(K_EXP_ID);
+      EXPERIMENTS.writeAt(o, (first + i) % EXPERIMENTS.size());
+      o.raw(K_VARIANT);
+      VARIANTS.write(o, next());
+      o.raw(K_BUCKET);
+      o.number(nextInt(100));
+      o.raw('}');
+    }
+    o.raw(']');
+  }
+
+  private void metrics() {
+    JsonBuffer o = out;
+    o.raw('{');
+    o.raw(K_CPU_MS);
+    o.decimal(nextInt(500_000), 3);
+    o.raw(K_GC_MS);
+    o.decimal(nextInt(20_000), 3);
+    o.raw(K_DB_CALLS);
+    o.number(nextInt(12));
+    o.raw(K_CACHE_HITS);
+    o.number(nextInt(40));
+    o.raw(K_CACHE_MISSES);
+    o.number(nextInt(6));
+    o.raw(K_QUEUE_MS);
+    o.decimal(nextInt(100_000), 3);
+    o.raw('}');
+  }
+
+  private void flags() {
+    JsonBuffer o = out;
+    long r = next();
+    o.raw('{');
+    o.raw(K_BETA);
+    o.bool((r & 0x7) == 0);
+    o.raw(K_DARK);
+    o.bool((r & 0x30) == 0);
+    o.raw(K_NEW_CHECKOUT);
+    o.bool((r & 0x100) != 0);
+    o.raw(K_ADS_BLOCKED);
+    o.bool((r & 0x3000) == 0);
+    o.raw('}');
+  }
+
+  private void app() {
+    JsonBuffer o = out;
+    o.raw('{');
+    o.raw(K_APP_NAME);
+    APP_NAMES.write(o, next());
+    o.raw(K_VERSION);
+    APP_VERSIONS.write(o, next());
+    o.raw(K_BUILD);
+    o.number(20_000 + nextInt(5000));
+    o.raw(K_PLATFORM);
+    PLATFORMS.write(o, next());
+    o.raw('}');
+  }
+
+  private void page() {
+    JsonBuffer o = out;
+    o.raw('{');
+    o.raw(K_TITLE);
+    TITLES.write(o, next());
+    o.raw(K_SECTION);
+    SECTIONS.write(o, next());
+    o.raw(K_LOAD);
+    o.number(latency() * 3 + 40);
+    o.raw(K_DOM);
+    o.number(300 + nextInt(4000));
+    o.raw(K_SCROLL);
+    o.decimal(nextInt(101), 2);
+    o.raw('}');
+  }
+
+  private void adImpressions() {
+    JsonBuffer o = out;
+    int n = nextInt(3);
+    o.raw('[');
+    for (int i = 0; i < n; i++) {
+      if (i > 0) {
+        o.raw(',');
+      }
+      o.raw('{');
+      o.raw(K_AD_ID);
+      o.number(100_000 + nextInt(900_000));
+      o.raw(K_CAMPAIGN);
+      CAMPAIGNS.write(o, next());
+      o.raw(K_POSITION);
+      o.number(i + 1);
+      o.raw(K_CLICKED);
+      o.bool(nextInt(40) == 0);
+      o.raw(K_CPM);
+      o.decimal(50 + nextInt(2000), 2);
+      o.raw('}');
+    }
+    o.raw(']');
+  }
+
+  private void consent() {
+    JsonBuffer o = out;
+    long r = next();
+    o.raw('{');
+    o.raw(K_GDPR);
+    o.bool((r & 1) == 0);
+    o.raw(K_CCPA);
+    o.bool((r & 6) != 0);
+    o.raw(K_MARKETING);
+    o.bool((r & 8) == 0);
+    o.raw('}');
+  }
+
+  private void cart() {
+    JsonBuffer o = out;
+    if (nextInt(4) != 0) {
+      o.nullValue();
+      return;
+    }
+    o.raw('{');
+    o.raw(K_ITEMS);
+    o.number(1 + nextInt(8));
+    o.raw(K_TOTAL);
+    o.decimal(199 + nextInt(100_000), 2);
+    o.raw(K_CURRENCY);
+    CURRENCIES.write(o, next());
+    o.raw('}');
+  }
+
+  private void serverHost() {
+    JsonBuffer o = out;
+    o.raw(WEB_HOST);
+    o.padded(nextInt(1000), 3);
+    o.raw('.');
+    DATACENTERS.writeUnquoted(o, next());
+    o.raw('"');
+  }
+
+  private void ip() {
+    JsonBuffer o = out;
+    long r = next();
+    o.raw('"');
+    o.number(1 + (r & 0xFF) % 223);
+    o.raw('.');
+    o.number((r >>> 8) & 0xFF);
+    o.raw('.');
+    o.number((r >>> 16) & 0xFF);
+    o.raw('.');
+    o.number(1 + ((r >>> 24) & 0xFF) % 254);
+    o.raw('"');
+  }
+
+  private void list(Pool pool, int n) {
+    JsonBuffer o = out;
+    o.raw('[');
+    for (int i = 0; i < n; i++) {
+      if (i > 0) {
+        o.raw(',');
+      }
+      pool.write(o, next());
+    }
+    o.raw(']');
+  }
+
+  private void orNull(Pool pool, int oneInNull) {
+    long r = next();
+    if ((r >>> 33) % oneInNull == 0) {
+      out.nullValue();
+    } else {
+      pool.write(out, r);
+    }
+  }
+
+  private void base36(int chars) {
+    JsonBuffer o = out;
+    o.ensure(chars + 2);
+    byte[] b = o.buf;
+    int p = o.pos;
+    b[p++] = '"';
+    long r = next();
+    for (int i = 0; i < chars; i++) {
+      if (i == 8) {
+        r = next();
+      }
+      // The high 32 bits, scaled to [0, 36): unbiased enough for synthetic ids.
+      b[p++] = BASE36[(int) (((r >>> 32) * 36) >>> 32)];
+      r *= 0x9E3779B97F4A7C15L;
+    }
+    b[p++] = '"';
+    o.pos = p;
+  }
+
+  private void hex(int chars) {
+    JsonBuffer o = out;
+    o.ensure(chars + 2);
+    byte[] b = o.buf;
+    int p = o.pos;
+    b[p++] = '"';
+    long r = 0;
+    for (int i = 0; i < chars; i++) {
+      if ((i & 15) == 0) {
+        r = next();
+      }
+      b[p++] = HEX[(int) (r & 15)];
+      r >>>= 4;
+    }
+    b[p++] = '"';
+    o.pos = p;
+  }
+
+  /** Milliseconds: mostly seconds, some minutes, a few long sessions. */
+  private long duration() {
+    int bucket = nextInt(100);
+    double mean = bucket < 70 ? 2_000 : bucket < 95 ? 60_000 : 1_800_000;
+    return (long) (mean * -Math.log(1 - nextDouble()));
+  }
+
+  private long latency() {
+    return 3 + (long) (nextInt(10) == 0 ? 800 * -Math.log(1 - nextDouble()) : 60 * nextDouble());
+  }
+
+  private static double sq(double d) {
+    return d * d;
+  }
+
+  private long next() {
+    // SplitMix64.
+    long z = (state += 0x9E3779B97F4A7C15L);
+    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+    return z ^ (z >>> 31);
+  }
+
+  private int nextInt(int bound) {
+    return (int) (((next() >>> 32) * bound) >>> 32);
+  }
+
+  private double nextDouble() {
+    return (next() >>> 11) * 0x1.0p-53;
+  }
+
+  /** Pre-encoded values and a lookup table that draws them with a Zipf-like skew. */
+  private static final class Pool {
+    private static final int TABLE_BITS = 12;
+    private final byte[][] values;
+    private final byte[] table;
+
+    private Pool(byte[][] values, double skew) {
+      this.values = values;
+      double[] weights = new double[values.length];
+      double total = 0;
+      for (int i = 0; i < values.length; i++) {
+        weights[i] = 1 / Math.pow(i + 1, skew);
+        total += weights[i];
+      }
+      table = new byte[1 << TABLE_BITS];
+      int slot = 0;
+      double cumulative = 0;
+      for (int i = 0; i < values.length; i++) {
+        cumulative += weights[i];
+        int upTo =
+            i == values.length - 1
+                ? table.length
+                : (int) Math.max(slot + 1, Math.round(cumulative / total * table.length));
+        while (slot < upTo && slot < table.length) {
+          table[slot++] = (byte) i;
+        }
+      }
+    }
+
+    static Pool strings(double skew, String... values) {
+      byte[][] encoded = new byte[values.length][];
+      for (int i = 0; i < values.length; i++) {
+        encoded[i] = JsonBuffer.quoted(values[i]);
+      }
+      return new Pool(encoded, skew);
+    }
+
+    static Pool numbers(double skew, long... values) {
+      byte[][] encoded = new byte[values.length][];
+      for (int i = 0; i < values.length; i++) {
+        encoded[i] = Long.toString(values[i]).getBytes(StandardCharsets.US_ASCII);
+      }
+      return new Pool(encoded, skew);
+    }
+
+    int size() {
+      return values.length;
+    }
+
+    int pick(long random) {
+      return table[(int) (random >>> (64 - TABLE_BITS))];
+    }
+
+    void write(JsonBuffer o, long random) {
+      o.raw(values[pick(random)]);
+    }
+
+    void writeAt(JsonBuffer o, int index) {
+      o.raw(values[index]);
+    }
+
+    /** Without the quotes, to splice a string value into a longer one. */
+    void writeUnquoted(JsonBuffer o, long random) {
+      byte[] v = values[pick(random)];
+      o.raw(v, 1, v.length - 2);
+    }
+  }
+}
