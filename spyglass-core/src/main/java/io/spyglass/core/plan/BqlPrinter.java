@@ -85,6 +85,9 @@ final class BqlPrinter {
   /** Prints expressions over record fields, where no name stands for an aggregated column. */
   private static final BqlPrinter RECORD = new BqlPrinter(false, Map.of());
 
+  /** The printer of expressions over record fields. */
+  static final BqlPrinter RECORD_PRINTER = RECORD;
+
   private final boolean naming;
 
   /** Text that stands for a result column in post-aggregation expressions (its aggregate call). */
@@ -187,6 +190,8 @@ final class BqlPrinter {
       }
       if (!keys.isEmpty()) {
         groupBy = String.join(", ", keys);
+      } else if (post.having().isPresent()) {
+        groupBy = "()"; // HAVING needs a GROUP BY: GROUP ALL.
       }
       if (post.having().isEmpty() && post.orderBy().isEmpty()) {
         limit = group.limit();

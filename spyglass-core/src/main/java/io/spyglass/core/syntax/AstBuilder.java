@@ -262,6 +262,11 @@ final class AstBuilder {
       if (signed.op.getType() == BqlParser.PLUS) {
         return operand;
       }
+      if (signed.operand.getStart() == signed.operand.getStop()
+          && signed.operand.getStart().getType() == BqlParser.INTEGER_VALUE
+          && signed.operand.getText().equals("2147483648")) {
+        return new Literal(Integer.MIN_VALUE, Type.INTEGER, span); // -2^31 fits an INTEGER
+      }
       return negate(operand, span);
     }
     if (ctx instanceof BqlParser.NullPredicateContext isNull) {
@@ -361,6 +366,15 @@ final class AstBuilder {
     }
     if (ctx instanceof BqlParser.PrefixCallContext prefix) {
       return prefix(prefix.op, expression(prefix.expression()), span);
+    }
+    if (ctx instanceof BqlParser.BetweenCallContext between) {
+      return new Call(
+          "BETWEEN",
+          expressions(between.expressions()),
+          false,
+          false,
+          span(between.BETWEEN().getSymbol()),
+          span);
     }
     if (ctx instanceof BqlParser.StarCallContext call) {
       return new Call(functionName(call.name), List.of(), true, false, span(call.name), span);

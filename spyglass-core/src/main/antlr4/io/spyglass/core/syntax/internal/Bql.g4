@@ -124,6 +124,7 @@ primary
     | CAST '(' expression AS fieldType ')'                                           #cast
     | kind=(QUANTILE | FREQ | CUMFREQ) '(' expression ',' pointsSpec ')'             #distribution
     | op=(NOT | SIZEOF) '(' expression ')'                                           #prefixCall
+    | BETWEEN '(' expressions? ')'                                                   #betweenCall
     | name=identifier '(' ASTERISK ')'                                               #starCall
     | name=identifier '(' DISTINCT expressions ')'                                   #distinctCall
     | name=identifier '(' expressions? ')'                                           #call
