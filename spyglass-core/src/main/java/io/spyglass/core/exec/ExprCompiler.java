@@ -18,10 +18,11 @@ import io.spyglass.core.plan.Op;
 import io.spyglass.core.record.Record;
 import io.spyglass.core.record.Type;
 import io.spyglass.core.record.Values;
-import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeFormatterBuilder;
+import java.time.temporal.ChronoField;
 import java.time.temporal.TemporalAccessor;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -208,14 +209,19 @@ public final class ExprCompiler {
       Object p = ((Literal) pattern).value();
       try {
         List<Pattern> patterns = new ArrayList<>();
+        boolean nullPattern = p == null;
         if (p instanceof List) {
           for (Object each : (List<?>) p) {
-            patterns.add(Pattern.compile(String.valueOf(each)));
+            if (unwrap(each) == null) {
+              nullPattern = true;
+            } else {
+              patterns.add(Pattern.compile(String.valueOf(each)));
+            }
           }
         } else if (p != null) {
           patterns.add(Pattern.compile(String.valueOf(p)));
         }
-        return new RlikeConst(value, patterns.toArray(new Pattern[0]), stats);
+        return new RlikeConst(value, patterns.toArray(new Pattern[0]), nullPattern, stats);
       } catch (PatternSyntaxException e) {
         // the binder validates literal patterns; a bad one here evaluates to NULL per record
       }
@@ -288,7 +294,7 @@ public final class ExprCompiler {
 
   private Eval unixTimestamp(Call c) {
     if (c.args().isEmpty()) {
-      return new Now(clock);
+      return new UnixNow(clock);
     }
     Eval value = compile(c.arg(0));
     DateTimeFormatter formatter = null;
@@ -761,11 +767,16 @@ public final class ExprCompiler {
   static final class RlikeConst extends Eval {
     final Eval value;
     final Pattern[] patterns;
+
+    /** A NULL among the patterns: no match is then NULL, not FALSE. */
+    final boolean nullPattern;
+
     final EvalStats stats;
 
-    RlikeConst(Eval value, Pattern[] patterns, EvalStats stats) {
+    RlikeConst(Eval value, Pattern[] patterns, boolean nullPattern, EvalStats stats) {
       this.value = value;
       this.patterns = patterns;
+      this.nullPattern = nullPattern;
       this.stats = stats;
     }
 
@@ -785,6 +796,9 @@ public final class ExprCompiler {
           l = 1;
           return BOOLEAN;
         }
+      }
+      if (nullPattern) {
+        return NULL;
       }
       l = 0;
       return BOOLEAN;
@@ -817,8 +831,13 @@ public final class ExprCompiler {
       }
       String s = (String) value.o;
       List<?> regexes = kp == LIST ? (List<?>) pattern.o : List.of(pattern.boxed(kp));
+      boolean sawNull = false;
       for (Object regex : regexes) {
-        Pattern p = compiled(String.valueOf(unwrap(regex)));
+        if (unwrap(regex) == null) {
+          sawNull = true;
+          continue;
+        }
+        Pattern p = compiled(String.valueOf(regex));
         if (p == null) {
           return NULL;
         }
@@ -826,6 +845,9 @@ public final class ExprCompiler {
           l = 1;
           return BOOLEAN;
         }
+      }
+      if (sawNull) {
+        return NULL;
       }
       l = 0;
       return BOOLEAN;
@@ -1349,14 +1371,16 @@ public final class ExprCompiler {
         stats.errors++;
         return NULL;
       }
+      // As Bullet: 1-based, a negative start counts from the end; a start of 0 or beyond the
+      // string, or a length below 1, gives "".
       String str = (String) s.o;
       long from = (long) start.asDouble(kf);
-      int begin = (int) Math.max(0, Math.min(str.length(), from <= 0 ? 0 : from - 1));
       long len = length == null ? str.length() : (long) length.asDouble(kl);
-      if (len < 0) {
-        stats.errors++;
-        return NULL;
+      if (from == 0 || Math.abs(from) > str.length() || len <= 0) {
+        o = "";
+        return STRING;
       }
+      int begin = (int) (from > 0 ? from - 1 : from + str.length());
       int end = (int) Math.min(str.length(), begin + len);
       o = str.substring(begin, end);
       return STRING;
@@ -1419,7 +1443,35 @@ public final class ExprCompiler {
     }
   }
 
+  /** {@code UNIXTIMESTAMP()}: the clock in epoch seconds, as in Bullet. */
+  static final class UnixNow extends Eval {
+    final LongSupplier clock;
+
+    UnixNow(LongSupplier clock) {
+      this.clock = clock;
+    }
+
+    @Override
+    public int eval(Record r) {
+      l = Math.floorDiv(clock.getAsLong(), 1000L);
+      return LONG;
+    }
+  }
+
+  /**
+   * {@code UNIXTIMESTAMP(time[, pattern])} in epoch seconds (UTC), as in Bullet: without a pattern
+   * the text is {@code yyyy-MM-dd HH:mm:ss[.f...]}; with one, a number is read as its digits.
+   */
   static final class UnixTimestamp extends Eval {
+    /** The text of a timestamp without pattern, as Bullet reads it with {@code Timestamp}. */
+    static final DateTimeFormatter TIMESTAMP =
+        new DateTimeFormatterBuilder()
+            .appendPattern("yyyy-MM-dd HH:mm:ss")
+            .optionalStart()
+            .appendFraction(ChronoField.NANO_OF_SECOND, 0, 9, true)
+            .optionalEnd()
+            .toFormatter();
+
     final Eval value;
     final DateTimeFormatter formatter;
     final EvalStats stats;
@@ -1436,21 +1488,21 @@ public final class ExprCompiler {
       if (k == NULL) {
         return NULL;
       }
-      if (isNum(k)) {
-        l = (long) value.asDouble(k);
-        return LONG;
-      }
-      if (k != STRING) {
+      String s;
+      if (isNum(k) && formatter != null) {
+        s = Long.toString((long) value.asDouble(k));
+      } else if (k == STRING) {
+        s = (String) value.o;
+      } else {
         stats.errors++;
         return NULL;
       }
       try {
-        String s = (String) value.o;
         if (formatter == null) {
-          l = Instant.parse(s).toEpochMilli();
+          l = LocalDateTime.parse(s, TIMESTAMP).toEpochSecond(ZoneOffset.UTC);
         } else {
           TemporalAccessor t = formatter.parse(s);
-          l = LocalDateTime.from(t).toInstant(ZoneOffset.UTC).toEpochMilli();
+          l = LocalDateTime.from(t).toEpochSecond(ZoneOffset.UTC);
         }
         return LONG;
       } catch (RuntimeException e) {

@@ -1,0 +1,312 @@
+package io.spyglass.engine;
+
+import io.spyglass.core.query.Query;
+import io.spyglass.core.query.QueryStats;
+import io.spyglass.core.syntax.BqlException;
+import io.spyglass.engine.source.RawBatch;
+import io.spyglass.engine.source.Source;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Spyglass in one process: a reader thread polls the {@link Source} into batches, filter workers
+ * (one per core by default) parse and filter them against every running query, and a combiner
+ * thread merges partials, closes windows and hands results to each query's {@link QueryHandle}.
+ *
+ * <pre>{@code
+ * try (Engine engine = Engine.start(Sources.open("gen"), EngineConfig.defaults())) {
+ *   QueryHandle q = engine.submit("SELECT COUNT(*) FROM STREAM(5s, TIME)");
+ *   Result r = q.poll(10, TimeUnit.SECONDS);
+ * }
+ * }</pre>
+ *
+ * <p>Bounded everywhere: a fixed pool of batches throttles the reader when workers fall behind;
+ * each query's results wait in a bounded queue whose reader is cut off when it leaves it full.
+ *
+ * <p>Thread-safe.
+ */
+public final class Engine implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
+
+  private final EngineConfig config;
+  private final Source source;
+  private final Worker[] workers;
+  private final Combiner combiner;
+  private final BlockingQueue<RawBatch> free;
+  private final Map<Integer, Map<String, QueryStats>> stats = new ConcurrentHashMap<>();
+  private final Map<String, QueryHandle> handles = new ConcurrentHashMap<>();
+  private final AtomicInteger running = new AtomicInteger();
+  private final AtomicLong nextId = new AtomicLong();
+  private final LongAdder recordsRead = new LongAdder();
+  private final LongAdder bytesRead = new LongAdder();
+  private final LongAdder recordsProcessed = new LongAdder();
+  private final LongAdder malformed = new LongAdder();
+  private final LongAdder started = new LongAdder();
+  private final LongAdder emitted = new LongAdder();
+  private volatile long lastReadToProcessedMs;
+  private final CountDownLatch stopped = new CountDownLatch(1);
+  private final ScheduledExecutorService ticker;
+  private final Thread readerThread;
+  private final Thread combinerThread;
+  private final Thread[] workerThreads;
+  private volatile boolean closing;
+  private volatile String sourceError;
+
+  private Engine(Source source, EngineConfig config) {
+    this.config = config;
+    this.source = source;
+    this.workers = new Worker[config.workers()];
+    this.combiner = new Combiner(this, workers.length);
+    int pool = workers.length * (config.queueBatches() + 2);
+    this.free = new ArrayBlockingQueue<>(pool);
+    for (int i = 0; i < pool; i++) {
+      free.add(new RawBatch(config.batchRecords() * 2048, config.batchRecords()));
+    }
+    this.workerThreads = new Thread[workers.length];
+    for (int i = 0; i < workers.length; i++) {
+      workers[i] = new Worker(i, config.queueBatches(), this);
+      workerThreads[i] = daemon(workers[i], "spyglass-worker-" + i);
+    }
+    this.combinerThread = daemon(combiner, "spyglass-combiner");
+    this.readerThread = daemon(this::read, "spyglass-reader");
+    this.ticker =
+        config.tickMs() > 0
+            ? Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "spyglass-ticker"))
+            : null;
+  }
+
+  private static Thread daemon(Runnable r, String name) {
+    Thread t = new Thread(r, name);
+    t.setDaemon(true);
+    return t;
+  }
+
+  /** Starts an engine reading {@code source}. The engine owns the source and closes it. */
+  public static Engine start(Source source, EngineConfig config) {
+    Engine e = new Engine(source, config);
+    e.combinerThread.start();
+    for (Thread t : e.workerThreads) {
+      t.start();
+    }
+    e.readerThread.start();
+    if (e.ticker != null) {
+      e.ticker.scheduleAtFixedRate(
+          () -> e.combiner.tick(false), config.tickMs(), config.tickMs(), TimeUnit.MILLISECONDS);
+    }
+    return e;
+  }
+
+  public EngineConfig config() {
+    return config;
+  }
+
+  Combiner combiner() {
+    return combiner;
+  }
+
+  /**
+   * Starts a query over the records read from now on.
+   *
+   * @throws BqlException when the text is not a valid query (with positions and resolutions)
+   * @throws IllegalStateException when {@link EngineConfig#maxQueries()} queries are running, or
+   *     the engine has stopped
+   */
+  public QueryHandle submit(String bql) {
+    return submit("q" + nextId.incrementAndGet(), bql);
+  }
+
+  /** Starts a query with a chosen id, which must not be running already. */
+  public QueryHandle submit(String id, String bql) {
+    if (closing || stopped.getCount() == 0) {
+      throw new IllegalStateException("The engine has stopped; start a new one to run queries");
+    }
+    Query query = Query.parse(id, bql, config.limits(), config.clock().getAsLong());
+    if (running.incrementAndGet() > config.maxQueries()) {
+      running.decrementAndGet();
+      throw new IllegalStateException(
+          "Too many queries: "
+              + config.maxQueries()
+              + " are running; wait for some to finish or raise maxQueries");
+    }
+    QueryHandle h = new QueryHandle(query, config.resultQueue(), this);
+    if (handles.putIfAbsent(id, h) != null) {
+      running.decrementAndGet();
+      throw new IllegalArgumentException("A query with id " + id + " is already running");
+    }
+    started.increment();
+    combiner.start(h);
+    return h;
+  }
+
+  void kill(String id) {
+    combiner.kill(id);
+  }
+
+  /** Runs a tick now: flushes workers, closes due windows, ends expired queries. */
+  public void tick() {
+    combiner.tick(false);
+  }
+
+  /** Ends every running query now; each emits its final result. */
+  public void finishAll() {
+    combiner.tick(true);
+  }
+
+  void broadcast(Worker.Command c) {
+    for (Worker w : workers) {
+      w.command(c);
+    }
+  }
+
+  void recycle(RawBatch b) {
+    b.clear();
+    free.offer(b);
+  }
+
+  void processed(long records, long bad, long readMs) {
+    recordsProcessed.add(records);
+    malformed.add(bad);
+    lastReadToProcessedMs = Math.max(0, config.clock().getAsLong() - readMs);
+  }
+
+  void emitted() {
+    emitted.increment();
+  }
+
+  void publishStats(int worker, Map<String, QueryStats> s) {
+    stats.put(worker, s);
+  }
+
+  void queryEnded(String id) {
+    handles.remove(id);
+    running.decrementAndGet();
+  }
+
+  void sourceDrained() {
+    LOG.debug("source {} ended; every query finished", source.describe());
+    shutdown();
+  }
+
+  private void read() {
+    int next = 0;
+    try {
+      while (!closing) {
+        RawBatch b = free.take();
+        b.clear();
+        boolean more = source.poll(b, config.batchRecords(), 50);
+        if (b.isEmpty()) {
+          free.offer(b);
+        } else {
+          b.readTimeMs(config.clock().getAsLong());
+          recordsRead.add(b.size());
+          bytesRead.add(b.bytes());
+          workers[next].batches.put(b);
+          next = (next + 1) % workers.length;
+        }
+        if (!more) {
+          if (config.stopWhenSourceEnds()) {
+            broadcast(new Worker.Drain());
+          }
+          return;
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (IOException | RuntimeException e) {
+      sourceError = e.getMessage();
+      LOG.error("source {} failed: {}", source.describe(), e.toString());
+      if (config.stopWhenSourceEnds()) {
+        broadcast(new Worker.Drain());
+      }
+    }
+  }
+
+  /** Why the source stopped with an error, or null. */
+  public String sourceError() {
+    return sourceError;
+  }
+
+  public EngineMetrics metrics() {
+    Map<String, QueryStats> perQuery = new HashMap<>();
+    for (Map<String, QueryStats> s : stats.values()) {
+      s.forEach((id, st) -> perQuery.merge(id, st, QueryStats::plus));
+    }
+    perQuery.keySet().retainAll(handles.keySet());
+    int queued = 0;
+    for (Worker w : workers) {
+      queued += w.batches.size();
+    }
+    return new EngineMetrics(
+        recordsRead.sum(),
+        bytesRead.sum(),
+        recordsProcessed.sum(),
+        malformed.sum(),
+        source.skipped(),
+        queued,
+        lastReadToProcessedMs,
+        running.get(),
+        started.sum(),
+        emitted.sum(),
+        perQuery);
+  }
+
+  /** Queries running now. */
+  public List<Query> running() {
+    return handles.values().stream().map(QueryHandle::query).toList();
+  }
+
+  /** Waits until the engine stops (its bounded source ended, or it was closed). */
+  public boolean awaitStopped(long timeout, TimeUnit unit) throws InterruptedException {
+    return stopped.await(timeout, unit);
+  }
+
+  public boolean isStopped() {
+    return stopped.getCount() == 0;
+  }
+
+  private synchronized void shutdown() {
+    if (stopped.getCount() == 0) {
+      return;
+    }
+    closing = true;
+    if (ticker != null) {
+      ticker.shutdownNow();
+    }
+    readerThread.interrupt();
+    for (Worker w : workers) {
+      w.stop();
+    }
+    combiner.stop();
+    try {
+      source.close();
+    } catch (IOException e) {
+      LOG.warn("closing source {}: {}", source.describe(), e.toString());
+    }
+    stopped.countDown();
+  }
+
+  /** Stops the engine at once; running queries end without a final result. */
+  @Override
+  public void close() {
+    shutdown();
+    try {
+      combinerThread.join(5_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,32 @@
+package io.spyglass.engine;
+
+import io.spyglass.core.query.QueryStats;
+import java.util.Map;
+
+/**
+ * A snapshot of an engine's counters.
+ *
+ * @param recordsRead records the source handed to the engine
+ * @param bytesRead bytes of those records
+ * @param recordsProcessed records parsed and offered to the queries
+ * @param malformed records that could not be read (bad JSON, invalid UTF-8, over a limit), skipped
+ * @param sourceSkipped input the source itself skipped (e.g. oversize lines)
+ * @param queuedBatches batches read but not yet processed: the engine's lag behind its source
+ * @param lastReadToProcessedMs for the last batch, milliseconds from read to processed
+ * @param runningQueries queries running now
+ * @param queriesStarted queries started since the engine started
+ * @param resultsEmitted results emitted since the engine started
+ * @param queries per running query, its statistics summed over workers (as of the last tick)
+ */
+public record EngineMetrics(
+    long recordsRead,
+    long bytesRead,
+    long recordsProcessed,
+    long malformed,
+    long sourceSkipped,
+    int queuedBatches,
+    long lastReadToProcessedMs,
+    int runningQueries,
+    long queriesStarted,
+    long resultsEmitted,
+    Map<String, QueryStats> queries) {}

@@ -1,0 +1,108 @@
+package io.spyglass.engine;
+
+import io.spyglass.core.query.Query;
+import io.spyglass.core.result.Result;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A running query's handle: its id, its results as they are emitted, and a way to stop it. Results
+ * wait in a bounded queue; a subscriber that leaves it full is cut off (the query is stopped with
+ * {@link #error()} set) so that it never stalls ingestion or other queries.
+ *
+ * <p>Thread-safe: results are offered by the engine's combiner thread and taken by any thread.
+ */
+public final class QueryHandle {
+  private final Query query;
+  private final BlockingQueue<Result> results;
+  private final Engine engine;
+  private final CountDownLatch done = new CountDownLatch(1);
+  private volatile String error;
+  private volatile long emitted;
+
+  QueryHandle(Query query, int capacity, Engine engine) {
+    this.query = query;
+    this.results = new ArrayBlockingQueue<>(capacity);
+    this.engine = engine;
+  }
+
+  public String id() {
+    return query.id();
+  }
+
+  public Query query() {
+    return query;
+  }
+
+  /**
+   * The next result, waiting up to {@code timeout}; null when none came in time, or when the query
+   * is {@link #isDone() done} and every result has been taken.
+   */
+  public Result poll(long timeout, TimeUnit unit) throws InterruptedException {
+    Result r = results.poll();
+    if (r != null || isDone()) {
+      return r;
+    }
+    long deadline = System.nanoTime() + unit.toNanos(timeout);
+    while (true) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return null;
+      }
+      r = results.poll(Math.min(left, TimeUnit.MILLISECONDS.toNanos(50)), TimeUnit.NANOSECONDS);
+      if (r != null) {
+        return r;
+      }
+      if (isDone()) {
+        return results.poll();
+      }
+    }
+  }
+
+  /** True once the query has ended (finished, killed or failed); unread results may remain. */
+  public boolean isDone() {
+    return done.getCount() == 0;
+  }
+
+  /** Waits until the query ends; true if it did within the timeout. */
+  public boolean awaitDone(long timeout, TimeUnit unit) throws InterruptedException {
+    return done.await(timeout, unit);
+  }
+
+  /** Why the query was stopped by the engine (e.g. its subscriber fell behind), or null. */
+  public String error() {
+    return error;
+  }
+
+  /** Results emitted so far. */
+  public long emitted() {
+    return emitted;
+  }
+
+  /** Stops the query; it emits nothing more and its state is freed. */
+  public void kill() {
+    engine.kill(query.id());
+  }
+
+  /** Called by the combiner thread. Returns false when the subscriber is too slow. */
+  boolean offer(Result r) {
+    if (!results.offer(r)) {
+      return false;
+    }
+    emitted++;
+    return true;
+  }
+
+  void end(String errorOrNull) {
+    if (done.getCount() == 0) {
+      return;
+    }
+    if (errorOrNull != null && error == null) {
+      error = errorOrNull;
+    }
+    engine.queryEnded(query.id());
+    done.countDown();
+  }
+}

@@ -1,0 +1,159 @@
+package io.spyglass.engine;
+
+import io.spyglass.core.partial.Partial;
+import io.spyglass.core.query.FilterSet;
+import io.spyglass.core.query.Query;
+import io.spyglass.core.query.QueryStats;
+import io.spyglass.core.record.JsonRecordReader;
+import io.spyglass.core.record.MalformedRecordException;
+import io.spyglass.core.record.Record;
+import io.spyglass.engine.source.RawBatch;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A filter worker: parses the batches it is handed (only the fields its queries need) and offers
+ * each record to its {@link FilterSet}. Partials go to the combiner as copies. Commands (add or
+ * remove a query, flush) are taken between batches, so a batch is never interleaved with them.
+ */
+final class Worker implements Runnable {
+  /** Virtual field: when the engine read the record, epoch ms of the engine clock. */
+  static final String READ_TIME = "_read_ms";
+
+  static final String KAFKA_PARTITION = "_kafka_partition";
+  static final String KAFKA_OFFSET = "_kafka_offset";
+  static final String KAFKA_TIMESTAMP = "_kafka_timestamp";
+
+  sealed interface Command {}
+
+  record Add(Query query) implements Command {}
+
+  record Remove(String queryId) implements Command {}
+
+  /** Flush every partial, publish statistics, then report {@code Flushed(tick)}. */
+  record Flush(long tickMs) implements Command {}
+
+  /** The source ended: process what is queued, flush, report, and stop. */
+  record Drain() implements Command {}
+
+  final int id;
+  final BlockingQueue<RawBatch> batches;
+  private final ConcurrentLinkedQueue<Command> commands = new ConcurrentLinkedQueue<>();
+  private final Engine engine;
+  private final FilterSet filters;
+  private final JsonRecordReader reader = new JsonRecordReader();
+  private final Record record = new Record(128);
+  private Set<String> selected;
+  private volatile boolean stop;
+
+  Worker(int id, int queueBatches, Engine engine) {
+    this.id = id;
+    this.batches = new ArrayBlockingQueue<>(queueBatches);
+    this.engine = engine;
+    this.filters =
+        new FilterSet(engine.config().limits(), engine.config().clock(), this::onPartial);
+  }
+
+  void command(Command c) {
+    commands.add(c);
+  }
+
+  void stop() {
+    stop = true;
+  }
+
+  private void onPartial(Query query, Partial partial) {
+    Partial copy = partial.emptyCopy();
+    copy.merge(partial);
+    engine.combiner().partial(query, copy);
+  }
+
+  @Override
+  public void run() {
+    try {
+      while (!stop) {
+        if (runCommands()) {
+          return;
+        }
+        RawBatch batch = batches.poll(5, TimeUnit.MILLISECONDS);
+        if (batch != null) {
+          process(batch);
+          engine.recycle(batch);
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Runs pending commands; returns true when the worker must end. */
+  private boolean runCommands() throws InterruptedException {
+    Command c;
+    while ((c = commands.poll()) != null) {
+      if (c instanceof Add) {
+        filters.add(((Add) c).query());
+        refreshSelection();
+      } else if (c instanceof Remove) {
+        filters.remove(((Remove) c).queryId());
+        refreshSelection();
+      } else if (c instanceof Flush) {
+        filters.flush();
+        publishStats();
+        engine.combiner().flushed(id, ((Flush) c).tickMs());
+      } else if (c instanceof Drain) {
+        RawBatch batch;
+        while ((batch = batches.poll()) != null) {
+          process(batch);
+          engine.recycle(batch);
+        }
+        filters.flush();
+        publishStats();
+        engine.combiner().drained(id);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void refreshSelection() {
+    Set<String> want = filters.needsAllFields() ? null : filters.referencedFields();
+    if (want != selected) {
+      selected = want;
+      reader.select(want);
+    }
+  }
+
+  private void publishStats() {
+    Map<String, QueryStats> stats = filters.stats();
+    engine.publishStats(id, stats);
+  }
+
+  private void process(RawBatch batch) {
+    byte[] data = batch.data();
+    long readMs = batch.readTimeMs();
+    boolean positioned = batch.positioned();
+    long malformed = 0;
+    int n = batch.size();
+    for (int i = 0; i < n; i++) {
+      try {
+        reader.read(data, batch.start(i), batch.length(i), record);
+      } catch (MalformedRecordException e) {
+        malformed++;
+        continue;
+      }
+      record.putLong(READ_TIME, readMs);
+      if (positioned) {
+        record.putLong(KAFKA_PARTITION, batch.partition(i));
+        record.putLong(KAFKA_OFFSET, batch.offset(i));
+        record.putLong(KAFKA_TIMESTAMP, batch.timestamp(i));
+      }
+      filters.process(record);
+    }
+    filters.endOfBatch();
+    engine.processed(n - malformed, malformed, readMs);
+  }
+}

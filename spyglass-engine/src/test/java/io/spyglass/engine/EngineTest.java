@@ -1,0 +1,178 @@
+package io.spyglass.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.spyglass.core.result.Result;
+import io.spyglass.core.syntax.BqlException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class EngineTest {
+  private static final EngineConfig CONFIG = EngineConfig.defaults().withWorkers(2).withTickMs(20);
+
+  private static List<String> events(int n) {
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      out.add(
+          "{\"id\":\"r"
+              + i
+              + "\",\"country\":\""
+              + (i % 3 == 0 ? "us" : "fr")
+              + "\",\"duration\":"
+              + i
+              + ",\"status\":"
+              + (i % 2 == 0 ? 200 : 500)
+              + "}");
+    }
+    return out;
+  }
+
+  private static List<Result> drain(QueryHandle h) throws InterruptedException {
+    List<Result> out = new ArrayList<>();
+    while (true) {
+      Result r = h.poll(10, TimeUnit.SECONDS);
+      if (r == null) {
+        assertThat(h.isDone()).as("query %s ended", h.id()).isTrue();
+        return out;
+      }
+      out.add(r);
+      if (r.meta().isFinal()) {
+        return out;
+      }
+    }
+  }
+
+  @Test
+  void boundedSourceFinishesEveryQueryWithItsFinalResult() throws Exception {
+    ListSource source = new ListSource();
+    try (Engine engine = Engine.start(source, CONFIG)) {
+      QueryHandle count =
+          engine.submit("SELECT COUNT(*) AS n FROM STREAM(60000, TIME) WHERE status = 500");
+      QueryHandle group =
+          engine.submit(
+              "SELECT country, COUNT(*) AS n, SUM(duration) AS s FROM STREAM(60000, TIME)"
+                  + " GROUP BY country");
+      QueryHandle distinct =
+          engine.submit("SELECT COUNT(DISTINCT country) AS c FROM STREAM(60000, TIME)");
+      QueryHandle quantile =
+          engine.submit("SELECT QUANTILE(duration, MANUAL, 0.5) FROM STREAM(60000, TIME)");
+      QueryHandle top = engine.submit("SELECT TOP(1, country) AS n FROM STREAM(60000, TIME)");
+      QueryHandle raw = engine.submit("SELECT id FROM STREAM(60000, TIME) WHERE duration < 3");
+      // queries start on the workers before records flow
+      engine.tick();
+      Thread.yield();
+      awaitRunningOnWorkers(engine, 6);
+      source.add(events(1000));
+      source.end();
+      assertThat(engine.awaitStopped(20, TimeUnit.SECONDS)).isTrue();
+
+      assertThat(drain(count).get(0).records()).containsExactly(Map.of("n", 500L));
+      assertThat(drain(group).get(0).records())
+          .containsExactlyInAnyOrder(
+              Map.of("country", "us", "n", 334L, "s", 166_833.0),
+              Map.of("country", "fr", "n", 666L, "s", 332_667.0));
+      assertThat(drain(distinct).get(0).records()).containsExactly(Map.of("c", 2L));
+      assertThat(drain(quantile).get(0).records().get(0).get("Value")).isEqualTo(500.0);
+      assertThat(drain(top).get(0).records()).containsExactly(Map.of("country", "fr", "n", 666L));
+      assertThat(drain(raw).get(0).records())
+          .containsExactlyInAnyOrder(Map.of("id", "r0"), Map.of("id", "r1"), Map.of("id", "r2"));
+      assertThat(engine.metrics().recordsProcessed()).isEqualTo(1000);
+    }
+  }
+
+  /** Waits until every worker has the queries: a tick round-trip proves the commands ran. */
+  private static void awaitRunningOnWorkers(Engine engine, int queries)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (engine.metrics().queries().size() < queries && System.nanoTime() < deadline) {
+      engine.tick();
+      Thread.sleep(5);
+    }
+    assertThat(engine.metrics().queries()).hasSize(queries);
+  }
+
+  @Test
+  void rawQueryFinishesAsSoonAsItHasItsRecords() throws Exception {
+    ListSource source = new ListSource();
+    try (Engine engine = Engine.start(source, CONFIG.withTickMs(0))) {
+      QueryHandle q = engine.submit("SELECT * FROM STREAM(MAX, TIME) WHERE country = 'us' LIMIT 2");
+      awaitRunningOnWorkers(engine, 1);
+      source.add(events(10));
+      Result r = q.poll(10, TimeUnit.SECONDS);
+      assertThat(r).isNotNull();
+      assertThat(r.meta().isFinal()).isTrue();
+      assertThat(r.records()).hasSize(2);
+      assertThat(r.records().get(0)).containsKey("_read_ms");
+      assertThat(q.awaitDone(5, TimeUnit.SECONDS)).isTrue();
+    }
+  }
+
+  @Test
+  void badQueriesAreRejectedAndMalformedRecordsCounted() throws Exception {
+    ListSource source = new ListSource();
+    try (Engine engine = Engine.start(source, CONFIG)) {
+      assertThatThrownBy(() -> engine.submit("SELECT FROM")).isInstanceOf(BqlException.class);
+      QueryHandle q = engine.submit("SELECT COUNT(*) AS n FROM STREAM(60000, TIME)");
+      awaitRunningOnWorkers(engine, 1);
+      source.add(List.of("{\"a\":1}", "{not json", "[1]", "{\"a\":2}", "{\"a\":\"\\ud800\"}"));
+      source.end();
+      assertThat(engine.awaitStopped(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(drain(q).get(0).records()).containsExactly(Map.of("n", 3L));
+      assertThat(engine.metrics().malformed()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void tooManyQueriesAreRefused() {
+    try (Engine engine = Engine.start(new ListSource(), CONFIG.withMaxQueries(2))) {
+      engine.submit("SELECT * FROM STREAM()");
+      engine.submit("SELECT * FROM STREAM()");
+      assertThatThrownBy(() -> engine.submit("SELECT * FROM STREAM()"))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("Too many queries");
+    }
+  }
+
+  @Test
+  void slowSubscriberIsCutOffWithoutStallingOthers() throws Exception {
+    ListSource source = new ListSource();
+    try (Engine engine = Engine.start(source, CONFIG.withResultQueue(4).withTickMs(0))) {
+      QueryHandle slow =
+          engine.submit(
+              "SELECT * FROM STREAM(MAX, TIME) WHERE country = 'us'"
+                  + " WINDOWING EVERY(1, RECORD, FIRST, 1, RECORD)");
+      QueryHandle other = engine.submit("SELECT COUNT(*) AS n FROM STREAM(MAX, TIME)");
+      awaitRunningOnWorkers(engine, 2);
+      source.add(events(300));
+      assertThat(slow.awaitDone(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(slow.error()).contains("fell behind");
+      source.add(events(300));
+      source.end();
+      assertThat(engine.awaitStopped(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(drain(other).get(0).records()).containsExactly(Map.of("n", 600L));
+    }
+  }
+
+  @Test
+  void killFreesTheQueryEverywhere() throws Exception {
+    ListSource source = new ListSource();
+    try (Engine engine = Engine.start(source, CONFIG)) {
+      QueryHandle q = engine.submit("SELECT COUNT(*) FROM STREAM(MAX, TIME)");
+      awaitRunningOnWorkers(engine, 1);
+      source.add(events(100));
+      q.kill();
+      assertThat(q.awaitDone(5, TimeUnit.SECONDS)).isTrue();
+      assertThat(engine.running()).isEmpty();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+      while (!engine.metrics().queries().isEmpty() && System.nanoTime() < deadline) {
+        engine.tick();
+        Thread.sleep(5);
+      }
+      assertThat(engine.metrics().queries()).isEmpty();
+    }
+  }
+}
