@@ -136,7 +136,8 @@ public final class ExprCompiler {
       case FILTER:
         return new Filter(compile(c.arg(0)), compile(c.arg(1)), stats);
       case INDEX:
-        return new Index(compile(c.arg(0)), compile(c.arg(1)), stats);
+        Eval index = new Index(compile(c.arg(0)), compile(c.arg(1)), stats);
+        return c.type().isUnknown() ? index : new Typed(index, c.type());
       case LIST:
         return list(c);
       case TRIM:
@@ -1272,6 +1273,37 @@ public final class ExprCompiler {
         return i >= 0 && i < list.size() ? load(list.get((int) i)) : NULL;
       }
       stats.errors++;
+      return NULL;
+    }
+  }
+
+  /**
+   * A value read from a map or list with a known type (a type hint, or the element type of a hinted
+   * container): values of another kind read as NULL, numbers convert.
+   */
+  static final class Typed extends Eval {
+    final Eval a;
+    final byte kind;
+
+    Typed(Eval a, Type type) {
+      this.a = a;
+      this.kind = (byte) type.kind().ordinal();
+    }
+
+    @Override
+    public int eval(Record r) {
+      int k = a.eval(r);
+      if (k == kind) {
+        l = a.l;
+        d = a.d;
+        o = a.o;
+        return k;
+      }
+      if (isNum(k) && Values.isNumeric(kind)) {
+        l = a.l;
+        d = a.d;
+        return convertNumber(this, k, kind);
+      }
       return NULL;
     }
   }

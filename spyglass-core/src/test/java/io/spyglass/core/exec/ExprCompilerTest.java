@@ -133,5 +133,10 @@ class ExprCompilerTest {
     assertThat(eval(new FieldRef("s", Type.LONG, true))).isNull();
     assertThat(eval(new FieldRef("n", Type.DOUBLE, true))).isEqualTo(5.0);
     assertThat(eval(new FieldRef("m", Type.mapOf(Type.STRING), true))).isNotNull();
+    assertThat(eval(new Call(Op.INDEX, List.of(f("m"), Literal.of("k")), Type.STRING)))
+        .isEqualTo("v");
+    assertThat(eval(new Call(Op.INDEX, List.of(f("m"), Literal.of("k")), Type.LONG))).isNull();
+    assertThat(eval(new Call(Op.INDEX, List.of(f("l"), Literal.of(0L)), Type.DOUBLE)))
+        .isEqualTo(1.0);
   }
 }
