@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -36,10 +37,15 @@ import java.util.Map;
  *
  * <ul>
  *   <li>{@code query ID: BQL} starts a query.
- *   <li>{@code records:} then one JSON record per line, up to the next step: one batch.
+ *   <li>{@code records:} then one JSON record per line, up to the next step: one batch. A line
+ *       starting with {@code !} is a record taken as it is, even when it does not start with
+ *       {@code {}: for malformed input.
+ *   <li>{@code repeat N: JSON} one batch of N copies of the record.
  *   <li>{@code advance MS} moves the clock and closes due windows; {@code finish} ends every query.
  *   <li>{@code expect ID: [records]} the query's next unread result has exactly these records, in
- *       order (numbers compare by value). {@code expect-unordered ID: [...]} in any order.
+ *       order. Numbers compare by value, but an integer never equals a decimal: {@code 2} is a
+ *       LONG, {@code 2.0} a DOUBLE. {@code expect-unordered ID: [...]} in any order.
+ *   <li>{@code skip ID N} reads past the query's next N results, which must exist.
  *   <li>{@code expect-meta ID: {...}} the meta of the last result read for ID contains this object
  *       (a subset match).
  *   <li>{@code expect-none ID} the query has no unread result.
@@ -123,6 +129,22 @@ public final class GoldenScript {
         } else if (step.startsWith("query ")) {
           int colon = step.indexOf(':');
           driver.submit(step.substring(6, colon).strip(), step.substring(colon + 1).strip());
+        } else if (step.startsWith("repeat ")) {
+          int colon = step.indexOf(':');
+          int n = Integer.parseInt(step.substring(7, colon).strip());
+          String[] copies = new String[n];
+          Arrays.fill(copies, step.substring(colon + 1).strip());
+          driver.pipe(copies);
+        } else if (step.startsWith("skip ")) {
+          String[] parts = step.substring(5).strip().split("\\s+");
+          String id = parts[0];
+          int n = read.getOrDefault(id, 0) + Integer.parseInt(parts[1]);
+          List<Result> rs = driver.results(id);
+          if (rs.size() < n) {
+            throw new AssertionError("query " + id + " emitted only " + rs.size() + " results");
+          }
+          read.put(id, n);
+          lastRead.put(id, rs.get(n - 1));
         } else if (step.startsWith("advance ")) {
           driver.advance(Long.parseLong(step.substring(8).strip()));
         } else if (step.equals("finish")) {
@@ -212,10 +234,13 @@ public final class GoldenScript {
     }
   }
 
-  /** Numbers compare by value; everything else structurally. */
+  /** Numbers compare by value, integers only with integers; everything else structurally. */
   private static final Comparator<JsonNode> BY_VALUE =
       (a, b) -> {
         if (a.isNumber() && b.isNumber()) {
+          if (a.isIntegralNumber() != b.isIntegralNumber()) {
+            return 1;
+          }
           return Math.abs(a.doubleValue() - b.doubleValue())
                   <= 1e-9 * Math.max(1, Math.abs(a.doubleValue()))
               ? 0
