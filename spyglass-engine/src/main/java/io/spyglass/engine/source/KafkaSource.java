@@ -1,0 +1,274 @@
+package io.spyglass.engine.source;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * A Kafka topic ({@code kafka://host:port/topic}): record values are the JSON records, each with
+ * its partition, offset and Kafka timestamp.
+ *
+ * <p>Without a consumer group the source assigns itself every partition of the topic and seeks to
+ * the start position: queries look forward, so nothing is committed. With a group, partitions are
+ * shared with the group's other members and each assigned partition is sought to the start
+ * position; offsets are not committed either. Partitions added to the topic later are not picked up
+ * without a group.
+ *
+ * <p>Records with a null value (tombstones) are skipped and counted in {@link #skipped()}.
+ *
+ * <p>Polled from one thread; {@link #close()} may be called from any: it wakes a poll in progress,
+ * which then returns false, and closes the consumer.
+ */
+public final class KafkaSource implements Source {
+  /** How long to wait for the topic's metadata when opening. */
+  private static final Duration METADATA_TIMEOUT = Duration.ofSeconds(30);
+
+  /** Where reading starts. */
+  public record StartAt(Kind kind, long timestampMs) {
+    public enum Kind {
+      /** Records produced after the source opened. */
+      LATEST,
+      /** Everything the topic retains. */
+      EARLIEST,
+      /** The first record of each partition with a timestamp at or after {@code timestampMs}. */
+      TIMESTAMP
+    }
+
+    public StartAt {
+      Objects.requireNonNull(kind);
+      if (kind == Kind.TIMESTAMP && timestampMs < 0) {
+        throw new IllegalArgumentException("Start timestamp must be >= 0, not " + timestampMs);
+      }
+    }
+
+    public static StartAt latest() {
+      return new StartAt(Kind.LATEST, -1);
+    }
+
+    public static StartAt earliest() {
+      return new StartAt(Kind.EARLIEST, -1);
+    }
+
+    public static StartAt timestamp(long epochMs) {
+      return new StartAt(Kind.TIMESTAMP, epochMs);
+    }
+
+    @Override
+    public String toString() {
+      return kind == Kind.TIMESTAMP ? Long.toString(timestampMs) : kind.name().toLowerCase();
+    }
+  }
+
+  /**
+   * @param from where reading starts
+   * @param group a consumer group to share partitions with, or null to read all partitions
+   * @param consumerProperties extra consumer settings, applied last (e.g. security)
+   */
+  public record Options(StartAt from, String group, Map<String, Object> consumerProperties) {
+    public static final Options DEFAULTS = new Options(StartAt.latest(), null, Map.of());
+
+    public Options {
+      Objects.requireNonNull(from);
+      consumerProperties = Map.copyOf(consumerProperties);
+    }
+
+    public Options withFrom(StartAt v) {
+      return new Options(v, group, consumerProperties);
+    }
+
+    public Options withGroup(String v) {
+      return new Options(from, v, consumerProperties);
+    }
+
+    public Options withConsumerProperties(Map<String, Object> v) {
+      return new Options(from, group, v);
+    }
+  }
+
+  private final String description;
+  private final Options options;
+  private final KafkaConsumer<byte[], byte[]> consumer;
+  private final Object lock = new Object();
+  private volatile boolean closed;
+  private boolean consumerClosed;
+  private Iterator<ConsumerRecord<byte[], byte[]>> pending;
+  private long skipped;
+
+  /**
+   * Connects and positions the consumer; with {@link StartAt#latest()}, records produced after this
+   * returns are read.
+   *
+   * @throws IllegalArgumentException when the topic does not exist
+   * @throws IOException when the cluster does not answer in time
+   */
+  public KafkaSource(String bootstrapServers, String topic, Options options) throws IOException {
+    this.options = Objects.requireNonNull(options);
+    this.description = "kafka://" + bootstrapServers + "/" + topic;
+    this.consumer = new KafkaConsumer<>(config(bootstrapServers, topic, options));
+    try {
+      List<PartitionInfo> infos;
+      try {
+        infos = consumer.partitionsFor(topic, METADATA_TIMEOUT);
+      } catch (TimeoutException e) {
+        throw new IOException(
+            "Kafka at "
+                + bootstrapServers
+                + " did not answer within "
+                + METADATA_TIMEOUT.toSeconds()
+                + " s for topic '"
+                + topic
+                + "'",
+            e);
+      }
+      if (infos == null || infos.isEmpty()) {
+        throw new IllegalArgumentException(
+            "Kafka topic '" + topic + "' does not exist on " + bootstrapServers);
+      }
+      if (options.group() == null) {
+        List<TopicPartition> partitions = new ArrayList<>();
+        for (PartitionInfo info : infos) {
+          partitions.add(new TopicPartition(topic, info.partition()));
+        }
+        consumer.assign(partitions);
+        seek(partitions);
+        for (TopicPartition tp : partitions) {
+          // Resolves the lazy seek now, so that "latest" means "after opening", not "after the
+          // first poll".
+          consumer.position(tp, METADATA_TIMEOUT);
+        }
+      } else {
+        consumer.subscribe(
+            List.of(topic),
+            new ConsumerRebalanceListener() {
+              @Override
+              public void onPartitionsRevoked(Collection<TopicPartition> partitions) {}
+
+              @Override
+              public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                seek(partitions);
+              }
+            });
+      }
+    } catch (IOException | RuntimeException e) {
+      consumer.close();
+      throw e;
+    }
+  }
+
+  private static Map<String, Object> config(String bootstrap, String topic, Options options) {
+    Map<String, Object> config = new HashMap<>();
+    config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    config.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
+    config.put(ConsumerConfig.CLIENT_ID_CONFIG, "spyglass-source-" + topic);
+    config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000);
+    // Where to go when a sought offset is no longer retained.
+    config.put(
+        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+        options.from().kind() == StartAt.Kind.EARLIEST ? "earliest" : "latest");
+    if (options.group() != null) {
+      config.put(ConsumerConfig.GROUP_ID_CONFIG, options.group());
+    }
+    config.putAll(options.consumerProperties());
+    return config;
+  }
+
+  private void seek(Collection<TopicPartition> partitions) {
+    switch (options.from().kind()) {
+      case EARLIEST -> consumer.seekToBeginning(partitions);
+      case LATEST -> consumer.seekToEnd(partitions);
+      case TIMESTAMP -> {
+        Map<TopicPartition, Long> query = new HashMap<>();
+        for (TopicPartition tp : partitions) {
+          query.put(tp, options.from().timestampMs());
+        }
+        Map<TopicPartition, OffsetAndTimestamp> found =
+            consumer.offsetsForTimes(query, METADATA_TIMEOUT);
+        List<TopicPartition> none = new ArrayList<>();
+        for (TopicPartition tp : partitions) {
+          OffsetAndTimestamp at = found.get(tp);
+          if (at == null) {
+            none.add(tp); // nothing at or after the time yet
+          } else {
+            consumer.seek(tp, at.offset());
+          }
+        }
+        if (!none.isEmpty()) {
+          consumer.seekToEnd(none);
+        }
+      }
+    }
+  }
+
+  @Override
+  public boolean poll(RawBatch batch, int maxRecords, long maxWaitMs) {
+    synchronized (lock) {
+      if (closed) {
+        return false;
+      }
+      if (pending == null || !pending.hasNext()) {
+        try {
+          pending = consumer.poll(Duration.ofMillis(maxWaitMs)).iterator();
+        } catch (WakeupException e) {
+          return !closed;
+        }
+      }
+      int n = 0;
+      while (n < maxRecords && pending.hasNext()) {
+        ConsumerRecord<byte[], byte[]> r = pending.next();
+        byte[] value = r.value();
+        if (value == null) {
+          skipped++;
+          continue;
+        }
+        batch.add(value, 0, value.length, r.partition(), r.offset(), r.timestamp());
+        n++;
+      }
+      return true;
+    }
+  }
+
+  @Override
+  public String describe() {
+    return description;
+  }
+
+  @Override
+  public long skipped() {
+    return skipped;
+  }
+
+  public Options options() {
+    return options;
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    consumer.wakeup();
+    synchronized (lock) {
+      if (!consumerClosed) {
+        consumerClosed = true;
+        consumer.close();
+      }
+    }
+  }
+}

@@ -1,0 +1,216 @@
+package io.spyglass.engine.source;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.test.KafkaClusterTestKit;
+import org.apache.kafka.common.test.TestKitNodes;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Against a real single-node KRaft broker, started once for the class. */
+class KafkaSourceTest {
+  private static final long T0 = 1_700_000_000_000L;
+  private static KafkaClusterTestKit cluster;
+  private static KafkaProducer<byte[], byte[]> producer;
+  private static String bootstrap;
+
+  /** What a produced record should look like when read back. */
+  private record Sent(int partition, long offset, long timestamp, String value) {}
+
+  @BeforeAll
+  static void startBroker() throws Exception {
+    cluster =
+        new KafkaClusterTestKit.Builder(
+                new TestKitNodes.Builder()
+                    .setCombined(true)
+                    .setNumBrokerNodes(1)
+                    .setNumControllerNodes(1)
+                    .build())
+            .setConfigProp("offsets.topic.replication.factor", "1")
+            .setConfigProp("transaction.state.log.replication.factor", "1")
+            .setConfigProp("transaction.state.log.min.isr", "1")
+            .setConfigProp("share.coordinator.state.topic.replication.factor", "1")
+            .setConfigProp("share.coordinator.state.topic.min.isr", "1")
+            .setConfigProp("group.initial.rebalance.delay.ms", "0")
+            .setConfigProp("auto.create.topics.enable", "false")
+            .build();
+    cluster.format();
+    cluster.startup();
+    cluster.waitForReadyBrokers();
+    bootstrap = cluster.bootstrapServers();
+    try (var admin = cluster.admin()) {
+      admin
+          .createTopics(
+              List.of(
+                  new NewTopic("earliest", 3, (short) 1),
+                  new NewTopic("latest", 2, (short) 1),
+                  new NewTopic("times", 1, (short) 1),
+                  new NewTopic("grouped", 2, (short) 1),
+                  new NewTopic("spec", 1, (short) 1),
+                  new NewTopic("idle", 1, (short) 1)))
+          .all()
+          .get(30, TimeUnit.SECONDS);
+    }
+    producer =
+        new KafkaProducer<>(
+            Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrap,
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+                ByteArraySerializer.class,
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+                ByteArraySerializer.class,
+                ProducerConfig.ACKS_CONFIG,
+                "all"));
+  }
+
+  @AfterAll
+  static void stopBroker() throws Exception {
+    if (producer != null) {
+      producer.close();
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test
+  void readsFromEarliestWithPartitionOffsetAndTimestamp() throws Exception {
+    List<Sent> sent = produce("earliest", 30, 3, T0);
+    try (KafkaSource source =
+        new KafkaSource(
+            bootstrap,
+            "earliest",
+            KafkaSource.Options.DEFAULTS.withFrom(KafkaSource.StartAt.earliest()))) {
+      assertThat(read(source, 30)).containsExactlyInAnyOrderElementsOf(sent);
+      assertThat(source.describe()).isEqualTo("kafka://" + bootstrap + "/earliest");
+    }
+  }
+
+  @Test
+  void readsFromLatestOnlyWhatIsProducedAfterOpening() throws Exception {
+    produce("latest", 10, 2, T0);
+    try (KafkaSource source = new KafkaSource(bootstrap, "latest", KafkaSource.Options.DEFAULTS)) {
+      List<Sent> later = produce("latest", 7, 2, T0 + 1000);
+      List<Sent> got = read(source, 7);
+      assertThat(got).containsExactlyInAnyOrderElementsOf(later);
+      assertThat(read(source, 0)).isEmpty();
+    }
+  }
+
+  @Test
+  void readsFromATimestamp() throws Exception {
+    List<Sent> sent = produce("times", 10, 1, T0);
+    try (KafkaSource source =
+        new KafkaSource(
+            bootstrap,
+            "times",
+            KafkaSource.Options.DEFAULTS.withFrom(KafkaSource.StartAt.timestamp(T0 + 6)))) {
+      assertThat(read(source, 4)).containsExactlyElementsOf(sent.subList(6, 10));
+    }
+  }
+
+  @Test
+  void readsWithAConsumerGroup() throws Exception {
+    List<Sent> sent = produce("grouped", 12, 2, T0);
+    try (KafkaSource source =
+        new KafkaSource(
+            bootstrap,
+            "grouped",
+            KafkaSource.Options.DEFAULTS
+                .withFrom(KafkaSource.StartAt.earliest())
+                .withGroup("spyglass-test"))) {
+      assertThat(read(source, 12)).containsExactlyInAnyOrderElementsOf(sent);
+    }
+  }
+
+  @Test
+  void opensFromASpec() throws Exception {
+    List<Sent> sent = produce("spec", 5, 1, T0);
+    try (Source source = Sources.open("kafka://" + bootstrap + "/spec?from=earliest")) {
+      assertThat(source).isInstanceOf(KafkaSource.class);
+      assertThat(read(source, 5)).containsExactlyElementsOf(sent);
+    }
+    try (Source source = Sources.open("kafka://" + bootstrap + "/spec?from=" + (T0 + 3))) {
+      assertThat(read(source, 2)).containsExactlyElementsOf(sent.subList(3, 5));
+    }
+  }
+
+  @Test
+  void aMissingTopicIsAClearError() {
+    assertThatThrownBy(
+            () -> new KafkaSource(bootstrap, "no-such-topic", KafkaSource.Options.DEFAULTS))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("no-such-topic")
+        .hasMessageContaining("does not exist");
+  }
+
+  @Test
+  void closeWakesAWaitingPoll() throws Exception {
+    KafkaSource source = new KafkaSource(bootstrap, "idle", KafkaSource.Options.DEFAULTS);
+    CompletableFuture<Boolean> polled =
+        CompletableFuture.supplyAsync(() -> source.poll(new RawBatch(), 10, 30_000));
+    Thread.sleep(100);
+    long start = System.nanoTime();
+    source.close();
+    assertThat(polled.get(10, TimeUnit.SECONDS)).isFalse();
+    assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(10));
+    assertThat(source.poll(new RawBatch(), 10, 10)).isFalse();
+  }
+
+  /** Produces {@code n} records spread over partitions, with timestamps {@code t0 + i}. */
+  private static List<Sent> produce(String topic, int n, int partitions, long t0) throws Exception {
+    List<Sent> sent = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      String value = "{\"topic\":\"" + topic + "\",\"i\":" + i + ",\"t\":" + (t0 + i) + "}";
+      RecordMetadata meta =
+          producer
+              .send(
+                  new ProducerRecord<>(
+                      topic, i % partitions, t0 + i, null, value.getBytes(StandardCharsets.UTF_8)))
+              .get(30, TimeUnit.SECONDS);
+      sent.add(new Sent(meta.partition(), meta.offset(), meta.timestamp(), value));
+    }
+    return sent;
+  }
+
+  /**
+   * Polls until {@code n} records arrived (or 20 s passed), then once more briefly to catch
+   * anything extra.
+   */
+  private static List<Sent> read(Source source, int n) throws Exception {
+    List<Sent> got = new ArrayList<>();
+    RawBatch batch = new RawBatch();
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    boolean last = false;
+    while (!last) {
+      last = got.size() >= n || System.nanoTime() > end;
+      batch.clear();
+      assertThat(source.poll(batch, 4, last ? 200 : 100)).isTrue();
+      for (int i = 0; i < batch.size(); i++) {
+        assertThat(batch.positioned()).isTrue();
+        got.add(
+            new Sent(
+                batch.partition(i),
+                batch.offset(i),
+                batch.timestamp(i),
+                new String(batch.data(), batch.start(i), batch.length(i), StandardCharsets.UTF_8)));
+      }
+    }
+    return got;
+  }
+}
