@@ -63,7 +63,6 @@ public final class EventGenerator {
     "tags",
     "geo",
     "device_info",
-    "experiments",
     "metrics",
     "flags",
     "app",
@@ -74,9 +73,7 @@ public final class EventGenerator {
     "cart",
     "user_agent",
     "server_host",
-    "request_bytes",
     "response_bytes",
-    "trace_id",
   };
 
   private static final Map<String, Integer> FIELD_INDEX = new HashMap<>();
@@ -203,8 +200,6 @@ public final class EventGenerator {
           "Seoul");
   private static final Pool INCOME_BANDS =
       Pool.strings(0.3, "25k-50k", "50k-100k", "<25k", "100k-200k", ">200k");
-  private static final Pool EDUCATION =
-      Pool.strings(0.5, "bachelors", "high_school", "masters", "other", "doctorate");
   private static final Pool EVENT_TYPES =
       Pool.strings(
           1.2,
@@ -351,20 +346,6 @@ public final class EventGenerator {
           "Surface Pro 9",
           "Bravia XR",
           "PlayStation 5");
-  private static final Pool MANUFACTURERS =
-      Pool.strings(
-          1.0,
-          "Apple",
-          "Samsung",
-          "Google",
-          "Xiaomi",
-          "Lenovo",
-          "Dell",
-          "HP",
-          "Microsoft",
-          "Sony",
-          "OnePlus",
-          "Huawei");
   private static final Pool NETWORKS = Pool.strings(1.0, "wifi", "4g", "5g", "ethernet", "3g");
   private static final Pool CARRIERS =
       Pool.strings(
@@ -380,18 +361,6 @@ public final class EventGenerator {
           "Telcel",
           "Docomo",
           "Telstra");
-  private static final Pool EXPERIMENTS =
-      Pool.strings(
-          0.5,
-          "exp_checkout_v2",
-          "exp_new_feed",
-          "exp_dark_mode",
-          "exp_search_rank",
-          "exp_onboarding",
-          "exp_price_badge",
-          "exp_video_autoplay",
-          "exp_push_timing");
-  private static final Pool VARIANTS = Pool.strings(0.3, "control", "treatment_a", "treatment_b");
   private static final Pool APP_NAMES =
       Pool.strings(1.0, "web", "ios_app", "android_app", "tv_app");
   private static final Pool APP_VERSIONS =
@@ -475,13 +444,11 @@ public final class EventGenerator {
   private static final byte[] K_REGION = JsonBuffer.nextKey("region");
   private static final byte[] K_CITY = JsonBuffer.nextKey("city");
   private static final byte[] K_INCOME = JsonBuffer.nextKey("income_band");
-  private static final byte[] K_EDUCATION = JsonBuffer.nextKey("education");
   private static final byte[] K_STUDENT = JsonBuffer.nextKey("is_student");
   private static final byte[] K_LAT = JsonBuffer.key("lat");
   private static final byte[] K_LON = JsonBuffer.nextKey("lon");
   private static final byte[] K_TIMEZONE = JsonBuffer.nextKey("timezone");
   private static final byte[] K_POSTAL = JsonBuffer.nextKey("postal_code");
-  private static final byte[] K_ACCURACY = JsonBuffer.nextKey("accuracy_m");
   private static final byte[] K_SCREEN = JsonBuffer.key("screen");
   private static final byte[] K_WIDTH = JsonBuffer.key("width");
   private static final byte[] K_HEIGHT = JsonBuffer.nextKey("height");
@@ -490,34 +457,23 @@ public final class EventGenerator {
   private static final byte[] K_CORES = JsonBuffer.key("cpu_cores");
   private static final byte[] K_MEMORY = JsonBuffer.nextKey("memory_gb");
   private static final byte[] K_MODEL = JsonBuffer.nextKey("model");
-  private static final byte[] K_MANUFACTURER = JsonBuffer.nextKey("manufacturer");
   private static final byte[] K_NETWORK = JsonBuffer.nextKey("network");
   private static final byte[] K_TYPE = JsonBuffer.key("type");
   private static final byte[] K_CARRIER = JsonBuffer.nextKey("carrier");
-  private static final byte[] K_DOWNLINK = JsonBuffer.nextKey("downlink_mbps");
   private static final byte[] K_RTT = JsonBuffer.nextKey("rtt_ms");
-  private static final byte[] K_EXP_ID = JsonBuffer.key("id");
-  private static final byte[] K_VARIANT = JsonBuffer.nextKey("variant");
-  private static final byte[] K_BUCKET = JsonBuffer.nextKey("bucket");
   private static final byte[] K_CPU_MS = JsonBuffer.key("cpu_ms");
-  private static final byte[] K_GC_MS = JsonBuffer.nextKey("gc_ms");
   private static final byte[] K_DB_CALLS = JsonBuffer.nextKey("db_calls");
   private static final byte[] K_CACHE_HITS = JsonBuffer.nextKey("cache_hits");
   private static final byte[] K_CACHE_MISSES = JsonBuffer.nextKey("cache_misses");
-  private static final byte[] K_QUEUE_MS = JsonBuffer.nextKey("queue_ms");
   private static final byte[] K_BETA = JsonBuffer.key("beta_user");
   private static final byte[] K_DARK = JsonBuffer.nextKey("dark_mode");
   private static final byte[] K_NEW_CHECKOUT = JsonBuffer.nextKey("new_checkout");
-  private static final byte[] K_ADS_BLOCKED = JsonBuffer.nextKey("ads_blocked");
   private static final byte[] K_APP_NAME = JsonBuffer.key("name");
   private static final byte[] K_VERSION = JsonBuffer.nextKey("version");
-  private static final byte[] K_BUILD = JsonBuffer.nextKey("build");
   private static final byte[] K_PLATFORM = JsonBuffer.nextKey("platform");
   private static final byte[] K_TITLE = JsonBuffer.key("title");
   private static final byte[] K_SECTION = JsonBuffer.nextKey("section");
   private static final byte[] K_LOAD = JsonBuffer.nextKey("load_time_ms");
-  private static final byte[] K_DOM = JsonBuffer.nextKey("dom_nodes");
-  private static final byte[] K_SCROLL = JsonBuffer.nextKey("scroll_depth");
   private static final byte[] K_AD_ID = JsonBuffer.key("ad_id");
   private static final byte[] K_CAMPAIGN = JsonBuffer.nextKey("campaign");
   private static final byte[] K_POSITION = JsonBuffer.nextKey("position");
@@ -525,7 +481,6 @@ public final class EventGenerator {
   private static final byte[] K_CPM = JsonBuffer.nextKey("cpm");
   private static final byte[] K_GDPR = JsonBuffer.key("gdpr");
   private static final byte[] K_CCPA = JsonBuffer.nextKey("ccpa");
-  private static final byte[] K_MARKETING = JsonBuffer.nextKey("marketing");
   private static final byte[] K_ITEMS = JsonBuffer.key("items");
   private static final byte[] K_TOTAL = JsonBuffer.nextKey("total");
   private static final byte[] K_CURRENCY = JsonBuffer.nextKey("currency");
@@ -712,20 +667,17 @@ public final class EventGenerator {
       case 31 -> list(TAGS, 2 + nextInt(4));
       case 32 -> geo();
       case 33 -> deviceInfo();
-      case 34 -> experiments();
-      case 35 -> metrics();
-      case 36 -> flags();
-      case 37 -> app();
-      case 38 -> page();
-      case 39 -> list(SECTIONS, 1 + nextInt(3));
-      case 40 -> adImpressions();
-      case 41 -> consent();
-      case 42 -> cart();
-      case 43 -> USER_AGENTS.write(o, next());
-      case 44 -> serverHost();
-      case 45 -> o.number(200 + nextInt(3000));
-      case 46 -> o.number((long) (5_000 * -Math.log(1 - nextDouble())) + 120);
-      case 47 -> hex(32);
+      case 34 -> metrics();
+      case 35 -> flags();
+      case 36 -> app();
+      case 37 -> page();
+      case 38 -> list(SECTIONS, 1 + nextInt(3));
+      case 39 -> adImpressions();
+      case 40 -> consent();
+      case 41 -> cart();
+      case 42 -> USER_AGENTS.write(o, next());
+      case 43 -> serverHost();
+      case 44 -> o.number((long) (5_000 * -Math.log(1 - nextDouble())) + 120);
       default -> throw new IllegalStateException("No field " + f);
     }
   }
@@ -747,8 +699,6 @@ public final class EventGenerator {
     CITIES.write(o, next());
     o.raw(K_INCOME);
     INCOME_BANDS.write(o, next());
-    o.raw(K_EDUCATION);
-    EDUCATION.write(o, next());
     o.raw(K_STUDENT);
     o.bool(nextInt(5) == 0);
     o.raw('}');
@@ -767,8 +717,6 @@ public final class EventGenerator {
     o.raw('"');
     o.padded(nextInt(100_000), 5);
     o.raw('"');
-    o.raw(K_ACCURACY);
-    o.number(5 + nextInt(2000));
     o.raw('}');
   }
 
@@ -792,8 +740,6 @@ public final class EventGenerator {
     o.number(2L << nextInt(5));
     o.raw(K_MODEL);
     MODELS.write(o, next());
-    o.raw(K_MANUFACTURER);
-    MANUFACTURERS.write(o, next());
     o.raw('}');
     o.raw(K_NETWORK);
     o.raw('{');
@@ -801,8 +747,6 @@ public final class EventGenerator {
     NETWORKS.write(o, next());
     o.raw(K_CARRIER);
     orNull(CARRIERS, 3);
-    o.raw(K_DOWNLINK);
-    o.decimal(50 + nextInt(50_000), 1);
     o.raw(K_RTT);
     o.number(latency() / 4 + 5);
     o.raw('}');
@@ -811,7 +755,7 @@ public final class EventGenerator {
 
   private void testScores() {
     JsonBuffer o = out;
-    int n = 3 + nextInt(4);
+    int n = 2 + nextInt(4);
     int first = nextInt(STUDENTS.size());
     o.raw('{');
     for (int i = 0; i < n; i++) {
@@ -826,41 +770,17 @@ public final class EventGenerator {
     o.raw('}');
   }
 
-  private void experiments() {
-    JsonBuffer o = out;
-    int first = nextInt(EXPERIMENTS.size());
-    o.raw('[');
-    for (int i = 0; i < 2; i++) {
-      if (i > 0) {
-        o.raw(',');
-      }
-      o.raw('{');
-      o.raw(K_EXP_ID);
-      EXPERIMENTS.writeAt(o, (first + i) % EXPERIMENTS.size());
-      o.raw(K_VARIANT);
-      VARIANTS.write(o, next());
-      o.raw(K_BUCKET);
-      o.number(nextInt(100));
-      o.raw('}');
-    }
-    o.raw(']');
-  }
-
   private void metrics() {
     JsonBuffer o = out;
     o.raw('{');
     o.raw(K_CPU_MS);
     o.decimal(nextInt(500_000), 3);
-    o.raw(K_GC_MS);
-    o.decimal(nextInt(20_000), 3);
     o.raw(K_DB_CALLS);
     o.number(nextInt(12));
     o.raw(K_CACHE_HITS);
     o.number(nextInt(40));
     o.raw(K_CACHE_MISSES);
     o.number(nextInt(6));
-    o.raw(K_QUEUE_MS);
-    o.decimal(nextInt(100_000), 3);
     o.raw('}');
   }
 
@@ -874,8 +794,6 @@ public final class EventGenerator {
     o.bool((r & 0x30) == 0);
     o.raw(K_NEW_CHECKOUT);
     o.bool((r & 0x100) != 0);
-    o.raw(K_ADS_BLOCKED);
-    o.bool((r & 0x3000) == 0);
     o.raw('}');
   }
 
@@ -886,8 +804,6 @@ public final class EventGenerator {
     APP_NAMES.write(o, next());
     o.raw(K_VERSION);
     APP_VERSIONS.write(o, next());
-    o.raw(K_BUILD);
-    o.number(20_000 + nextInt(5000));
     o.raw(K_PLATFORM);
     PLATFORMS.write(o, next());
     o.raw('}');
@@ -902,10 +818,6 @@ public final class EventGenerator {
     SECTIONS.write(o, next());
     o.raw(K_LOAD);
     o.number(latency() * 3 + 40);
-    o.raw(K_DOM);
-    o.number(300 + nextInt(4000));
-    o.raw(K_SCROLL);
-    o.decimal(nextInt(101), 2);
     o.raw('}');
   }
 
@@ -941,8 +853,6 @@ public final class EventGenerator {
     o.bool((r & 1) == 0);
     o.raw(K_CCPA);
     o.bool((r & 6) != 0);
-    o.raw(K_MARKETING);
-    o.bool((r & 8) == 0);
     o.raw('}');
   }
 
