@@ -1,0 +1,74 @@
+package io.spyglass.bench;
+
+import io.spyglass.core.plan.QueryLimits;
+import io.spyglass.core.query.QueryProcessor;
+import io.spyglass.core.record.Record;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+
+/**
+ * One aggregation query without a filter in a {@link QueryProcessor}: every record is evaluated and
+ * fed to the query's partial. Score: records/s.
+ *
+ * <p>{@code GROUP_BY} makes 320 groups (40 countries, 8 devices); {@code COUNT_DISTINCT} counts the
+ * 4,096 distinct ids of the record pool, so its sketch stays in exact mode (the slower one); {@code
+ * TOP_K} counts 320 distinct items.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Fork(
+    value = 1,
+    jvmArgsAppend = {Bench.ADD_MODULES, Bench.XMS, Bench.XMX})
+public class AggregationBench {
+  public enum Kind {
+    GROUP_BY(
+        "SELECT demographics.country AS country, device, COUNT(*) AS n,"
+            + " AVG(duration) AS avg_duration FROM STREAM(30000, TIME)"
+            + " GROUP BY demographics.country, device"),
+    COUNT_DISTINCT("SELECT COUNT(DISTINCT id) AS ids FROM STREAM(30000, TIME)"),
+    QUANTILE("SELECT QUANTILE(duration, LINEAR, 11) FROM STREAM(30000, TIME)"),
+    TOP_K("SELECT TOP(10, demographics.country, browser_name) AS n FROM STREAM(30000, TIME)");
+
+    final String bql;
+
+    Kind(String bql) {
+      this.bql = bql;
+    }
+  }
+
+  @Param public Shape shape;
+
+  @Param public Kind kind;
+
+  private Bench.Cursor cursor;
+  private QueryProcessor processor;
+  private long results;
+
+  @Setup
+  public void setUp() {
+    cursor = new Bench.Cursor(Events.records(shape, Events.POOL, 42));
+    processor = new QueryProcessor(QueryLimits.DEFAULTS, () -> Bench.NOW_MS, (q, r) -> results++);
+    processor.submit(kind.name(), kind.bql);
+  }
+
+  @Benchmark
+  @OperationsPerInvocation(Events.BATCH)
+  public long aggregate() {
+    Record[] pool = cursor.pool;
+    for (int i = cursor.nextBatch(), end = i + Events.BATCH; i < end; i++) {
+      processor.process(pool[i]);
+    }
+    processor.endOfBatch();
+    return results;
+  }
+}

@@ -1,0 +1,43 @@
+package io.spyglass.bench;
+
+import io.spyglass.core.plan.QueryLimits;
+import io.spyglass.core.query.Query;
+import io.spyglass.core.record.Record;
+
+/** Settings and helpers shared by the benchmarks. */
+final class Bench {
+  /** DataSketches 7 runs on Java 17 only with the incubating foreign memory module. */
+  static final String ADD_MODULES = "--add-modules=jdk.incubator.foreign";
+
+  static final String XMS = "-Xms2g";
+  static final String XMX = "-Xmx2g";
+
+  /** The engine clock of every benchmark: it never moves, so no query ends by its duration. */
+  static final long NOW_MS = 1_700_000_000_000L;
+
+  private Bench() {}
+
+  static Query parse(String id, String bql) {
+    return Query.parse(id, bql, QueryLimits.DEFAULTS, NOW_MS);
+  }
+
+  /** The records of one invocation: {@link Events#BATCH} of them from the pool, cycling. */
+  static final class Cursor {
+    final Record[] pool;
+    private int next;
+
+    Cursor(Record[] pool) {
+      if (pool.length % Events.BATCH != 0) {
+        throw new IllegalArgumentException("the pool must hold whole batches");
+      }
+      this.pool = pool;
+    }
+
+    /** Index of the first record of the next batch; moves the cursor past it. */
+    int nextBatch() {
+      int start = next;
+      next = start + Events.BATCH == pool.length ? 0 : start + Events.BATCH;
+      return start;
+    }
+  }
+}

@@ -1,0 +1,119 @@
+package io.spyglass.bench;
+
+import io.spyglass.core.plan.QueryLimits;
+import io.spyglass.core.query.QueryProcessor;
+import io.spyglass.core.record.Record;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+
+/**
+ * 100 simultaneous GROUP BY queries in one {@link QueryProcessor}, with one or two keys, one to
+ * three metrics, and filters of four sorts: none, an equality on {@code device} (which the query
+ * index serves), a range on {@code duration}, and an equality on the nested {@code
+ * demographics.country} with a range (which it cannot serve). Each record reaches about 80 of the
+ * filters and feeds about 40 queries. Score: records/s.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Fork(
+    value = 1,
+    jvmArgsAppend = {Bench.ADD_MODULES, Bench.XMS, Bench.XMX})
+public class ManyGroupByBench {
+  static final int QUERIES = 100;
+
+  private static final String[] KEYS = {
+    "device", "browser_name", "os_name", "event_type", "demographics.country", "demographics.age"
+  };
+  private static final String[] METRICS = {
+    "COUNT(*)",
+    "SUM(duration)",
+    "AVG(timespent)",
+    "MIN(duration)",
+    "MAX(demographics.age)",
+    "AVG(duration)"
+  };
+
+  @Param public Shape shape;
+
+  private Bench.Cursor cursor;
+  private QueryProcessor processor;
+  private long results;
+
+  @Setup
+  public void setUp() {
+    cursor = new Bench.Cursor(Events.records(shape, Events.POOL, 42));
+    processor = new QueryProcessor(QueryLimits.DEFAULTS, () -> Bench.NOW_MS, (q, r) -> results++);
+    List<String> texts = queries(new SplittableRandom(13), QUERIES);
+    for (int i = 0; i < texts.size(); i++) {
+      processor.submit("g" + i, texts.get(i));
+    }
+  }
+
+  /** {@code n} GROUP BY queries over the fields every {@link Shape} has. */
+  static List<String> queries(SplittableRandom random, int n) {
+    List<String> out = new ArrayList<>(n);
+    for (int q = 0; q < n; q++) {
+      int first = random.nextInt(KEYS.length);
+      int second = random.nextInt(KEYS.length);
+      List<String> keys = new ArrayList<>();
+      keys.add(KEYS[first]);
+      if (random.nextBoolean() && second != first) {
+        keys.add(KEYS[second]);
+      }
+      StringBuilder select = new StringBuilder("SELECT ");
+      for (String key : keys) {
+        select.append(key).append(" AS ").append(key.replace('.', '_')).append(", ");
+      }
+      int metrics = 1 + random.nextInt(3);
+      for (int m = 0; m < metrics; m++) {
+        select.append(m > 0 ? ", " : "").append(METRICS[random.nextInt(METRICS.length)]);
+        select.append(" AS m").append(m);
+      }
+      select.append(" FROM STREAM(30000, TIME)");
+      switch (q % 4) {
+        case 1:
+          select.append(" WHERE device = '").append(Events.DEVICES[random.nextInt(3)]).append("'");
+          break;
+        case 2:
+          select.append(" WHERE duration > ").append(50 + random.nextInt(350));
+          break;
+        case 3:
+          select
+              .append(" WHERE demographics.country = '")
+              .append(Events.COUNTRIES[random.nextInt(8)])
+              .append("' AND timespent > ")
+              .append(random.nextInt(50_000));
+          break;
+        default:
+          break;
+      }
+      select.append(" GROUP BY ").append(String.join(", ", keys));
+      out.add(select.toString());
+    }
+    return out;
+  }
+
+  @Benchmark
+  @OperationsPerInvocation(Events.BATCH)
+  public long aggregate() {
+    Record[] pool = cursor.pool;
+    for (int i = cursor.nextBatch(), end = i + Events.BATCH; i < end; i++) {
+      processor.process(pool[i]);
+    }
+    processor.endOfBatch();
+    return results;
+  }
+}
