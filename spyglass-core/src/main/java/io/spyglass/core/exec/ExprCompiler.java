@@ -793,7 +793,7 @@ public final class ExprCompiler {
       }
       String s = (String) value.o;
       for (Pattern p : patterns) {
-        if (p.matcher(s).find()) {
+        if (p.matcher(s).matches()) {
           l = 1;
           return BOOLEAN;
         }
@@ -842,7 +842,7 @@ public final class ExprCompiler {
         if (p == null) {
           return NULL;
         }
-        if (p.matcher(s).find()) {
+        if (p.matcher(s).matches()) {
           l = 1;
           return BOOLEAN;
         }

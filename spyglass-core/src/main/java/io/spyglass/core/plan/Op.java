@@ -31,7 +31,10 @@ public enum Op {
   LE_ALL(2),
   GT_ALL(2),
   GE_ALL(2),
-  /** {@code s RLIKE 'regex'}: the regex matches somewhere in s (Java's {@code Matcher.find}). */
+  /**
+   * {@code s RLIKE 'regex'}: the regex matches the whole of s (Java's {@code Matcher.matches}), as
+   * in Bullet.
+   */
   RLIKE(2),
   /** {@code s RLIKE ANY list}: any regex of the list matches. */
   RLIKE_ANY(2),

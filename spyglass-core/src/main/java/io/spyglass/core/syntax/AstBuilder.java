@@ -294,7 +294,13 @@ final class AstBuilder {
           span);
     }
     if (ctx instanceof BqlParser.InExpressionContext in) {
-      return new In(expression(in.left), expression(in.right), in.NOT() != null, span);
+      Expression right = expression(in.right);
+      if (in.right instanceof BqlParser.PrimaryExpressionContext p
+          && p.primary() instanceof BqlParser.ParenthesesContext) {
+        // x IN ('a'): a list of one item, not a parenthesised value
+        right = new ListOf(List.of(right), span(in.right));
+      }
+      return new In(expression(in.left), right, in.NOT() != null, span);
     }
     if (ctx instanceof BqlParser.BetweenContext between) {
       return new Between(

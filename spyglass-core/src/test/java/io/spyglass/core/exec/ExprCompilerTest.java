@@ -113,7 +113,8 @@ class ExprCompilerTest {
     assertThat(eval(call(Op.NOW))).isEqualTo(42L);
     assertThat(eval(call(Op.UNIXTIMESTAMP, Literal.of("1970-01-01 00:00:01")))).isEqualTo(1L);
     assertThat(eval(call(Op.SUBSTRING, f("s"), Literal.of(-2L)))).isEqualTo("lo");
-    assertThat(eval(call(Op.RLIKE, f("s"), Literal.of("^H.l")))).isEqualTo(true);
+    assertThat(eval(call(Op.RLIKE, f("s"), Literal.of("H.l+o")))).isEqualTo(true);
+    assertThat(eval(call(Op.RLIKE, f("s"), Literal.of("H.l")))).isEqualTo(false);
     assertThat(eval(call(Op.HASH, f("s")))).isEqualTo(eval(call(Op.HASH, Literal.of("Hello"))));
   }
 
