@@ -29,6 +29,8 @@ final class Combiner implements Runnable {
 
   private record Start(QueryHandle handle) implements Msg {}
 
+  private record Added(String queryId) implements Msg {}
+
   private record Kill(String queryId) implements Msg {}
 
   private record Stop() implements Msg {}
@@ -36,6 +38,7 @@ final class Combiner implements Runnable {
   private static final class Running {
     final QueryHandle handle;
     QueryCombiner combiner;
+    int workersWithIt;
     boolean cutOff;
     String fatalError;
 
@@ -73,6 +76,10 @@ final class Combiner implements Runnable {
 
   void tick(boolean finishAll) {
     inbox.add(new Tick(finishAll));
+  }
+
+  void added(String queryId) {
+    inbox.add(new Added(queryId));
   }
 
   void start(QueryHandle h) {
@@ -169,6 +176,11 @@ final class Combiner implements Runnable {
           new QueryCombiner(h.query(), engine.config().limits(), sink, engine.config().clock());
       running.put(h.id(), r);
       engine.broadcast(new Worker.Add(h.query()));
+    } else if (m instanceof Added) {
+      Running r = running.get(((Added) m).queryId());
+      if (r != null && ++r.workersWithIt == workers) {
+        r.handle.running();
+      }
     } else if (m instanceof Kill) {
       Running r = running.remove(((Kill) m).queryId());
       if (r != null) {

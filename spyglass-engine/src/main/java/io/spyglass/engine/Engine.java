@@ -64,6 +64,7 @@ public final class Engine implements AutoCloseable {
   private final Thread combinerThread;
   private final Thread[] workerThreads;
   private volatile boolean closing;
+  private boolean readerStarted;
   private volatile String sourceError;
 
   private Engine(Source source, EngineConfig config) {
@@ -97,17 +98,35 @@ public final class Engine implements AutoCloseable {
 
   /** Starts an engine reading {@code source}. The engine owns the source and closes it. */
   public static Engine start(Source source, EngineConfig config) {
+    Engine e = startPaused(source, config);
+    e.resume();
+    return e;
+  }
+
+  /**
+   * Starts an engine that does not read its source until {@link #resume()}: submit the first
+   * queries, {@link QueryHandle#awaitRunning await} them, then resume, and no record is read before
+   * they run (a short file is not over before its queries start).
+   */
+  public static Engine startPaused(Source source, EngineConfig config) {
     Engine e = new Engine(source, config);
     e.combinerThread.start();
     for (Thread t : e.workerThreads) {
       t.start();
     }
-    e.readerThread.start();
     if (e.ticker != null) {
       e.ticker.scheduleAtFixedRate(
           () -> e.combiner.tick(false), config.tickMs(), config.tickMs(), TimeUnit.MILLISECONDS);
     }
     return e;
+  }
+
+  /** Starts reading the source, if not already. */
+  public synchronized void resume() {
+    if (!readerStarted) {
+      readerStarted = true;
+      readerThread.start();
+    }
   }
 
   public EngineConfig config() {

@@ -19,6 +19,7 @@ public final class QueryHandle {
   private final BlockingQueue<Result> results;
   private final Engine engine;
   private final CountDownLatch done = new CountDownLatch(1);
+  private final CountDownLatch running = new CountDownLatch(1);
   private volatile String error;
   private volatile long emitted;
 
@@ -71,6 +72,23 @@ public final class QueryHandle {
     return done.await(timeout, unit);
   }
 
+  /**
+   * Waits until every filter worker runs the query: records read from then on reach it. True if it
+   * did within the timeout (or the query already ended).
+   */
+  public boolean awaitRunning(long timeout, TimeUnit unit) throws InterruptedException {
+    long deadline = System.nanoTime() + unit.toNanos(timeout);
+    while (!running.await(20, TimeUnit.MILLISECONDS)) {
+      if (isDone()) {
+        return true;
+      }
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** Why the query was stopped by the engine (e.g. its subscriber fell behind), or null. */
   public String error() {
     return error;
@@ -93,6 +111,10 @@ public final class QueryHandle {
     }
     emitted++;
     return true;
+  }
+
+  void running() {
+    running.countDown();
   }
 
   void end(String errorOrNull) {

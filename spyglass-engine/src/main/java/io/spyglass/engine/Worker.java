@@ -97,6 +97,7 @@ final class Worker implements Runnable {
       if (c instanceof Add) {
         filters.add(((Add) c).query());
         refreshSelection();
+        engine.combiner().added(((Add) c).query().id());
       } else if (c instanceof Remove) {
         filters.remove(((Remove) c).queryId());
         refreshSelection();

@@ -62,10 +62,7 @@ class EngineTest {
           engine.submit("SELECT QUANTILE(duration, MANUAL, 0.5) FROM STREAM(60000, TIME)");
       QueryHandle top = engine.submit("SELECT TOP(1, country) AS n FROM STREAM(60000, TIME)");
       QueryHandle raw = engine.submit("SELECT id FROM STREAM(60000, TIME) WHERE duration < 3");
-      // queries start on the workers before records flow
-      engine.tick();
-      Thread.yield();
-      awaitRunningOnWorkers(engine, 6);
+      awaitRunning(count, group, distinct, quantile, top, raw);
       source.add(events(1000));
       source.end();
       assertThat(engine.awaitStopped(20, TimeUnit.SECONDS)).isTrue();
@@ -84,15 +81,11 @@ class EngineTest {
     }
   }
 
-  /** Waits until every worker has the queries: a tick round-trip proves the commands ran. */
-  private static void awaitRunningOnWorkers(Engine engine, int queries)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (engine.metrics().queries().size() < queries && System.nanoTime() < deadline) {
-      engine.tick();
-      Thread.sleep(5);
+  /** Waits until every worker runs the queries, so that the records added next reach them. */
+  private static void awaitRunning(QueryHandle... handles) throws InterruptedException {
+    for (QueryHandle h : handles) {
+      assertThat(h.awaitRunning(10, TimeUnit.SECONDS)).isTrue();
     }
-    assertThat(engine.metrics().queries()).hasSize(queries);
   }
 
   @Test
@@ -100,7 +93,7 @@ class EngineTest {
     ListSource source = new ListSource();
     try (Engine engine = Engine.start(source, CONFIG.withTickMs(0))) {
       QueryHandle q = engine.submit("SELECT * FROM STREAM(MAX, TIME) WHERE country = 'us' LIMIT 2");
-      awaitRunningOnWorkers(engine, 1);
+      awaitRunning(q);
       source.add(events(10));
       Result r = q.poll(10, TimeUnit.SECONDS);
       assertThat(r).isNotNull();
@@ -117,7 +110,7 @@ class EngineTest {
     try (Engine engine = Engine.start(source, CONFIG)) {
       assertThatThrownBy(() -> engine.submit("SELECT FROM")).isInstanceOf(BqlException.class);
       QueryHandle q = engine.submit("SELECT COUNT(*) AS n FROM STREAM(60000, TIME)");
-      awaitRunningOnWorkers(engine, 1);
+      awaitRunning(q);
       source.add(List.of("{\"a\":1}", "{not json", "[1]", "{\"a\":2}", "{\"a\":\"\\ud800\"}"));
       source.end();
       assertThat(engine.awaitStopped(10, TimeUnit.SECONDS)).isTrue();
@@ -146,7 +139,7 @@ class EngineTest {
               "SELECT * FROM STREAM(MAX, TIME) WHERE country = 'us'"
                   + " WINDOWING EVERY(1, RECORD, FIRST, 1, RECORD)");
       QueryHandle other = engine.submit("SELECT COUNT(*) AS n FROM STREAM(MAX, TIME)");
-      awaitRunningOnWorkers(engine, 2);
+      awaitRunning(slow, other);
       source.add(events(300));
       assertThat(slow.awaitDone(10, TimeUnit.SECONDS)).isTrue();
       assertThat(slow.error()).contains("fell behind");
@@ -162,7 +155,7 @@ class EngineTest {
     ListSource source = new ListSource();
     try (Engine engine = Engine.start(source, CONFIG)) {
       QueryHandle q = engine.submit("SELECT COUNT(*) FROM STREAM(MAX, TIME)");
-      awaitRunningOnWorkers(engine, 1);
+      awaitRunning(q);
       source.add(events(100));
       q.kill();
       assertThat(q.awaitDone(5, TimeUnit.SECONDS)).isTrue();

@@ -36,8 +36,12 @@ public final class FilterSet {
   private final Map<String, QueryFilter> filters = new LinkedHashMap<>();
   private final List<QueryFilter> raw = new ArrayList<>();
   private long processed;
+
+  /** How many queries read each top-level field, and how many read whole records. */
+  private final Map<String, Integer> fieldUses = new HashMap<>();
+
+  private int wholeRecordQueries;
   private Set<String> referencedFields = Set.of();
-  private boolean needsAllFields;
 
   /**
    * @param clock the engine clock, read by {@code NOW()}
@@ -61,7 +65,7 @@ public final class FilterSet {
     if (f.isRaw()) {
       raw.add(f);
     }
-    refreshFields();
+    countFields(query, 1);
   }
 
   /** Stops filtering for the query and drops its state, without flushing it. */
@@ -70,7 +74,7 @@ public final class FilterSet {
     if (f != null) {
       index.remove(f);
       raw.remove(f);
-      refreshFields();
+      countFields(f.query, -1);
     }
   }
 
@@ -169,17 +173,27 @@ public final class FilterSet {
 
   /** True when some query needs whole records ({@code SELECT *}). */
   public boolean needsAllFields() {
-    return needsAllFields;
+    return wholeRecordQueries > 0;
   }
 
-  private void refreshFields() {
+  private void countFields(Query query, int delta) {
     Set<String> names = new HashSet<>();
-    boolean all = false;
-    for (QueryFilter f : filters.values()) {
-      all |= collectFields(f.query.plan(), names);
+    if (collectFields(query.plan(), names)) {
+      wholeRecordQueries += delta;
     }
-    referencedFields = Set.copyOf(names);
-    needsAllFields = all;
+    boolean changed = false;
+    for (String name : names) {
+      int uses = fieldUses.getOrDefault(name, 0) + delta;
+      if (uses <= 0) {
+        fieldUses.remove(name);
+        changed = true;
+      } else {
+        changed |= fieldUses.put(name, uses) == null;
+      }
+    }
+    if (changed) {
+      referencedFields = Set.copyOf(fieldUses.keySet());
+    }
   }
 
   /** Adds the top-level fields a plan reads; returns true when it reads whole records. */
