@@ -34,7 +34,10 @@ public final class FilterSet {
   private final PartialSink sink;
   private final QueryIndex index = new QueryIndex();
   private final Map<String, QueryFilter> filters = new LinkedHashMap<>();
-  private final List<QueryFilter> raw = new ArrayList<>();
+
+  /** Raw queries that matched records in this batch: flushed at its end. */
+  private final List<QueryFilter> dirtyRaw = new ArrayList<>();
+
   private long processed;
 
   /** How many queries read each top-level field, and how many read whole records. */
@@ -62,9 +65,6 @@ public final class FilterSet {
     f.seenBase = processed;
     filters.put(query.id(), f);
     index.add(f);
-    if (f.isRaw()) {
-      raw.add(f);
-    }
     countFields(query, 1);
   }
 
@@ -73,7 +73,6 @@ public final class FilterSet {
     QueryFilter f = filters.remove(queryId);
     if (f != null) {
       index.remove(f);
-      raw.remove(f);
       countFields(f.query, -1);
     }
   }
@@ -113,17 +112,22 @@ public final class FilterSet {
   private void offer(QueryFilter f, Record record) {
     if (f.consume(record)) {
       flush(f);
+    } else if (f.isRaw() && !f.dirty && !f.partial.isEmpty()) {
+      f.dirty = true;
+      dirtyRaw.add(f);
     }
   }
 
   /** Ends a batch: flushes raw queries that matched records, so they reach results at once. */
   public void endOfBatch() {
-    for (int i = 0; i < raw.size(); i++) {
-      QueryFilter f = raw.get(i);
-      if (!f.partial.isEmpty()) {
+    for (int i = 0; i < dirtyRaw.size(); i++) {
+      QueryFilter f = dirtyRaw.get(i);
+      f.dirty = false;
+      if (filters.get(f.query.id()) == f && !f.partial.isEmpty()) {
         flush(f);
       }
     }
+    dirtyRaw.clear();
   }
 
   /** Flushes every query with a non-empty partial. */

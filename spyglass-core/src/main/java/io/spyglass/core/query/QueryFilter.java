@@ -41,6 +41,9 @@ final class QueryFilter {
   private final Record exploded;
   long matched;
 
+  /** Whether the filter set has this raw query on its list to flush at the end of the batch. */
+  boolean dirty;
+
   /** Records processed by the filter set when this query joined; for "records seen". */
   long seenBase;
 
