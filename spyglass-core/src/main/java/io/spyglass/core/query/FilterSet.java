@@ -110,9 +110,13 @@ public final class FilterSet {
   }
 
   private void offer(QueryFilter f, Record record) {
-    if (f.consume(record)) {
+    int outcome = f.consume(record);
+    if (outcome == QueryFilter.SKIPPED) {
+      return;
+    }
+    if (outcome == QueryFilter.FULL) {
       flush(f);
-    } else if (f.isRaw() && !f.dirty && !f.partial.isEmpty()) {
+    } else if (f.isRaw() && !f.dirty) {
       f.dirty = true;
       dirtyRaw.add(f);
     }

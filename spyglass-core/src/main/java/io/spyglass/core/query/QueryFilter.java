@@ -72,28 +72,32 @@ final class QueryFilter {
     return rawCapacity > 0;
   }
 
+  /** What {@link #consume} did with a record. */
+  static final int SKIPPED = 0, MATCHED = 1, FULL = 2;
+
   /**
    * Offers one record. {@code record} is valid only during this call.
    *
-   * @return true when the partial is full and must be flushed before the next record
+   * @return {@link #SKIPPED}, {@link #MATCHED}, or {@link #FULL} when the partial is full and must
+   *     be flushed before the next record
    */
-  boolean consume(Record record) {
+  int consume(Record record) {
     if (views.length == 0) {
       return accept(record);
     }
     return explode(record, 0, record);
   }
 
-  private boolean accept(Record r) {
+  private int accept(Record r) {
     if (where != null) {
       int k = where.eval(r);
       if (k != Record.BOOLEAN || where.l == 0) {
-        return false;
+        return SKIPPED;
       }
     }
     matched++;
     feeder.feed(r);
-    return rawCapacity > 0 && ((RawPartial) partial).size() >= rawCapacity;
+    return rawCapacity > 0 && ((RawPartial) partial).size() >= rawCapacity ? FULL : MATCHED;
   }
 
   /** Applies lateral view {@code i} and the following ones; returns true if a flush is due. */
