@@ -85,7 +85,11 @@ final class QueryFilter {
     if (views.length == 0) {
       return accept(record);
     }
-    return explode(record, 0, record);
+    exploded.clear();
+    for (int j = 0; j < record.size(); j++) {
+      exploded.putFrom(record.nameAt(j), record, j);
+    }
+    return explode(0);
   }
 
   private int accept(Record r) {
@@ -100,61 +104,44 @@ final class QueryFilter {
     return rawCapacity > 0 && ((RawPartial) partial).size() >= rawCapacity ? FULL : MATCHED;
   }
 
-  /** Applies lateral view {@code i} and the following ones; returns true if a flush is due. */
-  private boolean explode(Record original, int i, Record current) {
+  /**
+   * Applies lateral view {@code i} and the following ones to the scratch copy of the record: each
+   * level overwrites only its own aliases, so one scratch record serves every combination.
+   *
+   * @return the strongest outcome over the exploded records, as {@link #consume}
+   */
+  private int explode(int i) {
     if (i == views.length) {
-      return accept(current);
+      return accept(exploded);
     }
     View v = views[i];
-    int k = v.source.eval(current);
-    boolean full = false;
+    int k = v.source.eval(exploded);
+    int outcome = SKIPPED;
+    boolean any = false;
     if (k == LIST) {
-      List<?> items = (List<?>) v.source.o;
-      for (Object item : items) {
-        Record next = prepare(current, original);
-        next.put(v.alias, item);
-        full |= explode(original, i + 1, next);
-      }
-      if (!items.isEmpty() || !v.outer) {
-        return full;
+      for (Object item : (List<?>) v.source.o) {
+        any = true;
+        exploded.put(v.alias, item);
+        outcome = Math.max(outcome, explode(i + 1));
       }
     } else if (k == MAP) {
-      Map<?, ?> entries = (Map<?, ?>) v.source.o;
-      for (Map.Entry<?, ?> e : entries.entrySet()) {
-        Record next = prepare(current, original);
-        next.put(v.alias, e.getKey());
+      for (Map.Entry<?, ?> e : ((Map<?, ?>) v.source.o).entrySet()) {
+        any = true;
+        exploded.put(v.alias, e.getKey());
         if (v.valueAlias != null) {
-          next.put(v.valueAlias, e.getValue());
+          exploded.put(v.valueAlias, e.getValue());
         }
-        full |= explode(original, i + 1, next);
+        outcome = Math.max(outcome, explode(i + 1));
       }
-      if (!entries.isEmpty() || !v.outer) {
-        return full;
-      }
-    } else if (!v.outer || (k != NULL && k != LIST && k != MAP && !v.outer)) {
-      return false;
     }
-    if (!v.outer) {
-      return false;
+    if (any || !v.outer) {
+      return outcome;
     }
-    Record next = prepare(current, original);
-    next.putNull(v.alias);
+    exploded.putNull(v.alias);
     if (v.valueAlias != null) {
-      next.putNull(v.valueAlias);
+      exploded.putNull(v.valueAlias);
     }
-    return explode(original, i + 1, next);
-  }
-
-  /** A scratch copy of {@code current} for one exploded row. */
-  private Record prepare(Record current, Record original) {
-    if (current == exploded) {
-      return exploded; // chained views overwrite their own aliases on the same scratch record
-    }
-    exploded.clear();
-    for (int j = 0; j < original.size(); j++) {
-      exploded.putFrom(original.nameAt(j), original, j);
-    }
-    return exploded;
+    return explode(i + 1);
   }
 
   private record View(Eval source, String alias, String valueAlias, boolean outer) {}
