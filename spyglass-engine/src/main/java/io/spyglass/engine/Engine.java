@@ -58,6 +58,10 @@ public final class Engine implements AutoCloseable {
   private final LongAdder started = new LongAdder();
   private final LongAdder emitted = new LongAdder();
   private volatile long lastReadToProcessedMs;
+  private final long startMs;
+  private long lastSnapshotMs;
+  private long lastSnapshotRecords;
+  private double lastRate = -1;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final ScheduledExecutorService ticker;
   private final Thread readerThread;
@@ -70,6 +74,8 @@ public final class Engine implements AutoCloseable {
   private Engine(Source source, EngineConfig config) {
     this.config = config;
     this.source = source;
+    this.startMs = config.clock().getAsLong();
+    this.lastSnapshotMs = startMs;
     this.workers = new Worker[config.workers()];
     this.combiner = new Combiner(this, workers.length);
     int pool = workers.length * (config.queueBatches() + 2);
@@ -259,7 +265,19 @@ public final class Engine implements AutoCloseable {
     return sourceError;
   }
 
-  public EngineMetrics metrics() {
+  public synchronized EngineMetrics metrics() {
+    long now = config.clock().getAsLong();
+    long processed = recordsProcessed.sum();
+    if (now - lastSnapshotMs >= 1000 || lastRate < 0) {
+      // the rate over the last second or more; callers within the same second share it
+      lastRate =
+          now > lastSnapshotMs
+              ? (processed - lastSnapshotRecords) * 1000.0 / (now - lastSnapshotMs)
+              : 0;
+      lastSnapshotMs = now;
+      lastSnapshotRecords = processed;
+    }
+    double rate = lastRate;
     Map<String, QueryStats> perQuery = new HashMap<>();
     for (Map<String, QueryStats> s : stats.values()) {
       s.forEach((id, st) -> perQuery.merge(id, st, QueryStats::plus));
@@ -270,9 +288,11 @@ public final class Engine implements AutoCloseable {
       queued += w.batches.size();
     }
     return new EngineMetrics(
+        now - startMs,
+        rate,
         recordsRead.sum(),
         bytesRead.sum(),
-        recordsProcessed.sum(),
+        processed,
         malformed.sum(),
         source.skipped(),
         queued,

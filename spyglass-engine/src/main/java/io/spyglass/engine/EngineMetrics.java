@@ -6,6 +6,8 @@ import java.util.Map;
 /**
  * A snapshot of an engine's counters.
  *
+ * @param uptimeMs milliseconds since the engine started, on the engine clock
+ * @param recordsPerSecond records processed per second over the last second or more
  * @param recordsRead records the source handed to the engine
  * @param bytesRead bytes of those records
  * @param recordsProcessed records parsed and offered to the queries
@@ -19,6 +21,8 @@ import java.util.Map;
  * @param queries per running query, its statistics summed over workers (as of the last tick)
  */
 public record EngineMetrics(
+    long uptimeMs,
+    double recordsPerSecond,
     long recordsRead,
     long bytesRead,
     long recordsProcessed,
