@@ -14,6 +14,7 @@ import picocli.CommandLine.Command;
       ValidateCommand.class,
       ExplainCommand.class,
       GenerateCommand.class,
+      io.spyglass.scenarios.BenchCommand.class,
       CommandLine.HelpCommand.class
     },
     footer = {

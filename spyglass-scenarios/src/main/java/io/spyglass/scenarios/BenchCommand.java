@@ -1,0 +1,146 @@
+package io.spyglass.scenarios;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code spyglass bench <scenario>}: runs one scenario after a published performance study and
+ * prints the machine, then Markdown tables; writes CSV and PNG charts to the output folder.
+ */
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Run a benchmark scenario against the embedded engine: tables on stdout, CSV and PNG charts"
+          + " in --out.",
+      "Scenarios: latency, find, raw-queries, data-scaling, query-scaling, query-kinds, pipeline,"
+          + " metering."
+    },
+    footer = {
+      "",
+      "Examples:",
+      "  ./spyglass bench latency --quick",
+      "  ./spyglass bench query-scaling --rate 68400 --out /tmp/qs",
+      "Run one benchmark at a time: numbers from concurrent runs share the cores and are wrong."
+    })
+public final class BenchCommand implements Callable<Integer> {
+  @Parameters(
+      index = "0",
+      paramLabel = "SCENARIO",
+      description = "one of: ${COMPLETION-CANDIDATES}",
+      completionCandidates = Names.class)
+  String scenario;
+
+  @Option(names = "--quick", description = "short runs and few points (seconds, for tests)")
+  boolean quick;
+
+  @Option(
+      names = "--out",
+      paramLabel = "DIR",
+      description = "folder for CSV and PNG files (default: bench-results/<scenario>)")
+  Path out;
+
+  @Option(
+      names = "--rate",
+      description = "records/s for scenarios run at a fixed rate (default: 68,400, Bullet's)")
+  long rate;
+
+  @Option(
+      names = "--record-bytes",
+      description = "target size of generated records (default: ${DEFAULT-VALUE})",
+      defaultValue = "1843")
+  int recordBytes;
+
+  @Option(
+      names = "--workers",
+      split = ",",
+      description = "worker counts to try (default: 1..cores)")
+  List<Integer> workers = new ArrayList<>();
+
+  @Option(names = "--queries", split = ",", description = "simultaneous query counts to try")
+  List<Integer> queries = new ArrayList<>();
+
+  @Option(names = "--sizes", split = ",", description = "record sizes in bytes to try")
+  List<Integer> sizes = new ArrayList<>();
+
+  @Option(
+      names = "--probe-ms",
+      description = "measured time of each run (default: 5000, quick 800)")
+  long probeMs;
+
+  @Option(
+      names = "--latency-bound-ms",
+      description = "mean read-to-result latency under which a run is sustained (default: 200)",
+      defaultValue = "200")
+  long latencyBoundMs;
+
+  @Option(
+      names = "--ingest",
+      description = "metering: how documents reach the engine: source or http (default: source)",
+      defaultValue = "source")
+  String ingest;
+
+  @Override
+  public Integer call() throws Exception {
+    Settings d = Settings.defaults(quick);
+    Settings s =
+        new Settings(
+            quick,
+            rate,
+            recordBytes,
+            List.copyOf(workers),
+            List.copyOf(queries),
+            List.copyOf(sizes),
+            probeMs > 0 ? probeMs : d.probeMs(),
+            d.warmupMs(),
+            latencyBoundMs);
+    Scenario sc = Scenarios.byName().get(scenario);
+    if (sc == null) {
+      throw new CommandLine.ParameterException(
+          new CommandLine(this),
+          "Unknown scenario " + scenario + "; one of " + String.join(", ", Scenarios.names()));
+    }
+    if (sc instanceof MeteringScenario) {
+      sc = new MeteringScenario(UsageIngestion.valueOf(ingest.toUpperCase(java.util.Locale.ROOT)));
+    }
+    Path dir = out != null ? out : Path.of("bench-results", scenario);
+    Report r = run(sc, s, dir, System.out);
+    return r.problems().isEmpty() ? 0 : 1;
+  }
+
+  /** Runs a scenario, printing to {@code console} and writing files to {@code out}. */
+  static Report run(Scenario sc, Settings s, Path out, PrintStream console) throws Exception {
+    System.setProperty("java.awt.headless", "true");
+    Report r = new Report(out, console);
+    console.println("# spyglass bench " + sc.name() + (s.quick() ? " --quick" : ""));
+    console.println();
+    console.println("Machine: " + Machine.describe());
+    console.println();
+    console.println(sc.description());
+    long start = System.currentTimeMillis();
+    sc.run(s, r);
+    console.println();
+    console.printf(
+        "%s in %.1f s; files in %s%s%n",
+        sc.name(),
+        (System.currentTimeMillis() - start) / 1000.0,
+        out,
+        r.problems().isEmpty() ? "" : "; " + r.problems().size() + " PROBLEMS");
+    return r;
+  }
+
+  static final class Names extends ArrayList<String> {
+    private static final long serialVersionUID = 1L;
+
+    Names() {
+      super(Scenarios.names());
+    }
+  }
+}

@@ -1,0 +1,65 @@
+package io.spyglass.scenarios;
+
+import java.util.List;
+
+/**
+ * What a scenario run may vary, from the command line. Quick mode (for the test suite) keeps every
+ * scenario to a few seconds by using shorter probes and fewer points; numbers from it are not meant
+ * to be compared.
+ *
+ * @param quick short probes, few points
+ * @param rate records per second for scenarios run at a fixed rate; 0 for each scenario's default
+ * @param recordBytes target record size
+ * @param workers worker counts to try; empty for 1 up to the number of cores
+ * @param queries simultaneous query counts to try; empty for each scenario's default
+ * @param sizes record sizes to try in the data-scaling and pipeline scenarios; empty for defaults
+ * @param probeMs how long each measured run lasts
+ * @param warmupMs how long each run warms up before it is measured
+ * @param latencyBoundMs the latency under which a run counts as sustained (Bullet used 200 ms)
+ */
+record Settings(
+    boolean quick,
+    long rate,
+    int recordBytes,
+    List<Integer> workers,
+    List<Integer> queries,
+    List<Integer> sizes,
+    long probeMs,
+    long warmupMs,
+    long latencyBoundMs) {
+
+  /** Bullet's test 7 rate: 68,400 records/s of about 1.8 KiB. */
+  static final long BULLET_RATE = 68_400;
+
+  static Settings defaults(boolean quick) {
+    return new Settings(
+        quick,
+        0,
+        1843,
+        List.of(),
+        List.of(),
+        List.of(),
+        quick ? 800 : 5_000,
+        quick ? 300 : 1_500,
+        200);
+  }
+
+  long rateOr(long dflt) {
+    return rate > 0 ? rate : dflt;
+  }
+
+  List<Integer> workersOrAll() {
+    if (!workers.isEmpty()) {
+      return workers;
+    }
+    return java.util.stream.IntStream.rangeClosed(1, Machine.cores()).boxed().toList();
+  }
+
+  List<Integer> queriesOr(List<Integer> dflt) {
+    return queries.isEmpty() ? dflt : queries;
+  }
+
+  List<Integer> sizesOr(List<Integer> dflt) {
+    return sizes.isEmpty() ? dflt : sizes;
+  }
+}
