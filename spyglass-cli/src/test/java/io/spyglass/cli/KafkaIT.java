@@ -1,0 +1,129 @@
+package io.spyglass.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.test.KafkaClusterTestKit;
+import org.apache.kafka.common.test.TestKitNodes;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The command reading a topic of a real single-node KRaft broker, started once for the class. */
+class KafkaIT {
+  private static final int RECORDS = 50;
+
+  private static KafkaClusterTestKit cluster;
+  private static String bootstrap;
+  private static final Set<String> produced = new HashSet<>();
+
+  @TempDir static Path dir;
+
+  @BeforeAll
+  static void startBrokerAndProduce() throws Exception {
+    cluster =
+        new KafkaClusterTestKit.Builder(
+                new TestKitNodes.Builder()
+                    .setCombined(true)
+                    .setNumBrokerNodes(1)
+                    .setNumControllerNodes(1)
+                    .build())
+            .setConfigProp("offsets.topic.replication.factor", "1")
+            .setConfigProp("transaction.state.log.replication.factor", "1")
+            .setConfigProp("transaction.state.log.min.isr", "1")
+            .setConfigProp("share.coordinator.state.topic.replication.factor", "1")
+            .setConfigProp("share.coordinator.state.topic.min.isr", "1")
+            .setConfigProp("group.initial.rebalance.delay.ms", "0")
+            .setConfigProp("auto.create.topics.enable", "false")
+            .build();
+    cluster.format();
+    cluster.startup();
+    cluster.waitForReadyBrokers();
+    bootstrap = cluster.bootstrapServers();
+    try (var admin = cluster.admin()) {
+      admin
+          .createTopics(List.of(new NewTopic("events", 2, (short) 1)))
+          .all()
+          .get(30, TimeUnit.SECONDS);
+    }
+    try (KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(
+            Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrap,
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+                ByteArraySerializer.class,
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+                ByteArraySerializer.class,
+                ProducerConfig.ACKS_CONFIG,
+                "all"))) {
+      for (int i = 0; i < RECORDS; i++) {
+        String id = "k" + i;
+        String json = "{\"id\": \"" + id + "\", \"status\": " + (i % 5 == 0 ? 500 : 200) + "}";
+        producer
+            .send(
+                new ProducerRecord<>("events", i % 2, null, json.getBytes(StandardCharsets.UTF_8)))
+            .get(30, TimeUnit.SECONDS);
+        produced.add(id);
+      }
+    }
+  }
+
+  @AfterAll
+  static void stopBroker() throws Exception {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test
+  void rawLimitAndCountOverATopicFromEarliest() throws Exception {
+    Path queries = dir.resolve("queries.bql");
+    Files.writeString(
+        queries,
+        "SELECT * FROM STREAM(10000, TIME) LIMIT 5\n"
+            + "SELECT COUNT(*) AS n, SUM(status) AS s FROM STREAM(5s, TIME)\n");
+    Spyglass.Run run =
+        Spyglass.run(
+            "query",
+            "--source",
+            "kafka://" + bootstrap + "/events?from=earliest",
+            "--format",
+            "json",
+            "--queries",
+            queries.toString());
+    assertThat(run.exitCode()).as(run.toString()).isZero();
+
+    List<JsonNode> raw = run.results("q1");
+    assertThat(raw).as(run.toString()).hasSize(1);
+    assertThat(raw.get(0).at("/meta/final").asBoolean()).isTrue();
+    List<String> ids = new ArrayList<>();
+    for (JsonNode row : raw.get(0).get("records")) {
+      ids.add(row.get("id").asText());
+      assertThat(row.get("status").asInt()).isIn(200, 500);
+    }
+    assertThat(ids).hasSize(5).doesNotHaveDuplicates();
+    assertThat(produced).containsAll(ids);
+
+    List<JsonNode> count = run.results("q2");
+    assertThat(count).as(run.toString()).hasSize(1);
+    assertThat(count.get(0).at("/meta/final").asBoolean()).isTrue();
+    assertThat(count.get(0).at("/records/0/n").asLong()).isEqualTo(RECORDS);
+    assertThat(count.get(0).at("/records/0/s").asDouble()).isEqualTo(10 * 500 + 40 * 200);
+  }
+}
