@@ -1,33 +1,49 @@
 package io.spyglass.scenarios;
 
-import org.HdrHistogram.Histogram;
+import java.util.Arrays;
 
 /**
- * Delays in milliseconds, possibly negative (a record read just before its query was received), in
- * an HdrHistogram shifted by a fixed offset.
+ * Delays in milliseconds relative to an event, possibly negative (a record read just before its
+ * query was received). Few samples (one per query), kept exactly: percentiles by nearest rank.
  */
 final class Delays {
-  private static final long OFFSET = 600_000;
-  private final Histogram histogram = new Histogram(4 * OFFSET, 3);
+  private long[] values = new long[128];
+  private int count;
 
   void record(long ms) {
-    histogram.recordValue(Math.max(0, Math.min(4 * OFFSET - 1, ms + OFFSET)));
+    if (count == values.length) {
+      values = Arrays.copyOf(values, count * 2);
+    }
+    values[count++] = ms;
   }
 
   long count() {
-    return histogram.getTotalCount();
+    return count;
   }
 
   double mean() {
-    return count() == 0 ? Double.NaN : histogram.getMean() - OFFSET;
+    if (count == 0) {
+      return Double.NaN;
+    }
+    double sum = 0;
+    for (int i = 0; i < count; i++) {
+      sum += values[i];
+    }
+    return sum / count;
   }
 
   double percentile(double p) {
-    return count() == 0 ? Double.NaN : histogram.getValueAtPercentile(p) - OFFSET;
+    if (count == 0) {
+      return Double.NaN;
+    }
+    long[] sorted = Arrays.copyOf(values, count);
+    Arrays.sort(sorted);
+    int rank = (int) Math.ceil(p / 100 * count);
+    return sorted[Math.max(0, Math.min(count - 1, rank - 1))];
   }
 
   double max() {
-    return count() == 0 ? Double.NaN : histogram.getMaxValue() - OFFSET;
+    return percentile(100);
   }
 
   /** Cells: mean, p50, p99, max. */

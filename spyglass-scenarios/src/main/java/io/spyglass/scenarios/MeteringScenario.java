@@ -47,8 +47,8 @@ final class MeteringScenario implements Scenario {
                 new int[] {500, 4, 10},
                 new int[] {2_000, 2, 5},
                 new int[] {20_000, 1, 1},
-                new int[] {500, 40, 1_000},
-                new int[] {20_000, 10, 50});
+                new int[] {500, 40, 100},
+                new int[] {20_000, 10, 10});
     List<Integer> workers = s.quick() ? List.of(Machine.cores()) : s.workersOrAll();
     Table t =
         new Table(
