@@ -8,6 +8,7 @@ import io.spyglass.engine.Engine;
 import io.spyglass.engine.EngineConfig;
 import io.spyglass.engine.EngineMetrics;
 import io.spyglass.engine.QueryHandle;
+import io.spyglass.engine.source.Source;
 import io.spyglass.engine.source.Sources;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -108,21 +109,24 @@ final class QueryCommand implements Callable<Integer> {
     if (invalid) {
       return SpyglassCommand.BAD_QUERY;
     }
-    GatedSource src;
+    Source src;
     try {
-      src = new GatedSource(Sources.open(source));
+      src = Sources.open(source);
     } catch (IOException | IllegalArgumentException e) {
       err.println("spyglass: cannot open source " + source + ": " + e.getMessage());
       err.flush();
       return 1;
     }
-    try (Engine engine = Engine.start(src, config)) {
+    // paused until every query runs on the workers: a short file is not over before they start
+    try (Engine engine = Engine.startPaused(src, config)) {
       List<QueryHandle> handles = new ArrayList<>();
       for (int i = 0; i < texts.size(); i++) {
         handles.add(engine.submit("q" + (i + 1), texts.get(i)));
       }
-      awaitOnWorkers(engine, texts.size());
-      src.open();
+      for (QueryHandle h : handles) {
+        h.awaitRunning(30, TimeUnit.SECONDS);
+      }
+      engine.resume();
       CountDownLatch printed = new CountDownLatch(1);
       // Ctrl-C: end every query, let the main thread print the final results, then exit.
       Thread onInterrupt =
@@ -170,21 +174,6 @@ final class QueryCommand implements Callable<Integer> {
       Thread.currentThread().interrupt();
       return 1;
     }
-  }
-
-  /**
-   * Waits until the filter workers run the submitted queries, so that no record is read before
-   * them. A tick round-trip proves it: a worker publishes its queries' statistics on the flush that
-   * follows their start, and the start reached every worker before that flush.
-   */
-  private static void awaitOnWorkers(Engine engine, int queries) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (engine.metrics().queries().size() < queries && System.nanoTime() < deadline) {
-      engine.tick();
-      Thread.sleep(5);
-    }
-    // a worker blocked on an empty batch queue reads its commands again within 5 ms
-    Thread.sleep(10);
   }
 
   private int printAll(
