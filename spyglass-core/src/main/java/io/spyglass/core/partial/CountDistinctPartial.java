@@ -55,7 +55,7 @@ public final class CountDistinctPartial implements Partial {
 
   /** The current estimate of distinct tuples. */
   public double estimate() {
-    return union.getResult().getEstimate();
+    return union.getResult(false, null).getEstimate();
   }
 
   @Override
@@ -73,7 +73,8 @@ public final class CountDistinctPartial implements Partial {
     }
     CountDistinctPartial o = (CountDistinctPartial) other;
     if (!o.empty) {
-      union.union(o.union.getResult());
+      // an unordered result is a plain copy of the retained hashes: no sort on the merge path
+      union.union(o.union.getResult(false, null));
       empty = false;
     }
   }
@@ -96,7 +97,7 @@ public final class CountDistinctPartial implements Partial {
       throw new PartialFormatException(e.getMessage());
     }
     SketchImages.unionThetaImage(p.union, image);
-    p.empty = p.union.getResult().isEmpty();
+    p.empty = p.union.getResult(false, null).isEmpty();
     return p;
   }
 

@@ -390,7 +390,7 @@ public final class GroupPartial implements Partial {
             if (distincts[j] == null) {
               distincts[j] = SketchImages.newThetaUnion(countDistinctEntries);
             }
-            distincts[j].union(ou.getResult());
+            distincts[j].union(ou.getResult(false, null));
           }
           break;
         default:
@@ -458,7 +458,7 @@ public final class GroupPartial implements Partial {
         return c == 0 ? null : values[j] / c;
       case COUNT_DISTINCT:
         Union u = distincts[j];
-        return u == null ? 0L : Math.round(u.getResult().getEstimate());
+        return u == null ? 0L : Math.round(u.getResult(false, null).getEstimate());
       default:
         throw new IllegalStateException("unknown metric kind " + kinds[i]);
     }

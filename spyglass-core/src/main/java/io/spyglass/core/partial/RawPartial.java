@@ -21,7 +21,7 @@ public final class RawPartial implements Partial {
       throw new IllegalArgumentException("limit must be at least 1: " + limit);
     }
     this.limit = limit;
-    this.records = new ArrayList<>(Math.min(limit, 64));
+    this.records = new ArrayList<>();
   }
 
   public int limit() {

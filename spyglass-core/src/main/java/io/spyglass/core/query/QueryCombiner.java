@@ -9,7 +9,6 @@ import io.spyglass.core.plan.Window;
 import io.spyglass.core.record.Record;
 import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -51,7 +50,7 @@ public final class QueryCombiner {
   private boolean done;
   private long emitSecond = -1;
   private int emitsThisSecond;
-  private final List<Meta.QueryError> errors = new ArrayList<>();
+  private List<Meta.QueryError> errors = List.of();
 
   /**
    * @param clock the engine clock, read by {@code NOW()} in post-aggregation expressions
@@ -62,7 +61,8 @@ public final class QueryCombiner {
     this.sink = sink;
     this.clock = clock;
     this.plan = query.plan();
-    this.post = new PostAggregator(plan.postAggregation(), clock);
+    this.post =
+        plan.postAggregation().isEmpty() ? null : new PostAggregator(plan.postAggregation(), clock);
     this.endTimeMs = query.endTimeMs(limits);
     Window w = plan.window();
     this.windowName = WindowNames.of(w);
@@ -197,7 +197,7 @@ public final class QueryCombiner {
     if (done) {
       return;
     }
-    errors.add(new Meta.QueryError(message, resolution, true));
+    errors = List.of(new Meta.QueryError(message, resolution, true));
     Partial state = panes.length == 1 ? panes[0] : mergedPanes();
     emitUnchecked(state, nowMs, true);
     done = true;
@@ -228,7 +228,7 @@ public final class QueryCombiner {
   }
 
   private void emitUnchecked(Partial state, long nowMs, boolean isFinal) {
-    List<Map<String, Object>> rows = post.apply(state.rows());
+    List<Map<String, Object>> rows = post == null ? state.rows() : post.apply(state.rows());
     Map<String, Object> sketch = state.metadata();
     if (plan.outer().isPresent()) {
       OuterResult outer = runOuter(plan.outer().get(), rows);

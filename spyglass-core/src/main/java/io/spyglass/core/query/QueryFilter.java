@@ -53,15 +53,17 @@ final class QueryFilter {
     ExprCompiler compiler = new ExprCompiler(clock, stats);
     this.where = plan.where().map(compiler::compile).orElse(null);
     this.views =
-        plan.lateralViews().stream()
-            .map(
-                v ->
-                    new View(
-                        compiler.compile(v.source()),
-                        v.alias(),
-                        v.valueAlias().orElse(null),
-                        v.outer()))
-            .toArray(View[]::new);
+        plan.lateralViews().isEmpty()
+            ? NO_VIEWS
+            : plan.lateralViews().stream()
+                .map(
+                    v ->
+                        new View(
+                            compiler.compile(v.source()),
+                            v.alias(),
+                            v.valueAlias().orElse(null),
+                            v.outer()))
+                .toArray(View[]::new);
     this.exploded = views.length == 0 ? null : new Record(32);
     this.partial = Partials.create(plan, limits);
     this.feeder = feeder(plan.aggregation(), compiler, partial);
@@ -145,6 +147,8 @@ final class QueryFilter {
   }
 
   private record View(Eval source, String alias, String valueAlias, boolean outer) {}
+
+  private static final View[] NO_VIEWS = new View[0];
 
   // ------------------------------------------------------------------ feeders
 
