@@ -25,11 +25,17 @@ import java.util.SplittableRandom;
  * takes 62 values and {@code device} 8, so grouping by both makes 496 groups.
  */
 public final class Events {
-  /** Events pre-built per benchmark: cycled, so the working set stays the same in every run. */
-  public static final int POOL = 4096;
+  /**
+   * Events pre-built per benchmark: cycled, so the working set stays the same in every run. Small
+   * enough (about 1 MB) to stay in a core's L2 cache: a runtime filters each record right after
+   * parsing it, while it is still in cache, and a pool of thousands of records would measure memory
+   * latency instead of the filter. {@code -Dspyglass.bench.pool=4096} (a multiple of {@link
+   * #BATCH}) measures that case: pass it with {@code -jvmArgsAppend}.
+   */
+  public static final int POOL = Integer.getInteger("spyglass.bench.pool", 256);
 
   /** Records handed to the engine per benchmark invocation, followed by an end of batch. */
-  public static final int BATCH = 1024;
+  public static final int BATCH = 256;
 
   static final String[] DEVICES = {
     "ios", "android", "web", "ipad", "tv", "watch", "desktop", "other"

@@ -69,7 +69,9 @@ public final class ExprCompiler {
 
   private static Eval constant(Object value) {
     Const c = new Const();
-    c.kind = c.load(value);
+    // interned: map keys read from JSON are interned too, so a lookup such as m['k'] finds its
+    // key by identity without comparing characters
+    c.kind = c.load(value instanceof String ? ((String) value).intern() : value);
     return c;
   }
 
