@@ -48,6 +48,8 @@ import java.util.Map;
  *   <li>{@code skip ID N} reads past the query's next N results, which must exist.
  *   <li>{@code expect-meta ID: {...}} the meta of the last result read for ID contains this object
  *       (a subset match).
+ *   <li>{@code expect-rows ID: N} the query's next unread result has N records, whichever they
+ *       are (e.g. any N of more groups).
  *   <li>{@code expect-none ID} the query has no unread result.
  *   <li>{@code error: BQL => LINE:COL message fragment} the query is rejected with an error there.
  *   <li>{@code malformed N} N records so far were malformed and skipped.
@@ -155,6 +157,21 @@ public final class GoldenScript {
           List<Result> rs = driver.results(id);
           if (rs.size() > n) {
             throw new AssertionError("expected no result, got " + rs.get(n).toJson());
+          }
+        } else if (step.startsWith("expect-rows ")) {
+          int colon = step.indexOf(':');
+          String id = step.substring(12, colon).strip();
+          int n = read.getOrDefault(id, 0);
+          List<Result> rs = driver.results(id);
+          if (rs.size() <= n) {
+            throw new AssertionError("query " + id + " emitted no result #" + (n + 1));
+          }
+          read.put(id, n + 1);
+          lastRead.put(id, rs.get(n));
+          int expected = Integer.parseInt(step.substring(colon + 1).strip());
+          if (rs.get(n).records().size() != expected) {
+            throw new AssertionError(
+                "expected " + expected + " records, got " + rs.get(n).toJson());
           }
         } else if (step.startsWith("expect-meta ")) {
           int colon = step.indexOf(':');

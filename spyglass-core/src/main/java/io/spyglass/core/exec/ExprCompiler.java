@@ -114,6 +114,16 @@ public final class ExprCompiler {
       case IN:
         return in(c);
       case BETWEEN:
+        if (c.arg(0) instanceof FieldRef
+            && !((FieldRef) c.arg(0)).hinted()
+            && isNumberLiteral(c.arg(1))
+            && isNumberLiteral(c.arg(2))) {
+          return new FieldBetweenNumbers(
+              ((FieldRef) c.arg(0)).name().intern(),
+              (Number) ((Literal) c.arg(1)).value(),
+              (Number) ((Literal) c.arg(2)).value(),
+              stats);
+        }
         return new Between(compile(c.arg(0)), compile(c.arg(1)), compile(c.arg(2)), stats);
       case AND:
         return new And(compile(c.arg(0)), compile(c.arg(1)), stats);
@@ -167,6 +177,10 @@ public final class ExprCompiler {
       default:
         throw new IllegalArgumentException("Cannot compile " + op);
     }
+  }
+
+  private static boolean isNumberLiteral(Expr e) {
+    return e instanceof Literal && ((Literal) e).value() instanceof Number;
   }
 
   private static Op baseOf(Op quantified) {
@@ -239,15 +253,13 @@ public final class ExprCompiler {
     if (constant instanceof List) {
       List<?> items = (List<?>) constant;
       boolean allStrings = !items.isEmpty();
-      boolean hasNull = false;
       for (Object each : items) {
         allStrings &= each instanceof String;
-        hasNull |= each == null;
       }
       if (allStrings) {
-        return new InStrings(value, new HashSet<>(castStrings(items)));
+        return new InStrings(value, new HashSet<>(castStrings(items)), stats);
       }
-      return new InValues(value, items, hasNull, stats);
+      return new InValues(value, items, stats);
     }
     return new Quantified(Op.EQ, true, value, compile(list), stats);
   }
@@ -712,37 +724,15 @@ public final class ExprCompiler {
     }
   }
 
+  /** {@code x IN ('a', 'b')}: a hash set of the constants. A value of another type is NULL. */
   static final class InStrings extends Eval {
     final Eval value;
     final Set<String> set;
+    final EvalStats stats;
 
-    InStrings(Eval value, Set<String> set) {
+    InStrings(Eval value, Set<String> set, EvalStats stats) {
       this.value = value;
       this.set = set;
-    }
-
-    @Override
-    public int eval(Record r) {
-      int k = value.eval(r);
-      if (k == NULL) {
-        return NULL;
-      }
-      l = k == STRING && set.contains((String) value.o) ? 1 : 0;
-      return BOOLEAN;
-    }
-  }
-
-  static final class InValues extends Eval {
-    final Eval value;
-    final Object[] items;
-    final boolean hasNull;
-    final EvalStats stats;
-    final Const element = new Const();
-
-    InValues(Eval value, List<?> items, boolean hasNull, EvalStats stats) {
-      this.value = value;
-      this.items = items.toArray();
-      this.hasNull = hasNull;
       this.stats = stats;
     }
 
@@ -752,14 +742,48 @@ public final class ExprCompiler {
       if (k == NULL) {
         return NULL;
       }
+      if (k != STRING) {
+        stats.errors++;
+        return NULL;
+      }
+      l = set.contains((String) value.o) ? 1 : 0;
+      return BOOLEAN;
+    }
+  }
+
+  /**
+   * {@code x IN (constants)}: TRUE when an item equals x; otherwise NULL when an item is NULL or of
+   * a type x cannot be compared with (as {@code =} would be), else FALSE.
+   */
+  static final class InValues extends Eval {
+    final Eval value;
+    final Object[] items;
+    final EvalStats stats;
+    final Const element = new Const();
+
+    InValues(Eval value, List<?> items, EvalStats stats) {
+      this.value = value;
+      this.items = items.toArray();
+      this.stats = stats;
+    }
+
+    @Override
+    public int eval(Record r) {
+      int k = value.eval(r);
+      if (k == NULL) {
+        return NULL;
+      }
+      boolean unknown = false;
       for (Object item : items) {
         int ke = element.load(item);
-        if (ke != NULL && compareRegisters(value, k, element, ke) == 0) {
+        int cmp = ke == NULL ? Integer.MIN_VALUE : compareRegisters(value, k, element, ke);
+        if (cmp == 0) {
           l = 1;
           return BOOLEAN;
         }
+        unknown |= cmp == Integer.MIN_VALUE;
       }
-      if (hasNull) {
+      if (unknown) {
         return NULL;
       }
       l = 0;
@@ -898,6 +922,52 @@ public final class ExprCompiler {
         return NULL;
       }
       l = c1 >= 0 && c2 <= 0 ? 1 : 0;
+      return BOOLEAN;
+    }
+  }
+
+  /** {@code field BETWEEN (lo, hi)} with numeric constants: one lookup, two comparisons. */
+  static final class FieldBetweenNumbers extends Eval {
+    final String name;
+    final double lo;
+    final double hi;
+    final long loLong;
+    final long hiLong;
+    final boolean integralBounds;
+    final EvalStats stats;
+
+    FieldBetweenNumbers(String name, Number lo, Number hi, EvalStats stats) {
+      this.name = name;
+      this.lo = lo.doubleValue();
+      this.hi = hi.doubleValue();
+      this.loLong = lo.longValue();
+      this.hiLong = hi.longValue();
+      this.integralBounds =
+          (lo instanceof Long || lo instanceof Integer)
+              && (hi instanceof Long || hi instanceof Integer);
+      this.stats = stats;
+    }
+
+    @Override
+    public int eval(Record r) {
+      int i = r.indexOf(name);
+      if (i < 0) {
+        return NULL;
+      }
+      byte k = r.kindAt(i);
+      if (k < INTEGER || k > DOUBLE) {
+        if (k != NULL) {
+          stats.errors++;
+        }
+        return NULL;
+      }
+      if (integralBounds && k <= LONG) {
+        long v = r.longAt(i);
+        l = v >= loLong && v <= hiLong ? 1 : 0;
+      } else {
+        double v = r.doubleAt(i);
+        l = v >= lo && v <= hi ? 1 : 0;
+      }
       return BOOLEAN;
     }
   }

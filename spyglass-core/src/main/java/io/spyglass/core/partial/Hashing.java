@@ -34,12 +34,10 @@ final class Hashing {
       return 0x7A3C1E5F00000001L;
     }
     if (v instanceof String) {
+      // String.hashCode is specified, so every process agrees, and cached in the string: the many
+      // queries that group by the same field of a record hash its value once
       String s = (String) v;
-      long h = 0xCBF29CE484222325L;
-      for (int i = 0, n = s.length(); i < n; i++) {
-        h = (h ^ s.charAt(i)) * FNV_PRIME;
-      }
-      return fmix64(h ^ ((long) s.length() << 32) ^ 7);
+      return fmix64(((long) s.hashCode() << 32) ^ s.length() ^ 0x5354524900000000L);
     }
     if (v instanceof Long) {
       return fmix64((Long) v ^ 0x4C4F4E4700000000L);

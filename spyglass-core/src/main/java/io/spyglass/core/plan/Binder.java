@@ -52,6 +52,7 @@ final class Binder {
             nested.span(),
             "Queries can be nested only one level deep",
             "Select FROM a query that reads FROM STREAM(...)");
+        throw new BqlException(errors);
       }
       QueryPlan innerPlan = bindQuery(inner, Optional.empty());
       QueryPlan outerPlan = bindQuery(query, Optional.of(innerPlan.durationMs()));
@@ -224,8 +225,28 @@ final class Binder {
           "Use a size of " + emit.value() + " times a whole number, e.g. " + 2 * emit.value());
       return Window.NONE;
     }
+    if (size.value() / emit.value() > MAX_PANES) {
+      error(
+          size.span(),
+          "A sliding window keeps one pane per emit period, and "
+              + size.value() / emit.value()
+              + " panes is more than the "
+              + MAX_PANES
+              + " allowed",
+          "Emit less often or use a shorter size: at most "
+              + MAX_PANES
+              + " emit periods per window, e.g. EVERY("
+              + Math.max(emit.value(), size.value() / MAX_PANES)
+              + ", TIME, FIRST, "
+              + size.value()
+              + ", TIME)");
+      return Window.NONE;
+    }
     return new Window.Sliding(emit.value(), unit(emit.unit()), size.value(), unit(size.unit()));
   }
+
+  /** Most panes (size / emit) of a time-based sliding window: each pane holds a partial. */
+  static final int MAX_PANES = 1_000;
 
   private boolean amount(Query.Amount amount, boolean raw) {
     if (amount.unit() == Query.Unit.RECORD) {

@@ -274,6 +274,11 @@ final class ExpressionBinder {
       case ADD:
       case SUBTRACT:
         {
+          if (binary.op() == Expression.BinaryOp.ADD
+              && left.type().kind() == Kind.STRING
+              && right.type().kind() == Kind.STRING) {
+            return new Call(Op.ADD, List.of(left, right), Type.STRING); // concatenation
+          }
           requireNumeric(left, leftSpan, symbol);
           requireNumeric(right, rightSpan, symbol);
           Op op =
@@ -308,6 +313,7 @@ final class ExpressionBinder {
           } else {
             requireString(right, rightSpan, "RLIKE");
           }
+          checkRegexes(right, rightSpan);
           Expr call = new Call(rlike, List.of(left, right), Type.BOOLEAN);
           return binary.negated() ? new Call(Op.NOT, List.of(call), Type.BOOLEAN) : call;
         }
@@ -564,6 +570,26 @@ final class ExpressionBinder {
         what,
         "a BOOLEAN",
         "Use a condition such as x = 1, or CAST it to BOOLEAN");
+  }
+
+  /** Rejects a constant pattern that is not a valid regular expression. */
+  private void checkRegexes(Expr patterns, Span span) {
+    if (!(patterns instanceof Literal)) {
+      return;
+    }
+    Object v = ((Literal) patterns).value();
+    for (Object p : v instanceof List ? (List<?>) v : java.util.Collections.singletonList(v)) {
+      if (p instanceof String) {
+        try {
+          java.util.regex.Pattern.compile((String) p);
+        } catch (java.util.regex.PatternSyntaxException e) {
+          error(
+              span,
+              "Invalid regular expression '" + p + "': " + e.getDescription(),
+              "Write a Java regular expression; escape special characters such as ( [ { with \\");
+        }
+      }
+    }
   }
 
   private void requireString(Expr e, Span span, String what) {

@@ -9,6 +9,7 @@ import io.spyglass.core.plan.Window;
 import io.spyglass.core.record.Record;
 import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -44,6 +45,7 @@ public final class QueryCombiner {
   private final long emitEvery;
   private final boolean recordWindow;
   private final int rawLimit;
+  private final int rowLimit;
   private long windowNumber;
   private long windowStartMs;
   private long nextEmitMs;
@@ -91,6 +93,7 @@ public final class QueryCombiner {
     for (int i = 1; i < paneCount; i++) {
       panes[i] = first.emptyCopy();
     }
+    this.rowLimit = rowLimit(plan.aggregation());
     this.rawLimit =
         plan.aggregation() instanceof Aggregation.Raw
             ? ((Aggregation.Raw) plan.aggregation()).limit()
@@ -98,6 +101,16 @@ public final class QueryCombiner {
     this.windowStartMs = query.receiveTimeMs();
     this.windowNumber = 1;
     this.nextEmitMs = every > 0 && !records ? satAdd(query.receiveTimeMs(), every) : Long.MAX_VALUE;
+  }
+
+  /** The most rows the aggregation emits per window, before post-aggregation. */
+  private static int rowLimit(Aggregation agg) {
+    if (agg instanceof Aggregation.Group) {
+      return ((Aggregation.Group) agg).limit();
+    } else if (agg instanceof Aggregation.Distribution) {
+      return ((Aggregation.Distribution) agg).limit();
+    }
+    return Integer.MAX_VALUE;
   }
 
   private static long satAdd(long a, long b) {
@@ -228,7 +241,13 @@ public final class QueryCombiner {
   }
 
   private void emitUnchecked(Partial state, long nowMs, boolean isFinal) {
-    List<Map<String, Object>> rows = post == null ? state.rows() : post.apply(state.rows());
+    List<Map<String, Object>> rows = state.rows();
+    if (rows.size() > rowLimit) {
+      rows = new ArrayList<>(rows.subList(0, rowLimit));
+    }
+    if (post != null) {
+      rows = post.apply(rows);
+    }
     Map<String, Object> sketch = state.metadata();
     if (plan.outer().isPresent()) {
       OuterResult outer = runOuter(plan.outer().get(), rows);

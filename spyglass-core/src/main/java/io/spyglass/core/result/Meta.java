@@ -14,8 +14,8 @@ import java.util.Optional;
  * @param window the window this result closes; empty for a query without a window
  * @param sketch metadata of the sketch behind the records (estimated or not, error bounds, family,
  *     size); empty for exact aggregations
- * @param errors problems met while running, e.g. the rate limit, or values that could not be
- *     evaluated; empty when none
+ * @param errors problems that stopped the query, such as going over the emit rate limit; empty when
+ *     none (values that could not be evaluated are counted in the engine's statistics)
  * @param isFinal whether this is the query's last result
  */
 public record Meta(
@@ -37,7 +37,7 @@ public record Meta(
    * @param name the window kind as written in BQL, e.g. {@code TUMBLING(5000, TIME)}
    * @param emitTimeMs when this result was emitted
    * @param startTimeMs when the window's content began (for a sliding window, its oldest pane)
-   * @param size records that went into this window (matched records, before aggregation)
+   * @param size records in this result
    */
   public record WindowMeta(
       long number, String name, long emitTimeMs, long startTimeMs, long size) {}
