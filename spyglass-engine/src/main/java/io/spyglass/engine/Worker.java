@@ -121,7 +121,7 @@ final class Worker implements Runnable {
   }
 
   private void refreshSelection() {
-    Set<String> want = filters.needsAllFields() ? null : filters.referencedFields();
+    Set<String> want = filters.referencedFields();
     if (want != selected) {
       selected = want;
       reader.select(want);

@@ -274,10 +274,8 @@ final class ExpressionBinder {
       case ADD:
       case SUBTRACT:
         {
-          if (binary.op() == Expression.BinaryOp.ADD
-              && left.type().kind() == Kind.STRING
-              && right.type().kind() == Kind.STRING) {
-            return new Call(Op.ADD, List.of(left, right), Type.STRING); // concatenation
+          if (binary.op() == Expression.BinaryOp.ADD && isConcatenation(left, right)) {
+            return new Call(Op.ADD, List.of(left, right), Type.STRING);
           }
           requireNumeric(left, leftSpan, symbol);
           requireNumeric(right, rightSpan, symbol);
@@ -570,6 +568,14 @@ final class ExpressionBinder {
         what,
         "a BOOLEAN",
         "Use a condition such as x = 1, or CAST it to BOOLEAN");
+  }
+
+  /** {@code a + b} on strings: one side a STRING, the other a STRING or not known until read. */
+  private static boolean isConcatenation(Expr left, Expr right) {
+    Kind l = left.type().kind();
+    Kind r = right.type().kind();
+    return (l == Kind.STRING && (r == Kind.STRING || r == Kind.UNKNOWN))
+        || (r == Kind.STRING && l == Kind.UNKNOWN);
   }
 
   /** Rejects a constant pattern that is not a valid regular expression. */

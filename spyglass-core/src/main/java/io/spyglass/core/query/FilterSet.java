@@ -40,10 +40,9 @@ public final class FilterSet {
 
   private long processed;
 
-  /** How many queries read each top-level field, and how many read whole records. */
+  /** How many queries read each top-level field. */
   private final Map<String, Integer> fieldUses = new HashMap<>();
 
-  private int wholeRecordQueries;
   private Set<String> referencedFields = Set.of();
 
   /**
@@ -172,23 +171,18 @@ public final class FilterSet {
   }
 
   /**
-   * The top-level fields the queries here read, so a reader can skip the others; valid while {@link
-   * #needsAllFields()} is false. Changes when queries come and go.
+   * The top-level fields the queries here filter, group or compute on, so a reader can skip the
+   * others. Queries that keep whole records ({@code SELECT *}) get them from {@link
+   * Record#toFullMap()} for the records they match, so a reader that keeps only these fields must
+   * mark its records {@link Record#partOf partial}. Changes when queries come and go.
    */
   public Set<String> referencedFields() {
     return referencedFields;
   }
 
-  /** True when some query needs whole records ({@code SELECT *}). */
-  public boolean needsAllFields() {
-    return wholeRecordQueries > 0;
-  }
-
   private void countFields(Query query, int delta) {
     Set<String> names = new HashSet<>();
-    if (collectFields(query.plan(), names)) {
-      wholeRecordQueries += delta;
-    }
+    collectFields(query.plan(), names);
     boolean changed = false;
     for (String name : names) {
       int uses = fieldUses.getOrDefault(name, 0) + delta;

@@ -91,6 +91,7 @@ final class QueryFilter {
     for (int j = 0; j < record.size(); j++) {
       exploded.putFrom(record.nameAt(j), record, j);
     }
+    exploded.sameSourceAs(record);
     return explode(0);
   }
 
@@ -190,7 +191,7 @@ final class QueryFilter {
 
   private static Feeder rawFeeder(Aggregation.Raw raw, ExprCompiler compiler, RawPartial rp) {
     if (raw.projection().isEmpty()) {
-      return r -> rp.add(r.toMap());
+      return r -> rp.add(r.toFullMap());
     }
     List<NamedExpr> items = raw.projection().get();
     Eval[] evals = compileNamed(items, compiler);

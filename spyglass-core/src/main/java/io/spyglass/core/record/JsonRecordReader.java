@@ -127,10 +127,32 @@ public final class JsonRecordReader {
       if (p.nextToken() != null) {
         throw new MalformedRecordException("Trailing content after the JSON object");
       }
+      if (keep != null) {
+        into.partOf(bytes, offset, length);
+      }
     } catch (StreamConstraintsException e) {
       throw new MalformedRecordException("Record exceeds a limit: " + e.getOriginalMessage(), e);
     } catch (IOException e) {
       throw new MalformedRecordException("Malformed JSON: " + firstLine(e.getMessage()), e);
+    }
+  }
+
+  private static final JsonFactory WHOLE = new JsonFactory();
+
+  /**
+   * The whole object in bytes that {@link #read} accepted before, as a map (see {@link
+   * Record#toFullMap()}).
+   *
+   * @throws IllegalStateException if the bytes are not a JSON object any more
+   */
+  static Map<String, Object> readWhole(byte[] bytes, int offset, int length) {
+    try (JsonParser p = WHOLE.createParser(bytes, offset, length)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        throw new IllegalStateException("the record's bytes changed: not a JSON object");
+      }
+      return readMap(p);
+    } catch (IOException e) {
+      throw new IllegalStateException("the record's bytes changed: " + e.getMessage(), e);
     }
   }
 

@@ -41,6 +41,12 @@ public final class Record {
   /** Open-addressing table of field index + 1; 0 is empty. Length is a power of two. */
   private int[] table;
 
+  /** The JSON this record was read from, when a reader kept only some of its fields. */
+  private byte[] sourceBytes;
+
+  private int sourceOffset;
+  private int sourceLength;
+
   public Record() {
     this(16);
   }
@@ -69,6 +75,7 @@ public final class Record {
 
   /** Removes every field, keeping the allocated capacity. */
   public void clear() {
+    sourceBytes = null;
     if (size == 0) {
       return;
     }
@@ -355,6 +362,46 @@ public final class Record {
       r.putFrom(names[i], this, i);
     }
     return r;
+  }
+
+  /**
+   * Marks this record as read from these JSON bytes with only some of its fields kept: {@link
+   * #toFullMap()} then reads the others from the bytes. The bytes must stay unchanged while the
+   * record is in use.
+   */
+  public void partOf(byte[] bytes, int offset, int length) {
+    sourceBytes = bytes;
+    sourceOffset = offset;
+    sourceLength = length;
+  }
+
+  /** True when the record holds only some of the fields of the JSON it was read from. */
+  public boolean isPartial() {
+    return sourceBytes != null;
+  }
+
+  /** Makes this record hold the same source as {@code other} (see {@link #partOf}). */
+  public void sameSourceAs(Record other) {
+    sourceBytes = other.sourceBytes;
+    sourceOffset = other.sourceOffset;
+    sourceLength = other.sourceLength;
+  }
+
+  /**
+   * Every field, boxed: the fields this record holds and, for a {@linkplain #isPartial partial}
+   * record, the others read now from its JSON. Fields set on the record (such as virtual fields)
+   * win over those of the JSON. For {@code SELECT *}: a reader builds only the fields that queries
+   * filter on, and the whole record is built only for the records that match.
+   */
+  public Map<String, Object> toFullMap() {
+    if (sourceBytes == null) {
+      return toMap();
+    }
+    Map<String, Object> m = JsonRecordReader.readWhole(sourceBytes, sourceOffset, sourceLength);
+    for (int i = 0; i < size; i++) {
+      m.put(names[i], valueAt(i));
+    }
+    return m;
   }
 
   /** The fields as a map of boxed values, in field order. */

@@ -39,6 +39,24 @@ class JsonRecordReaderTest {
   }
 
   @Test
+  void aPartialRecordBuildsItsWholeSelfOnDemand() throws Exception {
+    reader.select(Set.of("a"));
+    reader.read("{\"a\":1,\"b\":{\"deep\":[1,2]},\"c\":\"x\"}", r);
+    r.putLong("_read_ms", 7);
+    assertThat(r.isPartial()).isTrue();
+    assertThat(r.toMap()).containsOnlyKeys("a", "_read_ms");
+    assertThat(r.toFullMap())
+        .containsExactly(
+            Map.entry("a", 1L),
+            Map.entry("b", Map.of("deep", List.of(1L, 2L))),
+            Map.entry("c", "x"),
+            Map.entry("_read_ms", 7L));
+    reader.select(null);
+    reader.read("{\"a\":1}", r);
+    assertThat(r.isPartial()).isFalse();
+  }
+
+  @Test
   void rejectsMalformedInput() {
     assertThatThrownBy(() -> reader.read("{\"a\":", r))
         .isInstanceOf(MalformedRecordException.class);
