@@ -202,7 +202,8 @@ final class QueryScalingScenario implements Scenario {
           h.run(
               needles(s, rate, w, target)
                   .withSource(kind)
-                  .withDurationMs(s.quick() ? 1_000 : 10_000));
+                  // Bullet's test: queries of 30 s, each finding its 10 records over the run
+                  .withDurationMs(s.quick() ? 1_000 : 30_000));
       acceptanceRow(t, r, s);
       report.note(
           String.format(
