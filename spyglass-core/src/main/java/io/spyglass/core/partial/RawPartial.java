@@ -11,7 +11,9 @@ import java.util.Map;
  */
 public final class RawPartial implements Partial {
   private final int limit;
-  private final List<Map<String, Object>> records;
+
+  /** Empty and shared until the first record: thousands of idle queries hold no list. */
+  private List<Map<String, Object>> records = List.of();
 
   /**
    * @param limit most records kept, at least 1
@@ -21,7 +23,6 @@ public final class RawPartial implements Partial {
       throw new IllegalArgumentException("limit must be at least 1: " + limit);
     }
     this.limit = limit;
-    this.records = new ArrayList<>();
   }
 
   public int limit() {
@@ -32,6 +33,9 @@ public final class RawPartial implements Partial {
   public boolean add(Map<String, Object> record) {
     if (records.size() >= limit) {
       return false;
+    }
+    if (records.isEmpty()) {
+      records = new ArrayList<>();
     }
     records.add(record);
     return true;
@@ -88,7 +92,7 @@ public final class RawPartial implements Partial {
       if (!(v instanceof Map)) {
         throw new PartialFormatException("raw record " + i + " is not a map");
       }
-      p.records.add((Map<String, Object>) v);
+      p.add((Map<String, Object>) v);
     }
     return p;
   }
@@ -110,7 +114,7 @@ public final class RawPartial implements Partial {
 
   @Override
   public void reset() {
-    records.clear();
+    records = List.of();
   }
 
   @Override

@@ -34,6 +34,9 @@ public record QueryPlan(
 
   public QueryPlan {
     lateralViews = List.copyOf(lateralViews);
+    if (postAggregation.isEmpty()) {
+      postAggregation = PostAggregation.NONE; // one shared instance: thousands of queries have none
+    }
   }
 
   /**
