@@ -330,6 +330,30 @@ public final class ExprCompiler {
 
   // ---------------------------------------------------------------- nodes
 
+  /** A node of one operand; {@code stats} counts the values it could not evaluate. */
+  abstract static class OneOperand extends Eval {
+    final Eval a;
+    final EvalStats stats;
+
+    OneOperand(Eval a, EvalStats stats) {
+      this.a = a;
+      this.stats = stats;
+    }
+  }
+
+  /** A node of two operands; {@code stats} counts the values it could not evaluate. */
+  abstract static class TwoOperands extends Eval {
+    final Eval a;
+    final Eval b;
+    final EvalStats stats;
+
+    TwoOperands(Eval a, Eval b, EvalStats stats) {
+      this.a = a;
+      this.b = b;
+      this.stats = stats;
+    }
+  }
+
   static final class Const extends Eval {
     int kind;
 
@@ -407,17 +431,12 @@ public final class ExprCompiler {
     return k == FLOAT || k == DOUBLE;
   }
 
-  static final class Arith extends Eval {
+  static final class Arith extends TwoOperands {
     final Op op;
-    final Eval a;
-    final Eval b;
-    final EvalStats stats;
 
     Arith(Op op, Eval a, Eval b, EvalStats stats) {
+      super(a, b, stats);
       this.op = op;
-      this.a = a;
-      this.b = b;
-      this.stats = stats;
     }
 
     @Override
@@ -489,13 +508,9 @@ public final class ExprCompiler {
     }
   }
 
-  static final class Neg extends Eval {
-    final Eval a;
-    final EvalStats stats;
-
+  static final class Neg extends OneOperand {
     Neg(Eval a, EvalStats stats) {
-      this.a = a;
-      this.stats = stats;
+      super(a, stats);
     }
 
     @Override
@@ -554,17 +569,12 @@ public final class ExprCompiler {
     }
   }
 
-  static final class Compare extends Eval {
+  static final class Compare extends TwoOperands {
     final Op op;
-    final Eval a;
-    final Eval b;
-    final EvalStats stats;
 
     Compare(Op op, Eval a, Eval b, EvalStats stats) {
+      super(a, b, stats);
       this.op = op;
-      this.a = a;
-      this.b = b;
-      this.stats = stats;
     }
 
     @Override
@@ -984,15 +994,9 @@ public final class ExprCompiler {
     return -1;
   }
 
-  static final class And extends Eval {
-    final Eval a;
-    final Eval b;
-    final EvalStats stats;
-
+  static final class And extends TwoOperands {
     And(Eval a, Eval b, EvalStats stats) {
-      this.a = a;
-      this.b = b;
-      this.stats = stats;
+      super(a, b, stats);
     }
 
     @Override
@@ -1015,15 +1019,9 @@ public final class ExprCompiler {
     }
   }
 
-  static final class Or extends Eval {
-    final Eval a;
-    final Eval b;
-    final EvalStats stats;
-
+  static final class Or extends TwoOperands {
     Or(Eval a, Eval b, EvalStats stats) {
-      this.a = a;
-      this.b = b;
-      this.stats = stats;
+      super(a, b, stats);
     }
 
     @Override
@@ -1046,15 +1044,9 @@ public final class ExprCompiler {
     }
   }
 
-  static final class Xor extends Eval {
-    final Eval a;
-    final Eval b;
-    final EvalStats stats;
-
+  static final class Xor extends TwoOperands {
     Xor(Eval a, Eval b, EvalStats stats) {
-      this.a = a;
-      this.b = b;
-      this.stats = stats;
+      super(a, b, stats);
     }
 
     @Override
@@ -1069,13 +1061,9 @@ public final class ExprCompiler {
     }
   }
 
-  static final class Not extends Eval {
-    final Eval a;
-    final EvalStats stats;
-
+  static final class Not extends OneOperand {
     Not(Eval a, EvalStats stats) {
-      this.a = a;
-      this.stats = stats;
+      super(a, stats);
     }
 
     @Override
@@ -1118,13 +1106,9 @@ public final class ExprCompiler {
     }
   }
 
-  static final class SizeOf extends Eval {
-    final Eval a;
-    final EvalStats stats;
-
+  static final class SizeOf extends OneOperand {
     SizeOf(Eval a, EvalStats stats) {
-      this.a = a;
-      this.stats = stats;
+      super(a, stats);
     }
 
     @Override
@@ -1398,15 +1382,12 @@ public final class ExprCompiler {
     }
   }
 
-  static final class StringFn extends Eval {
+  static final class StringFn extends OneOperand {
     final Op op;
-    final Eval a;
-    final EvalStats stats;
 
     StringFn(Op op, Eval a, EvalStats stats) {
+      super(a, stats);
       this.op = op;
-      this.a = a;
-      this.stats = stats;
     }
 
     @Override
@@ -1425,13 +1406,9 @@ public final class ExprCompiler {
     }
   }
 
-  static final class Abs extends Eval {
-    final Eval a;
-    final EvalStats stats;
-
+  static final class Abs extends OneOperand {
     Abs(Eval a, EvalStats stats) {
-      this.a = a;
-      this.stats = stats;
+      super(a, stats);
     }
 
     @Override
