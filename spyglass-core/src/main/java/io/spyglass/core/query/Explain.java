@@ -43,7 +43,21 @@ public final class Explain {
                             + " value"
                             + (k.values().size() == 1 ? "" : "s")
                             + "): only records with a matching value reach it")
-                .orElse("evaluated on every record (no equality or IN on a top-level field)"))
+                .orElseGet(
+                    () ->
+                        RangeIndex.rangeOf(plan)
+                            .map(
+                                r ->
+                                    "range-indexed on "
+                                        + r.field()
+                                        + " ["
+                                        + r.lo()
+                                        + ", "
+                                        + r.hi()
+                                        + "]: only records with a value in range reach it")
+                            .orElse(
+                                "evaluated on every record (no equality, IN or range on a"
+                                    + " top-level field)")))
         .append('\n');
     plan.outer().ifPresent(o -> out.append("outer:       ").append(describe(o.aggregation())));
     return out.toString();

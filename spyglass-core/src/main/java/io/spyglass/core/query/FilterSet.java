@@ -33,6 +33,11 @@ public final class FilterSet {
   private final LongSupplier clock;
   private final PartialSink sink;
   private final QueryIndex index = new QueryIndex();
+
+  /** The record being processed, for {@link #offerCurrent}. */
+  private Record current;
+
+  private final RangeIndex.Sink offerCurrent = f -> offer(f, current);
   private final Map<String, QueryFilter> filters = new LinkedHashMap<>();
 
   /** Raw queries that matched records in this batch: flushed at its end. */
@@ -105,6 +110,14 @@ public final class FilterSet {
           offer(f, record);
         }
       }
+    }
+    int ranges = index.rangeFieldCount();
+    if (ranges > 0) {
+      current = record;
+      for (int i = 0; i < ranges; i++) {
+        index.rangeCandidates(i, record, offerCurrent);
+      }
+      current = null;
     }
   }
 

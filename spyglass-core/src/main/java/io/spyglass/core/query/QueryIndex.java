@@ -33,6 +33,9 @@ final class QueryIndex {
   private String[] fieldNames = new String[0];
   private FieldIndex[] fieldIndexes = new FieldIndex[0];
   private QueryFilter[] unindexed = new QueryFilter[0];
+  private final Map<String, RangeIndex> ranges = new HashMap<>();
+  private String[] rangeNames = new String[0];
+  private RangeIndex[] rangeIndexes = new RangeIndex[0];
 
   /** The key a plan is filed under, or empty when it cannot be indexed. */
   static Optional<Key> keyOf(QueryPlan plan) {
@@ -132,6 +135,17 @@ final class QueryIndex {
   void add(QueryFilter filter) {
     Optional<Key> key = keyOf(filter.query.plan());
     if (key.isEmpty()) {
+      Optional<RangeIndex.Range> range = RangeIndex.rangeOf(filter.query.plan());
+      if (range.isPresent()) {
+        RangeIndex r = ranges.get(range.get().field());
+        if (r == null) {
+          r = new RangeIndex();
+          ranges.put(range.get().field().intern(), r);
+          refreshRanges();
+        }
+        r.add(filter, range.get());
+        return;
+      }
       unindexed = append(unindexed, filter);
       return;
     }
@@ -149,6 +163,18 @@ final class QueryIndex {
   void remove(QueryFilter filter) {
     Optional<Key> key = keyOf(filter.query.plan());
     if (key.isEmpty()) {
+      Optional<RangeIndex.Range> range = RangeIndex.rangeOf(filter.query.plan());
+      if (range.isPresent()) {
+        RangeIndex r = ranges.get(range.get().field());
+        if (r != null) {
+          r.remove(filter);
+          if (r.isEmpty()) {
+            ranges.remove(range.get().field());
+            refreshRanges();
+          }
+        }
+        return;
+      }
       unindexed = without(unindexed, filter);
       return;
     }
@@ -175,6 +201,33 @@ final class QueryIndex {
     fieldIndexes = new FieldIndex[fieldNames.length];
     for (int i = 0; i < fieldNames.length; i++) {
       fieldIndexes[i] = fields.get(fieldNames[i]);
+    }
+  }
+
+  private void refreshRanges() {
+    rangeNames = ranges.keySet().toArray(new String[0]);
+    rangeIndexes = new RangeIndex[rangeNames.length];
+    for (int i = 0; i < rangeNames.length; i++) {
+      rangeIndexes[i] = ranges.get(rangeNames[i]);
+    }
+  }
+
+  int rangeFieldCount() {
+    return rangeNames.length;
+  }
+
+  /**
+   * Offers to {@code sink} the range-filed queries of field {@code i} whose interval can hold the
+   * record's value; a record whose field is missing or not a number can match none of them.
+   */
+  void rangeCandidates(int i, Record r, RangeIndex.Sink sink) {
+    int slot = r.indexOf(rangeNames[i]);
+    if (slot < 0) {
+      return;
+    }
+    byte k = r.kindAt(slot);
+    if (k >= Record.INTEGER && k <= Record.DOUBLE) {
+      rangeIndexes[i].candidates(r.doubleAt(slot), sink);
     }
   }
 

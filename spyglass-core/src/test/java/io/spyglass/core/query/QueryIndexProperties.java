@@ -51,7 +51,15 @@ class QueryIndexProperties {
   }
 
   private static String randomPredicate(Random random) {
-    switch (random.nextInt(7)) {
+    switch (random.nextInt(11)) {
+      case 7:
+        return "n > " + (random.nextInt(5) - 1) + (random.nextBoolean() ? ".5" : "");
+      case 8:
+        return random.nextInt(4) + " >= n";
+      case 9:
+        return "n BETWEEN (" + random.nextInt(3) + ", " + (1 + random.nextInt(3)) + ".5)";
+      case 10:
+        return "n <= " + random.nextInt(4) + " AND NOT id = 'a'";
       case 0:
         return "id = '" + IDS[random.nextInt(IDS.length)] + "'";
       case 1:
