@@ -249,9 +249,8 @@ public final class ExprCompiler {
   private Eval in(Call c) {
     Eval value = compile(c.arg(0));
     Expr list = c.arg(1);
-    Object constant = constantList(list);
-    if (constant instanceof List) {
-      List<?> items = (List<?>) constant;
+    List<?> items = Literal.listValues(list);
+    if (items != null) {
       boolean allStrings = !items.isEmpty();
       for (Object each : items) {
         allStrings &= each instanceof String;
@@ -269,28 +268,10 @@ public final class ExprCompiler {
     return (List<String>) items;
   }
 
-  /** The value of a constant list expression, or null when it is not constant. */
-  private static Object constantList(Expr e) {
-    if (e instanceof Literal && ((Literal) e).value() instanceof List) {
-      return ((Literal) e).value();
-    }
-    if (e instanceof Call && ((Call) e).op() == Op.LIST) {
-      List<Object> out = new ArrayList<>();
-      for (Expr a : ((Call) e).args()) {
-        if (!(a instanceof Literal)) {
-          return null;
-        }
-        out.add(((Literal) a).value());
-      }
-      return out;
-    }
-    return null;
-  }
-
   private Eval list(Call c) {
-    Object constant = constantList(c);
+    List<?> constant = Literal.listValues(c);
     if (constant != null) {
-      return constant(List.copyOf(nullSafe((List<?>) constant)));
+      return constant(List.copyOf(nullSafe(constant)));
     }
     Eval[] items = new Eval[c.args().size()];
     for (int i = 0; i < items.length; i++) {
@@ -1658,7 +1639,7 @@ public final class ExprCompiler {
       if (k == BOOLEAN) {
         l = a.l;
         d = a.l;
-        return to == FLOAT || to == DOUBLE ? convert(LONG, to) : convert(LONG, to);
+        return convert(LONG, to);
       }
       if (isNum(k)) {
         l = a.l;

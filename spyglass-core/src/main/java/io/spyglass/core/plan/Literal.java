@@ -1,6 +1,7 @@
 package io.spyglass.core.plan;
 
 import io.spyglass.core.record.Type;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -31,5 +32,26 @@ public record Literal(Object value, Type type) implements Expr {
 
   public static Literal of(boolean v) {
     return v ? TRUE : FALSE;
+  }
+
+  /**
+   * The values of a constant list: a list literal, or {@link Op#LIST} of literals ({@code IN ('a',
+   * 'b')}); null when {@code e} is not one. Items may be null.
+   */
+  public static List<?> listValues(Expr e) {
+    if (e instanceof Literal && ((Literal) e).value() instanceof List) {
+      return (List<?>) ((Literal) e).value();
+    }
+    if (e instanceof Call && ((Call) e).op() == Op.LIST) {
+      List<Object> out = new ArrayList<>();
+      for (Expr a : ((Call) e).args()) {
+        if (!(a instanceof Literal)) {
+          return null;
+        }
+        out.add(((Literal) a).value());
+      }
+      return out;
+    }
+    return null;
   }
 }

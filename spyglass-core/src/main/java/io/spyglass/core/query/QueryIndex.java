@@ -70,7 +70,7 @@ final class QueryIndex {
         out.add(k);
       }
     } else if (c.op() == Op.IN && c.arg(0) instanceof FieldRef) {
-      List<?> constants = constants(c.arg(1));
+      List<?> constants = Literal.listValues(c.arg(1));
       FieldRef f = (FieldRef) c.arg(0);
       if (constants != null && !f.hinted()) {
         Set<Object> values = new LinkedHashSet<>();
@@ -91,23 +91,6 @@ final class QueryIndex {
     if (field instanceof FieldRef && !((FieldRef) field).hinted() && constant instanceof Literal) {
       Object n = normalise(((Literal) constant).value());
       return n == null ? null : new Key(((FieldRef) field).name(), Set.of(n));
-    }
-    return null;
-  }
-
-  private static List<?> constants(Expr e) {
-    if (e instanceof Literal && ((Literal) e).value() instanceof List) {
-      return (List<?>) ((Literal) e).value();
-    }
-    if (e instanceof Call && ((Call) e).op() == Op.LIST) {
-      List<Object> out = new ArrayList<>();
-      for (Expr a : ((Call) e).args()) {
-        if (!(a instanceof Literal)) {
-          return null;
-        }
-        out.add(((Literal) a).value());
-      }
-      return out;
     }
     return null;
   }
