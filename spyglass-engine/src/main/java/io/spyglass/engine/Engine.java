@@ -23,9 +23,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Spyglass in one process: a reader thread polls the {@link Source} into batches, filter workers
- * (one per core by default) parse and filter them against every running query, and a combiner
- * thread merges partials, closes windows and hands results to each query's {@link QueryHandle}.
+ * Spyglass in one process: a reader thread polls the {@link Source} into small batches (about 64
+ * KiB), which wait in one queue for the next free filter worker (one per core by default); a worker
+ * parses and filters a batch against every running query, and a combiner thread merges partials,
+ * closes windows and hands results to each query's {@link QueryHandle}.
  *
  * <pre>{@code
  * try (Engine engine = Engine.start(Sources.open("gen"), EngineConfig.defaults())) {
@@ -47,6 +48,10 @@ public final class Engine implements AutoCloseable {
   private final Worker[] workers;
   private final Combiner combiner;
   private final BlockingQueue<RawBatch> free;
+
+  /** Batches read and waiting for a worker: the next free worker takes the next batch. */
+  private final BlockingQueue<RawBatch> ready;
+
   private final Map<Integer, Map<String, QueryStats>> stats = new ConcurrentHashMap<>();
   private final Map<String, QueryHandle> handles = new ConcurrentHashMap<>();
   private final AtomicInteger running = new AtomicInteger();
@@ -80,12 +85,13 @@ public final class Engine implements AutoCloseable {
     this.combiner = new Combiner(this, workers.length);
     int pool = workers.length * (config.queueBatches() + 2);
     this.free = new ArrayBlockingQueue<>(pool);
+    this.ready = new ArrayBlockingQueue<>(workers.length * config.queueBatches());
     for (int i = 0; i < pool; i++) {
-      free.add(new RawBatch(config.batchRecords() * 2048, config.batchRecords()));
+      free.add(new RawBatch(config.batchBytes() + 4096, config.batchRecords()));
     }
     this.workerThreads = new Thread[workers.length];
     for (int i = 0; i < workers.length; i++) {
-      workers[i] = new Worker(i, config.queueBatches(), this);
+      workers[i] = new Worker(i, ready, this);
       workerThreads[i] = daemon(workers[i], "spyglass-worker-" + i);
     }
     this.combinerThread = daemon(combiner, "spyglass-combiner");
@@ -227,20 +233,23 @@ public final class Engine implements AutoCloseable {
   }
 
   private void read() {
-    int next = 0;
+    // records per batch for about batchBytes a batch, by a moving average of the record size
+    double recordBytes = 1024;
+    int perBatch = recordsPerBatch(recordBytes);
     try {
       while (!closing) {
         RawBatch b = free.take();
         b.clear();
-        boolean more = source.poll(b, config.batchRecords(), 50);
+        boolean more = source.poll(b, perBatch, 50);
         if (b.isEmpty()) {
           free.offer(b);
         } else {
           b.readTimeMs(config.clock().getAsLong());
           recordsRead.add(b.size());
           bytesRead.add(b.bytes());
-          workers[next].batches.put(b);
-          next = (next + 1) % workers.length;
+          recordBytes += ((double) b.bytes() / b.size() - recordBytes) / 8;
+          perBatch = recordsPerBatch(recordBytes);
+          ready.put(b);
         }
         if (!more) {
           if (config.stopWhenSourceEnds()) {
@@ -258,6 +267,10 @@ public final class Engine implements AutoCloseable {
         broadcast(new Worker.Drain());
       }
     }
+  }
+
+  private int recordsPerBatch(double recordBytes) {
+    return (int) Math.max(1, Math.min(config.batchRecords(), config.batchBytes() / recordBytes));
   }
 
   /** Why the source stopped with an error, or null. */
@@ -283,10 +296,7 @@ public final class Engine implements AutoCloseable {
       s.forEach((id, st) -> perQuery.merge(id, st, QueryStats::plus));
     }
     perQuery.keySet().retainAll(handles.keySet());
-    int queued = 0;
-    for (Worker w : workers) {
-      queued += w.batches.size();
-    }
+    int queued = ready.size();
     return new EngineMetrics(
         now - startMs,
         rate,

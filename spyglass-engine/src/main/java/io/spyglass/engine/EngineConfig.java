@@ -1,6 +1,7 @@
 package io.spyglass.engine;
 
 import io.spyglass.core.plan.QueryLimits;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -8,8 +9,13 @@ import java.util.function.LongSupplier;
  * {@link #defaults()}.
  *
  * @param workers filter worker threads; default: one per available core
- * @param batchRecords most records a source poll puts in one batch
- * @param queueBatches batches waiting per worker before the reader blocks (backpressure)
+ * @param batchRecords most records in one batch
+ * @param batchBytes about how many bytes of records one batch holds: the reader sizes batches by
+ *     the average record size read so far. A worker hands a batch's results on when it has filtered
+ *     the whole batch, so small batches keep latency low; 64 KiB is about half a millisecond of
+ *     work for a core
+ * @param queueBatches batches waiting for a worker, per worker, before the reader blocks
+ *     (backpressure)
  * @param tickMs how often time windows and durations are checked; 0 disables the timer, leaving
  *     ticks to {@link Engine#tick()} (tests)
  * @param maxQueries most queries running at once; more are refused with an error
@@ -21,6 +27,7 @@ import java.util.function.LongSupplier;
 public record EngineConfig(
     int workers,
     int batchRecords,
+    int batchBytes,
     int queueBatches,
     long tickMs,
     int maxQueries,
@@ -32,6 +39,7 @@ public record EngineConfig(
   public EngineConfig {
     require(workers >= 1 && workers <= 1024, "workers must be between 1 and 1024: " + workers);
     require(batchRecords >= 1, "batchRecords must be at least 1: " + batchRecords);
+    require(batchBytes >= 1, "batchBytes must be at least 1: " + batchBytes);
     require(queueBatches >= 1, "queueBatches must be at least 1: " + queueBatches);
     require(tickMs >= 0, "tickMs must not be negative: " + tickMs);
     require(maxQueries >= 1, "maxQueries must be at least 1: " + maxQueries);
@@ -45,11 +53,15 @@ public record EngineConfig(
     }
   }
 
-  /** One worker per core, batches of 512, ticks every 100 ms, 20,000 queries at most. */
+  /**
+   * One worker per core, batches of 64 KiB (at most 512 records), 4 batches queued per worker,
+   * ticks every 100 ms, 20,000 queries at most, 1,024 unread results per subscriber.
+   */
   public static EngineConfig defaults() {
     return new EngineConfig(
         Runtime.getRuntime().availableProcessors(),
         512,
+        64 * 1024,
         4,
         100,
         20_000,
@@ -60,98 +72,89 @@ public record EngineConfig(
   }
 
   public EngineConfig withWorkers(int n) {
-    return new EngineConfig(
-        n,
-        batchRecords,
-        queueBatches,
-        tickMs,
-        maxQueries,
-        resultQueue,
-        stopWhenSourceEnds,
-        limits,
-        clock);
+    return edit(b -> b.workers = n);
   }
 
   public EngineConfig withTickMs(long ms) {
-    return new EngineConfig(
-        workers,
-        batchRecords,
-        queueBatches,
-        ms,
-        maxQueries,
-        resultQueue,
-        stopWhenSourceEnds,
-        limits,
-        clock);
+    return edit(b -> b.tickMs = ms);
   }
 
   public EngineConfig withMaxQueries(int n) {
-    return new EngineConfig(
-        workers,
-        batchRecords,
-        queueBatches,
-        tickMs,
-        n,
-        resultQueue,
-        stopWhenSourceEnds,
-        limits,
-        clock);
+    return edit(b -> b.maxQueries = n);
   }
 
   public EngineConfig withResultQueue(int n) {
-    return new EngineConfig(
-        workers,
-        batchRecords,
-        queueBatches,
-        tickMs,
-        maxQueries,
-        n,
-        stopWhenSourceEnds,
-        limits,
-        clock);
+    return edit(b -> b.resultQueue = n);
   }
 
   public EngineConfig withBatchRecords(int n) {
-    return new EngineConfig(
-        workers,
-        n,
-        queueBatches,
-        tickMs,
-        maxQueries,
-        resultQueue,
-        stopWhenSourceEnds,
-        limits,
-        clock);
+    return edit(b -> b.batchRecords = n);
+  }
+
+  public EngineConfig withBatchBytes(int n) {
+    return edit(b -> b.batchBytes = n);
+  }
+
+  public EngineConfig withQueueBatches(int n) {
+    return edit(b -> b.queueBatches = n);
   }
 
   public EngineConfig withStopWhenSourceEnds(boolean stop) {
-    return new EngineConfig(
-        workers, batchRecords, queueBatches, tickMs, maxQueries, resultQueue, stop, limits, clock);
+    return edit(b -> b.stopWhenSourceEnds = stop);
   }
 
   public EngineConfig withLimits(QueryLimits l) {
-    return new EngineConfig(
-        workers,
-        batchRecords,
-        queueBatches,
-        tickMs,
-        maxQueries,
-        resultQueue,
-        stopWhenSourceEnds,
-        l,
-        clock);
+    return edit(b -> b.limits = l);
   }
 
   public EngineConfig withClock(LongSupplier c) {
-    return new EngineConfig(
-        workers,
-        batchRecords,
-        queueBatches,
-        tickMs,
-        maxQueries,
-        resultQueue,
-        stopWhenSourceEnds,
-        limits,
-        c);
+    return edit(b -> b.clock = c);
+  }
+
+  private EngineConfig edit(Consumer<Editor> change) {
+    Editor e = new Editor(this);
+    change.accept(e);
+    return e.build();
+  }
+
+  /** The settings, mutable, for the {@code with} methods. */
+  private static final class Editor {
+    int workers;
+    int batchRecords;
+    int batchBytes;
+    int queueBatches;
+    long tickMs;
+    int maxQueries;
+    int resultQueue;
+    boolean stopWhenSourceEnds;
+    QueryLimits limits;
+    LongSupplier clock;
+
+    Editor(EngineConfig c) {
+      workers = c.workers;
+      batchRecords = c.batchRecords;
+      batchBytes = c.batchBytes;
+      queueBatches = c.queueBatches;
+      tickMs = c.tickMs;
+      maxQueries = c.maxQueries;
+      resultQueue = c.resultQueue;
+      stopWhenSourceEnds = c.stopWhenSourceEnds;
+      limits = c.limits;
+      clock = c.clock;
+    }
+
+    EngineConfig build() {
+      return new EngineConfig(
+          workers,
+          batchRecords,
+          batchBytes,
+          queueBatches,
+          tickMs,
+          maxQueries,
+          resultQueue,
+          stopWhenSourceEnds,
+          limits,
+          clock);
+    }
   }
 }

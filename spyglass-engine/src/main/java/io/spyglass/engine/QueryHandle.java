@@ -2,9 +2,9 @@ package io.spyglass.engine;
 
 import io.spyglass.core.query.Query;
 import io.spyglass.core.result.Result;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -25,7 +25,7 @@ public final class QueryHandle {
 
   QueryHandle(Query query, int capacity, Engine engine) {
     this.query = query;
-    this.results = new ArrayBlockingQueue<>(capacity);
+    this.results = new LinkedBlockingQueue<>(capacity);
     this.engine = engine;
   }
 

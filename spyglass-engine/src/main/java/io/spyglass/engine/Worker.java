@@ -10,15 +10,15 @@ import io.spyglass.core.record.Record;
 import io.spyglass.engine.source.RawBatch;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A filter worker: parses the batches it is handed (only the fields its queries need) and offers
- * each record to its {@link FilterSet}. Partials go to the combiner as copies. Commands (add or
- * remove a query, flush) are taken between batches, so a batch is never interleaved with them.
+ * A filter worker: takes the next batch any worker may take from the engine's queue, parses it
+ * (only the fields its queries need) and offers each record to its {@link FilterSet}. Partials go
+ * to the combiner as copies. Commands (add or remove a query, flush) are taken between batches, so
+ * a batch is never interleaved with them.
  */
 final class Worker implements Runnable {
   /** Virtual field: when the engine read the record, epoch ms of the engine clock. */
@@ -41,7 +41,7 @@ final class Worker implements Runnable {
   record Drain() implements Command {}
 
   final int id;
-  final BlockingQueue<RawBatch> batches;
+  private final BlockingQueue<RawBatch> batches;
   private final ConcurrentLinkedQueue<Command> commands = new ConcurrentLinkedQueue<>();
   private final Engine engine;
   private final FilterSet filters;
@@ -50,9 +50,9 @@ final class Worker implements Runnable {
   private Set<String> selected;
   private volatile boolean stop;
 
-  Worker(int id, int queueBatches, Engine engine) {
+  Worker(int id, BlockingQueue<RawBatch> batches, Engine engine) {
     this.id = id;
-    this.batches = new ArrayBlockingQueue<>(queueBatches);
+    this.batches = batches;
     this.engine = engine;
     this.filters =
         new FilterSet(engine.config().limits(), engine.config().clock(), this::onPartial);

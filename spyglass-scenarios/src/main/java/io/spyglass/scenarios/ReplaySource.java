@@ -1,6 +1,7 @@
 package io.spyglass.scenarios;
 
 import io.spyglass.engine.source.EventGenerator;
+import io.spyglass.engine.source.Pacer;
 import io.spyglass.engine.source.RawBatch;
 import io.spyglass.engine.source.Source;
 import java.util.Arrays;

@@ -391,17 +391,18 @@ public final class Record {
    * Every field, boxed: the fields this record holds and, for a {@linkplain #isPartial partial}
    * record, the others read now from its JSON. Fields set on the record (such as virtual fields)
    * win over those of the JSON. For {@code SELECT *}: a reader builds only the fields that queries
-   * filter on, and the whole record is built only for the records that match.
+   * filter on, and the whole record is built only for the records that match. Those are kept as a
+   * copy of their JSON, decoded when first read.
    */
   public Map<String, Object> toFullMap() {
     if (sourceBytes == null) {
       return toMap();
     }
-    Map<String, Object> m = JsonRecordReader.readWhole(sourceBytes, sourceOffset, sourceLength);
+    Object[] values = new Object[size];
     for (int i = 0; i < size; i++) {
-      m.put(names[i], valueAt(i));
+      values[i] = valueAt(i);
     }
-    return m;
+    return WholeRecord.of(sourceBytes, sourceOffset, sourceLength, names, values, size);
   }
 
   /** The fields as a map of boxed values, in field order. */

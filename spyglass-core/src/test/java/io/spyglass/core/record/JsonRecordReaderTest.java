@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -54,6 +55,27 @@ class JsonRecordReaderTest {
     reader.select(null);
     reader.read("{\"a\":1}", r);
     assertThat(r.isPartial()).isFalse();
+  }
+
+  @Test
+  void aWholeRecordIsKeptAsItsBytesUntilRead() throws Exception {
+    reader.select(Set.of("a"));
+    byte[] buffer = "{\"a\":1,\"b\":[2]}".getBytes(StandardCharsets.UTF_8);
+    reader.read(buffer, 0, buffer.length, r);
+    r.putLong("_read_ms", 7);
+    Map<String, Object> whole = r.toFullMap();
+    assertThat(((WholeRecord) whole).isDecoded()).isFalse();
+    // the reader's buffer and record are reused for the next record
+    Arrays.fill(buffer, (byte) ' ');
+    r.clear();
+    assertThat(whole.get("b")).isEqualTo(List.of(2L));
+    assertThat(((WholeRecord) whole).isDecoded()).isTrue();
+    whole.put("c", "x");
+    whole.remove("a");
+    assertThat(whole)
+        .containsExactly(
+            Map.entry("b", List.of(2L)), Map.entry("_read_ms", 7L), Map.entry("c", "x"));
+    assertThat(whole).isEqualTo(Map.of("b", List.of(2L), "_read_ms", 7L, "c", "x"));
   }
 
   @Test

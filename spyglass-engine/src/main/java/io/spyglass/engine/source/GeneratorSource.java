@@ -4,7 +4,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The synthetic event stream ({@code gen}): records from an {@link EventGenerator}, as fast as
@@ -81,13 +80,13 @@ public final class GeneratorSource implements Source {
   private final EventGenerator generator;
   private final Queue<Map<String, Object>> needles = new ConcurrentLinkedQueue<>();
   private volatile boolean closed;
+  private final Pacer pacer;
   private long emitted;
-  private long paced;
-  private long startNanos = -1;
 
   public GeneratorSource(Options options) {
     this.options = options;
     this.generator = new EventGenerator(options.seed(), options.recordBytes());
+    this.pacer = new Pacer(options.recordsPerSecond());
   }
 
   public Options options() {
@@ -123,55 +122,13 @@ public final class GeneratorSource implements Source {
     if (remaining == 0) {
       return n > 0 || !needles.isEmpty();
     }
-    int want = (int) Math.min(maxRecords - n, remaining);
-    if (want > 0 && options.recordsPerSecond() > 0) {
-      want = n > 0 ? (int) Math.min(want, due()) : awaitDue(want, maxWaitMs);
-    }
+    int want = pacer.take((int) Math.min(maxRecords - n, remaining), n > 0 ? 0 : maxWaitMs);
     for (int i = 0; i < want; i++) {
       int len = generator.next(eventTime());
       batch.add(generator.buffer(), 0, len);
       emitted++;
     }
-    paced += want;
     return true;
-  }
-
-  /** Records due by now under the pace and not yet emitted; a debt over 1 s is forgiven. */
-  private long due() {
-    long now = System.nanoTime();
-    if (startNanos < 0) {
-      startNanos = now;
-    }
-    long rate = options.recordsPerSecond();
-    long due = (long) ((now - startNanos) / 1e9 * rate) - paced;
-    if (due > rate) {
-      paced += due - rate;
-      due = rate;
-    }
-    return Math.max(0, due);
-  }
-
-  /**
-   * Sleeps until a batch of about 10 ms of records is due (at least one, at most {@code want}), or
-   * the wait runs out.
-   */
-  private int awaitDue(int want, long maxWaitMs) throws InterruptedException {
-    long rate = options.recordsPerSecond();
-    long minBatch = Math.max(1, Math.min(want, rate / 100));
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(maxWaitMs);
-    while (true) {
-      long due = due();
-      if (due >= minBatch || closed) {
-        return (int) Math.min(want, due);
-      }
-      long dueAt = startNanos + (long) ((paced + minBatch) * 1e9 / rate);
-      long now = System.nanoTime();
-      long sleep = Math.min(dueAt, deadline) - now;
-      if (sleep <= 0) {
-        return (int) Math.min(want, due);
-      }
-      TimeUnit.NANOSECONDS.sleep(sleep);
-    }
   }
 
   private long eventTime() {

@@ -1,24 +1,24 @@
-package io.spyglass.scenarios;
+package io.spyglass.engine.source;
 
 import java.util.concurrent.TimeUnit;
 
 /**
- * Paces a source to a rate in records per second, like the generator's own pacing: records are
- * released in batches of about 10 ms, and a debt over one second (the engine fell behind) is
- * forgiven, so a source that cannot be read fast enough shows as a lower achieved rate, never as a
- * burst. Rate 0 releases everything asked for. Used from one thread.
+ * Paces a source to a rate in records per second: records are released in batches of about 10 ms
+ * (or a batch's worth, if less), and a debt over one second (the engine fell behind) is forgiven,
+ * so a source that cannot be read fast enough shows as a lower achieved rate, never as a burst.
+ * Rate 0 releases everything asked for. Used from one thread.
  */
-final class Pacer {
+public final class Pacer {
   private final long rate;
   private long released;
   private long startNanos = -1;
 
-  Pacer(long recordsPerSecond) {
+  public Pacer(long recordsPerSecond) {
     this.rate = recordsPerSecond;
   }
 
   /** Records due now, at most {@code want}, waiting up to {@code maxWaitMs} for ~10 ms' worth. */
-  int take(int want, long maxWaitMs) throws InterruptedException {
+  public int take(int want, long maxWaitMs) throws InterruptedException {
     if (rate == 0) {
       return want;
     }

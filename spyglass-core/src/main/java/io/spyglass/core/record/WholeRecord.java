@@ -1,0 +1,86 @@
+package io.spyglass.core.record;
+
+import java.util.AbstractMap;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A whole record kept as a copy of its JSON bytes plus the fields set on it, decoded into a map the
+ * first time it is read. A query that keeps the records it matches ({@code SELECT *}) holds one
+ * array per record rather than a tree of boxed values: cheaper to keep, to pass between threads,
+ * and for the garbage collector, which copies one array instead of hundreds of small objects for
+ * every record still held. Records nobody reads are never decoded.
+ *
+ * <p>Behaves as a {@code LinkedHashMap} of the JSON's fields in order with the set fields put over
+ * them, and is mutable like one. Not thread-safe.
+ */
+final class WholeRecord extends AbstractMap<String, Object> {
+  private byte[] json;
+  private String[] names;
+  private Object[] values;
+  private Map<String, Object> decoded;
+
+  WholeRecord(byte[] json, String[] names, Object[] values) {
+    this.json = json;
+    this.names = names;
+    this.values = values;
+  }
+
+  static WholeRecord of(
+      byte[] bytes, int offset, int length, String[] names, Object[] values, int size) {
+    return new WholeRecord(
+        Arrays.copyOfRange(bytes, offset, offset + length),
+        Arrays.copyOf(names, size),
+        Arrays.copyOf(values, size));
+  }
+
+  private Map<String, Object> map() {
+    if (decoded == null) {
+      Map<String, Object> m = JsonRecordReader.readWhole(json, 0, json.length);
+      for (int i = 0; i < names.length; i++) {
+        m.put(names[i], values[i]);
+      }
+      decoded = m;
+      json = null;
+      names = null;
+      values = null;
+    }
+    return decoded;
+  }
+
+  /** Whether the JSON has been decoded (for tests). */
+  boolean isDecoded() {
+    return decoded != null;
+  }
+
+  @Override
+  public Set<Entry<String, Object>> entrySet() {
+    return map().entrySet();
+  }
+
+  @Override
+  public Object get(Object key) {
+    return map().get(key);
+  }
+
+  @Override
+  public boolean containsKey(Object key) {
+    return map().containsKey(key);
+  }
+
+  @Override
+  public int size() {
+    return map().size();
+  }
+
+  @Override
+  public Object put(String key, Object value) {
+    return map().put(key, value);
+  }
+
+  @Override
+  public Object remove(Object key) {
+    return map().remove(key);
+  }
+}
