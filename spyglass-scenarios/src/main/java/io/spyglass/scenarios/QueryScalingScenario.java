@@ -129,7 +129,7 @@ final class QueryScalingScenario implements Scenario {
     List<Integer> xs = new ArrayList<>();
     List<Integer> ys = new ArrayList<>();
     int start = s.quick() ? 10 : 1_000;
-    int max = s.quick() ? 40 : 20_000;
+    int max = s.quick() ? 40 : 64_000;
     for (int w : workers) {
       report.progress(String.format("max queries, %d workers", w));
       Harness.Search search =

@@ -25,7 +25,7 @@ final class RawQueriesScenario implements Scenario {
     long rate = s.rateOr(Settings.BULLET_RATE);
     long duration = s.quick() ? 1_500 : 30_000;
     int start = s.quick() ? 10 : 250;
-    int max = s.quick() ? 40 : 16_000;
+    int max = s.quick() ? 40 : 64_000;
     int workers = Machine.cores();
     report.note(
         String.format(

@@ -44,6 +44,14 @@ record Settings(
         200);
   }
 
+  /**
+   * How long a scenario that measures single queries (tests 1 and 2) runs them unmeasured first, so
+   * that the engine's code is compiled: a few seconds of records at Bullet's rate.
+   */
+  long jitWarmupMs() {
+    return quick ? warmupMs : Math.max(warmupMs, 10_000);
+  }
+
   long rateOr(long dflt) {
     return rate > 0 ? rate : dflt;
   }
