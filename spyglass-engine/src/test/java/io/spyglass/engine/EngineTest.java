@@ -47,6 +47,30 @@ class EngineTest {
   }
 
   @Test
+  void theReaderSizesBatchesToAboutBatchBytes() throws Exception {
+    String pad = "x".repeat(4_000);
+    List<String> lines = new ArrayList<>();
+    for (int i = 0; i < 400; i++) {
+      lines.add("{\"id\":\"r" + i + "\",\"pad\":\"" + pad + "\"}");
+    }
+    ListSource source = new ListSource();
+    source.add(lines);
+    source.end();
+    Engine engine = Engine.startPaused(source, CONFIG.withBatchBytes(16 * 1024));
+    try (engine) {
+      QueryHandle count = engine.submit("SELECT COUNT(*) AS n FROM STREAM(60000, TIME)");
+      count.awaitRunning(10, TimeUnit.SECONDS);
+      engine.resume();
+      List<Result> results = drain(count);
+      assertThat(results.get(results.size() - 1).records().get(0)).containsEntry("n", 400L);
+    }
+    List<Integer> sizes = source.batchSizes;
+    // a first guess of 1 KiB a record, then a moving average of the ~4 KiB records read
+    assertThat(sizes.get(0)).isEqualTo(16);
+    assertThat(sizes.subList(sizes.size() / 2, sizes.size() - 1)).allMatch(n -> n == 4);
+  }
+
+  @Test
   void boundedSourceFinishesEveryQueryWithItsFinalResult() throws Exception {
     ListSource source = new ListSource();
     try (Engine engine = Engine.start(source, CONFIG)) {

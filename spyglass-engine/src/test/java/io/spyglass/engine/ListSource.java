@@ -5,6 +5,7 @@ import io.spyglass.engine.source.Source;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -13,6 +14,9 @@ final class ListSource implements Source {
   private static final String END = "\u0000end";
   private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
   private volatile boolean ended;
+
+  /** How many records each poll that returned records put in its batch, in order. */
+  final List<Integer> batchSizes = new CopyOnWriteArrayList<>();
 
   static ListSource of(List<String> lines) {
     ListSource s = new ListSource();
@@ -44,7 +48,7 @@ final class ListSource implements Source {
     while (line != null) {
       if (line.equals(END)) {
         ended = true;
-        return false;
+        break;
       }
       byte[] bytes = line.getBytes(StandardCharsets.UTF_8);
       batch.add(bytes, 0, bytes.length);
@@ -53,7 +57,10 @@ final class ListSource implements Source {
       }
       line = lines.poll();
     }
-    return true;
+    if (n > 0) {
+      batchSizes.add(n);
+    }
+    return !ended;
   }
 
   @Override
