@@ -13,13 +13,14 @@ import java.util.Set;
  * every record still held. Records nobody reads are never decoded.
  *
  * <p>Behaves as a {@code LinkedHashMap} of the JSON's fields in order with the set fields put over
- * them, and is mutable like one. Not thread-safe.
+ * them, and is mutable like one. Reading it from several threads is safe (it decodes once);
+ * changing it is not.
  */
 final class WholeRecord extends AbstractMap<String, Object> {
   private byte[] json;
   private String[] names;
   private Object[] values;
-  private Map<String, Object> decoded;
+  private volatile Map<String, Object> decoded;
 
   WholeRecord(byte[] json, String[] names, Object[] values) {
     this.json = json;
@@ -36,6 +37,15 @@ final class WholeRecord extends AbstractMap<String, Object> {
   }
 
   private Map<String, Object> map() {
+    Map<String, Object> m = decoded;
+    return m != null ? m : decode();
+  }
+
+  /**
+   * Decodes once, even when two threads read at the same time: a window that keeps its records
+   * hands the same record to one result's reader while the combiner still holds it.
+   */
+  private synchronized Map<String, Object> decode() {
     if (decoded == null) {
       Map<String, Object> m = JsonRecordReader.readWhole(json, 0, json.length);
       for (int i = 0; i < names.length; i++) {

@@ -4,10 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
 class JsonRecordReaderTest {
@@ -76,6 +81,35 @@ class JsonRecordReaderTest {
         .containsExactly(
             Map.entry("b", List.of(2L)), Map.entry("_read_ms", 7L), Map.entry("c", "x"));
     assertThat(whole).isEqualTo(Map.of("b", List.of(2L), "_read_ms", 7L, "c", "x"));
+  }
+
+  @Test
+  void aWholeRecordReadFromSeveralThreadsDecodesOnce() throws Exception {
+    reader.select(Set.of("a"));
+    byte[] buffer = "{\"a\":1,\"b\":[2],\"c\":{\"d\":\"e\"}}".getBytes(StandardCharsets.UTF_8);
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try {
+      for (int round = 0; round < 200; round++) {
+        reader.read(buffer, 0, buffer.length, r);
+        Map<String, Object> whole = r.toFullMap();
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<Object>> reads = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+          reads.add(
+              pool.submit(
+                  () -> {
+                    start.await();
+                    return whole.get("c");
+                  }));
+        }
+        start.countDown();
+        for (Future<Object> f : reads) {
+          assertThat(f.get()).isEqualTo(Map.of("d", "e"));
+        }
+      }
+    } finally {
+      pool.shutdownNow();
+    }
   }
 
   @Test
