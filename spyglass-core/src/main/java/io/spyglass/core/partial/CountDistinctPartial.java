@@ -15,7 +15,10 @@ import org.apache.datasketches.theta.Union;
 public final class CountDistinctPartial implements Partial {
   private final int nominalEntries;
   private final String name;
+
+  /** Null until first needed: thousands of idle queries hold no sketch. */
   private Union union;
+
   private boolean empty = true;
 
   /**
@@ -30,7 +33,13 @@ public final class CountDistinctPartial implements Partial {
     }
     this.nominalEntries = nominalEntries;
     this.name = name;
-    this.union = SketchImages.newThetaUnion(nominalEntries);
+  }
+
+  private Union union() {
+    if (union == null) {
+      union = SketchImages.newThetaUnion(nominalEntries);
+    }
+    return union;
   }
 
   public int nominalEntries() {
@@ -43,19 +52,19 @@ public final class CountDistinctPartial implements Partial {
 
   /** Counts one tuple, given as the 64-bit hash of its values. */
   public void update(long tupleHash) {
-    union.update(tupleHash);
+    union().update(tupleHash);
     empty = false;
   }
 
   /** Counts one value given as a string. */
   public void update(String value) {
-    union.update(value);
+    union().update(value);
     empty = false;
   }
 
   /** The current estimate of distinct tuples. */
   public double estimate() {
-    return union.getResult(false, null).getEstimate();
+    return union().getResult(false, null).getEstimate();
   }
 
   @Override
@@ -74,7 +83,7 @@ public final class CountDistinctPartial implements Partial {
     CountDistinctPartial o = (CountDistinctPartial) other;
     if (!o.empty) {
       // an unordered result is a plain copy of the retained hashes: no sort on the merge path
-      union.union(o.union.getResult(false, null));
+      union().union(o.union.getResult(false, null));
       empty = false;
     }
   }
@@ -83,7 +92,7 @@ public final class CountDistinctPartial implements Partial {
   public void writeTo(PartialWriter out) {
     out.writeVarInt(nominalEntries);
     out.writeString(name);
-    out.writeBytes(union.getResult().toByteArray());
+    out.writeBytes(union().getResult().toByteArray());
   }
 
   static CountDistinctPartial readFrom(PartialReader in) {
@@ -96,7 +105,7 @@ public final class CountDistinctPartial implements Partial {
     } catch (IllegalArgumentException e) {
       throw new PartialFormatException(e.getMessage());
     }
-    SketchImages.unionThetaImage(p.union, image);
+    SketchImages.unionThetaImage(p.union(), image);
     p.empty = p.union.getResult(false, null).isEmpty();
     return p;
   }
@@ -112,7 +121,7 @@ public final class CountDistinctPartial implements Partial {
 
   @Override
   public Map<String, Object> metadata() {
-    CompactSketch result = union.getResult();
+    CompactSketch result = union().getResult();
     Map<String, Object> meta = new LinkedHashMap<>();
     meta.put(MetadataKeys.WAS_ESTIMATED, result.isEstimationMode());
     meta.put(MetadataKeys.FAMILY, MetadataKeys.FAMILY_THETA);
@@ -131,7 +140,9 @@ public final class CountDistinctPartial implements Partial {
 
   @Override
   public void reset() {
-    union.reset();
+    if (union != null) {
+      union.reset();
+    }
     empty = true;
   }
 

@@ -37,6 +37,14 @@ import org.apache.datasketches.thetacommon.BinomialBoundsN;
  * gives exactly one row.
  */
 public final class GroupPartial implements Partial {
+  private static final Object[][] NO_KEYS = new Object[0][];
+  private static final long[] NO_LONGS = new long[0];
+  private static final double[] NO_DOUBLES = new double[0];
+  private static final Union[] NO_UNIONS = new Union[0];
+
+  /** One empty cell: a lookup in a partial without groups finds nothing. Never written. */
+  private static final int[] NO_INDEX = new int[1];
+
   private final String[] keyNames;
   private final MetricKind[] kinds;
   private final String[] metricNames;
@@ -106,13 +114,13 @@ public final class GroupPartial implements Partial {
     this.countDistinctEntries = countDistinctEntries;
     this.m = kinds.length;
     this.trimAt = (int) Math.min(2L * capacity, Integer.MAX_VALUE / 4);
-    int initialGroups = Math.min(8, trimAt + 1);
-    this.keys = new Object[initialGroups][];
-    this.hashes = new long[initialGroups];
-    this.values = new double[initialGroups * m];
-    this.counts = new long[initialGroups * m];
-    this.distincts = hasDistinct() ? new Union[initialGroups * m] : null;
-    this.index = new int[16];
+    // shared empty arrays until the first group: thousands of idle queries hold no group arrays
+    this.keys = NO_KEYS;
+    this.hashes = NO_LONGS;
+    this.values = NO_DOUBLES;
+    this.counts = NO_LONGS;
+    this.distincts = hasDistinct() ? NO_UNIONS : null;
+    this.index = NO_INDEX;
   }
 
   private boolean hasDistinct() {
@@ -230,6 +238,9 @@ public final class GroupPartial implements Partial {
       }
     }
     ensureGroupCapacity(size + 1);
+    if (index == NO_INDEX) {
+      index = new int[16];
+    }
     int s = size++;
     keys[s] = key;
     hashes[s] = h;
@@ -257,7 +268,7 @@ public final class GroupPartial implements Partial {
     if (groups <= keys.length) {
       return;
     }
-    int n = (int) Math.min(Math.max(groups, 2L * keys.length), (long) trimAt + 1);
+    int n = (int) Math.min(Math.max(groups, Math.max(8, 2L * keys.length)), (long) trimAt + 1);
     keys = Arrays.copyOf(keys, n);
     hashes = Arrays.copyOf(hashes, n);
     values = Arrays.copyOf(values, n * m);
@@ -501,7 +512,9 @@ public final class GroupPartial implements Partial {
     clearSlots(0, size);
     size = 0;
     thetaLong = Long.MAX_VALUE;
-    Arrays.fill(index, 0);
+    if (index != NO_INDEX) {
+      Arrays.fill(index, 0);
+    }
   }
 
   @Override

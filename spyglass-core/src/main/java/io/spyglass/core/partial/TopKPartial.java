@@ -30,6 +30,8 @@ public final class TopKPartial implements Partial {
   private final String countName;
   private final int maxMapSize;
   private final GroupKeySerDe serDe;
+
+  /** Null until first needed: thousands of idle queries hold no sketch. */
   private ItemsSketch<GroupKey> sketch;
 
   /*
@@ -63,7 +65,13 @@ public final class TopKPartial implements Partial {
     this.countName = Objects.requireNonNull(countName);
     this.maxMapSize = maxMapSize;
     this.serDe = new GroupKeySerDe(this.fieldNames.size());
-    this.sketch = new ItemsSketch<>(maxMapSize);
+  }
+
+  private ItemsSketch<GroupKey> sketch() {
+    if (sketch == null) {
+      sketch = new ItemsSketch<>(maxMapSize);
+    }
+    return sketch;
   }
 
   public int k() {
@@ -92,7 +100,7 @@ public final class TopKPartial implements Partial {
       throw new IllegalArgumentException(
           "key has " + key.size() + " values, expected " + fieldNames.size());
     }
-    sketch.update(key);
+    sketch().update(key);
   }
 
   /** Counts one occurrence of the tuple {@code values} (copied). */
@@ -114,22 +122,25 @@ public final class TopKPartial implements Partial {
     TopKPartial o = (TopKPartial) other;
     extraError += o.extraError;
     extraItemsSeen += o.extraItemsSeen;
+    if (o.sketch == null) {
+      return;
+    }
     if (o.sketch.isEmpty()) {
       extraError += o.sketch.getMaximumError();
       extraItemsSeen += o.sketch.getStreamLength();
     } else {
-      sketch.merge(o.sketch);
+      sketch().merge(o.sketch);
     }
   }
 
   /** The largest amount by which a reported count may exceed the true count. */
   public long maximumCountError() {
-    return sketch.getMaximumError() + extraError;
+    return (sketch == null ? 0 : sketch.getMaximumError()) + extraError;
   }
 
   /** Tuples counted. */
   public long itemsSeen() {
-    return sketch.getStreamLength() + extraItemsSeen;
+    return (sketch == null ? 0 : sketch.getStreamLength()) + extraItemsSeen;
   }
 
   private boolean sameParameters(TopKPartial o) {
@@ -153,10 +164,11 @@ public final class TopKPartial implements Partial {
     }
     out.writeString(countName);
     out.writeVarInt(maxMapSize);
-    boolean lost = sketch.isEmpty();
-    out.writeVarLong(extraError + (lost ? sketch.getMaximumError() : 0));
-    out.writeVarLong(extraItemsSeen + (lost ? sketch.getStreamLength() : 0));
-    out.writeBytes(sketch.toByteArray(serDe));
+    ItemsSketch<GroupKey> sk = sketch();
+    boolean lost = sk.isEmpty();
+    out.writeVarLong(extraError + (lost ? sk.getMaximumError() : 0));
+    out.writeVarLong(extraItemsSeen + (lost ? sk.getStreamLength() : 0));
+    out.writeBytes(sk.toByteArray(serDe));
   }
 
   static TopKPartial readFrom(PartialReader in) {
@@ -194,7 +206,7 @@ public final class TopKPartial implements Partial {
     // The sketch keeps rows whose upper bound reaches max(threshold, its own error); the extra
     // error is added to every upper bound.
     long threshold = minCount.isPresent() ? minCount.get() - extraError : -1L;
-    ItemsSketch.Row<GroupKey>[] items = sketch.getFrequentItems(threshold, ERROR_TYPE);
+    ItemsSketch.Row<GroupKey>[] items = sketch().getFrequentItems(threshold, ERROR_TYPE);
     // Ties are ordered by the encoded values so that rows do not depend on merge order.
     Arrays.sort(
         items,
@@ -225,7 +237,7 @@ public final class TopKPartial implements Partial {
     meta.put(MetadataKeys.WAS_ESTIMATED, maximumCountError() > 0);
     meta.put(MetadataKeys.FAMILY, MetadataKeys.FAMILY_FREQUENCY);
     meta.put(MetadataKeys.MAXIMUM_COUNT_ERROR, maximumCountError());
-    meta.put(MetadataKeys.ACTIVE_ITEMS, sketch.getNumActiveItems());
+    meta.put(MetadataKeys.ACTIVE_ITEMS, sketch == null ? 0 : sketch.getNumActiveItems());
     meta.put(MetadataKeys.ITEMS_SEEN, itemsSeen());
     return meta;
   }
@@ -237,7 +249,9 @@ public final class TopKPartial implements Partial {
 
   @Override
   public void reset() {
-    sketch.reset();
+    if (sketch != null) {
+      sketch.reset();
+    }
     extraError = 0;
     extraItemsSeen = 0;
   }
