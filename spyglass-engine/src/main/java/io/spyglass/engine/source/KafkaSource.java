@@ -5,10 +5,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -27,8 +30,10 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * <p>Without a consumer group the source assigns itself every partition of the topic and seeks to
  * the start position: queries look forward, so nothing is committed. With a group, partitions are
  * shared with the group's other members and each assigned partition is sought to the start
- * position; offsets are not committed either. Partitions added to the topic later are not picked up
- * without a group.
+ * position; offsets are not committed either. Partitions added to the topic later are picked up
+ * either way: the group rebalances, and a source without a group looks at the topic's partitions
+ * (as the consumer's metadata, refreshed every {@code metadata.max.age.ms}, 30 s here by default,
+ * knows them) at most once a second and reads new ones from their beginning.
  *
  * <p>Records with a null value (tombstones) are skipped and counted in {@link #skipped()}.
  *
@@ -38,6 +43,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 public final class KafkaSource implements Source {
   /** How long to wait for the topic's metadata when opening. */
   private static final Duration METADATA_TIMEOUT = Duration.ofSeconds(30);
+
+  /** How often a source without a group looks for partitions added to its topic. */
+  private static final long PARTITION_CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
 
   /** Where reading starts. */
   public record StartAt(Kind kind, long timestampMs) {
@@ -102,6 +110,7 @@ public final class KafkaSource implements Source {
   }
 
   private final String description;
+  private final String topic;
   private final Options options;
   private final KafkaConsumer<byte[], byte[]> consumer;
   private final Object lock = new Object();
@@ -109,6 +118,11 @@ public final class KafkaSource implements Source {
   private boolean consumerClosed;
   private Iterator<ConsumerRecord<byte[], byte[]>> pending;
   private long skipped;
+
+  /** Without a group: the partitions read, and when to look for new ones. */
+  private final Set<TopicPartition> assigned = new HashSet<>();
+
+  private long nextPartitionCheck;
 
   /**
    * Connects and positions the consumer; with {@link StartAt#latest()}, records produced after this
@@ -120,6 +134,7 @@ public final class KafkaSource implements Source {
   public KafkaSource(String bootstrapServers, String topic, Options options) throws IOException {
     this.options = Objects.requireNonNull(options);
     this.description = "kafka://" + bootstrapServers + "/" + topic;
+    this.topic = topic;
     this.consumer = new KafkaConsumer<>(config(bootstrapServers, topic, options));
     try {
       List<PartitionInfo> infos;
@@ -146,6 +161,8 @@ public final class KafkaSource implements Source {
           partitions.add(new TopicPartition(topic, info.partition()));
         }
         consumer.assign(partitions);
+        assigned.addAll(partitions);
+        nextPartitionCheck = System.nanoTime() + PARTITION_CHECK_NANOS;
         seek(partitions);
         for (TopicPartition tp : partitions) {
           // Resolves the lazy seek now, so that "latest" means "after opening", not "after the
@@ -180,6 +197,8 @@ public final class KafkaSource implements Source {
     config.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
     config.put(ConsumerConfig.CLIENT_ID_CONFIG, "spyglass-source-" + topic);
     config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000);
+    // how soon partitions added to the topic are seen
+    config.put(ConsumerConfig.METADATA_MAX_AGE_CONFIG, 30_000);
     // Where to go when a sought offset is no longer retained.
     config.put(
         ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
@@ -226,6 +245,10 @@ public final class KafkaSource implements Source {
       }
       if (pending == null || !pending.hasNext()) {
         try {
+          if (options.group() == null && System.nanoTime() - nextPartitionCheck >= 0) {
+            nextPartitionCheck = System.nanoTime() + PARTITION_CHECK_NANOS;
+            assignNewPartitions();
+          }
           pending = consumer.poll(Duration.ofMillis(maxWaitMs)).iterator();
         } catch (WakeupException e) {
           return !closed;
@@ -243,6 +266,29 @@ public final class KafkaSource implements Source {
         n++;
       }
       return true;
+    }
+  }
+
+  /** Adds partitions the consumer's metadata knows and this source does not read yet. */
+  private void assignNewPartitions() {
+    List<PartitionInfo> infos;
+    try {
+      infos = consumer.partitionsFor(topic, Duration.ofSeconds(1));
+    } catch (TimeoutException e) {
+      return; // the cluster is slow to answer: look again at the next check
+    }
+    List<TopicPartition> added = new ArrayList<>();
+    for (PartitionInfo info : infos == null ? List.<PartitionInfo>of() : infos) {
+      TopicPartition tp = new TopicPartition(topic, info.partition());
+      if (!assigned.contains(tp)) {
+        added.add(tp);
+      }
+    }
+    if (!added.isEmpty()) {
+      assigned.addAll(added);
+      consumer.assign(new ArrayList<>(assigned));
+      // created after the source opened: everything in them is new
+      consumer.seekToBeginning(added);
     }
   }
 

@@ -9,7 +9,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -61,7 +63,8 @@ class KafkaSourceTest {
                   new NewTopic("times", 1, (short) 1),
                   new NewTopic("grouped", 2, (short) 1),
                   new NewTopic("spec", 1, (short) 1),
-                  new NewTopic("idle", 1, (short) 1)))
+                  new NewTopic("idle", 1, (short) 1),
+                  new NewTopic("grown", 1, (short) 1)))
           .all()
           .get(30, TimeUnit.SECONDS);
     }
@@ -157,6 +160,28 @@ class KafkaSourceTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("no-such-topic")
         .hasMessageContaining("does not exist");
+  }
+
+  @Test
+  void readsPartitionsAddedAfterOpening() throws Exception {
+    try (KafkaSource source =
+        new KafkaSource(
+            bootstrap,
+            "grown",
+            KafkaSource.Options.DEFAULTS.withConsumerProperties(
+                Map.of(ConsumerConfig.METADATA_MAX_AGE_CONFIG, 200)))) {
+      List<Sent> before = produce("grown", 3, 1, T0);
+      assertThat(read(source, 3)).containsExactlyInAnyOrderElementsOf(before);
+      try (var admin = cluster.admin()) {
+        admin
+            .createPartitions(Map.of("grown", NewPartitions.increaseTo(2)))
+            .all()
+            .get(30, TimeUnit.SECONDS);
+      }
+      List<Sent> after = produce("grown", 6, 2, T0 + 100);
+      assertThat(after).anyMatch(sent -> sent.partition() == 1);
+      assertThat(read(source, 6)).containsExactlyInAnyOrderElementsOf(after);
+    }
   }
 
   @Test
