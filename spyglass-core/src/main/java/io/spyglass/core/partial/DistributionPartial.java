@@ -49,6 +49,8 @@ public final class DistributionPartial implements Partial {
   private final Points points;
   private final int k;
   private final int maxPoints;
+
+  /** Null until first needed: thousands of idle queries hold no sketch. */
   private UpdateDoublesSketch sketch;
 
   /**
@@ -68,7 +70,6 @@ public final class DistributionPartial implements Partial {
     this.points = validate(kind, points);
     this.k = k;
     this.maxPoints = maxPoints;
-    this.sketch = DoublesSketch.builder().setK(k).build();
   }
 
   private static Points validate(DistributionKind kind, Points points) {
@@ -120,13 +121,20 @@ public final class DistributionPartial implements Partial {
   /** Adds a value; NaN is skipped. */
   public void update(double value) {
     if (!Double.isNaN(value)) {
-      sketch.update(value);
+      sketch().update(value);
     }
+  }
+
+  private UpdateDoublesSketch sketch() {
+    if (sketch == null) {
+      sketch = DoublesSketch.builder().setK(k).build();
+    }
+    return sketch;
   }
 
   /** Values seen. */
   public long count() {
-    return sketch.getN();
+    return sketch == null ? 0 : sketch.getN();
   }
 
   @Override
@@ -141,11 +149,11 @@ public final class DistributionPartial implements Partial {
           "cannot merge " + RawPartial.describe(other) + " into " + this);
     }
     DistributionPartial o = (DistributionPartial) other;
-    if (o.sketch.isEmpty()) {
+    if (o.isEmpty()) {
       return;
     }
     DoublesUnion union = DoublesUnion.builder().setMaxK(k).build();
-    union.union(sketch);
+    union.union(sketch());
     union.union(o.sketch);
     sketch = union.getResult();
   }
@@ -171,7 +179,7 @@ public final class DistributionPartial implements Partial {
     }
     out.writeVarInt(k);
     out.writeVarInt(maxPoints);
-    out.writeBytes(sketch.toByteArray(true));
+    out.writeBytes(sketch().toByteArray(true));
   }
 
   static DistributionPartial readFrom(PartialReader in) {
@@ -220,6 +228,7 @@ public final class DistributionPartial implements Partial {
 
   @Override
   public List<Map<String, Object>> rows() {
+    sketch();
     boolean empty = sketch.isEmpty();
     double min = empty ? Double.POSITIVE_INFINITY : sketch.getMinItem();
     double max = empty ? Double.NEGATIVE_INFINITY : sketch.getMaxItem();
@@ -356,6 +365,7 @@ public final class DistributionPartial implements Partial {
 
   @Override
   public Map<String, Object> metadata() {
+    sketch();
     boolean empty = sketch.isEmpty();
     Map<String, Object> meta = new LinkedHashMap<>();
     meta.put(MetadataKeys.WAS_ESTIMATED, sketch.isEstimationMode());
@@ -370,12 +380,14 @@ public final class DistributionPartial implements Partial {
 
   @Override
   public boolean isEmpty() {
-    return sketch.isEmpty();
+    return sketch == null || sketch.isEmpty();
   }
 
   @Override
   public void reset() {
-    sketch.reset();
+    if (sketch != null) {
+      sketch.reset();
+    }
   }
 
   @Override
