@@ -10,10 +10,10 @@ import java.util.function.LongSupplier;
  *
  * @param workers filter worker threads; default: one per available core
  * @param batchRecords most records in one batch
- * @param batchBytes about how many bytes of records one batch holds: the reader sizes batches by
- *     the average record size read so far. A worker hands a batch's results on when it has filtered
- *     the whole batch, so small batches keep latency low; 64 KiB is about half a millisecond of
- *     work for a core
+ * @param batchBytes about how many bytes of records one batch holds: the reader sizes batches by a
+ *     moving average of the size of the records it reads. A worker hands a batch's results on when
+ *     it has filtered the whole batch, so small batches keep latency low; 64 KiB is about half a
+ *     millisecond of work for a core
  * @param queueBatches batches waiting for a worker, per worker, before the reader blocks
  *     (backpressure)
  * @param tickMs how often time windows and durations are checked; 0 disables the timer, leaving
