@@ -44,42 +44,40 @@ final class FindScenario implements Scenario {
     Delays received = new Delays();
     Delays readToFinished = new Delays();
     try (Engine engine = Engine.start(source, EngineConfig.defaults())) {
-      // the same queries unmeasured first, until the engine runs compiled code
-      long warmUntil = System.currentTimeMillis() + s.jitWarmupMs();
-      for (int pass = 0; ; pass++) {
-        boolean measured = System.currentTimeMillis() >= warmUntil;
-        for (int i = 0; i < queries; i++) {
-          String id = "find-" + pass + "-" + i + "-" + System.nanoTime();
-          QueryHandle h =
-              engine.submit("SELECT * FROM STREAM(30000, TIME) WHERE id = '" + id + "' LIMIT 1");
-          h.awaitRunning(30, TimeUnit.SECONDS);
-          long runningAt = System.currentTimeMillis();
-          // a random phase against the reader's batches, as needles arrive at any time
-          Thread.sleep(ThreadLocalRandom.current().nextInt(20));
-          long insertedAt = System.currentTimeMillis();
-          source.insertNeedle(Map.of("id", id));
-          Result r = h.poll(40, TimeUnit.SECONDS);
-          long now = System.currentTimeMillis();
-          if (r == null || r.records().size() != 1 || !id.equals(r.records().get(0).get("id"))) {
-            report.problem("needle " + id + " not found: " + (r == null ? "no result" : r));
-            continue;
-          }
-          if (measured) {
-            long q = r.meta().receiveTimeMs();
-            long f = r.meta().finishTimeMs().orElse(now);
-            long readMs = ((Number) r.records().get(0).get("_read_ms")).longValue();
-            running.record(runningAt - q);
-            inserted.record(insertedAt - q);
-            read.record(readMs - q);
-            finished.record(f - q);
-            received.record(now - q);
-            readToFinished.record(f - readMs);
-          }
-        }
-        if (measured) {
-          break;
-        }
-      }
+      s.warmThenMeasure(
+          (pass, measured) -> {
+            for (int i = 0; i < queries; i++) {
+              String id = "find-" + pass + "-" + i + "-" + System.nanoTime();
+              QueryHandle h =
+                  engine.submit(
+                      "SELECT * FROM STREAM(30000, TIME) WHERE id = '" + id + "' LIMIT 1");
+              h.awaitRunning(30, TimeUnit.SECONDS);
+              long runningAt = System.currentTimeMillis();
+              // a random phase against the reader's batches, as needles arrive at any time
+              Thread.sleep(ThreadLocalRandom.current().nextInt(20));
+              long insertedAt = System.currentTimeMillis();
+              source.insertNeedle(Map.of("id", id));
+              Result r = h.poll(40, TimeUnit.SECONDS);
+              long now = System.currentTimeMillis();
+              if (r == null
+                  || r.records().size() != 1
+                  || !id.equals(r.records().get(0).get("id"))) {
+                report.problem("needle " + id + " not found: " + (r == null ? "no result" : r));
+                continue;
+              }
+              if (measured) {
+                long q = r.meta().receiveTimeMs();
+                long f = r.meta().finishTimeMs().orElse(now);
+                long readMs = ((Number) r.records().get(0).get("_read_ms")).longValue();
+                running.record(runningAt - q);
+                inserted.record(insertedAt - q);
+                read.record(readMs - q);
+                finished.record(f - q);
+                received.record(now - q);
+                readToFinished.record(f - readMs);
+              }
+            }
+          });
     }
     Table t =
         new Table(

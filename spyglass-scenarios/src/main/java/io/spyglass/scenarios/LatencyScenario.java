@@ -41,36 +41,31 @@ final class LatencyScenario implements Scenario {
     Delays received = new Delays();
     Delays readToEmitted = new Delays();
     try (Engine engine = Engine.start(source, EngineConfig.defaults())) {
-      // the same queries unmeasured first, until the engine runs compiled code
-      long warmUntil = System.currentTimeMillis() + s.jitWarmupMs();
-      for (int pass = 0; ; pass++) {
-        boolean measured = System.currentTimeMillis() >= warmUntil;
-        for (int i = 0; i < queries; i++) {
-          QueryHandle h = engine.submit("SELECT * FROM STREAM(30000, TIME) LIMIT 1");
-          Result r = h.poll(40, TimeUnit.SECONDS);
-          long now = System.currentTimeMillis();
-          if (r == null || r.records().size() != 1) {
-            report.problem("query " + i + " returned " + (r == null ? "nothing" : r.records()));
-            continue;
-          }
-          long q = r.meta().receiveTimeMs();
-          long f = r.meta().finishTimeMs().orElse(now);
-          Map<String, Object> rec = r.records().get(0);
-          if (!(rec.get("_read_ms") instanceof Number readMs)) {
-            report.problem("query " + i + ": the record has no _read_ms");
-            continue;
-          }
-          if (measured) {
-            read.record(readMs.longValue() - q);
-            finished.record(f - q);
-            received.record(now - q);
-            readToEmitted.record(f - readMs.longValue());
-          }
-        }
-        if (measured) {
-          break;
-        }
-      }
+      s.warmThenMeasure(
+          (pass, measured) -> {
+            for (int i = 0; i < queries; i++) {
+              QueryHandle h = engine.submit("SELECT * FROM STREAM(30000, TIME) LIMIT 1");
+              Result r = h.poll(40, TimeUnit.SECONDS);
+              long now = System.currentTimeMillis();
+              if (r == null || r.records().size() != 1) {
+                report.problem("query " + i + " returned " + (r == null ? "nothing" : r.records()));
+                continue;
+              }
+              long q = r.meta().receiveTimeMs();
+              long f = r.meta().finishTimeMs().orElse(now);
+              Map<String, Object> rec = r.records().get(0);
+              if (!(rec.get("_read_ms") instanceof Number readMs)) {
+                report.problem("query " + i + ": the record has no _read_ms");
+                continue;
+              }
+              if (measured) {
+                read.record(readMs.longValue() - q);
+                finished.record(f - q);
+                received.record(now - q);
+                readToEmitted.record(f - readMs.longValue());
+              }
+            }
+          });
     }
     Table t =
         new Table(

@@ -52,6 +52,26 @@ record Settings(
     return quick ? warmupMs : Math.max(warmupMs, 10_000);
   }
 
+  /** One run of a scenario's queries, recording what it measures only when {@code measured}. */
+  interface Pass {
+    void run(int pass, boolean measured) throws Exception;
+  }
+
+  /**
+   * Runs the same queries unmeasured until {@link #jitWarmupMs()} has passed, so that the engine
+   * runs compiled code, then once more measured.
+   */
+  void warmThenMeasure(Pass pass) throws Exception {
+    long warmUntil = System.currentTimeMillis() + jitWarmupMs();
+    for (int n = 0; ; n++) {
+      boolean measured = System.currentTimeMillis() >= warmUntil;
+      pass.run(n, measured);
+      if (measured) {
+        return;
+      }
+    }
+  }
+
   long rateOr(long dflt) {
     return rate > 0 ? rate : dflt;
   }
