@@ -77,5 +77,14 @@ final class Cpu {
     double role(String name) {
       return roleCores.getOrDefault(name, 0.0);
     }
+
+    /** "reader / workers / combiner" in cores, for a table cell. */
+    String roles() {
+      return Table.num(role("reader"), 2)
+          + " / "
+          + Table.num(role("worker"), 2)
+          + " / "
+          + Table.num(role("combiner"), 2);
+    }
   }
 }

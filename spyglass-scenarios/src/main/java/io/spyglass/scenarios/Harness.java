@@ -356,15 +356,7 @@ final class Harness {
     for (int n = start; ; n = Math.min(max, n * 2)) {
       ProbeResult r = run(probe.apply(n));
       seen.add(r);
-      report.progress(
-          String.format(
-              "%,d queries: read %,.0f/s, mean latency %.1f ms, found %d/%d, %s",
-              n,
-              r.recordsPerSec(),
-              r.meanLatencyMs(),
-              r.needlesFound(),
-              r.needlesExpected(),
-              r.verdict(latencyBoundMs)));
+      progressCount(n, r, latencyBoundMs);
       if (!r.sustained(latencyBoundMs)) {
         hi = n;
         break;
@@ -378,15 +370,7 @@ final class Harness {
       int n = (lo + hi) / 2;
       ProbeResult r = run(probe.apply(n));
       seen.add(r);
-      report.progress(
-          String.format(
-              "%,d queries: read %,.0f/s, mean latency %.1f ms, found %d/%d, %s",
-              n,
-              r.recordsPerSec(),
-              r.meanLatencyMs(),
-              r.needlesFound(),
-              r.needlesExpected(),
-              r.verdict(latencyBoundMs)));
+      progressCount(n, r, latencyBoundMs);
       if (r.sustained(latencyBoundMs)) {
         lo = n;
       } else {
@@ -394,6 +378,18 @@ final class Harness {
       }
     }
     return new Search(lo, seen);
+  }
+
+  private void progressCount(int n, ProbeResult r, long latencyBoundMs) {
+    report.progress(
+        String.format(
+            "%,d queries: read %,.0f/s, mean latency %.1f ms, found %d/%d, %s",
+            n,
+            r.recordsPerSec(),
+            r.meanLatencyMs(),
+            r.needlesFound(),
+            r.needlesExpected(),
+            r.verdict(latencyBoundMs)));
   }
 
   record Search(int best, List<ProbeResult> runs) {}

@@ -116,11 +116,7 @@ final class PipelineScenario implements Scenario {
         Table.count(r.recordsPerSec()),
         Table.num(r.mbPerSec(), 1),
         Table.num(r.cpu().processCores(), 2),
-        Table.num(r.cpu().role("reader"), 2)
-            + " / "
-            + Table.num(r.cpu().role("worker"), 2)
-            + " / "
-            + Table.num(r.cpu().role("combiner"), 2));
+        r.cpu().roles());
   }
 
   /** The counting query saw records: its count is positive. */

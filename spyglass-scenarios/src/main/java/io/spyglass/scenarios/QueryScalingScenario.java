@@ -274,11 +274,7 @@ final class QueryScalingScenario implements Scenario {
         Table.count(r.recordsPerSec()),
         Table.num(r.mbPerSec(), 1),
         Table.num(r.cpu().processCores(), 2),
-        Table.num(r.cpu().role("reader"), 2)
-            + " / "
-            + Table.num(r.cpu().role("worker"), 2)
-            + " / "
-            + Table.num(r.cpu().role("combiner"), 2),
+        r.cpu().roles(),
         r.needlesFound() + "/" + r.needlesExpected(),
         Table.num(r.p99LatencyMs(), 0),
         r.probe().rate() == 0 ? "unpaced" : r.verdict(s.latencyBoundMs()));
