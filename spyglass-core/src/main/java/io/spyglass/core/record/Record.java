@@ -402,7 +402,10 @@ public final class Record {
     for (int i = 0; i < size; i++) {
       values[i] = valueAt(i);
     }
-    return WholeRecord.of(sourceBytes, sourceOffset, sourceLength, names, values, size);
+    return new WholeRecord(
+        Arrays.copyOfRange(sourceBytes, sourceOffset, sourceOffset + sourceLength),
+        Arrays.copyOf(names, size),
+        values);
   }
 
   /** The fields as a map of boxed values, in field order. */

@@ -1,7 +1,6 @@
 package io.spyglass.core.record;
 
 import java.util.AbstractMap;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.Set;
 
@@ -22,18 +21,11 @@ final class WholeRecord extends AbstractMap<String, Object> {
   private Object[] values;
   private volatile Map<String, Object> decoded;
 
+  /** Takes ownership of the arrays: {@code names[i]} is set to {@code values[i]} over the JSON. */
   WholeRecord(byte[] json, String[] names, Object[] values) {
     this.json = json;
     this.names = names;
     this.values = values;
-  }
-
-  static WholeRecord of(
-      byte[] bytes, int offset, int length, String[] names, Object[] values, int size) {
-    return new WholeRecord(
-        Arrays.copyOfRange(bytes, offset, offset + length),
-        Arrays.copyOf(names, size),
-        Arrays.copyOf(values, size));
   }
 
   private Map<String, Object> map() {
