@@ -93,7 +93,8 @@ final class QueryCommand implements Callable<Integer> {
       err.flush();
       return 1;
     }
-    EngineConfig config = EngineConfig.defaults();
+    // one reader of every result: hold up the source rather than drop a query whose results wait
+    EngineConfig config = EngineConfig.defaults().withResultBackPressure(true);
     if (workers != null) {
       config = config.withWorkers(workers);
     }
