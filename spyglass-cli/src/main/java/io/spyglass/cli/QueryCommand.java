@@ -8,6 +8,7 @@ import io.spyglass.engine.Engine;
 import io.spyglass.engine.EngineConfig;
 import io.spyglass.engine.EngineMetrics;
 import io.spyglass.engine.QueryHandle;
+import io.spyglass.engine.source.BadInput;
 import io.spyglass.engine.source.Source;
 import io.spyglass.engine.source.Sources;
 import java.io.IOException;
@@ -161,13 +162,15 @@ final class QueryCommand implements Callable<Integer> {
       }
       ResultPrinter printer = new ResultPrinter(System.out, format, texts.size() > 1);
       Progress progress = Progress.forTerminal(engine);
-      Printed outcome = printAll(handles, printer, progress, err);
+      BadInputReport badInput = new BadInputReport(engine, source, progress, err);
+      Printed outcome = printAll(handles, printer, progress, badInput, err);
       progress.clear();
       printed.countDown();
       if (outcome.outputClosed()) {
         // the reader of our output went away (| head): stop at once, like other commands do
         return 0;
       }
+      badInput.report(true);
       if (engine.failure() != null) {
         err.println("spyglass: the engine failed: " + engine.failureMessage());
         err.flush();
@@ -189,7 +192,11 @@ final class QueryCommand implements Callable<Integer> {
   private record Printed(int failed, boolean outputClosed) {}
 
   private Printed printAll(
-      List<QueryHandle> handles, ResultPrinter printer, Progress progress, PrintWriter err)
+      List<QueryHandle> handles,
+      ResultPrinter printer,
+      Progress progress,
+      BadInputReport badInput,
+      PrintWriter err)
       throws InterruptedException {
     List<QueryHandle> open = new ArrayList<>(handles);
     int failed = 0;
@@ -214,6 +221,7 @@ final class QueryCommand implements Callable<Integer> {
         }
       }
       progress.update();
+      badInput.report(false);
       if (!any && open.size() > 1) {
         Thread.sleep(20);
       }
@@ -257,6 +265,42 @@ final class QueryCommand implements Callable<Integer> {
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(
           "--duration " + text + " is not a duration; write e.g. 30s, 5m, 1h or 1500ms", e);
+    }
+  }
+
+  /**
+   * A line on stderr about input that could not be read: how much, why and where the first were.
+   * While queries run, at most every 10 s when there is more; at the end, if anything is new.
+   */
+  static final class BadInputReport {
+    private static final long EVERY_MS = 10_000;
+    private final Engine engine;
+    private final String source;
+    private final Progress progress;
+    private final PrintWriter err;
+    private long reported;
+    private long lastMs = System.currentTimeMillis();
+
+    BadInputReport(Engine engine, String source, Progress progress, PrintWriter err) {
+      this.engine = engine;
+      this.source = source;
+      this.progress = progress;
+      this.err = err;
+    }
+
+    void report(boolean atEnd) {
+      long now = System.currentTimeMillis();
+      if (!atEnd && now - lastMs < EVERY_MS) {
+        return;
+      }
+      lastMs = now;
+      BadInput.Snapshot s = engine.badInput();
+      if (s.total() > reported) {
+        reported = s.total();
+        progress.clear();
+        err.println("spyglass: " + source + ": " + s);
+        err.flush();
+      }
     }
   }
 

@@ -5,6 +5,8 @@ import io.spyglass.core.query.Query;
 import io.spyglass.core.query.QueryCombiner;
 import io.spyglass.core.query.ResultSink;
 import io.spyglass.core.result.Meta;
+import io.spyglass.core.result.Result;
+import io.spyglass.engine.source.BadInput;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -49,6 +51,9 @@ final class Combiner implements Runnable {
     int workersWithIt;
     boolean cutOff;
     String fatalError;
+
+    /** The engine's bad input when the query's previous result was emitted (or it started). */
+    BadInput.Snapshot badInputSeen;
 
     Running(QueryHandle handle) {
       this.handle = handle;
@@ -227,8 +232,10 @@ final class Combiner implements Runnable {
     } else if (m instanceof Start) {
       QueryHandle h = ((Start) m).handle();
       Running r = new Running(h);
+      r.badInputSeen = engine.badInput();
       ResultSink sink =
           (query, result) -> {
+            result = withBadInput(r, result);
             if (!r.cutOff && !h.offer(result)) {
               r.cutOff = true;
             }
@@ -255,6 +262,17 @@ final class Combiner implements Runnable {
         r.handle.end(null);
       }
     }
+  }
+
+  /** The result with the input skipped since the query's previous result, if any. */
+  private Result withBadInput(Running r, Result result) {
+    BadInput.Snapshot now = engine.badInput();
+    if (now.total() == r.badInputSeen.total()) {
+      return result;
+    }
+    Map<String, Long> skipped = now.since(r.badInputSeen);
+    r.badInputSeen = now;
+    return new Result(result.records(), result.meta().withBadInput(skipped));
   }
 
   /** Ends and removes a query that finished or whose subscriber fell behind. */

@@ -1,5 +1,6 @@
 package io.spyglass.engine.source;
 
+import io.spyglass.core.record.BadRecord;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,7 +36,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * (as the consumer's metadata, refreshed every {@code metadata.max.age.ms}, 30 s here by default,
  * knows them) at most once a second and reads new ones from their beginning.
  *
- * <p>Records with a null value (tombstones) are skipped and counted in {@link #skipped()}.
+ * <p>Records with a null value (tombstones) are skipped and counted in {@link #badInput()}.
  *
  * <p>Polled from one thread; {@link #close()} may be called from any: it wakes a poll in progress,
  * which then returns false, and closes the consumer.
@@ -117,7 +118,7 @@ public final class KafkaSource implements Source {
   private volatile boolean closed;
   private boolean consumerClosed;
   private Iterator<ConsumerRecord<byte[], byte[]>> pending;
-  private long skipped;
+  private final BadInput badInput = new BadInput();
 
   /** Without a group: the partitions read, and when to look for new ones. */
   private final Set<TopicPartition> assigned = new HashSet<>();
@@ -259,7 +260,7 @@ public final class KafkaSource implements Source {
         ConsumerRecord<byte[], byte[]> r = pending.next();
         byte[] value = r.value();
         if (value == null) {
-          skipped++;
+          badInput.add(BadRecord.NO_VALUE, "partition " + r.partition() + " offset " + r.offset());
           continue;
         }
         batch.add(value, 0, value.length, r.partition(), r.offset(), r.timestamp());
@@ -298,8 +299,8 @@ public final class KafkaSource implements Source {
   }
 
   @Override
-  public long skipped() {
-    return skipped;
+  public BadInput.Snapshot badInput() {
+    return badInput.snapshot();
   }
 
   public Options options() {
