@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -162,15 +163,15 @@ final class QueryCommand implements Callable<Integer> {
       }
       ResultPrinter printer = new ResultPrinter(System.out, format, texts.size() > 1);
       Progress progress = Progress.forTerminal(engine);
-      BadInputReport badInput = new BadInputReport(engine, source, progress, err);
-      Printed outcome = printAll(handles, printer, progress, badInput, err);
+      SourceReport sourceReport = new SourceReport(engine, source, progress, err);
+      Printed outcome = printAll(handles, printer, progress, sourceReport, err);
       progress.clear();
       printed.countDown();
       if (outcome.outputClosed()) {
         // the reader of our output went away (| head): stop at once, like other commands do
         return 0;
       }
-      badInput.report(true);
+      sourceReport.report(true);
       if (engine.failure() != null) {
         err.println("spyglass: the engine failed: " + engine.failureMessage());
         err.flush();
@@ -195,7 +196,7 @@ final class QueryCommand implements Callable<Integer> {
       List<QueryHandle> handles,
       ResultPrinter printer,
       Progress progress,
-      BadInputReport badInput,
+      SourceReport sourceReport,
       PrintWriter err)
       throws InterruptedException {
     List<QueryHandle> open = new ArrayList<>(handles);
@@ -221,7 +222,7 @@ final class QueryCommand implements Callable<Integer> {
         }
       }
       progress.update();
-      badInput.report(false);
+      sourceReport.report(false);
       if (!any && open.size() > 1) {
         Thread.sleep(20);
       }
@@ -269,10 +270,11 @@ final class QueryCommand implements Callable<Integer> {
   }
 
   /**
-   * A line on stderr about input that could not be read: how much, why and where the first were.
-   * While queries run, at most every 10 s when there is more; at the end, if anything is new.
+   * Lines on stderr about the source: input that could not be read (how much, why and where the
+   * first were; while queries run, at most every 10 s when there is more, and at the end if
+   * anything is new), and what keeps it from reading (when it starts and when it ends).
    */
-  static final class BadInputReport {
+  static final class SourceReport {
     private static final long EVERY_MS = 10_000;
     private final Engine engine;
     private final String source;
@@ -280,8 +282,9 @@ final class QueryCommand implements Callable<Integer> {
     private final PrintWriter err;
     private long reported;
     private long lastMs = System.currentTimeMillis();
+    private String problem;
 
-    BadInputReport(Engine engine, String source, Progress progress, PrintWriter err) {
+    SourceReport(Engine engine, String source, Progress progress, PrintWriter err) {
       this.engine = engine;
       this.source = source;
       this.progress = progress;
@@ -289,6 +292,11 @@ final class QueryCommand implements Callable<Integer> {
     }
 
     void report(boolean atEnd) {
+      String p = engine.sourceProblem();
+      if (!Objects.equals(p, problem)) {
+        say(p != null ? p + "; results miss its records while this lasts" : "reading again");
+        problem = p;
+      }
       long now = System.currentTimeMillis();
       if (!atEnd && now - lastMs < EVERY_MS) {
         return;
@@ -297,10 +305,14 @@ final class QueryCommand implements Callable<Integer> {
       BadInput.Snapshot s = engine.badInput();
       if (s.total() > reported) {
         reported = s.total();
-        progress.clear();
-        err.println("spyglass: " + source + ": " + s);
-        err.flush();
+        say(s.toString());
       }
+    }
+
+    private void say(String what) {
+      progress.clear();
+      err.println("spyglass: " + source + ": " + what);
+      err.flush();
     }
   }
 

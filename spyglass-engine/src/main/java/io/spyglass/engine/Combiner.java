@@ -235,7 +235,7 @@ final class Combiner implements Runnable {
       r.badInputSeen = engine.badInput();
       ResultSink sink =
           (query, result) -> {
-            result = withBadInput(r, result);
+            result = withSourceNews(r, result);
             if (!r.cutOff && !h.offer(result)) {
               r.cutOff = true;
             }
@@ -264,15 +264,28 @@ final class Combiner implements Runnable {
     }
   }
 
-  /** The result with the input skipped since the query's previous result, if any. */
-  private Result withBadInput(Running r, Result result) {
+  /**
+   * The result with what the source did meanwhile: the input skipped since the query's previous
+   * result, and what keeps the source from reading now.
+   */
+  private Result withSourceNews(Running r, Result result) {
+    Meta meta = result.meta();
     BadInput.Snapshot now = engine.badInput();
-    if (now.total() == r.badInputSeen.total()) {
-      return result;
+    if (now.total() != r.badInputSeen.total()) {
+      meta = meta.withBadInput(now.since(r.badInputSeen));
+      r.badInputSeen = now;
     }
-    Map<String, Long> skipped = now.since(r.badInputSeen);
-    r.badInputSeen = now;
-    return new Result(result.records(), result.meta().withBadInput(skipped));
+    String problem = engine.sourceProblem();
+    if (problem != null) {
+      meta =
+          meta.withError(
+              new Meta.QueryError(
+                  problem,
+                  "The query goes on, without what the source cannot give meanwhile; reading"
+                      + " resumes when the source is back",
+                  false));
+    }
+    return meta == result.meta() ? result : new Result(result.records(), meta);
   }
 
   /** Ends and removes a query that finished or whose subscriber fell behind. */

@@ -394,6 +394,15 @@ public final class Engine implements AutoCloseable {
   }
 
   /**
+   * What keeps the source from reading now (a broker that does not answer, a topic deleted), or
+   * null; see {@link Source#problem()}. Every result emitted while it lasts carries it as a
+   * non-fatal error.
+   */
+  public String sourceProblem() {
+    return source.problem();
+  }
+
+  /**
    * Why the source stopped with an error, or null. The engine then stops, and every query that was
    * running ended with a final result carrying this error.
    */

@@ -33,6 +33,15 @@ public interface Source extends Closeable {
     return BadInput.Snapshot.EMPTY;
   }
 
+  /**
+   * What keeps the source from reading now, for people (e.g. a broker that does not answer), or
+   * null. A source with a problem is not ended: it recovers by itself, and the engine says the
+   * problem in every result while it lasts.
+   */
+  default String problem() {
+    return null;
+  }
+
   /** How many records {@link #badInput()} holds. */
   default long skipped() {
     return badInput().total();
