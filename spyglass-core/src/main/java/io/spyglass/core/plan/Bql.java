@@ -21,7 +21,7 @@ public final class Bql {
    * @throws BqlException with every error found, each with its span, message and resolution
    */
   public static QueryPlan compile(String text, QueryLimits limits) {
-    io.spyglass.core.syntax.Query query = QueryParser.parse(text, limits.maxQueryLength());
+    io.spyglass.core.syntax.Select query = QueryParser.parse(text, limits.maxQueryLength());
     try {
       return new Binder(limits).bindStatement(query);
     } catch (StackOverflowError e) {

@@ -68,7 +68,7 @@ public final class QueryCombiner {
     this.endTimeMs = query.endTimeMs(limits);
     Window w = plan.window();
     this.windowName = WindowNames.of(w);
-    Partial first = Partials.create(plan, limits);
+    Partial first = PartialFactory.create(plan, limits);
     int paneCount = 1;
     long every = 0;
     boolean records = false;

@@ -65,9 +65,9 @@ final class QueryFilter {
                             v.outer()))
                 .toArray(View[]::new);
     this.exploded = views.length == 0 ? null : new Record(32);
-    this.partial = Partials.create(plan, limits);
+    this.partial = PartialFactory.create(plan, limits);
     this.feeder = feeder(plan.aggregation(), compiler, partial);
-    this.rawCapacity = partial instanceof RawPartial ? Partials.rawCapacity(plan) : 0;
+    this.rawCapacity = partial instanceof RawPartial ? PartialFactory.rawCapacity(plan) : 0;
   }
 
   boolean isRaw() {

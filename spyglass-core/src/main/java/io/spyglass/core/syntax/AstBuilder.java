@@ -19,22 +19,22 @@ import io.spyglass.core.syntax.Expression.PointsMode;
 import io.spyglass.core.syntax.Expression.Quantifier;
 import io.spyglass.core.syntax.Expression.Unary;
 import io.spyglass.core.syntax.Expression.UnaryOp;
-import io.spyglass.core.syntax.Query.Amount;
-import io.spyglass.core.syntax.Query.Duration;
-import io.spyglass.core.syntax.Query.Every;
-import io.spyglass.core.syntax.Query.Explode;
-import io.spyglass.core.syntax.Query.Item;
-import io.spyglass.core.syntax.Query.LateralView;
-import io.spyglass.core.syntax.Query.Limit;
-import io.spyglass.core.syntax.Query.SelectItem;
-import io.spyglass.core.syntax.Query.SortItem;
-import io.spyglass.core.syntax.Query.Source;
-import io.spyglass.core.syntax.Query.Star;
-import io.spyglass.core.syntax.Query.Stream;
-import io.spyglass.core.syntax.Query.SubQuery;
-import io.spyglass.core.syntax.Query.Tumbling;
-import io.spyglass.core.syntax.Query.Unit;
-import io.spyglass.core.syntax.Query.WindowClause;
+import io.spyglass.core.syntax.Select.Amount;
+import io.spyglass.core.syntax.Select.Duration;
+import io.spyglass.core.syntax.Select.Every;
+import io.spyglass.core.syntax.Select.Explode;
+import io.spyglass.core.syntax.Select.Item;
+import io.spyglass.core.syntax.Select.LateralView;
+import io.spyglass.core.syntax.Select.Limit;
+import io.spyglass.core.syntax.Select.SelectItem;
+import io.spyglass.core.syntax.Select.SortItem;
+import io.spyglass.core.syntax.Select.Source;
+import io.spyglass.core.syntax.Select.Star;
+import io.spyglass.core.syntax.Select.Stream;
+import io.spyglass.core.syntax.Select.SubQuery;
+import io.spyglass.core.syntax.Select.Tumbling;
+import io.spyglass.core.syntax.Select.Unit;
+import io.spyglass.core.syntax.Select.WindowClause;
 import io.spyglass.core.syntax.internal.BqlParser;
 import java.util.ArrayList;
 import java.util.List;
@@ -73,7 +73,7 @@ final class AstBuilder {
     errors.add(new BqlError(span, message, resolution));
   }
 
-  Query query(BqlParser.QueryContext ctx) {
+  Select query(BqlParser.QueryContext ctx) {
     BqlParser.SelectListContext selectList = ctx.selectList();
     List<SelectItem> items = new ArrayList<>();
     for (BqlParser.SelectItemContext item : selectList.selectItem()) {
@@ -103,7 +103,7 @@ final class AstBuilder {
     if (ctx.limit != null) {
       limit = Optional.of(new Limit(integer(ctx.limit), span(ctx.limit)));
     }
-    return new Query(
+    return new Select(
         selectList.DISTINCT() != null,
         items,
         source,

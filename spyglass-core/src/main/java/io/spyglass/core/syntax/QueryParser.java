@@ -35,7 +35,7 @@ public final class QueryParser {
    * @param maxLength longest text accepted, in characters
    * @throws BqlException if the text is too long, nested too deeply or not valid BQL
    */
-  public static Query parse(String text, int maxLength) {
+  public static Select parse(String text, int maxLength) {
     if (text.length() > maxLength) {
       throw new BqlException(
           new BqlError(
@@ -62,7 +62,7 @@ public final class QueryParser {
         throw new BqlException(e.error);
       }
       AstBuilder builder = new AstBuilder();
-      Query query = builder.query(statement.query());
+      Select query = builder.query(statement.query());
       if (!builder.errors().isEmpty()) {
         throw new BqlException(builder.errors());
       }
