@@ -23,7 +23,7 @@ public final class Bql {
   public static QueryPlan compile(String text, QueryLimits limits) {
     io.spyglass.core.syntax.Select query = QueryParser.parse(text, limits.maxQueryLength());
     try {
-      return new Binder(limits).bindStatement(query);
+      return new Binder(limits, text).bindStatement(query);
     } catch (StackOverflowError e) {
       throw new BqlException(
           new BqlError(
