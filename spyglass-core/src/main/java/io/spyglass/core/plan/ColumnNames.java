@@ -79,6 +79,15 @@ final class ColumnNames {
           + " "
           + operand(binary.right(), level, true);
     }
+    if (e instanceof Expression.Chain chain) {
+      int level = level(chain.op());
+      StringBuilder out = new StringBuilder();
+      for (int i = 0; i < chain.operands().size(); i++) {
+        out.append(i == 0 ? "" : " " + chain.op().symbol() + " ")
+            .append(operand(chain.operands().get(i), level, i > 0));
+      }
+      return out.toString();
+    }
     if (e instanceof IsNull isNull) {
       return operand(isNull.operand(), 2, false) + (isNull.negated() ? " IS NOT NULL" : " IS NULL");
     }
@@ -164,6 +173,9 @@ final class ColumnNames {
     }
     if (e instanceof Binary binary) {
       return level(binary.op());
+    }
+    if (e instanceof Expression.Chain chain) {
+      return level(chain.op());
     }
     return 0;
   }
