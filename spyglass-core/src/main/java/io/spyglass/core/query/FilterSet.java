@@ -45,6 +45,9 @@ public final class FilterSet {
 
   private long processed;
 
+  /** Record-query pairs whose filter was evaluated. */
+  private long evaluations;
+
   /** How many queries read each top-level field. */
   private final Map<String, Integer> fieldUses = new HashMap<>();
 
@@ -95,6 +98,14 @@ public final class FilterSet {
   }
 
   /**
+   * Record-query pairs whose filter was evaluated since this filter set was made: the work the
+   * indexes left, as opposed to records times queries.
+   */
+  public long evaluations() {
+    return evaluations;
+  }
+
+  /**
    * Offers one record to the queries that can match it. A raw query whose partial fills is flushed
    * at once. {@code record} is valid only during this call; it is not modified.
    */
@@ -122,6 +133,7 @@ public final class FilterSet {
   }
 
   private void offer(QueryFilter f, Record record) {
+    evaluations++;
     int outcome = f.consume(record);
     if (outcome == QueryFilter.SKIPPED) {
       return;
