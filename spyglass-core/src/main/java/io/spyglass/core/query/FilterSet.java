@@ -111,15 +111,11 @@ public final class FilterSet {
    */
   public void process(Record record) {
     processed++;
-    for (QueryFilter f : index.unindexed()) {
-      offer(f, record);
-    }
+    offerAll(index.unindexed(), record);
     for (int i = 0, n = index.indexedFieldCount(); i < n; i++) {
-      QueryFilter[] candidates = index.candidates(i, record);
+      QueryIndex.Bucket candidates = index.candidates(i, record);
       if (candidates != null) {
-        for (QueryFilter f : candidates) {
-          offer(f, record);
-        }
+        offerAll(candidates, record);
       }
     }
     int ranges = index.rangeFieldCount();
@@ -129,6 +125,13 @@ public final class FilterSet {
         index.rangeCandidates(i, record, offerCurrent);
       }
       current = null;
+    }
+  }
+
+  private void offerAll(QueryIndex.Bucket bucket, Record record) {
+    QueryFilter[] items = bucket.items;
+    for (int i = 0, n = bucket.size; i < n; i++) {
+      offer(items[i], record);
     }
   }
 
