@@ -39,17 +39,15 @@ public class ParseBench {
     THREE
   }
 
-  /** The JSON events of one shape, cycled a batch at a time. */
+  /** The JSON events, cycled a batch at a time. */
   @State(Scope.Thread)
   public static class Input {
-    @Param public Shape shape;
-
     List<byte[]> json;
     private int next;
 
     @Setup
     public void setUp() {
-      json = Events.json(shape, Events.POOL, 42);
+      json = Events.json(Events.POOL, 42);
     }
 
     int nextBatch() {

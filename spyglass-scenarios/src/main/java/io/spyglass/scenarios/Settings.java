@@ -31,6 +31,12 @@ record Settings(
   /** Bullet's test 7 rate: 68,400 records/s of about 1.8 KiB. */
   static final long BULLET_RATE = 68_400;
 
+  /** The data volume of Bullet's test 2: 76,000 records/s. */
+  static final long BULLET_TEST_2_RATE = 76_000;
+
+  /** The data volume of Bullet's tests 3 and 4: 85,000 and 84,000 records/s. */
+  static final long BULLET_TESTS_3_4_RATE = 85_000;
+
   static Settings defaults(boolean quick) {
     return new Settings(
         quick,

@@ -45,6 +45,9 @@ public final class FilterSet {
 
   private long processed;
 
+  /** Record-query pairs whose filter was evaluated. */
+  private long evaluations;
+
   /** How many queries read each top-level field. */
   private final Map<String, Integer> fieldUses = new HashMap<>();
 
@@ -95,20 +98,24 @@ public final class FilterSet {
   }
 
   /**
+   * Record-query pairs whose filter was evaluated since this filter set was made: the work the
+   * indexes left, as opposed to records times queries.
+   */
+  public long evaluations() {
+    return evaluations;
+  }
+
+  /**
    * Offers one record to the queries that can match it. A raw query whose partial fills is flushed
    * at once. {@code record} is valid only during this call; it is not modified.
    */
   public void process(Record record) {
     processed++;
-    for (QueryFilter f : index.unindexed()) {
-      offer(f, record);
-    }
+    offerAll(index.unindexed(), record);
     for (int i = 0, n = index.indexedFieldCount(); i < n; i++) {
-      QueryFilter[] candidates = index.candidates(i, record);
+      QueryIndex.Bucket candidates = index.candidates(i, record);
       if (candidates != null) {
-        for (QueryFilter f : candidates) {
-          offer(f, record);
-        }
+        offerAll(candidates, record);
       }
     }
     int ranges = index.rangeFieldCount();
@@ -121,7 +128,15 @@ public final class FilterSet {
     }
   }
 
+  private void offerAll(QueryIndex.Bucket bucket, Record record) {
+    QueryFilter[] items = bucket.items;
+    for (int i = 0, n = bucket.size; i < n; i++) {
+      offer(items[i], record);
+    }
+  }
+
   private void offer(QueryFilter f, Record record) {
+    evaluations++;
     int outcome = f.consume(record);
     if (outcome == QueryFilter.SKIPPED) {
       return;

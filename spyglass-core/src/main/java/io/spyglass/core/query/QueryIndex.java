@@ -32,7 +32,7 @@ final class QueryIndex {
   private final Map<String, FieldIndex> fields = new HashMap<>();
   private String[] fieldNames = new String[0];
   private FieldIndex[] fieldIndexes = new FieldIndex[0];
-  private QueryFilter[] unindexed = new QueryFilter[0];
+  private final Bucket unindexed = new Bucket();
   private final Map<String, RangeIndex> ranges = new HashMap<>();
   private String[] rangeNames = new String[0];
   private RangeIndex[] rangeIndexes = new RangeIndex[0];
@@ -129,7 +129,7 @@ final class QueryIndex {
         r.add(filter, range.get());
         return;
       }
-      unindexed = append(unindexed, filter);
+      unindexed.add(filter);
       return;
     }
     FieldIndex index = fields.get(key.get().field());
@@ -139,7 +139,7 @@ final class QueryIndex {
       refreshFields();
     }
     for (Object v : key.get().values()) {
-      index.byValue.merge(v, new QueryFilter[] {filter}, (old, one) -> append(old, filter));
+      index.byValue.computeIfAbsent(v, any -> new Bucket()).add(filter);
     }
   }
 
@@ -158,7 +158,7 @@ final class QueryIndex {
         }
         return;
       }
-      unindexed = without(unindexed, filter);
+      unindexed.remove(filter);
       return;
     }
     FieldIndex index = fields.get(key.get().field());
@@ -166,11 +166,9 @@ final class QueryIndex {
       return;
     }
     for (Object v : key.get().values()) {
-      QueryFilter[] left = without(index.byValue.getOrDefault(v, new QueryFilter[0]), filter);
-      if (left.length == 0) {
+      Bucket b = index.byValue.get(v);
+      if (b != null && b.remove(filter) && b.size == 0) {
         index.byValue.remove(v);
-      } else {
-        index.byValue.put(v, left);
       }
     }
     if (index.byValue.isEmpty()) {
@@ -214,8 +212,8 @@ final class QueryIndex {
     }
   }
 
-  /** Queries that are always candidates. The array must not be modified. */
-  QueryFilter[] unindexed() {
+  /** Queries that are always candidates. The bucket must not be modified. */
+  Bucket unindexed() {
     return unindexed;
   }
 
@@ -224,15 +222,15 @@ final class QueryIndex {
   }
 
   /**
-   * The queries filed under the value of indexed field {@code i} in {@code r}, or null. The array
+   * The queries filed under the value of indexed field {@code i} in {@code r}, or null. The bucket
    * must not be modified.
    */
-  QueryFilter[] candidates(int i, Record r) {
+  Bucket candidates(int i, Record r) {
     int slot = r.indexOf(fieldNames[i]);
     if (slot < 0) {
       return null;
     }
-    Map<Object, QueryFilter[]> byValue = fieldIndexes[i].byValue;
+    Map<Object, Bucket> byValue = fieldIndexes[i].byValue;
     switch (r.kindAt(slot)) {
       case Record.STRING:
         return byValue.get(r.refAt(slot));
@@ -250,23 +248,34 @@ final class QueryIndex {
   }
 
   private static final class FieldIndex {
-    final Map<Object, QueryFilter[]> byValue = new HashMap<>();
+    final Map<Object, Bucket> byValue = new HashMap<>();
   }
 
-  private static QueryFilter[] append(QueryFilter[] a, QueryFilter f) {
-    QueryFilter[] out = Arrays.copyOf(a, a.length + 1);
-    out[a.length] = f;
-    return out;
-  }
+  /**
+   * Queries filed together: {@code items[0, size)}, in the order they were added. The array grows
+   * by doubling, so adding thousands of queries under one key stays linear.
+   */
+  static final class Bucket {
+    QueryFilter[] items = new QueryFilter[1];
+    int size;
 
-  private static QueryFilter[] without(QueryFilter[] a, QueryFilter f) {
-    int n = 0;
-    QueryFilter[] out = new QueryFilter[a.length];
-    for (QueryFilter each : a) {
-      if (each != f) {
-        out[n++] = each;
+    void add(QueryFilter f) {
+      if (size == items.length) {
+        items = Arrays.copyOf(items, size * 2);
       }
+      items[size++] = f;
     }
-    return Arrays.copyOf(out, n);
+
+    /** Removes {@code f}; returns whether it was here. */
+    boolean remove(QueryFilter f) {
+      for (int i = 0; i < size; i++) {
+        if (items[i] == f) {
+          System.arraycopy(items, i + 1, items, i, size - i - 1);
+          items[--size] = null;
+          return true;
+        }
+      }
+      return false;
+    }
   }
 }

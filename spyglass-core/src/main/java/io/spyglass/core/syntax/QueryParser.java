@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
+import org.antlr.v4.runtime.BailErrorStrategy;
 import org.antlr.v4.runtime.BaseErrorListener;
 import org.antlr.v4.runtime.CharStreams;
 import org.antlr.v4.runtime.CommonTokenStream;
@@ -15,7 +16,9 @@ import org.antlr.v4.runtime.RecognitionException;
 import org.antlr.v4.runtime.Recognizer;
 import org.antlr.v4.runtime.Token;
 import org.antlr.v4.runtime.Vocabulary;
+import org.antlr.v4.runtime.atn.PredictionMode;
 import org.antlr.v4.runtime.misc.IntervalSet;
+import org.antlr.v4.runtime.misc.ParseCancellationException;
 
 /**
  * Parses BQL text into a positioned {@link Query}. Stateless and thread-safe.
@@ -52,14 +55,10 @@ public final class QueryParser {
       CommonTokenStream tokens = new CommonTokenStream(lexer);
       tokens.fill();
       checkNesting(tokens.getTokens());
-      BqlParser parser = new BqlParser(tokens);
-      parser.removeErrorListeners();
-      parser.addErrorListener(new FirstErrorListener());
-      BqlParser.StatementContext statement;
-      try {
-        statement = parser.statement();
-      } catch (SyntaxError e) {
-        throw new BqlException(e.error);
+      BqlParser.StatementContext statement = statement(tokens, PredictionMode.SLL);
+      if (statement == null) {
+        tokens.seek(0);
+        statement = statement(tokens, PredictionMode.LL);
       }
       AstBuilder builder = new AstBuilder();
       Select query = builder.query(statement.query());
@@ -76,11 +75,53 @@ public final class QueryParser {
     }
   }
 
+  /**
+   * Parses the statement in {@code tokens}. In {@link PredictionMode#SLL} (fast: its decisions are
+   * cached; the queries of the tests all parse in it, to the trees full LL gives) a syntax error
+   * returns null, so that the caller tries again in full {@link PredictionMode#LL}, which is exact
+   * and reports the error with its position.
+   */
+  static BqlParser.StatementContext statement(CommonTokenStream tokens, PredictionMode mode) {
+    BqlParser parser = new BqlParser(tokens);
+    parser.getInterpreter().setPredictionMode(mode);
+    parser.removeErrorListeners();
+    if (mode == PredictionMode.SLL) {
+      parser.setErrorHandler(new BailErrorStrategy());
+      try {
+        return parser.statement();
+      } catch (ParseCancellationException e) {
+        return null;
+      }
+    }
+    parser.addErrorListener(new FirstErrorListener());
+    try {
+      return parser.statement();
+    } catch (SyntaxError e) {
+      throw new BqlException(e.error);
+    }
+  }
+
+  /** Token types of the brackets that nest: '(' and '[', and their closing ones. */
+  private static final int OPEN_PAREN = literalType("'('"),
+      OPEN_BRACKET = literalType("'['"),
+      CLOSE_PAREN = literalType("')'"),
+      CLOSE_BRACKET = literalType("']'");
+
+  private static int literalType(String literal) {
+    Vocabulary v = BqlLexer.VOCABULARY;
+    for (int type = 0; type <= v.getMaxTokenType(); type++) {
+      if (literal.equals(v.getLiteralName(type))) {
+        return type;
+      }
+    }
+    throw new IllegalStateException("the grammar has no token " + literal);
+  }
+
   private static void checkNesting(List<Token> tokens) {
     int depth = 0;
     for (Token token : tokens) {
-      String text = token.getText();
-      if (text.equals("(") || text.equals("[")) {
+      int type = token.getType();
+      if (type == OPEN_PAREN || type == OPEN_BRACKET) {
         depth++;
         if (depth > MAX_NESTING) {
           throw new BqlException(
@@ -89,7 +130,7 @@ public final class QueryParser {
                   "Parentheses and brackets are nested more than " + MAX_NESTING + " deep",
                   "Simplify the query"));
         }
-      } else if (text.equals(")") || text.equals("]")) {
+      } else if (type == CLOSE_PAREN || type == CLOSE_BRACKET) {
         depth = Math.max(0, depth - 1);
       }
     }
