@@ -164,6 +164,11 @@ final class QueryCommand implements Callable<Integer> {
       progress.clear();
       System.out.flush();
       printed.countDown();
+      if (engine.failure() != null) {
+        err.println("spyglass: the engine failed: " + engine.failureMessage());
+        err.flush();
+        return 1;
+      }
       if (engine.sourceError() != null) {
         err.println("spyglass: source " + source + " failed: " + engine.sourceError());
         err.flush();

@@ -33,6 +33,8 @@ final class Combiner implements Runnable {
 
   private record Kill(String queryId) implements Msg {}
 
+  private record Failed(String queryId, Throwable error) implements Msg {}
+
   private record Stop() implements Msg {}
 
   private static final class Running {
@@ -88,6 +90,11 @@ final class Combiner implements Runnable {
 
   void kill(String id) {
     inbox.add(new Kill(id));
+  }
+
+  /** A query threw on a worker, which dropped it: end it with the error. */
+  void failed(String queryId, Throwable error) {
+    inbox.add(new Failed(queryId, error));
   }
 
   void stop() {
@@ -151,11 +158,27 @@ final class Combiner implements Runnable {
       }
     } else if (m instanceof Drained) {
       if (++drainedCount == workers) {
+        String sourceError = engine.sourceError();
         for (Running r : new ArrayList<>(running.values())) {
-          r.combiner.finish(now);
+          if (sourceError == null) {
+            r.combiner.finish(now);
+          } else {
+            r.combiner.fail(
+                "The source failed: " + sourceError,
+                "This result holds the records read before the failure; fix or replace the input"
+                    + " and run the query again",
+                now);
+          }
           settle(r);
         }
         engine.sourceDrained();
+      }
+    } else if (m instanceof Failed) {
+      Failed f = (Failed) m;
+      Running r = running.get(f.queryId());
+      if (r != null) {
+        r.combiner.fail(f.error(), now);
+        settle(r);
       }
     } else if (m instanceof Start) {
       QueryHandle h = ((Start) m).handle();

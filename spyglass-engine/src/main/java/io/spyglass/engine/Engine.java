@@ -75,6 +75,8 @@ public final class Engine implements AutoCloseable {
   private volatile boolean closing;
   private boolean readerStarted;
   private volatile String sourceError;
+  private volatile Throwable failure;
+  private volatile String failedThread;
 
   private Engine(Source source, EngineConfig config) {
     this.config = config;
@@ -92,20 +94,66 @@ public final class Engine implements AutoCloseable {
     this.workerThreads = new Thread[workers.length];
     for (int i = 0; i < workers.length; i++) {
       workers[i] = new Worker(i, ready, this);
-      workerThreads[i] = daemon(workers[i], "spyglass-worker-" + i);
+      workerThreads[i] = thread(workers[i], "spyglass-worker-" + i);
     }
-    this.combinerThread = daemon(combiner, "spyglass-combiner");
-    this.readerThread = daemon(this::read, "spyglass-reader");
+    this.combinerThread = thread(combiner, "spyglass-combiner");
+    this.readerThread = thread(this::read, "spyglass-reader");
     this.ticker =
         config.tickMs() > 0
-            ? Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "spyglass-ticker"))
+            ? Executors.newSingleThreadScheduledExecutor(r -> thread(r, "spyglass-ticker"))
             : null;
   }
 
-  private static Thread daemon(Runnable r, String name) {
+  /** An engine thread: a daemon whose death by an exception is a failure of the engine. */
+  private Thread thread(Runnable r, String name) {
     Thread t = new Thread(r, name);
     t.setDaemon(true);
+    t.setUncaughtExceptionHandler(this::failed);
     return t;
+  }
+
+  /**
+   * A failure of the engine itself (not of one query: those end with an error result and the others
+   * go on): every running query ends with a final result carrying the error, and the engine stops.
+   */
+  private void failed(Thread where, Throwable error) {
+    synchronized (this) {
+      if (failure != null || stopped.getCount() == 0) {
+        LOG.error("after the engine stopped, {} failed", where.getName(), error);
+        return;
+      }
+      failure = error;
+      failedThread = where.getName();
+    }
+    LOG.error("the engine failed in {}; every query is stopped", where.getName(), error);
+    // final results first: whatever the combiner emits after them is dropped
+    String message = "The engine failed (" + describe(error) + " in " + where.getName() + ")";
+    for (QueryHandle h : handles.values()) {
+      h.abort(message);
+    }
+    shutdown();
+  }
+
+  private static String describe(Throwable e) {
+    return e.getMessage() == null
+        ? e.getClass().getSimpleName()
+        : e.getClass().getSimpleName() + ": " + e.getMessage();
+  }
+
+  /**
+   * Why the engine failed, or null: an exception that was not one query's (those end only their
+   * query), thrown by the reader, a worker, the combiner or the ticker. The engine has then
+   * stopped, and every query that was running ended with a final result carrying the error. A
+   * process embedding the engine should report it and exit with a non-zero status.
+   */
+  public Throwable failure() {
+    return failure;
+  }
+
+  /** The failure, as one line for people; null when the engine did not fail. */
+  public String failureMessage() {
+    Throwable f = failure;
+    return f == null ? null : describe(f) + " in " + failedThread;
   }
 
   /** Starts an engine reading {@code source}. The engine owns the source and closes it. */
@@ -128,9 +176,19 @@ public final class Engine implements AutoCloseable {
     }
     if (e.ticker != null) {
       e.ticker.scheduleAtFixedRate(
-          () -> e.combiner.tick(false), config.tickMs(), config.tickMs(), TimeUnit.MILLISECONDS);
+          e::timerTick, config.tickMs(), config.tickMs(), TimeUnit.MILLISECONDS);
     }
     return e;
+  }
+
+  /** A scheduled executor swallows what its tasks throw: report it as the engine's failure. */
+  private void timerTick() {
+    try {
+      combiner.tick(false);
+    } catch (RuntimeException | Error e) {
+      failed(Thread.currentThread(), e);
+      throw e;
+    }
   }
 
   /** Starts reading the source, if not already. */
@@ -261,11 +319,16 @@ public final class Engine implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (IOException | RuntimeException e) {
-      sourceError = e.getMessage();
-      LOG.error("source {} failed: {}", source.describe(), e.toString());
-      if (config.stopWhenSourceEnds()) {
-        broadcast(new Worker.Drain());
+      if (closing) {
+        // a source closed under a poll may throw (Kafka's InterruptException): a normal end
+        LOG.debug("source {} ended on close: {}", source.describe(), e.toString());
+        return;
       }
+      sourceError = e.getMessage() == null ? e.toString() : e.getMessage();
+      LOG.error("source {} failed: {}", source.describe(), e.toString());
+      // nothing more will come: every query ends with what it has and the error, and the engine
+      // stops, whether or not it stops at a normal end of its source
+      broadcast(new Worker.Drain());
     }
   }
 
@@ -273,7 +336,10 @@ public final class Engine implements AutoCloseable {
     return (int) Math.max(1, Math.min(config.batchRecords(), config.batchBytes() / recordBytes));
   }
 
-  /** Why the source stopped with an error, or null. */
+  /**
+   * Why the source stopped with an error, or null. The engine then stops, and every query that was
+   * running ended with a final result carrying this error.
+   */
   public String sourceError() {
     return sourceError;
   }

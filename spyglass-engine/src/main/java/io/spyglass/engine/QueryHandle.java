@@ -1,7 +1,11 @@
 package io.spyglass.engine;
 
 import io.spyglass.core.query.Query;
+import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -104,8 +108,14 @@ public final class QueryHandle {
     engine.kill(query.id());
   }
 
-  /** Called by the combiner thread. Returns false when the subscriber is too slow. */
-  boolean offer(Result r) {
+  /**
+   * Called by the combiner thread. Returns false when the subscriber is too slow. A result offered
+   * after the query ended is dropped.
+   */
+  synchronized boolean offer(Result r) {
+    if (isDone()) {
+      return true;
+    }
     if (!results.offer(r)) {
       return false;
     }
@@ -117,7 +127,7 @@ public final class QueryHandle {
     running.countDown();
   }
 
-  void end(String errorOrNull) {
+  synchronized void end(String errorOrNull) {
     if (done.getCount() == 0) {
       return;
     }
@@ -126,5 +136,43 @@ public final class QueryHandle {
     }
     engine.queryEnded(query.id());
     done.countDown();
+  }
+
+  /** The engine clock, or the wall clock if that fails too. */
+  private long now() {
+    try {
+      return engine.config().clock().getAsLong();
+    } catch (RuntimeException e) {
+      return System.currentTimeMillis();
+    }
+  }
+
+  /**
+   * Ends the query from outside the combiner, after the engine failed: a final result without
+   * records carries the error (room is made for it), unless the query already ended.
+   */
+  synchronized void abort(String message) {
+    if (isDone()) {
+      return;
+    }
+    Meta.QueryError e =
+        new Meta.QueryError(
+            message, "Every query was stopped; see the engine's log, and start a new engine", true);
+    Meta meta =
+        new Meta(
+            query.id(),
+            query.text(),
+            query.receiveTimeMs(),
+            Optional.of(now()),
+            Optional.empty(),
+            Map.of(),
+            List.of(e),
+            true);
+    Result last = new Result(List.of(), meta);
+    while (!results.offer(last)) {
+      results.poll();
+    }
+    emitted++;
+    end(message);
   }
 }

@@ -2,6 +2,7 @@ package io.spyglass.engine;
 
 import io.spyglass.core.partial.Partial;
 import io.spyglass.core.query.FilterSet;
+import io.spyglass.core.query.PartialSink;
 import io.spyglass.core.query.Query;
 import io.spyglass.core.query.QueryStats;
 import io.spyglass.core.record.JsonRecordReader;
@@ -19,8 +20,11 @@ import java.util.concurrent.TimeUnit;
  * (only the fields its queries need) and offers each record to its {@link FilterSet}. Partials go
  * to the combiner as copies. Commands (add or remove a query, flush) are taken between batches, so
  * a batch is never interleaved with them.
+ *
+ * <p>A query that throws here is dropped by the filter set and ended by the combiner with the
+ * error; anything else thrown here is a failure of the engine (see {@link Engine#failure()}).
  */
-final class Worker implements Runnable {
+final class Worker implements Runnable, PartialSink {
   /** Virtual field: when the engine read the record, epoch ms of the engine clock. */
   static final String READ_TIME = "_read_ms";
 
@@ -54,8 +58,7 @@ final class Worker implements Runnable {
     this.id = id;
     this.batches = batches;
     this.engine = engine;
-    this.filters =
-        new FilterSet(engine.config().limits(), engine.config().clock(), this::onPartial);
+    this.filters = new FilterSet(engine.config().limits(), engine.config().clock(), this);
   }
 
   void command(Command c) {
@@ -66,10 +69,16 @@ final class Worker implements Runnable {
     stop = true;
   }
 
-  private void onPartial(Query query, Partial partial) {
+  @Override
+  public void accept(Query query, Partial partial) {
     Partial copy = partial.emptyCopy();
     copy.merge(partial);
     engine.combiner().partial(query, copy);
+  }
+
+  @Override
+  public void failed(Query query, Throwable error) {
+    engine.combiner().failed(query.id(), error);
   }
 
   @Override

@@ -26,6 +26,9 @@ import java.util.function.LongSupplier;
  * <p>A runtime calls {@link #process} for each record of a batch, then {@link #endOfBatch()}; and
  * {@link #flush()} when its combiners need every partial (on a tick, before windows close).
  *
+ * <p>A query whose evaluation, aggregation or flush throws is dropped from the set and reported to
+ * {@link PartialSink#failed}; the other queries go on.
+ *
  * <p>Not thread-safe: confined to the thread that processes the partition.
  */
 public final class FilterSet {
@@ -48,6 +51,11 @@ public final class FilterSet {
   /** Record-query pairs whose filter was evaluated. */
   private long evaluations;
 
+  /** Queries that threw, dropped and reported once the loop that found them is over. */
+  private final List<Failed> failed = new ArrayList<>();
+
+  private record Failed(QueryFilter filter, Throwable error) {}
+
   /** How many queries read each top-level field. */
   private final Map<String, Integer> fieldUses = new HashMap<>();
 
@@ -68,7 +76,13 @@ public final class FilterSet {
     if (filters.containsKey(query.id())) {
       return;
     }
-    QueryFilter f = new QueryFilter(query, limits, clock);
+    QueryFilter f;
+    try {
+      f = new QueryFilter(query, limits, clock);
+    } catch (RuntimeException | StackOverflowError | LinkageError e) {
+      sink.failed(query, e);
+      return;
+    }
     f.seenBase = processed;
     filters.put(query.id(), f);
     index.add(f);
@@ -126,6 +140,9 @@ public final class FilterSet {
       }
       current = null;
     }
+    if (!failed.isEmpty()) {
+      dropFailed();
+    }
   }
 
   private void offerAll(QueryIndex.Bucket bucket, Record record) {
@@ -137,7 +154,13 @@ public final class FilterSet {
 
   private void offer(QueryFilter f, Record record) {
     evaluations++;
-    int outcome = f.consume(record);
+    int outcome;
+    try {
+      outcome = f.consume(record);
+    } catch (RuntimeException | StackOverflowError | LinkageError e) {
+      failed(f, e);
+      return;
+    }
     if (outcome == QueryFilter.SKIPPED) {
       return;
     }
@@ -159,6 +182,9 @@ public final class FilterSet {
       }
     }
     dirtyRaw.clear();
+    if (!failed.isEmpty()) {
+      dropFailed();
+    }
   }
 
   /** Flushes every query with a non-empty partial. */
@@ -168,6 +194,9 @@ public final class FilterSet {
         flush(f);
       }
     }
+    if (!failed.isEmpty()) {
+      dropFailed();
+    }
   }
 
   /** Flushes one query's partial, if it has one. */
@@ -175,12 +204,36 @@ public final class FilterSet {
     QueryFilter f = filters.get(queryId);
     if (f != null && !f.partial.isEmpty()) {
       flush(f);
+      if (!failed.isEmpty()) {
+        dropFailed();
+      }
     }
   }
 
   private void flush(QueryFilter f) {
-    sink.accept(f.query, f.partial);
-    f.partial.reset();
+    try {
+      sink.accept(f.query, f.partial);
+      f.partial.reset();
+    } catch (RuntimeException | StackOverflowError | LinkageError e) {
+      failed(f, e);
+    }
+  }
+
+  private void failed(QueryFilter f, Throwable error) {
+    if (!f.failed) {
+      f.failed = true;
+      failed.add(new Failed(f, error));
+    }
+  }
+
+  /** Drops the queries that threw and reports them; called outside the loops over queries. */
+  private void dropFailed() {
+    List<Failed> drop = new ArrayList<>(failed);
+    failed.clear();
+    for (Failed d : drop) {
+      remove(d.filter().query.id());
+      sink.failed(d.filter().query, d.error());
+    }
   }
 
   /** Statistics of one query in this partition, or null when it is not here. */
