@@ -6,8 +6,10 @@ import io.spyglass.core.query.QueryCombiner;
 import io.spyglass.core.query.ResultSink;
 import io.spyglass.core.result.Meta;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 
@@ -33,6 +35,8 @@ final class Combiner implements Runnable {
 
   private record Kill(String queryId) implements Msg {}
 
+  private record Finish(String queryId) implements Msg {}
+
   private record Stop() implements Msg {}
 
   private static final class Running {
@@ -53,6 +57,7 @@ final class Combiner implements Runnable {
   private final int workers;
   private boolean tickInFlight;
   private boolean finishAfterTick;
+  private final Set<String> finishOneAfterTick = new HashSet<>();
   private int flushedCount;
   private int drainedCount;
   private long tickMs;
@@ -88,6 +93,12 @@ final class Combiner implements Runnable {
 
   void kill(String id) {
     inbox.add(new Kill(id));
+  }
+
+  /** Finishes one query at the next tick (its final result holds every record read till then). */
+  void finish(String id) {
+    inbox.add(new Finish(id));
+    inbox.add(new Tick(false));
   }
 
   void stop() {
@@ -141,13 +152,14 @@ final class Combiner implements Runnable {
         boolean finish = finishAfterTick;
         finishAfterTick = false;
         for (Running r : new ArrayList<>(running.values())) {
-          if (finish) {
+          if (finish || finishOneAfterTick.remove(r.handle.id())) {
             r.combiner.finish(at);
           } else {
             r.combiner.advance(at);
           }
           settle(r);
         }
+        finishOneAfterTick.clear(); // ids left over are of queries that ended meanwhile
       }
     } else if (m instanceof Drained) {
       if (++drainedCount == workers) {
@@ -180,6 +192,10 @@ final class Combiner implements Runnable {
       Running r = running.get(((Added) m).queryId());
       if (r != null && ++r.workersWithIt == workers) {
         r.handle.running();
+      }
+    } else if (m instanceof Finish) {
+      if (running.containsKey(((Finish) m).queryId())) {
+        finishOneAfterTick.add(((Finish) m).queryId());
       }
     } else if (m instanceof Kill) {
       Running r = running.remove(((Kill) m).queryId());

@@ -22,6 +22,7 @@ public final class QueryHandle {
   private final CountDownLatch running = new CountDownLatch(1);
   private volatile String error;
   private volatile long emitted;
+  private volatile Runnable onUpdate;
 
   QueryHandle(Query query, int capacity, Engine engine) {
     this.query = query;
@@ -104,12 +105,39 @@ public final class QueryHandle {
     engine.kill(query.id());
   }
 
+  /**
+   * Ends the query now, as if its duration were over: at the next tick it emits its final result,
+   * holding every record read until then, and stops.
+   */
+  public void finish() {
+    engine.finish(query.id());
+  }
+
+  /**
+   * Calls {@code listener} after each result is queued and once when the query ends, so that a
+   * reader can wait for many queries at once instead of polling each. The listener runs on the
+   * engine's combiner thread: it must return at once (e.g. hand the handle to a thread of its own
+   * that calls {@link #poll}). Results queued before the listener was set do not call it: poll once
+   * after setting it. One listener per handle; a second replaces the first.
+   */
+  public void onUpdate(Runnable listener) {
+    this.onUpdate = listener;
+  }
+
+  private void notifyUpdate() {
+    Runnable l = onUpdate;
+    if (l != null) {
+      l.run();
+    }
+  }
+
   /** Called by the combiner thread. Returns false when the subscriber is too slow. */
   boolean offer(Result r) {
     if (!results.offer(r)) {
       return false;
     }
     emitted++;
+    notifyUpdate();
     return true;
   }
 
@@ -126,5 +154,6 @@ public final class QueryHandle {
     }
     engine.queryEnded(query.id());
     done.countDown();
+    notifyUpdate();
   }
 }
