@@ -126,7 +126,8 @@ class FaultInjectionTest {
               "SELECT COUNT(*) AS n, NOW() AS t FROM STREAM(MAX, TIME)"
                   + " WINDOWING TUMBLING(100, TIME)");
       QueryHandle good =
-          engine.submit("SELECT COUNT(*) AS n FROM STREAM(MAX, TIME) WINDOWING TUMBLING(100, TIME)");
+          engine.submit(
+              "SELECT COUNT(*) AS n FROM STREAM(MAX, TIME) WINDOWING TUMBLING(100, TIME)");
       awaitRunning(bad, good);
       source.add(events(0, 300));
       Result failed = last(drain(bad));
