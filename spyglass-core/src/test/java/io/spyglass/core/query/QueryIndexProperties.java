@@ -59,7 +59,7 @@ class QueryIndexProperties {
       case 9:
         return "n BETWEEN (" + random.nextInt(3) + ", " + (1 + random.nextInt(3)) + ".5)";
       case 10:
-        return "n <= " + random.nextInt(4) + " AND NOT id = 'a'";
+        return "n <= " + random.nextInt(4) + " AND NOT (id = 'a')";
       case 0:
         return "id = '" + IDS[random.nextInt(IDS.length)] + "'";
       case 1:
@@ -77,7 +77,7 @@ class QueryIndexProperties {
       case 5:
         return "flag = " + random.nextBoolean() + " AND n > " + random.nextInt(3);
       default:
-        return "NOT id = '" + IDS[random.nextInt(IDS.length)] + "'";
+        return "NOT (id = '" + IDS[random.nextInt(IDS.length)] + "')";
     }
   }
 
