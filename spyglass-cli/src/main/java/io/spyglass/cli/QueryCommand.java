@@ -93,7 +93,8 @@ final class QueryCommand implements Callable<Integer> {
       err.flush();
       return 1;
     }
-    EngineConfig config = EngineConfig.defaults();
+    // one reader of every result: hold up the source rather than drop a query whose results wait
+    EngineConfig config = EngineConfig.defaults().withResultBackPressure(true);
     if (workers != null) {
       config = config.withWorkers(workers);
     }
@@ -160,10 +161,13 @@ final class QueryCommand implements Callable<Integer> {
       }
       ResultPrinter printer = new ResultPrinter(System.out, format, texts.size() > 1);
       Progress progress = Progress.forTerminal(engine);
-      int failed = printAll(handles, printer, progress, err);
+      Printed outcome = printAll(handles, printer, progress, err);
       progress.clear();
-      System.out.flush();
       printed.countDown();
+      if (outcome.outputClosed()) {
+        // the reader of our output went away (| head): stop at once, like other commands do
+        return 0;
+      }
       if (engine.failure() != null) {
         err.println("spyglass: the engine failed: " + engine.failureMessage());
         err.flush();
@@ -174,14 +178,17 @@ final class QueryCommand implements Callable<Integer> {
         err.flush();
         return 1;
       }
-      return failed > 0 ? 1 : 0;
+      return outcome.failed() > 0 ? 1 : 0;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return 1;
     }
   }
 
-  private int printAll(
+  /** What printing every result came to. */
+  private record Printed(int failed, boolean outputClosed) {}
+
+  private Printed printAll(
       List<QueryHandle> handles, ResultPrinter printer, Progress progress, PrintWriter err)
       throws InterruptedException {
     List<QueryHandle> open = new ArrayList<>(handles);
@@ -194,7 +201,9 @@ final class QueryCommand implements Callable<Integer> {
         if (r != null) {
           any = true;
           progress.clear();
-          printer.print(r);
+          if (!printer.print(r)) {
+            return new Printed(failed, true);
+          }
         } else if (h.isDone()) {
           if (h.error() != null) {
             err.println("spyglass: " + h.id() + ": " + h.error());
@@ -209,7 +218,7 @@ final class QueryCommand implements Callable<Integer> {
         Thread.sleep(20);
       }
     }
-    return failed;
+    return new Printed(failed, false);
   }
 
   private List<String> queryTexts() throws IOException {
