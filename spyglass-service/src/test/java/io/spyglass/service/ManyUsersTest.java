@@ -1,9 +1,13 @@
 package io.spyglass.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.net.URI;
 import java.net.http.HttpResponse;
+import java.net.http.WebSocket;
+import java.net.http.WebSocketHandshakeException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -67,6 +71,26 @@ class ManyUsersTest {
     // a token in the query string, for clients that cannot set headers
     assertThat(f.get("/api/queries?access_token=bob-token").statusCode()).isEqualTo(200);
   }
+
+  @Test
+  void theWebSocketNeedsATokenToo() throws Exception {
+    String ws = "ws://127.0.0.1:" + f.service.port() + "/api/ws";
+    assertThatThrownBy(
+            () -> f.http.newWebSocketBuilder().buildAsync(URI.create(ws), NOTHING).join())
+        .hasCauseInstanceOf(WebSocketHandshakeException.class)
+        .satisfies(
+            e ->
+                assertThat(((WebSocketHandshakeException) e.getCause()).getResponse().statusCode())
+                    .isEqualTo(401));
+    WebSocket ok =
+        f.http
+            .newWebSocketBuilder()
+            .buildAsync(URI.create(ws + "?access_token=bob-token"), NOTHING)
+            .get(10, TimeUnit.SECONDS);
+    ok.sendClose(WebSocket.NORMAL_CLOSURE, "").get(5, TimeUnit.SECONDS);
+  }
+
+  private static final WebSocket.Listener NOTHING = new WebSocket.Listener() {};
 
   @Test
   void usersSeeAndEndOnlyTheirOwnQueriesAndAnAdminSeesAll() throws Exception {

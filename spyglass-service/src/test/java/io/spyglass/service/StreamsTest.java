@@ -200,6 +200,7 @@ class StreamsTest {
   @Test
   void oneWebSocketCarriesManyQueries() throws Exception {
     BlockingQueue<JsonNode> got = new LinkedBlockingQueue<>();
+    SKIPPED.clear();
     WebSocket ws =
         f.http
             .newWebSocketBuilder()
@@ -240,7 +241,7 @@ class StreamsTest {
     List<JsonNode> foreverResults = new ArrayList<>();
     int ends = 0;
     while (ends < 2) {
-      JsonNode m = got.poll(10, TimeUnit.SECONDS);
+      JsonNode m = poll(got);
       assertThat(m).isNotNull();
       switch (m.get("type").asText()) {
         case "result" ->
@@ -265,14 +266,30 @@ class StreamsTest {
     ws.sendClose(WebSocket.NORMAL_CLOSURE, "bye").get(5, TimeUnit.SECONDS);
   }
 
+  /** Messages taken from the socket but not yet looked at by the test. */
+  private static final java.util.Deque<JsonNode> SKIPPED = new java.util.ArrayDeque<>();
+
+  /** The next message of a type; others taken meanwhile stay for {@link #poll}. */
   private static JsonNode next(BlockingQueue<JsonNode> got, String type)
       throws InterruptedException {
+    for (JsonNode m : SKIPPED) {
+      if (m.get("type").asText().equals(type)) {
+        SKIPPED.remove(m);
+        return m;
+      }
+    }
     while (true) {
       JsonNode m = got.poll(10, TimeUnit.SECONDS);
       assertThat(m).as("a %s message", type).isNotNull();
       if (m.get("type").asText().equals(type)) {
         return m;
       }
+      SKIPPED.add(m);
     }
+  }
+
+  /** The next message in order, skipped ones first. */
+  private static JsonNode poll(BlockingQueue<JsonNode> got) throws InterruptedException {
+    return SKIPPED.isEmpty() ? got.poll(10, TimeUnit.SECONDS) : SKIPPED.poll();
   }
 }
