@@ -133,7 +133,7 @@ public final class BulletReferee {
   /** Bullet records built once, held inside Bullet's class loader. */
   public final class RecordPool implements AutoCloseable {
     private final int handle;
-    private final int size;
+    private int size;
 
     private RecordPool(int handle, int size) {
       this.handle = handle;
@@ -142,6 +142,13 @@ public final class BulletReferee {
 
     public int size() {
       return size;
+    }
+
+    /** Appends Bullet records built from these maps: a large pool is built a chunk at a time. */
+    public void add(List<Map<String, Object>> records) {
+      Map<String, Object> response =
+          runner.apply(Map.of("op", "pool", "pool", handle, "records", records));
+      size = (Integer) response.get("records");
     }
 
     @Override

@@ -80,7 +80,8 @@ class BulletRefereeTest {
                 "a", "SELECT COUNT(*) AS n FROM STREAM(MAX, TIME) WHERE id = 'a'",
                 "b", "SELECT COUNT(*) AS n FROM STREAM(MAX, TIME) WHERE id = 'b'"));
     try (BulletReferee.RecordPool pool =
-        partitioned.pool(List.of(Map.of("id", "a"), Map.of("id", "b"), Map.of("id", "c")))) {
+        partitioned.pool(List.of(Map.of("id", "a"), Map.of("id", "b")))) {
+      pool.add(List.of(Map.of("id", "c")));
       assertThat(pool.size()).isEqualTo(3);
       queries.consume(pool, 1, 5); // b c a b c
     }

@@ -15,7 +15,8 @@ public final class Scenarios {
           new QueryScalingScenario(),
           new QueryKindsScenario(),
           new PipelineScenario(),
-          new MeteringScenario());
+          new MeteringScenario(),
+          new VersusBulletScenario());
 
   private Scenarios() {}
 

@@ -30,7 +30,8 @@ class ScenariosTest {
         "query-scaling",
         "query-kinds",
         "pipeline",
-        "metering"
+        "metering",
+        "versus-bullet"
       })
   void runsQuickAndFindsEverything(String name) throws Exception {
     ByteArrayOutputStream console = new ByteArrayOutputStream();

@@ -39,9 +39,10 @@ import java.util.function.Function;
  *       that closes is read and reset.
  *   <li>{@code finish}: {@code handle} &rarr; {@code results} (id &rarr; windows emitted since
  *       open, the final one included); the handle is closed.
- *   <li>{@code pool}: {@code records} (a list of maps) &rarr; {@code pool} (a handle) and {@code
- *       records}: Bullet records built once, to be fed many times by {@code consume} with {@code
- *       pool}, {@code from} and {@code count} (cycling): for benchmarks of records already built.
+ *   <li>{@code pool}: {@code records} (a list of maps), and a {@code pool} handle to append to one
+ *       &rarr; {@code pool} (the handle) and {@code records} (its size): Bullet records built once,
+ *       to be fed many times by {@code consume} with {@code pool}, {@code from} and {@code count}
+ *       (cycling): for benchmarks of records already built.
  *   <li>{@code drop}: {@code pool} &rarr; nothing: the pool is freed.
  * </ul>
  */
@@ -89,7 +90,7 @@ public final class BulletRunner implements Function<Map<String, Object>, Map<Str
       case "finish":
         return finish((Integer) request.get("handle"));
       case "pool":
-        return pool(maps(request.get("records")));
+        return pool((Integer) request.get("pool"), maps(request.get("records")));
       case "drop":
         pools.remove((Integer) request.get("pool"));
         return Map.of();
@@ -190,12 +191,17 @@ public final class BulletRunner implements Function<Map<String, Object>, Map<Str
     return Map.of("handle", handle, "rejected", rejected);
   }
 
-  private Map<String, Object> pool(List<Map<String, Object>> records) {
-    BulletRecord<?>[] pool = new BulletRecord<?>[records.size()];
-    for (int i = 0; i < pool.length; i++) {
-      pool[i] = Records.toBullet(records.get(i), provider);
+  /** A new pool of these records, or, given a handle, that pool with them appended. */
+  private Map<String, Object> pool(Integer append, List<Map<String, Object>> records) {
+    BulletRecord<?>[] before = append == null ? new BulletRecord<?>[0] : pools.get(append);
+    if (before == null) {
+      throw new IllegalArgumentException("No pool " + append);
     }
-    int handle = nextHandle++;
+    BulletRecord<?>[] pool = java.util.Arrays.copyOf(before, before.length + records.size());
+    for (int i = 0; i < records.size(); i++) {
+      pool[before.length + i] = Records.toBullet(records.get(i), provider);
+    }
+    int handle = append == null ? nextHandle++ : append;
     pools.put(handle, pool);
     return Map.of("pool", handle, "records", pool.length);
   }
