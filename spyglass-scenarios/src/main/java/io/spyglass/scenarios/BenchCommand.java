@@ -21,7 +21,7 @@ import picocli.CommandLine.Parameters;
       "Run a benchmark scenario against the embedded engine: tables on stdout, CSV and PNG charts"
           + " in --out.",
       "Scenarios: latency, find, raw-queries, data-scaling, query-scaling, query-kinds, pipeline,"
-          + " metering, versus-bullet."
+          + " metering, versus-bullet, end-to-end."
     },
     footer = {
       "",

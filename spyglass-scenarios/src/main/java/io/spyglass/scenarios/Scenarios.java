@@ -16,7 +16,8 @@ public final class Scenarios {
           new QueryKindsScenario(),
           new PipelineScenario(),
           new MeteringScenario(),
-          new VersusBulletScenario());
+          new VersusBulletScenario(),
+          new EndToEndScenario());
 
   private Scenarios() {}
 

@@ -31,7 +31,8 @@ class ScenariosTest {
         "query-kinds",
         "pipeline",
         "metering",
-        "versus-bullet"
+        "versus-bullet",
+        "end-to-end"
       })
   void runsQuickAndFindsEverything(String name) throws Exception {
     ByteArrayOutputStream console = new ByteArrayOutputStream();
