@@ -16,7 +16,9 @@ public final class Scenarios {
           new QueryKindsScenario(),
           new PipelineScenario(),
           new MeteringScenario(),
-          new ServiceScenario());
+          new ServiceScenario(),
+          new VersusBulletScenario(),
+          new EndToEndScenario());
 
   private Scenarios() {}
 

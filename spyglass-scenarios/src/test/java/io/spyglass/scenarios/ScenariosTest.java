@@ -31,7 +31,9 @@ class ScenariosTest {
         "query-kinds",
         "pipeline",
         "metering",
-        "service"
+        "service",
+        "versus-bullet",
+        "end-to-end"
       })
   void runsQuickAndFindsEverything(String name) throws Exception {
     ByteArrayOutputStream console = new ByteArrayOutputStream();
