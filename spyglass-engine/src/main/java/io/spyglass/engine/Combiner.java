@@ -10,13 +10,21 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The combiner thread: owns every query's {@link QueryCombiner}, merges the partials workers send,
  * and runs ticks. A tick asks every worker to flush; when all have answered, windows and durations
  * are advanced to the tick's time, so a window holds every record read before it closed.
+ *
+ * <p>Its inbox is bounded: workers wait when it is full, so a slow combiner holds up the workers,
+ * which hold up the reader. The combiner itself never waits for anything but its inbox: it hands
+ * commands to workers through their queues (bounded by the number of queries, see {@link
+ * Worker#commandCapacity}) and results to subscribers without blocking.
  */
 final class Combiner implements Runnable {
   private sealed interface Msg {}
@@ -39,8 +47,6 @@ final class Combiner implements Runnable {
 
   private record Finish(String queryId) implements Msg {}
 
-  private record Stop() implements Msg {}
-
   private static final class Running {
     final QueryHandle handle;
     QueryCombiner combiner;
@@ -54,7 +60,10 @@ final class Combiner implements Runnable {
   }
 
   private final Engine engine;
-  private final BlockingQueue<Msg> inbox = new LinkedBlockingQueue<>();
+  private final BlockingQueue<Msg> inbox;
+  private final AtomicBoolean tickQueued = new AtomicBoolean();
+  private volatile boolean stopping;
+  private volatile Thread thread;
   private final Map<String, Running> running = new LinkedHashMap<>();
   private final int workers;
   private boolean tickInFlight;
@@ -64,52 +73,84 @@ final class Combiner implements Runnable {
   private int drainedCount;
   private long tickMs;
 
+  /** Messages the inbox holds: partials of a few batches per worker, and room for commands. */
+  static int inboxCapacity(int workers) {
+    return Math.max(256, 64 * workers);
+  }
+
   Combiner(Engine engine, int workers) {
     this.engine = engine;
     this.workers = workers;
+    this.inbox = new ArrayBlockingQueue<>(inboxCapacity(workers));
   }
 
   void partial(Query q, Partial p) {
-    inbox.add(new PartialMsg(q, p));
+    send(new PartialMsg(q, p));
   }
 
   void flushed(int worker, long tick) {
-    inbox.add(new Flushed(worker, tick));
+    send(new Flushed(worker, tick));
   }
 
   void drained(int worker) {
-    inbox.add(new Drained(worker));
+    send(new Drained(worker));
   }
 
+  /** Asks for a tick; a tick already waiting in the inbox serves (unless this one finishes all). */
   void tick(boolean finishAll) {
-    inbox.add(new Tick(finishAll));
+    if (finishAll) {
+      send(new Tick(true));
+    } else if (tickQueued.compareAndSet(false, true)) {
+      send(new Tick(false));
+    }
   }
 
   void added(String queryId) {
-    inbox.add(new Added(queryId));
+    send(new Added(queryId));
   }
 
   void start(QueryHandle h) {
-    inbox.add(new Start(h));
+    send(new Start(h));
   }
 
   void kill(String id) {
-    inbox.add(new Kill(id));
+    send(new Kill(id));
   }
 
   /** A query threw on a worker, which dropped it: end it with the error. */
   void failed(String queryId, Throwable error) {
-    inbox.add(new Failed(queryId, error));
+    send(new Failed(queryId, error));
   }
 
   /** Finishes one query at the next tick (its final result holds every record read till then). */
   void finish(String id) {
-    inbox.add(new Finish(id));
-    inbox.add(new Tick(false));
+    send(new Finish(id));
+    send(new Tick(false));
   }
 
+  /**
+   * Puts a message in the inbox, waiting while it is full. Dropped when the engine stops meanwhile
+   * or the caller is interrupted (engine threads are interrupted only when the engine stops).
+   */
+  private void send(Msg m) {
+    try {
+      while (!inbox.offer(m, 50, TimeUnit.MILLISECONDS)) {
+        if (stopping) {
+          return;
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Ends every running query (without a final result) and the combiner thread. */
   void stop() {
-    inbox.add(new Stop());
+    stopping = true;
+    Thread t = thread;
+    if (t != null) {
+      t.interrupt();
+    }
   }
 
   int running() {
@@ -118,21 +159,24 @@ final class Combiner implements Runnable {
 
   @Override
   public void run() {
-    try {
-      while (true) {
-        Msg m = inbox.take();
-        if (m instanceof Stop) {
-          for (Running r : running.values()) {
-            r.handle.end("The engine stopped before the query finished");
-          }
-          running.clear();
-          return;
-        }
-        handle(m);
+    thread = Thread.currentThread();
+    // what this throws is the engine's failure: its handler ends the queries with the error
+    while (!stopping) {
+      Msg m;
+      try {
+        m = inbox.take();
+      } catch (InterruptedException e) {
+        continue; // stopping
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+      if (m instanceof Tick && !((Tick) m).finishAll()) {
+        tickQueued.set(false);
+      }
+      handle(m);
     }
+    for (Running r : running.values()) {
+      r.handle.end("The engine stopped before the query finished");
+    }
+    running.clear();
   }
 
   private void handle(Msg m) {
@@ -221,9 +265,9 @@ final class Combiner implements Runnable {
         finishOneAfterTick.add(((Finish) m).queryId());
       }
     } else if (m instanceof Kill) {
-      Running r = running.remove(((Kill) m).queryId());
+      Running r = running.get(((Kill) m).queryId());
       if (r != null) {
-        engine.broadcast(new Worker.Remove(r.handle.id()));
+        remove(r);
         r.handle.end(null);
       }
     }
@@ -232,16 +276,17 @@ final class Combiner implements Runnable {
   /** Ends and removes a query that finished or whose subscriber fell behind. */
   private void settle(Running r) {
     if (r.cutOff) {
-      running.remove(r.handle.id());
-      engine.broadcast(new Worker.Remove(r.handle.id()));
-      r.handle.end(
-          "The result subscriber fell behind by "
-              + engine.config().resultQueue()
-              + " results and was cut off; read results as they come or use a longer window");
+      remove(r);
+      r.handle.end(r.handle.cutOffReason());
     } else if (r.combiner.isDone()) {
-      running.remove(r.handle.id());
-      engine.broadcast(new Worker.Remove(r.handle.id()));
+      remove(r);
       r.handle.end(r.fatalError);
     }
+  }
+
+  /** Drops a query here and on every worker; it counts as running until all have dropped it. */
+  private void remove(Running r) {
+    running.remove(r.handle.id());
+    engine.broadcast(new Worker.Remove(r.handle.id(), new AtomicInteger(workers)));
   }
 }

@@ -35,8 +35,11 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
- * <p>Bounded everywhere: a fixed pool of batches throttles the reader when workers fall behind;
- * each query's results wait in a bounded queue whose reader is cut off when it leaves it full.
+ * <p>Bounded everywhere, so memory stays flat whatever the source's speed: a fixed pool of batches
+ * throttles the reader when workers fall behind; workers wait when the combiner's inbox is full;
+ * each query's results wait in a queue bounded in results and records, whose subscriber is cut off
+ * when it leaves it full or, with {@link EngineConfig#resultBackPressure()}, holds up the reader
+ * until it catches up. Commands to workers are bounded by the number of queries.
  *
  * <p>Thread-safe.
  */
@@ -54,7 +57,14 @@ public final class Engine implements AutoCloseable {
 
   private final Map<Integer, Map<String, QueryStats>> stats = new ConcurrentHashMap<>();
   private final Map<String, QueryHandle> handles = new ConcurrentHashMap<>();
+
+  /** Queries counted against maxQueries: from submission until every worker dropped them. */
   private final AtomicInteger running = new AtomicInteger();
+
+  /** Subscribers with a full result queue, under back-pressure; the reader waits while any is. */
+  private int backlogged;
+
+  private final Object backlogLock = new Object();
   private final AtomicLong nextId = new AtomicLong();
   private final LongAdder recordsRead = new LongAdder();
   private final LongAdder bytesRead = new LongAdder();
@@ -232,9 +242,10 @@ public final class Engine implements AutoCloseable {
       throw new IllegalStateException(
           "Too many queries: "
               + config.maxQueries()
-              + " are running; wait for some to finish or raise maxQueries");
+              + " are running; wait for some to finish, or raise the limit"
+              + " (EngineConfig.withMaxQueries; spyglass query --max-queries)");
     }
-    QueryHandle h = new QueryHandle(query, config.resultQueue(), this);
+    QueryHandle h = new QueryHandle(query, config, this);
     if (handles.putIfAbsent(id, h) != null) {
       running.decrementAndGet();
       throw new IllegalArgumentException("A query with id " + id + " is already running");
@@ -329,7 +340,30 @@ public final class Engine implements AutoCloseable {
 
   void queryEnded(String id) {
     handles.remove(id);
+  }
+
+  /** Every worker dropped a query that ended: it no longer counts against maxQueries. */
+  void released() {
     running.decrementAndGet();
+  }
+
+  /** A subscriber's result queue became full ({@code +1}), or not any more ({@code -1}). */
+  void backlog(int delta) {
+    synchronized (backlogLock) {
+      backlogged += delta;
+      if (backlogged == 0) {
+        backlogLock.notifyAll();
+      }
+    }
+  }
+
+  /** Waits while a subscriber under back-pressure has a full result queue. */
+  private void awaitSubscribers() throws InterruptedException {
+    synchronized (backlogLock) {
+      while (backlogged > 0 && !closing) {
+        backlogLock.wait(100);
+      }
+    }
   }
 
   void sourceDrained() {
@@ -343,6 +377,7 @@ public final class Engine implements AutoCloseable {
     int perBatch = recordsPerBatch(recordBytes);
     try {
       while (!closing) {
+        awaitSubscribers();
         RawBatch b = free.take();
         b.clear();
         boolean more = source.poll(b, perBatch, 50);
@@ -450,8 +485,9 @@ public final class Engine implements AutoCloseable {
       ticker.shutdownNow();
     }
     readerThread.interrupt();
-    for (Worker w : workers) {
-      w.stop();
+    for (int i = 0; i < workers.length; i++) {
+      workers[i].stop();
+      workerThreads[i].interrupt();
     }
     combiner.stop();
     try {

@@ -13,25 +13,40 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A running query's handle: its id, its results as they are emitted, and a way to stop it. Results
- * wait in a bounded queue; a subscriber that leaves it full is cut off (the query is stopped with
- * {@link #error()} set) so that it never stalls ingestion or other queries.
+ * wait in a queue bounded by {@link EngineConfig#resultQueue()} results and {@link
+ * EngineConfig#resultQueueRecords()} records: a subscriber that leaves it full is cut off (the
+ * query is stopped with {@link #error()} set) so that it never stalls ingestion or other queries,
+ * or, with {@link EngineConfig#resultBackPressure()}, holds up the reading of the source until it
+ * catches up.
  *
  * <p>Thread-safe: results are offered by the engine's combiner thread and taken by any thread.
  */
 public final class QueryHandle {
   private final Query query;
-  private final BlockingQueue<Result> results;
+  private final BlockingQueue<Result> results = new LinkedBlockingQueue<>();
   private final Engine engine;
+  private final int maxResults;
+  private final int maxRecords;
+  private final boolean backPressure;
+
+  // unread results and their records; guarded by this
+  private int queuedResults;
+  private long queuedRecords;
+  private boolean backlogged;
+  private String cutOffReason;
+
   private final CountDownLatch done = new CountDownLatch(1);
   private final CountDownLatch running = new CountDownLatch(1);
   private volatile String error;
   private volatile long emitted;
   private volatile Runnable onUpdate;
 
-  QueryHandle(Query query, int capacity, Engine engine) {
+  QueryHandle(Query query, EngineConfig config, Engine engine) {
     this.query = query;
-    this.results = new LinkedBlockingQueue<>(capacity);
     this.engine = engine;
+    this.maxResults = config.resultQueue();
+    this.maxRecords = config.resultQueueRecords();
+    this.backPressure = config.resultBackPressure();
   }
 
   public String id() {
@@ -49,7 +64,7 @@ public final class QueryHandle {
   public Result poll(long timeout, TimeUnit unit) throws InterruptedException {
     Result r = results.poll();
     if (r != null || isDone()) {
-      return r;
+      return taken(r);
     }
     long deadline = System.nanoTime() + unit.toNanos(timeout);
     while (true) {
@@ -59,12 +74,24 @@ public final class QueryHandle {
       }
       r = results.poll(Math.min(left, TimeUnit.MILLISECONDS.toNanos(50)), TimeUnit.NANOSECONDS);
       if (r != null) {
-        return r;
+        return taken(r);
       }
       if (isDone()) {
-        return results.poll();
+        return taken(results.poll());
       }
     }
+  }
+
+  private synchronized Result taken(Result r) {
+    if (r != null) {
+      queuedResults--;
+      queuedRecords -= r.records().size();
+      if (backlogged && queuedResults < maxResults && queuedRecords < maxRecords) {
+        backlogged = false;
+        engine.backlog(-1);
+      }
+    }
+    return r;
   }
 
   /** True once the query has ended (finished, killed or failed); unread results may remain. */
@@ -136,19 +163,45 @@ public final class QueryHandle {
   }
 
   /**
-   * Called by the combiner thread. Returns false when the subscriber is too slow. A result offered
-   * after the query ended is dropped.
+   * Called by the combiner thread, never waits. Returns false when the subscriber is too slow (see
+   * {@link #cutOffReason()}). A result offered after the query ended is dropped.
    */
   synchronized boolean offer(Result r) {
     if (isDone()) {
       return true;
     }
-    if (!results.offer(r)) {
+    int size = r.records().size();
+    int factor = backPressure ? 2 : 1;
+    boolean full =
+        queuedResults >= factor * maxResults
+            || (queuedResults > 0 && queuedRecords + size > (long) factor * maxRecords);
+    if (full) {
+      cutOffReason =
+          "The result subscriber fell behind by "
+              + queuedResults
+              + " results ("
+              + queuedRecords
+              + " records) and was cut off; read results as they come, or use a longer window"
+              + " or a smaller LIMIT";
       return false;
     }
+    results.add(r);
+    queuedResults++;
+    queuedRecords += size;
     emitted++;
     notifyUpdate();
+    if (backPressure
+        && !backlogged
+        && (queuedResults >= maxResults || queuedRecords >= maxRecords)) {
+      backlogged = true;
+      engine.backlog(1);
+    }
     return true;
+  }
+
+  /** Why {@link #offer} refused a result. */
+  synchronized String cutOffReason() {
+    return cutOffReason;
   }
 
   void running() {
@@ -161,6 +214,11 @@ public final class QueryHandle {
     }
     if (errorOrNull != null && error == null) {
       error = errorOrNull;
+    }
+    if (backlogged) {
+      // nothing more comes: what waits unread must not hold up the source
+      backlogged = false;
+      engine.backlog(-1);
     }
     engine.queryEnded(query.id());
     done.countDown();
@@ -178,7 +236,7 @@ public final class QueryHandle {
 
   /**
    * Ends the query from outside the combiner, after the engine failed: a final result without
-   * records carries the error (room is made for it), unless the query already ended.
+   * records carries the error, unless the query already ended.
    */
   synchronized void abort(String message) {
     if (isDone()) {
@@ -197,10 +255,8 @@ public final class QueryHandle {
             Map.of(),
             List.of(e),
             true);
-    Result last = new Result(List.of(), meta);
-    while (!results.offer(last)) {
-      results.poll();
-    }
+    results.add(new Result(List.of(), meta));
+    queuedResults++;
     emitted++;
     end(message);
   }

@@ -11,9 +11,10 @@ import io.spyglass.core.record.Record;
 import io.spyglass.engine.source.RawBatch;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A filter worker: takes the next batch any worker may take from the engine's queue, parses it
@@ -36,7 +37,11 @@ final class Worker implements Runnable, PartialSink {
 
   record Add(Query query) implements Command {}
 
-  record Remove(String queryId) implements Command {}
+  /**
+   * Drop a query; the last worker to do so counts down {@code workersLeft} to 0 and releases the
+   * query's place among the engine's {@link EngineConfig#maxQueries()}.
+   */
+  record Remove(String queryId, AtomicInteger workersLeft) implements Command {}
 
   /** Flush every partial, publish statistics, then report {@code Flushed(tick)}. */
   record Flush(long tickMs) implements Command {}
@@ -46,7 +51,7 @@ final class Worker implements Runnable, PartialSink {
 
   final int id;
   private final BlockingQueue<RawBatch> batches;
-  private final ConcurrentLinkedQueue<Command> commands = new ConcurrentLinkedQueue<>();
+  private final BlockingQueue<Command> commands;
   private final Engine engine;
   private final FilterSet filters;
   private final JsonRecordReader reader = new JsonRecordReader();
@@ -58,11 +63,25 @@ final class Worker implements Runnable, PartialSink {
     this.id = id;
     this.batches = batches;
     this.engine = engine;
+    this.commands = new ArrayBlockingQueue<>(commandCapacity(engine.config().maxQueries()));
     this.filters = new FilterSet(engine.config().limits(), engine.config().clock(), this);
   }
 
+  /**
+   * Commands a worker may have waiting: an Add and a Remove for each query that counts as running
+   * (a query counts until every worker removed it, so at most {@code maxQueries} do), one Flush
+   * (the combiner asks for the next only when every worker answered) and one Drain.
+   */
+  static int commandCapacity(int maxQueries) {
+    return 2 * maxQueries + 2;
+  }
+
+  /** Queues a command without waiting: the queue has room for every command there can be. */
   void command(Command c) {
-    commands.add(c);
+    if (!commands.offer(c)) {
+      throw new IllegalStateException(
+          "worker " + id + " has " + commands.size() + " commands waiting, more than can be");
+    }
   }
 
   void stop() {
@@ -108,8 +127,12 @@ final class Worker implements Runnable, PartialSink {
         refreshSelection();
         engine.combiner().added(((Add) c).query().id());
       } else if (c instanceof Remove) {
-        filters.remove(((Remove) c).queryId());
+        Remove r = (Remove) c;
+        filters.remove(r.queryId());
         refreshSelection();
+        if (r.workersLeft().decrementAndGet() == 0) {
+          engine.released();
+        }
       } else if (c instanceof Flush) {
         filters.flush();
         publishStats();

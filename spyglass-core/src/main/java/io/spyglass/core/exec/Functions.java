@@ -1,6 +1,9 @@
 package io.spyglass.core.exec;
 
 import static io.spyglass.core.exec.Kinds.isNum;
+import static io.spyglass.core.record.Record.BOOLEAN;
+import static io.spyglass.core.record.Record.DOUBLE;
+import static io.spyglass.core.record.Record.FLOAT;
 import static io.spyglass.core.record.Record.INTEGER;
 import static io.spyglass.core.record.Record.LONG;
 import static io.spyglass.core.record.Record.NULL;
@@ -18,6 +21,10 @@ import java.util.function.LongSupplier;
 final class Functions {
   private Functions() {}
 
+  /**
+   * {@code HASH(x)}: Java's {@code hashCode} of the value, as Bullet computes it: a LONG hashes as
+   * {@link Long#hashCode(long)}, a STRING as {@link String#hashCode()}, TRUE as 1231.
+   */
   static final class Hash extends Eval {
     final Eval a;
 
@@ -31,8 +38,15 @@ final class Functions {
       if (k == NULL) {
         return NULL;
       }
-      long h = a.hash(k);
-      l = (int) (h ^ (h >>> 32));
+      l =
+          switch (k) {
+            case BOOLEAN -> Boolean.hashCode(a.l != 0);
+            case INTEGER -> Integer.hashCode((int) a.l);
+            case LONG -> Long.hashCode(a.l);
+            case FLOAT -> Float.hashCode((float) a.d);
+            case DOUBLE -> Double.hashCode(a.d);
+            default -> a.o.hashCode();
+          };
       return INTEGER;
     }
   }

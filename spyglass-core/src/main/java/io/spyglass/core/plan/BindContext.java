@@ -191,6 +191,11 @@ final class BindContext {
     return item.alias().orElse(name);
   }
 
+  /** The column name of a select item: its alias, or its expression as written. */
+  static String nameOf(Item item) {
+    return item.alias().orElseGet(() -> ColumnNames.of(item.expression()));
+  }
+
   static String defaultName(Expr bound) {
     return BqlPrinter.name(bound, Map.of());
   }

@@ -53,7 +53,7 @@ final class CountDistinctBinder {
         cdSelected = true;
         itemName = cdName;
       } else {
-        itemName = aliasOr(i, BqlPrinter.name(bound, Map.of(cdName, metric.name())));
+        itemName = BindContext.nameOf(i);
         computations.add(new NamedExpr(bound, itemName));
         columns.add(itemName);
       }

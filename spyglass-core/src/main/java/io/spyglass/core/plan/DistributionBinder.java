@@ -1,8 +1,5 @@
 package io.spyglass.core.plan;
 
-import static io.spyglass.core.plan.BindContext.aliasOr;
-import static io.spyglass.core.plan.BindContext.defaultName;
-
 import io.spyglass.core.plan.PostAggregation.SortKey;
 import io.spyglass.core.syntax.Expression;
 import io.spyglass.core.syntax.Select;
@@ -71,7 +68,7 @@ final class DistributionBinder {
           continue; // Its columns are fixed; an alias has nothing to name, as in Bullet.
         }
         Expr bound = cx.expressions.bind(i.expression(), scope);
-        String name = aliasOr(i, defaultName(bound));
+        String name = BindContext.nameOf(i);
         computations.add(new NamedExpr(bound, name));
         columns.add(name);
       } else {

@@ -36,7 +36,7 @@ final class GroupBinder {
       if (item instanceof Item i) {
         Expr bound = cx.bindRecord(i.expression(), "in SELECT DISTINCT");
         cx.primitiveKey(bound, i.span(), "SELECT DISTINCT");
-        String name = aliasOr(i, defaultName(bound));
+        String name = BindContext.nameOf(i);
         keys.add(new NamedExpr(bound, name));
         known.putIfAbsent(bound, name);
       } else {
@@ -93,14 +93,6 @@ final class GroupBinder {
       return keys.stream().anyMatch(k -> k.name().equals(name))
           || metrics.stream().anyMatch(m -> m.name().equals(name));
     }
-
-    /** What each key and metric column stands for, to name computed columns by their text. */
-    Map<String, String> texts() {
-      Map<String, String> names = new HashMap<>();
-      keys.forEach(k -> names.put(k.name(), BqlPrinter.name(k.expr(), Map.of())));
-      metrics.forEach(m -> names.put(m.name(), BqlPrinter.aggregateName(m.kind(), m.arguments())));
-      return names;
-    }
   }
 
   Shape group(Select query) {
@@ -133,7 +125,7 @@ final class GroupBinder {
         name = ref.name();
         selectedColumns.add(name);
       } else {
-        name = aliasOr(i, BqlPrinter.name(bound, g.texts()));
+        name = BindContext.nameOf(i);
         computations.add(new NamedExpr(bound, name));
       }
       selected.add(name);
@@ -190,7 +182,7 @@ final class GroupBinder {
       if (item instanceof Item i && ExpressionBinder.aggregatesIn(i.expression()).isEmpty()) {
         Expr bound = cx.recordQuietly(i.expression());
         if (keyExprs.contains(bound)) {
-          selectedNames.putIfAbsent(bound, aliasOr(i, defaultName(bound)));
+          selectedNames.putIfAbsent(bound, BindContext.nameOf(i));
         }
       }
     }

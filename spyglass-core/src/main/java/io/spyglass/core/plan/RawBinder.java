@@ -1,8 +1,5 @@
 package io.spyglass.core.plan;
 
-import static io.spyglass.core.plan.BindContext.aliasOr;
-import static io.spyglass.core.plan.BindContext.defaultName;
-
 import io.spyglass.core.plan.PostAggregation.SortKey;
 import io.spyglass.core.syntax.Expression;
 import io.spyglass.core.syntax.Expression.Field;
@@ -85,7 +82,7 @@ final class RawBinder {
     for (SelectItem item : query.select()) {
       if (item instanceof Item i) {
         Expr bound = cx.bindRecord(i.expression(), "in a query of raw records");
-        items.add(new NamedExpr(bound, aliasOr(i, defaultName(bound))));
+        items.add(new NamedExpr(bound, BindContext.nameOf(i)));
       } else if (item instanceof Select.Explode explode) {
         Select.LateralView view = explode.view();
         items.add(new NamedExpr(FieldRef.of(view.alias()), view.alias()));

@@ -1,6 +1,5 @@
 package io.spyglass.core.plan;
 
-import static io.spyglass.core.plan.BindContext.aliasOr;
 import static io.spyglass.core.plan.BindContext.columnOrder;
 import static io.spyglass.core.plan.BindContext.defaultName;
 
@@ -58,7 +57,7 @@ final class TopKBinder {
       if (ExpressionBinder.aggregatesIn(i.expression()).isEmpty()) {
         Expr bound = cx.recordQuietly(i.expression());
         if (fields.contains(bound) && !fieldNames.containsKey(bound)) {
-          String name = aliasOr(i, defaultName(bound));
+          String name = BindContext.nameOf(i);
           fieldNames.put(bound, name);
           selected.add(name);
           continue;
@@ -176,7 +175,7 @@ final class TopKBinder {
     List<NamedExpr> computations = new ArrayList<>();
     for (Item i : items) {
       Expr bound = cx.expressions.bind(i.expression(), scope);
-      String name = aliasOr(i, defaultName(bound));
+      String name = BindContext.nameOf(i);
       computations.add(new NamedExpr(bound, name));
       columns.add(name);
       selected.add(name);

@@ -253,7 +253,11 @@ final class QueryFilter {
     @Override
     public void feed(Record r) {
       for (int i = 0; i < keys.length; i++) {
-        scratch[i] = keys[i].boxed(keys[i].eval(r));
+        int k = keys[i].eval(r);
+        if (k == MAP || k == LIST) {
+          return; // as Bullet: a record whose key is not a primitive joins no group
+        }
+        scratch[i] = keys[i].boxed(k);
       }
       int slot = partial.group(scratch);
       if (slot < 0) {

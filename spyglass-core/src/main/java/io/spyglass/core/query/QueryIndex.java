@@ -7,6 +7,9 @@ import io.spyglass.core.plan.Literal;
 import io.spyglass.core.plan.Op;
 import io.spyglass.core.plan.QueryPlan;
 import io.spyglass.core.record.Record;
+import io.spyglass.core.record.RecordScanner;
+import io.spyglass.core.record.Utf8Bytes;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -139,7 +142,15 @@ final class QueryIndex {
       refreshFields();
     }
     for (Object v : key.get().values()) {
-      index.byValue.computeIfAbsent(v, any -> new Bucket()).add(filter);
+      Bucket b = index.byValue.get(v);
+      if (b == null) {
+        b = new Bucket();
+        index.byValue.put(v, b);
+        if (v instanceof String) {
+          index.strings.put(((String) v).getBytes(StandardCharsets.UTF_8), b);
+        }
+      }
+      b.add(filter);
     }
   }
 
@@ -169,6 +180,9 @@ final class QueryIndex {
       Bucket b = index.byValue.get(v);
       if (b != null && b.remove(filter) && b.size == 0) {
         index.byValue.remove(v);
+        if (v instanceof String) {
+          index.strings.remove(((String) v).getBytes(StandardCharsets.UTF_8));
+        }
       }
     }
     if (index.byValue.isEmpty()) {
@@ -247,8 +261,156 @@ final class QueryIndex {
     }
   }
 
+  /** The name of indexed field {@code i}. */
+  String indexedField(int i) {
+    return fieldNames[i];
+  }
+
+  /** The name of range-indexed field {@code i}. */
+  String rangeField(int i) {
+    return rangeNames[i];
+  }
+
+  /**
+   * The queries filed under the raw value of indexed field {@code i} that {@code s} found in slot
+   * {@code slot}, or null: {@link #candidates} for the record the scanned bytes would make, found
+   * from the bytes (a string is looked up by its UTF-8 bytes, undecoded).
+   */
+  Bucket candidates(int i, RecordScanner s, int slot) {
+    FieldIndex index = fieldIndexes[i];
+    switch (s.kind(slot)) {
+      case RecordScanner.STRING:
+        return index.strings.get(s.bytes(), s.start(slot), s.end(slot));
+      case RecordScanner.INTEGER:
+        return index.byValue.get(s.longValue(slot));
+      case RecordScanner.ESCAPED_STRING:
+      case RecordScanner.BIG_INTEGER:
+      case RecordScanner.DECIMAL:
+      case RecordScanner.TRUE:
+      case RecordScanner.FALSE:
+        return index.byValue.get(normalise(s.value(slot)));
+      default:
+        return null;
+    }
+  }
+
+  /**
+   * Whether a range-filed query of field {@code i} can hold the raw value {@code s} found in slot
+   * {@code slot}: {@link #rangeCandidates} would offer one for the record the bytes would make.
+   */
+  boolean rangeMayHold(int i, RecordScanner s, int slot) {
+    switch (s.kind(slot)) {
+      case RecordScanner.INTEGER:
+        return rangeIndexes[i].mayHold(s.longValue(slot));
+      case RecordScanner.BIG_INTEGER:
+      case RecordScanner.DECIMAL:
+        return rangeIndexes[i].mayHold(((Number) s.value(slot)).doubleValue());
+      default:
+        return false;
+    }
+  }
+
   private static final class FieldIndex {
     final Map<Object, Bucket> byValue = new HashMap<>();
+
+    /** The buckets of the string keys of {@link #byValue}, by the keys' UTF-8 bytes. */
+    final Utf8Keys strings = new Utf8Keys();
+  }
+
+  /**
+   * Buckets by the UTF-8 bytes of their keys, looked up by bytes where they lie in a record: open
+   * addressing with linear probing and deletion by backward shift.
+   */
+  static final class Utf8Keys {
+    private byte[][] keys = new byte[8][];
+    private int[] hashes = new int[8];
+    private Bucket[] values = new Bucket[8];
+    private int size;
+
+    Bucket get(byte[] b, int from, int to) {
+      if (size == 0) {
+        return null;
+      }
+      int h = Utf8Bytes.hash(b, from, to);
+      int mask = keys.length - 1;
+      int len = to - from;
+      for (int i = h & mask; ; i = (i + 1) & mask) {
+        byte[] k = keys[i];
+        if (k == null) {
+          return null;
+        }
+        if (hashes[i] == h && k.length == len && Arrays.equals(k, 0, len, b, from, to)) {
+          return values[i];
+        }
+      }
+    }
+
+    void put(byte[] key, Bucket value) {
+      if ((size + 1) * 2 > keys.length) {
+        grow();
+      }
+      int h = Utf8Bytes.hash(key, 0, key.length);
+      int mask = keys.length - 1;
+      int i = h & mask;
+      while (keys[i] != null) {
+        if (hashes[i] == h && Arrays.equals(keys[i], key)) {
+          values[i] = value;
+          return;
+        }
+        i = (i + 1) & mask;
+      }
+      keys[i] = key;
+      hashes[i] = h;
+      values[i] = value;
+      size++;
+    }
+
+    void remove(byte[] key) {
+      int h = Utf8Bytes.hash(key, 0, key.length);
+      int mask = keys.length - 1;
+      int i = h & mask;
+      while (keys[i] != null && !(hashes[i] == h && Arrays.equals(keys[i], key))) {
+        i = (i + 1) & mask;
+      }
+      if (keys[i] == null) {
+        return;
+      }
+      size--;
+      // backward shift: move later entries of the run into the hole when their home allows it
+      int hole = i;
+      for (int j = (i + 1) & mask; keys[j] != null; j = (j + 1) & mask) {
+        int home = hashes[j] & mask;
+        if (((j - home) & mask) >= ((j - hole) & mask)) {
+          keys[hole] = keys[j];
+          hashes[hole] = hashes[j];
+          values[hole] = values[j];
+          hole = j;
+        }
+      }
+      keys[hole] = null;
+      values[hole] = null;
+    }
+
+    private void grow() {
+      byte[][] oldKeys = keys;
+      int[] oldHashes = hashes;
+      Bucket[] oldValues = values;
+      keys = new byte[oldKeys.length * 2][];
+      hashes = new int[keys.length];
+      values = new Bucket[keys.length];
+      int mask = keys.length - 1;
+      for (int j = 0; j < oldKeys.length; j++) {
+        if (oldKeys[j] != null) {
+          int i = oldHashes[j] & mask;
+          while (keys[i] != null) {
+            i = (i + 1) & mask;
+          }
+          keys[i] = oldKeys[j];
+          hashes[i] = oldHashes[j];
+          values[i] = oldValues[j];
+        }
+      }
+    }
   }
 
   /**

@@ -249,10 +249,10 @@ final class AstBuilder {
     if (ctx instanceof BqlParser.DotAccessContext dot) {
       Span keySpan = span(dot.key);
       return new Access(
-          expression(dot.base), new Literal(name(dot.key), Type.STRING, keySpan), span);
+          expression(dot.base), new Literal(name(dot.key), Type.STRING, keySpan), true, span);
     }
     if (ctx instanceof BqlParser.IndexAccessContext index) {
-      return new Access(expression(index.base), expression(index.key), span);
+      return new Access(expression(index.base), expression(index.key), false, span);
     }
     if (ctx instanceof BqlParser.TypeHintContext hint) {
       return new Hint(expression(hint.expression()), type(hint.fieldType()), span);

@@ -17,8 +17,13 @@ public sealed interface Expression {
   /** A top-level field of a record, or a name of a result column. */
   record Field(String name, Span span) implements Expression {}
 
-  /** {@code base.key}, {@code base['key']} or {@code base[expression]}. */
-  record Access(Expression base, Expression key, Span span) implements Expression {}
+  /**
+   * {@code base.key} ({@code dot}), {@code base['key']} or {@code base[expression]}.
+   *
+   * @param dot whether written {@code base.key}: the same access as {@code base['key']}, named as
+   *     written
+   */
+  record Access(Expression base, Expression key, boolean dot, Span span) implements Expression {}
 
   /** {@code expression : TYPE}, a type hint. */
   record Hint(Expression expression, Type type, Span span) implements Expression {}
