@@ -36,6 +36,7 @@ function App() {
   const [reload, setReload] = useState(0);
   const tokenDialog = useRef<HTMLDialogElement>(null);
   const helpDialog = useRef<HTMLDialogElement>(null);
+  const pendingUrl = useRef<ReturnType<typeof setTimeout>>(undefined);
 
   useEffect(() => {
     const f = () => setRoute(parseRoute(location.hash));
@@ -45,8 +46,14 @@ function App() {
   }, []);
 
   const nav = (next: Route, replace = false) => {
-    const hash = formatRoute(next);
-    if (hash !== location.hash) history[replace ? 'replaceState' : 'pushState'](null, '', hash);
+    // typing replaces the URL at most every 250 ms (browsers throttle history updates)
+    clearTimeout(pendingUrl.current);
+    const write = () => {
+      const hash = formatRoute(next);
+      if (hash !== location.hash) history[replace ? 'replaceState' : 'pushState'](null, '', hash);
+    };
+    if (replace) pendingUrl.current = setTimeout(write, 250);
+    else write();
     setRoute(next);
   };
 

@@ -89,7 +89,7 @@ const MAX_GROUP_LINES = 10;
 
 /**
  * The data of a chart of the given type for the selected result (index into results), or null
- * when the shape has no such chart. {@code metric} picks the column of a grouped result's lines.
+ * when the shape has no such chart. {@code metric} picks the column a grouped result's chart shows (the first by default).
  */
 export function chartData(
   results: readonly Result[],
@@ -116,15 +116,11 @@ export function chartData(
   }
   if (shape.kind === 'grouped') {
     const label = (r: Row) => shape.keys.map((k) => cell(r[k]) || '(null)').join(' / ');
+    const m = metric && shape.metrics.includes(metric) ? metric : shape.metrics[0];
     if (type === 'bars') {
       const shown = rows.slice(0, MAX_CATEGORIES);
-      return {
-        type,
-        categories: shown.map(label),
-        series: shape.metrics.map((m) => ({ name: m, values: shown.map((r) => num(r[m])) })),
-      };
+      return { type, categories: shown.map(label), series: [{ name: m, values: shown.map((r) => num(r[m])) }] };
     }
-    const m = metric && shape.metrics.includes(metric) ? metric : shape.metrics[0];
     const totals = new Map<string, number>();
     for (const r of results) for (const row of r.records) totals.set(label(row), (totals.get(label(row)) ?? 0) + (num(row[m]) ?? 0));
     const top = [...totals.entries()].sort((a, b) => b[1] - a[1]).slice(0, MAX_GROUP_LINES).map((e) => e[0]);

@@ -94,7 +94,10 @@ export function BuilderPanel({ query, fields, onQuery }: BuilderProps) {
               min="1"
               aria-label="Duration in seconds"
               value={b.durationMs / 1000}
-              onChange={(e) => set({ durationMs: Math.max(1, Number((e.target as HTMLInputElement).value)) * 1000 })}
+              onInput={(e) => {
+                const v = Number((e.target as HTMLInputElement).value);
+                if (v > 0) set({ durationMs: Math.round(v * 1000) });
+              }}
             />
           </label>
           <label>
@@ -121,7 +124,10 @@ export function BuilderPanel({ query, fields, onQuery }: BuilderProps) {
                 step="0.1"
                 aria-label="Window period in seconds"
                 value={b.window.ms / 1000}
-                onChange={(e) => set({ window: { type: (b.window as { type: 'tumbling' }).type, ms: Math.round(Number((e.target as HTMLInputElement).value) * 1000) } })}
+                onInput={(e) => {
+                  const v = Number((e.target as HTMLInputElement).value);
+                  if (v > 0) set({ window: { type: (b.window as { type: 'tumbling' }).type, ms: Math.round(v * 1000) } });
+                }}
               />
             </label>
           )}
@@ -134,7 +140,7 @@ export function BuilderPanel({ query, fields, onQuery }: BuilderProps) {
                 aria-label="Limit"
                 value={b.limit ?? ''}
                 placeholder="default"
-                onChange={(e) => {
+                onInput={(e) => {
                   const v = (e.target as HTMLInputElement).value;
                   set({ limit: v ? Number(v) : null });
                 }}
@@ -155,7 +161,10 @@ export function BuilderPanel({ query, fields, onQuery }: BuilderProps) {
           <div class="row">
             <label>
               K{' '}
-              <input type="number" min="1" max="1000" aria-label="K" value={b.topK} onChange={(e) => set({ topK: Number((e.target as HTMLInputElement).value) })} />
+              <input type="number" min="1" max="1000" aria-label="K" value={b.topK} onInput={(e) => {
+                  const v = Number((e.target as HTMLInputElement).value);
+                  if (v >= 1) set({ topK: Math.round(v) });
+                }} />
             </label>
             <label>
               At least{' '}
@@ -165,7 +174,7 @@ export function BuilderPanel({ query, fields, onQuery }: BuilderProps) {
                 aria-label="Minimum count"
                 placeholder="any"
                 value={b.topMinCount ?? ''}
-                onChange={(e) => {
+                onInput={(e) => {
                   const v = (e.target as HTMLInputElement).value;
                   set({ topMinCount: v ? Number(v) : null });
                 }}
@@ -185,7 +194,7 @@ function AliasInput({ value, onChange }: { value: string; onChange(v: string): v
   return (
     <label>
       Column name{' '}
-      <input type="text" aria-label="Column name" value={value} placeholder="(default)" onChange={(e) => onChange((e.target as HTMLInputElement).value.trim())} />
+      <input type="text" aria-label="Column name" value={value} placeholder="(default)" onInput={(e) => onChange((e.target as HTMLInputElement).value.trim())} />
     </label>
   );
 }
@@ -244,9 +253,9 @@ function Aggregates({ b, set }: { b: Builder; set(p: Partial<Builder>): void }) 
           {a.fn === 'COUNT' ? (
             <span>(*)</span>
           ) : (
-            <input type="text" list="schema-fields" aria-label={`Aggregate ${i + 1} field`} placeholder="field" value={a.field} onChange={(e) => change(i, { field: (e.target as HTMLInputElement).value.trim() })} />
+            <input type="text" list="schema-fields" aria-label={`Aggregate ${i + 1} field`} placeholder="field" value={a.field} onInput={(e) => change(i, { field: (e.target as HTMLInputElement).value.trim() })} />
           )}
-          <input type="text" aria-label={`Aggregate ${i + 1} name`} placeholder="name" value={a.alias} onChange={(e) => change(i, { alias: (e.target as HTMLInputElement).value.trim() })} />
+          <input type="text" aria-label={`Aggregate ${i + 1} name`} placeholder="name" value={a.alias} onInput={(e) => change(i, { alias: (e.target as HTMLInputElement).value.trim() })} />
           <button type="button" aria-label={`Remove aggregate ${i + 1}`} onClick={() => set({ aggregates: b.aggregates.filter((_, k) => k !== i) })}>
             ×
           </button>
@@ -272,7 +281,7 @@ function Distribution({ b, set }: { b: Builder; set(p: Partial<Builder>): void }
       </select>
       <label>
         of{' '}
-        <input type="text" list="schema-fields" aria-label="Distribution field" placeholder="numeric field" value={d.field} onChange={(e) => change({ field: (e.target as HTMLInputElement).value.trim() })} />
+        <input type="text" list="schema-fields" aria-label="Distribution field" placeholder="numeric field" value={d.field} onInput={(e) => change({ field: (e.target as HTMLInputElement).value.trim() })} />
       </label>
       <select aria-label="Points" value={d.points} onChange={(e) => change({ points: (e.target as HTMLSelectElement).value as Points })}>
         <option value="LINEAR">evenly spaced</option>
@@ -284,7 +293,7 @@ function Distribution({ b, set }: { b: Builder; set(p: Partial<Builder>): void }
         aria-label={`Points: ${hint}`}
         placeholder={hint}
         value={d.args.join(', ')}
-        onChange={(e) =>
+        onInput={(e) =>
           change({
             args: (e.target as HTMLInputElement).value
               .split(',')
@@ -308,7 +317,7 @@ function Filters({ filters, types, onChange }: { filters: Filter[]; types(path: 
         const text = f.values.map((v) => v.text).join(', ');
         return (
           <div class="row">
-            <input type="text" list="schema-fields" aria-label={`Filter ${i + 1} field`} placeholder="field" value={f.field} onChange={(e) => change(i, { ...f, field: (e.target as HTMLInputElement).value.trim() })} />
+            <input type="text" list="schema-fields" aria-label={`Filter ${i + 1} field`} placeholder="field" value={f.field} onInput={(e) => change(i, { ...f, field: (e.target as HTMLInputElement).value.trim() })} />
             <select aria-label={`Filter ${i + 1} operator`} value={f.op} onChange={(e) => change(i, { ...f, op: (e.target as HTMLSelectElement).value as Op, values: (e.target as HTMLSelectElement).value.startsWith('IS') ? [] : f.values })}>
               {(ops.includes(f.op) ? ops : [f.op, ...ops]).map((o) => (
                 <option value={o}>{o}</option>
@@ -320,7 +329,7 @@ function Filters({ filters, types, onChange }: { filters: Filter[]; types(path: 
                 aria-label={`Filter ${i + 1} value`}
                 placeholder={f.op.includes('IN') ? 'a, b, c' : t.length ? t.join(' | ') : 'value'}
                 value={text}
-                onChange={(e) => {
+                onInput={(e) => {
                   const v = (e.target as HTMLInputElement).value;
                   const parts = f.op.includes('IN') ? v.split(',').map((s) => s.trim()).filter(Boolean) : [v];
                   change(i, { ...f, values: parts.map((s) => literalFor(s, t)) });

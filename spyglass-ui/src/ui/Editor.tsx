@@ -3,11 +3,14 @@ import { autocompletion, closeBrackets, closeBracketsKeymap, completionKeymap } 
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { bracketMatching } from '@codemirror/language';
 import { lintKeymap } from '@codemirror/lint';
-import { EditorState } from '@codemirror/state';
+import { Annotation, EditorState } from '@codemirror/state';
 import { EditorView, keymap, placeholder } from '@codemirror/view';
 import { useEffect, useRef } from 'preact/hooks';
 import { BqlError, SchemaField, Validated } from '../api';
 import { bqlCompletion, bqlLanguage, bqlLinter } from '../bql/language';
+
+/** Marks a transaction that puts a text given from outside into the editor. */
+const external = Annotation.define<boolean>();
 
 export interface EditorProps {
   value: string;
@@ -22,6 +25,9 @@ export function Editor(props: EditorProps) {
   const view = useRef<EditorView | null>(null);
   const latest = useRef(props);
   latest.current = props;
+  // the texts the editor reported lately: a render that still carries one of them is behind the
+  // typing and must not put it back over what was typed since
+  const reported = useRef<string[]>([props.value]);
 
   useEffect(() => {
     const state = EditorState.create({
@@ -45,7 +51,12 @@ export function Editor(props: EditorProps) {
         bqlLinter((v, errors) => latest.current.onValidated(v, errors)),
         EditorView.contentAttributes.of({ 'aria-label': 'BQL query', 'aria-multiline': 'true' }),
         EditorView.updateListener.of((u) => {
-          if (u.docChanged) latest.current.onChange(u.state.doc.toString());
+          if (u.docChanged && !u.transactions.some((t) => t.annotation(external))) {
+            const text = u.state.doc.toString();
+            reported.current.push(text);
+            if (reported.current.length > 200) reported.current.splice(0, 100);
+            latest.current.onChange(text);
+          }
         }),
       ],
     });
@@ -55,8 +66,10 @@ export function Editor(props: EditorProps) {
 
   useEffect(() => {
     const v = view.current;
-    if (v && v.state.doc.toString() !== props.value) {
-      v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: props.value } });
+    if (v && !reported.current.includes(props.value) && v.state.doc.toString() !== props.value) {
+      // a change from outside the editor: the builder, Format, a link
+      reported.current = [props.value];
+      v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: props.value }, annotations: external.of(true) });
     }
   }, [props.value]);
 

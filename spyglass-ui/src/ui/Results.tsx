@@ -162,7 +162,7 @@ export function Results(p: ResultsProps) {
             </select>
           </label>
         )}
-        {(view === 'pivot' || (view === 'chart' && chartType === 'lines')) && shape.kind === 'grouped' && shape.metrics.length > 1 && (
+        {(view === 'pivot' || view === 'chart') && shape.kind === 'grouped' && shape.metrics.length > 1 && (
           <label>
             Metric{' '}
             <select aria-label="Metric" value={p.metric ?? shape.metrics[0]} onChange={(e) => p.onChange({ metric: (e.target as HTMLSelectElement).value })}>
@@ -200,6 +200,7 @@ export function Results(p: ResultsProps) {
 function Table({ result }: { result: Result }) {
   const rows = result.records;
   const cols = columns(rows);
+  const numeric = new Set(cols.filter((c) => rows.every((r) => r[c] == null || typeof r[c] === 'number')));
   if (!rows.length) return <p class="muted">This window has no rows.</p>;
   const shown = rows.length > MAX_TABLE_ROWS ? rows.slice(0, MAX_TABLE_ROWS) : rows;
   return (
@@ -208,7 +209,9 @@ function Table({ result }: { result: Result }) {
         <thead>
           <tr>
             {cols.map((c) => (
-              <th scope="col">{c}</th>
+              <th scope="col" class={numeric.has(c) ? 'num' : ''}>
+                {c}
+              </th>
             ))}
           </tr>
         </thead>
@@ -216,7 +219,7 @@ function Table({ result }: { result: Result }) {
           {shown.map((r) => (
             <tr>
               {cols.map((c) => (
-                <td class={typeof r[c] === 'number' ? 'num' : ''}>{cell(r[c])}</td>
+                <td class={numeric.has(c) ? 'num' : ''}>{cell(r[c])}</td>
               ))}
             </tr>
           ))}
