@@ -48,9 +48,9 @@ function options(d: ChartData, width: number, labels: { current: string[] }): uP
               size: labels.current.length > 6 ? 90 : 40,
               gap: 4,
             }
-          : {}),
+          : { values: (_u: uPlot, splits: number[]) => splits.map(compact) }),
       },
-      { ...axis, size: 70 },
+      { ...axis, size: 60, values: (_u: uPlot, splits: number[]) => splits.map(compact) },
     ],
     series: [
       {
@@ -68,6 +68,13 @@ function options(d: ChartData, width: number, labels: { current: string[] }): uP
       })),
     ],
   };
+}
+
+const compactFormat = new Intl.NumberFormat(undefined, { notation: 'compact', maximumFractionDigits: 2 });
+
+/** 12,345,678 as 12M, so that axis labels stay short. */
+function compact(v: number): string {
+  return Math.abs(v) >= 10_000 ? compactFormat.format(v) : String(+v.toPrecision(6));
 }
 
 function truncate(s: string, n: number): string {
