@@ -1,6 +1,9 @@
 package io.spyglass.core.query;
 
 import io.spyglass.core.partial.Partial;
+import io.spyglass.core.partial.PartialFormatException;
+import io.spyglass.core.partial.PartialReader;
+import io.spyglass.core.partial.PartialWriter;
 import io.spyglass.core.partial.RawPartial;
 import io.spyglass.core.plan.Aggregation;
 import io.spyglass.core.plan.QueryLimits;
@@ -26,9 +29,15 @@ import java.util.function.LongSupplier;
  * window emits on its n-th record. A query emitting faster than {@link
  * QueryLimits#maxEmitsPerSecond()} is stopped with an error.
  *
+ * <p>A runtime that checkpoints its state (Flink) saves a combiner with {@link #snapshot()} and
+ * goes on from there with {@link #restore}.
+ *
  * <p>Not thread-safe: confined to one thread.
  */
 public final class QueryCombiner {
+  private static final byte[] SNAPSHOT_MAGIC = {'S', 'G', 'Q', 'C'};
+  private static final int SNAPSHOT_VERSION = 1;
+
   private final Query query;
   private final QueryLimits limits;
   private final ResultSink sink;
@@ -134,11 +143,22 @@ public final class QueryCombiner {
   /**
    * Merges one partition's partial. A raw query may emit here: a record window on its n-th record,
    * a query without window when it has its LIMIT. {@code partial} is only read during the call.
+   *
+   * <p>This and the other methods that tell the combiner something never throw for a failure of
+   * this query: the query ends with a final result carrying the error (see {@link #isDone()}).
    */
   public void accept(Partial partial, long nowMs) {
     if (done) {
       return;
     }
+    try {
+      merge(partial, nowMs);
+    } catch (RuntimeException | StackOverflowError | LinkageError e) {
+      failInternally(e, nowMs);
+    }
+  }
+
+  private void merge(Partial partial, long nowMs) {
     if (recordWindow) {
       RawPartial window = (RawPartial) panes[0];
       for (Map<String, Object> row : partial.rows()) {
@@ -166,6 +186,14 @@ public final class QueryCombiner {
     if (done) {
       return;
     }
+    try {
+      advanceChecked(nowMs);
+    } catch (RuntimeException | StackOverflowError | LinkageError e) {
+      failInternally(e, nowMs);
+    }
+  }
+
+  private void advanceChecked(long nowMs) {
     if (nowMs >= endTimeMs) {
       finish(Math.max(nowMs, endTimeMs));
       return;
@@ -191,18 +219,22 @@ public final class QueryCombiner {
     }
   }
 
-  /** Ends the query now (duration reached, killed, or the source ended): emits the last result. */
+  /**
+   * Ends the query now (duration reached, killed, or the source ended): emits the last result. A
+   * record window whose last window was full and emitted already ends with an empty final result,
+   * so that every query's last result says it is final.
+   */
   public void finish(long nowMs) {
     if (done) {
       return;
     }
-    Partial state = panes.length == 1 ? panes[0] : mergedPanes();
-    if (recordWindow && state.isEmpty() && windowNumber > 1) {
+    try {
+      Partial state = panes.length == 1 ? panes[0] : mergedPanes();
+      emit(state, nowMs, true);
       done = true;
-      return;
+    } catch (RuntimeException | StackOverflowError | LinkageError e) {
+      failInternally(e, nowMs);
     }
-    emit(state, nowMs, true);
-    done = true;
   }
 
   /** Ends the query with an error and emits what it has, with the error in the metadata. */
@@ -211,9 +243,32 @@ public final class QueryCombiner {
       return;
     }
     errors = List.of(new Meta.QueryError(message, resolution, true));
-    Partial state = panes.length == 1 ? panes[0] : mergedPanes();
-    emitUnchecked(state, nowMs, true);
+    try {
+      Partial state = panes.length == 1 ? panes[0] : mergedPanes();
+      emitUnchecked(state, nowMs, true);
+      done = true;
+    } catch (RuntimeException | StackOverflowError | LinkageError e) {
+      failInternally(e, nowMs);
+    }
+  }
+
+  /**
+   * Ends the query after an exception in its own processing (here, or on the filter side of a
+   * partition): its state cannot be trusted, so the final result has no records and carries the
+   * error. Other queries are not affected.
+   */
+  public void fail(Throwable error, long nowMs) {
+    if (!done) {
+      failInternally(error, nowMs);
+    }
+  }
+
+  private void failInternally(Throwable error, long nowMs) {
+    List<Meta.QueryError> all = new ArrayList<>(errors);
+    all.add(QueryFailures.internal(error));
+    errors = all;
     done = true;
+    sink.emit(query, new Result(List.of(), meta(nowMs, true, 0, Map.of())));
   }
 
   private Partial mergedPanes() {
@@ -256,22 +311,112 @@ public final class QueryCombiner {
         sketch = outer.sketch;
       }
     }
+    sink.emit(query, new Result(rows, meta(nowMs, isFinal, rows.size(), sketch)));
+  }
+
+  private Meta meta(long nowMs, boolean isFinal, int size, Map<String, Object> sketch) {
     Optional<Meta.WindowMeta> window =
         windowName == null
             ? Optional.empty()
             : Optional.of(
-                new Meta.WindowMeta(windowNumber, windowName, nowMs, windowStartMs, rows.size()));
-    Meta meta =
-        new Meta(
-            query.id(),
-            query.text(),
-            query.receiveTimeMs(),
-            isFinal ? Optional.of(nowMs) : Optional.empty(),
-            window,
-            sketch,
-            errors,
-            isFinal);
-    sink.emit(query, new Result(rows, meta));
+                new Meta.WindowMeta(windowNumber, windowName, nowMs, windowStartMs, size));
+    return new Meta(
+        query.id(),
+        query.text(),
+        query.receiveTimeMs(),
+        isFinal ? Optional.of(nowMs) : Optional.empty(),
+        window,
+        sketch,
+        errors,
+        isFinal);
+  }
+
+  /**
+   * The combiner's state as bytes: its window panes (each in the partial format of {@link
+   * io.spyglass.core.partial.Partials}), the window number and times, the emit-rate counter and the
+   * errors. The query is not included: {@link #restore} takes it again.
+   *
+   * <pre>
+   * magic 'S' 'G' 'Q' 'C', version 1 (one byte)
+   * panes (varint) then each pane (varint length + encoded partial); newest pane (varint)
+   * window number (varint); window start, next emit, emit second (8 bytes each)
+   * emits this second (varint); done (boolean); errors (varint) then message, resolution, fatal
+   * </pre>
+   */
+  public byte[] snapshot() {
+    PartialWriter out = new PartialWriter(256);
+    out.writeRaw(SNAPSHOT_MAGIC, 0, SNAPSHOT_MAGIC.length).writeByte(SNAPSHOT_VERSION);
+    out.writeVarInt(panes.length);
+    for (Partial p : panes) {
+      out.writeBytes(io.spyglass.core.partial.Partials.encode(p));
+    }
+    out.writeVarInt(newest).writeVarLong(windowNumber);
+    out.writeLong(windowStartMs).writeLong(nextEmitMs).writeLong(emitSecond);
+    out.writeVarInt(emitsThisSecond).writeBoolean(done);
+    out.writeVarInt(errors.size());
+    for (Meta.QueryError e : errors) {
+      out.writeString(e.message()).writeString(e.resolution()).writeBoolean(e.fatal());
+    }
+    return out.toByteArray();
+  }
+
+  /**
+   * A combiner of {@code query} that goes on from a {@link #snapshot()} of a combiner of the same
+   * query.
+   *
+   * @throws PartialFormatException when the bytes are not a snapshot in format 1, or do not fit the
+   *     query (another window or aggregation)
+   */
+  public static QueryCombiner restore(
+      Query query, QueryLimits limits, ResultSink sink, LongSupplier clock, byte[] snapshot) {
+    QueryCombiner c = new QueryCombiner(query, limits, sink, clock);
+    PartialReader in = new PartialReader(snapshot);
+    for (byte b : SNAPSHOT_MAGIC) {
+      if (in.readByte() != b) {
+        throw new PartialFormatException("not a combiner snapshot: wrong magic bytes");
+      }
+    }
+    int version = in.readByte();
+    if (version != SNAPSHOT_VERSION) {
+      throw new PartialFormatException(
+          "unsupported combiner snapshot version " + version + " (supported: 1)");
+    }
+    int paneCount = in.readCount(1);
+    if (paneCount != c.panes.length) {
+      throw new PartialFormatException(
+          "snapshot has " + paneCount + " panes, the query " + query.id() + " " + c.panes.length);
+    }
+    for (int i = 0; i < paneCount; i++) {
+      Partial p = io.spyglass.core.partial.Partials.decode(in.readBytes());
+      if (p.kind() != c.panes[i].kind()) {
+        throw new PartialFormatException(
+            "snapshot pane is "
+                + p.kind()
+                + ", the query "
+                + query.id()
+                + " needs "
+                + c.panes[i].kind());
+      }
+      c.panes[i] = p;
+    }
+    c.newest = in.readVarInt();
+    if (c.newest >= paneCount) {
+      throw new PartialFormatException("newest pane " + c.newest + " of " + paneCount);
+    }
+    c.windowNumber = in.readVarLong();
+    c.windowStartMs = in.readLong();
+    c.nextEmitMs = in.readLong();
+    c.emitSecond = in.readLong();
+    c.emitsThisSecond = in.readVarInt();
+    c.done = in.readBoolean();
+    int errorCount = in.readCount(3);
+    List<Meta.QueryError> errors = new ArrayList<>(errorCount);
+    for (int i = 0; i < errorCount; i++) {
+      errors.add(new Meta.QueryError(in.readString(), in.readString(), in.readBoolean()));
+    }
+    c.errors = List.copyOf(errors);
+    in.requireEnd();
+    return c;
   }
 
   private record OuterResult(List<Map<String, Object>> rows, Map<String, Object> sketch) {}

@@ -44,6 +44,9 @@ final class QueryFilter {
   /** Whether the filter set has this raw query on its list to flush at the end of the batch. */
   boolean dirty;
 
+  /** Whether this query threw and waits to be dropped by its filter set. */
+  boolean failed;
+
   /** Records processed by the filter set when this query joined; for "records seen". */
   long seenBase;
 

@@ -164,6 +164,20 @@ final class RangeIndex {
     }
   }
 
+  /** Whether some query here could hold {@code v}: {@link #candidates} would offer one. */
+  boolean mayHold(double v) {
+    if (!sorted) {
+      sort();
+    }
+    if (Double.isNaN(v)) {
+      return !entries.isEmpty();
+    }
+    if (upperBound(upwardLo, v) > 0 || lowerBound(downwardHi, v) < downward.length) {
+      return true;
+    }
+    return upperBound(boundedLo, v) > lowerBound(boundedLo, Math.nextDown(v - maxWidth));
+  }
+
   /** Receives candidates. */
   interface Sink {
     void offer(QueryFilter filter);

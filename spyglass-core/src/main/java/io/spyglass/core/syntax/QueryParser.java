@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
+import org.antlr.v4.runtime.BailErrorStrategy;
 import org.antlr.v4.runtime.BaseErrorListener;
 import org.antlr.v4.runtime.CharStreams;
 import org.antlr.v4.runtime.CommonTokenStream;
@@ -18,7 +19,9 @@ import org.antlr.v4.runtime.RecognitionException;
 import org.antlr.v4.runtime.Recognizer;
 import org.antlr.v4.runtime.Token;
 import org.antlr.v4.runtime.Vocabulary;
+import org.antlr.v4.runtime.atn.PredictionMode;
 import org.antlr.v4.runtime.misc.IntervalSet;
+import org.antlr.v4.runtime.misc.ParseCancellationException;
 import org.antlr.v4.runtime.tree.ParseTree;
 
 /**
@@ -58,14 +61,10 @@ public final class QueryParser {
     CommonTokenStream tokens = new CommonTokenStream(lexer);
     tokens.fill();
     checkNesting(tokens.getTokens());
-    BqlParser parser = new BqlParser(tokens);
-    parser.removeErrorListeners();
-    parser.addErrorListener(new FirstErrorListener());
-    BqlParser.StatementContext statement;
-    try {
-      statement = parser.statement();
-    } catch (SyntaxError e) {
-      throw new BqlException(e.error);
+    BqlParser.StatementContext statement = statement(tokens, PredictionMode.SLL);
+    if (statement == null) {
+      tokens.seek(0);
+      statement = statement(tokens, PredictionMode.LL);
     }
     checkDepth(statement);
     AstBuilder builder = new AstBuilder();
@@ -74,6 +73,48 @@ public final class QueryParser {
       throw new BqlException(builder.errors());
     }
     return query;
+  }
+
+  /**
+   * Parses the statement in {@code tokens}. In {@link PredictionMode#SLL} (fast: its decisions are
+   * cached; the queries of the tests all parse in it, to the trees full LL gives) a syntax error
+   * returns null, so that the caller tries again in full {@link PredictionMode#LL}, which is exact
+   * and reports the error with its position.
+   */
+  static BqlParser.StatementContext statement(CommonTokenStream tokens, PredictionMode mode) {
+    BqlParser parser = new BqlParser(tokens);
+    parser.getInterpreter().setPredictionMode(mode);
+    parser.removeErrorListeners();
+    if (mode == PredictionMode.SLL) {
+      parser.setErrorHandler(new BailErrorStrategy());
+      try {
+        return parser.statement();
+      } catch (ParseCancellationException e) {
+        return null;
+      }
+    }
+    parser.addErrorListener(new FirstErrorListener());
+    try {
+      return parser.statement();
+    } catch (SyntaxError e) {
+      throw new BqlException(e.error);
+    }
+  }
+
+  /** Token types of the brackets that nest: '(' and '[', and their closing ones. */
+  private static final int OPEN_PAREN = literalType("'('"),
+      OPEN_BRACKET = literalType("'['"),
+      CLOSE_PAREN = literalType("')'"),
+      CLOSE_BRACKET = literalType("']'");
+
+  private static int literalType(String literal) {
+    Vocabulary v = BqlLexer.VOCABULARY;
+    for (int type = 0; type <= v.getMaxTokenType(); type++) {
+      if (literal.equals(v.getLiteralName(type))) {
+        return type;
+      }
+    }
+    throw new IllegalStateException("the grammar has no token " + literal);
   }
 
   /**
@@ -90,12 +131,12 @@ public final class QueryParser {
       if (token.getChannel() != Token.DEFAULT_CHANNEL) {
         continue;
       }
-      String text = token.getText();
-      if (text.equals("(") || text.equals("[")) {
+      int type = token.getType();
+      if (type == OPEN_PAREN || type == OPEN_BRACKET) {
         pending.push(run);
         depth += 1 + run;
         run = 0;
-      } else if (text.equals(")") || text.equals("]")) {
+      } else if (type == CLOSE_PAREN || type == CLOSE_BRACKET) {
         if (!pending.isEmpty()) {
           depth -= 1 + pending.pop();
         }
@@ -125,8 +166,8 @@ public final class QueryParser {
     }
     int p = previous.getType();
     boolean endsOperand =
-        previous.getText().equals(")")
-            || previous.getText().equals("]")
+        p == CLOSE_PAREN
+            || p == CLOSE_BRACKET
             || p == BqlLexer.IDENTIFIER
             || p == BqlLexer.QUOTED_IDENTIFIER
             || p == BqlLexer.DIGIT_IDENTIFIER
