@@ -15,8 +15,7 @@ import java.util.function.IntFunction;
  * a record, and compares the used heap after full collections before and after. Parsing the same
  * sort of queries first in a processor that is thrown away keeps parser caches out of the count.
  *
- * <p>Run with {@code java --add-modules=jdk.incubator.foreign -cp spyglass-benchmarks.jar
- * io.spyglass.bench.IdleQueryMemory [queries]}.
+ * <p>Run with {@code java -cp spyglass-benchmarks.jar io.spyglass.bench.IdleQueryMemory [queries]}.
  */
 public final class IdleQueryMemory {
   private enum Sort {
