@@ -21,7 +21,7 @@ quick=0
 if [[ "${1:-}" == "--quick" ]]; then
   quick=1
 fi
-parts="${ONLY:-jmh memory versus-bullet end-to-end latency find raw-queries data-scaling query-scaling query-kinds pipeline metering}"
+parts="${ONLY:-jmh memory versus-bullet end-to-end latency find raw-queries data-scaling query-scaling query-kinds pipeline metering service}"
 
 if ((quick)); then
   work="$(mktemp -d)"

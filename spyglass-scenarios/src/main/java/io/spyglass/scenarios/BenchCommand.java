@@ -21,7 +21,7 @@ import picocli.CommandLine.Parameters;
       "Run a benchmark scenario against the embedded engine: tables on stdout, CSV and PNG charts"
           + " in --out.",
       "Scenarios: latency, find, raw-queries, data-scaling, query-scaling, query-kinds, pipeline,"
-          + " metering, versus-bullet, end-to-end.",
+          + " metering, service, versus-bullet, end-to-end.",
       "And report: rewrite the generated tables of docs/performance.md from a run's results."
     },
     footer = {
@@ -29,6 +29,7 @@ import picocli.CommandLine.Parameters;
       "Examples:",
       "  ./spyglass bench latency --quick",
       "  ./spyglass bench query-scaling --rate 68400 --out /tmp/qs",
+      "  ./spyglass bench service --quick",
       "Run one benchmark at a time: numbers from concurrent runs share the cores and are wrong."
     })
 public final class BenchCommand implements Callable<Integer> {

@@ -16,6 +16,7 @@ public final class Scenarios {
           new QueryKindsScenario(),
           new PipelineScenario(),
           new MeteringScenario(),
+          new ServiceScenario(),
           new VersusBulletScenario(),
           new EndToEndScenario());
 

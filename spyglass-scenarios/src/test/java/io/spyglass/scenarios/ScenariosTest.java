@@ -31,6 +31,7 @@ class ScenariosTest {
         "query-kinds",
         "pipeline",
         "metering",
+        "service",
         "versus-bullet",
         "end-to-end"
       })

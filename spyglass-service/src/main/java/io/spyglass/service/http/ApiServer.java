@@ -75,6 +75,7 @@ public final class ApiServer implements AutoCloseable {
         Javalin.create(
             cfg -> {
               configure(cfg, settings, metrics);
+              WebUi.configure(cfg);
               cfg.routes.before(
                   "/api/*",
                   ctx -> {
