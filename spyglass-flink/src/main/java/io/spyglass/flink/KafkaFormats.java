@@ -4,6 +4,8 @@ import io.spyglass.flink.client.FlinkQueryClient;
 import io.spyglass.flink.client.Mark;
 import io.spyglass.flink.client.MessageFormatException;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.common.eventtime.WatermarkGenerator;
 import org.apache.flink.api.common.eventtime.WatermarkOutput;
@@ -23,15 +25,26 @@ final class KafkaFormats {
 
   private KafkaFormats() {}
 
-  /** A records topic: each value one JSON record, or a {@link Mark} (by its header). */
+  /**
+   * A records topic: each value one JSON record, or a {@link Mark} (by its header). Each record
+   * takes the time of the last clock mark of its partition (one instance per source subtask).
+   */
   static final class Records implements KafkaRecordDeserializationSchema<RecordBatch> {
     private static final long serialVersionUID = 1L;
+    private transient Map<Integer, Long> lastMark;
 
     @Override
     public void deserialize(ConsumerRecord<byte[], byte[]> r, Collector<RecordBatch> out) {
+      if (lastMark == null) {
+        lastMark = new HashMap<>();
+      }
       if (r.headers().lastHeader(Mark.HEADER) != null) {
         try {
-          out.collect(RecordBatch.mark(Mark.parse(r.value())));
+          Mark m = Mark.parse(r.value());
+          if (m.isClock()) {
+            lastMark.merge(r.partition(), m.timeMs(), Math::max);
+          }
+          out.collect(RecordBatch.mark(m));
         } catch (MessageFormatException e) {
           LOG.warn(
               "skipping a bad mark at {}-{}@{}: {}",
@@ -43,7 +56,12 @@ final class KafkaFormats {
       } else if (r.value() != null) {
         out.collect(
             RecordBatch.one(
-                r.value(), r.partition(), r.offset(), r.timestamp(), System.currentTimeMillis()));
+                r.value(),
+                r.partition(),
+                r.offset(),
+                r.timestamp(),
+                System.currentTimeMillis(),
+                lastMark.getOrDefault(r.partition(), -1L)));
       }
     }
 
