@@ -187,7 +187,8 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
     }
     long readMs = b.readTimeMs;
     if (settings.clock() == JobOptions.Clock.MARKS) {
-      long time = b.eventTimeMs >= 0 ? b.eventTimeMs : clockMs;
+      // the records' time: their Kafka timestamp, written by whoever replays them
+      long time = element.hasTimestamp() ? element.getTimestamp() : clockMs;
       if (time != epochMs) {
         flushAll();
         epochMs = time;

@@ -4,8 +4,6 @@ import io.spyglass.flink.client.FlinkQueryClient;
 import io.spyglass.flink.client.Mark;
 import io.spyglass.flink.client.MessageFormatException;
 import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
-import java.util.Map;
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.common.eventtime.WatermarkGenerator;
 import org.apache.flink.api.common.eventtime.WatermarkOutput;
@@ -25,26 +23,15 @@ final class KafkaFormats {
 
   private KafkaFormats() {}
 
-  /**
-   * A records topic: each value one JSON record, or a {@link Mark} (by its header). Each record
-   * takes the time of the last clock mark of its partition (one instance per source subtask).
-   */
+  /** A records topic: each value one JSON record, or a {@link Mark} (by its header). */
   static final class Records implements KafkaRecordDeserializationSchema<RecordBatch> {
     private static final long serialVersionUID = 1L;
-    private transient Map<Integer, Long> lastMark;
 
     @Override
     public void deserialize(ConsumerRecord<byte[], byte[]> r, Collector<RecordBatch> out) {
-      if (lastMark == null) {
-        lastMark = new HashMap<>();
-      }
       if (r.headers().lastHeader(Mark.HEADER) != null) {
         try {
-          Mark m = Mark.parse(r.value());
-          if (m.isClock()) {
-            lastMark.merge(r.partition(), m.timeMs(), Math::max);
-          }
-          out.collect(RecordBatch.mark(m));
+          out.collect(RecordBatch.mark(Mark.parse(r.value())));
         } catch (MessageFormatException e) {
           LOG.warn(
               "skipping a bad mark at {}-{}@{}: {}",
@@ -56,12 +43,7 @@ final class KafkaFormats {
       } else if (r.value() != null) {
         out.collect(
             RecordBatch.one(
-                r.value(),
-                r.partition(),
-                r.offset(),
-                r.timestamp(),
-                System.currentTimeMillis(),
-                lastMark.getOrDefault(r.partition(), -1L)));
+                r.value(), r.partition(), r.offset(), r.timestamp(), System.currentTimeMillis()));
       }
     }
 

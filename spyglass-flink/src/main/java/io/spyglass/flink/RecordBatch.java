@@ -26,12 +26,6 @@ public class RecordBatch {
   /** When the source read the batch, epoch ms. */
   public long readTimeMs;
 
-  /**
-   * With clock marks: the time of the records, the last clock mark of their partition before them;
-   * -1 when not known (the filter then takes its own clock).
-   */
-  public long eventTimeMs = -1;
-
   /** For a clock mark, its time; otherwise -1. */
   public long markTimeMs = -1;
 
@@ -45,14 +39,13 @@ public class RecordBatch {
 
   /** One record, as the Kafka source reads it. */
   public static RecordBatch one(
-      byte[] json, int partition, long offset, long timestamp, long readTimeMs, long eventTimeMs) {
+      byte[] json, int partition, long offset, long timestamp, long readTimeMs) {
     RecordBatch b = new RecordBatch();
     b.data = json;
     b.ends = new int[] {json.length};
     b.count = 1;
     b.positions = new long[] {partition, offset, timestamp};
     b.readTimeMs = readTimeMs;
-    b.eventTimeMs = eventTimeMs;
     return b;
   }
 

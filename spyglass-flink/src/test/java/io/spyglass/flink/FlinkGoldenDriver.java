@@ -21,11 +21,12 @@ import org.apache.kafka.common.header.internals.RecordHeader;
 
 /**
  * Runs golden scripts on the Flink job through Kafka, with the job's clock in clock marks: a case's
- * records go to partition 0 of the records topic in order, each {@code advance} is a clock mark in
- * every partition, and before a script reads results a sync mark makes sure every step before it
- * has reached the job's combiners. Cases share one job: each runs two days of clock after the
- * previous one (longer than any query lasts), and the times in its results are shifted back, so a
- * case sees its clock start at {@link QueryTestDriver#START_MS} as on the embedded driver.
+ * records go to partition 0 of the records topic in order, stamped with the script's clock, each
+ * {@code advance} is a clock mark in every partition, and before a script reads results a sync mark
+ * makes sure every step before it has reached the job's combiners. Cases share one job: each runs
+ * two days of clock after the previous one (longer than any query lasts), and the times in its
+ * results are shifted back, so a case sees its clock start at {@link QueryTestDriver#START_MS} as
+ * on the embedded driver.
  */
 final class FlinkGoldenDriver {
   private static final long GAP_MS = 2L * 24 * 60 * 60 * 1000;
@@ -66,7 +67,8 @@ final class FlinkGoldenDriver {
 
   private void mark(Mark m) {
     for (int p = 0; p < partitions; p++) {
-      ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(recordsTopic, p, null, m.toJson());
+      ProducerRecord<byte[], byte[]> r =
+          new ProducerRecord<>(recordsTopic, p, Math.max(0, clockMs), null, m.toJson());
       r.headers().add(new RecordHeader(Mark.HEADER, new byte[] {1}));
       producer.send(r);
     }
@@ -101,8 +103,10 @@ final class FlinkGoldenDriver {
     @Override
     public void pipe(String... jsonRecords) {
       for (String r : jsonRecords) {
+        // the record's time is its Kafka timestamp: the script's clock
         producer.send(
-            new ProducerRecord<>(recordsTopic, 0, null, r.getBytes(StandardCharsets.UTF_8)));
+            new ProducerRecord<>(
+                recordsTopic, 0, clockMs, null, r.getBytes(StandardCharsets.UTF_8)));
       }
       producer.flush();
       dirty = true;
