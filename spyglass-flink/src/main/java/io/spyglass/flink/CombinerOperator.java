@@ -81,7 +81,10 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
   /** One query's combining state. */
   private final class Active {
     final ControlMessage message;
-    final Query query;
+
+    /** The parsed query; null for a refused one, which only keeps the query from starting again. */
+    Query query;
+
     QueryCombiner combiner;
     final BitSet started = new BitSet();
     final BitSet finishing = new BitSet();
@@ -97,9 +100,9 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     /** With clock marks: partials ahead of the watermark, in the order of their times. */
     final List<Pending> pending = new ArrayList<>();
 
-    Active(ControlMessage message) {
+    Active(ControlMessage message, Query query) {
       this.message = message;
-      this.query = Query.parse(message.queryId(), message.bql(), LIMITS, message.receiveTimeMs());
+      this.query = query;
     }
 
     String id() {
@@ -162,6 +165,25 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
   public void processElement(StreamRecord<FilterMessage> element) throws Exception {
     FilterMessage m = element.getValue();
     Active a = load(m.queryId);
+    try {
+      handle(a, m);
+    } catch (RuntimeException e) {
+      failed(cache.get(m.queryId), e);
+    }
+  }
+
+  /**
+   * Ends a query whose handling threw: one query's failure must not fail the job and every other
+   * query with it.
+   */
+  private void failed(Active a, RuntimeException e) {
+    LOG.warn("query {} failed; ending it", a == null ? "?" : a.id(), e);
+    if (a != null && !a.ended) {
+      end(a, "The query failed in the job: " + e, true);
+    }
+  }
+
+  private void handle(Active a, FilterMessage m) {
     switch (m.kind) {
       case FilterMessage.START -> start(a, m);
       case FilterMessage.PARTIAL -> {
@@ -269,7 +291,7 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
       if (message.receiveTimeMs() == ControlMessage.JOB_TIME) {
         message = message.withReceiveTime(nowMs());
       }
-      a = new Active(message);
+      a = new Active(message, parse(message));
       a.combiner = a.newCombiner();
       a.subtasks = m.subtasks;
       cache.put(a.id(), a);
@@ -289,7 +311,7 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
 
   private void reject(Active known, FilterMessage m) {
     if (known == null) {
-      Active a = new Active(ControlMessage.parse(m.payload));
+      Active a = new Active(ControlMessage.parse(m.payload), null);
       cache.put(a.id(), a);
       a.ended = true;
       a.forgetAtMs = forgetAt(a);
@@ -327,8 +349,12 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     changed(a);
   }
 
+  private static Query parse(ControlMessage m) {
+    return Query.parse(m.queryId(), m.bql(), LIMITS, m.receiveTimeMs());
+  }
+
   private long forgetAt(Active a) {
-    long end = Math.max(a.query.endTimeMs(LIMITS), nowMs());
+    long end = a.query == null ? nowMs() : Math.max(a.query.endTimeMs(LIMITS), nowMs());
     return end > Long.MAX_VALUE - REMEMBER_MS ? Long.MAX_VALUE - 1 : end + REMEMBER_MS;
   }
 
@@ -338,6 +364,14 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     if (a == null) {
       return;
     }
+    try {
+      onTime(a);
+    } catch (RuntimeException e) {
+      failed(a, e);
+    }
+  }
+
+  private void onTime(Active a) {
     long watermark = timers.currentWatermark();
     if (a.ended) {
       if (watermark >= a.forgetAtMs && watermark != Long.MAX_VALUE) {
@@ -456,7 +490,7 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     if (version != STATE_VERSION) {
       throw new PartialFormatException("unsupported combiner state version " + version);
     }
-    Active a = new Active(ControlMessage.parse(in.readBytes()));
+    Active a = new Active(ControlMessage.parse(in.readBytes()), null);
     a.subtasks = in.readVarInt();
     readBits(in, a.started);
     readBits(in, a.finishing);
@@ -465,6 +499,7 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     a.fatalError = in.readBoolean() ? in.readString() : null;
     a.forgetAtMs = in.readLong();
     if (in.readBoolean()) {
+      a.query = parse(a.message);
       a.combiner = QueryCombiner.restore(a.query, LIMITS, a::onResult, this::nowMs, in.readBytes());
     }
     int n = in.readCount(4);

@@ -292,6 +292,11 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
     } catch (BqlException e) {
       reject(id, json, describe(e));
       return;
+    } catch (RuntimeException e) {
+      // one query the core cannot take must not fail the job and every other query with it
+      LOG.warn("query {} cannot run", id, e);
+      reject(id, json, "The query cannot run: " + e);
+      return;
     }
     // the combiner times a query the job starts: it ends here when the combiner says so
     long end = jobTime ? Long.MAX_VALUE : query.endTimeMs(LIMITS);
