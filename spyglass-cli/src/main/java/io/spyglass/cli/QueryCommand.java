@@ -8,6 +8,7 @@ import io.spyglass.engine.Engine;
 import io.spyglass.engine.EngineConfig;
 import io.spyglass.engine.EngineMetrics;
 import io.spyglass.engine.QueryHandle;
+import io.spyglass.engine.source.BadInput;
 import io.spyglass.engine.source.Source;
 import io.spyglass.engine.source.Sources;
 import io.spyglass.flink.LocalRun;
@@ -20,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -108,7 +110,8 @@ final class QueryCommand implements Callable<Integer> {
       err.flush();
       return 1;
     }
-    EngineConfig config = EngineConfig.defaults();
+    // one reader of every result: hold up the source rather than drop a query whose results wait
+    EngineConfig config = EngineConfig.defaults().withResultBackPressure(true);
     if (workers != null) {
       config = config.withWorkers(workers);
     }
@@ -151,21 +154,34 @@ final class QueryCommand implements Callable<Integer> {
       Progress progress = Progress.forTerminal(engine);
       List<RunningQuery> running = new ArrayList<>();
       handles.forEach(h -> running.add(RunningQuery.of(h)));
-      int failed = printAll(running, printer, progress, err);
+      SourceReport sourceReport = new SourceReport(engine, source, progress, err);
+      Printed outcome = printAll(running, printer, progress, sourceReport, err);
       progress.clear();
-      System.out.flush();
       printed.countDown();
+      if (outcome.outputClosed()) {
+        // the reader of our output went away (| head): stop at once, like other commands do
+        return 0;
+      }
+      sourceReport.report(true);
+      if (engine.failure() != null) {
+        err.println("spyglass: the engine failed: " + engine.failureMessage());
+        err.flush();
+        return 1;
+      }
       if (engine.sourceError() != null) {
         err.println("spyglass: source " + source + " failed: " + engine.sourceError());
         err.flush();
         return 1;
       }
-      return failed > 0 ? 1 : 0;
+      return outcome.failed() > 0 ? 1 : 0;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return 1;
     }
   }
+
+  /** What printing every result came to. */
+  private record Printed(int failed, boolean outputClosed) {}
 
   /** The same queries, sources and output, on the Flink job in a local mini cluster. */
   private int runOnFlink(List<String> texts, EngineConfig config, PrintWriter err) {
@@ -193,10 +209,10 @@ final class QueryCommand implements Callable<Integer> {
       ResultPrinter printer = new ResultPrinter(System.out, format, texts.size() > 1);
       List<RunningQuery> running = new ArrayList<>();
       run.queries().forEach(q -> running.add(RunningQuery.of(q)));
-      int failed = printAll(running, printer, Progress.NONE, err);
+      Printed outcome = printAll(running, printer, Progress.NONE, null, err);
       System.out.flush();
       printed.countDown();
-      return failed > 0 ? 1 : 0;
+      return !outcome.outputClosed() && outcome.failed() > 0 ? 1 : 0;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return 1;
@@ -243,9 +259,14 @@ final class QueryCommand implements Callable<Integer> {
     }
   }
 
-  private int printAll(
-      List<RunningQuery> handles, ResultPrinter printer, Progress progress, PrintWriter err)
+  private Printed printAll(
+      List<RunningQuery> handles,
+      ResultPrinter printer,
+      Progress progress,
+      SourceReport sourceReport,
+      PrintWriter err)
       throws InterruptedException {
+    // sourceReport: null where the runtime reads the source itself (Flink)
     List<RunningQuery> open = new ArrayList<>(handles);
     int failed = 0;
     while (!open.isEmpty()) {
@@ -256,7 +277,9 @@ final class QueryCommand implements Callable<Integer> {
         if (r != null) {
           any = true;
           progress.clear();
-          printer.print(r);
+          if (!printer.print(r)) {
+            return new Printed(failed, true);
+          }
         } else if (h.isDone()) {
           if (h.error() != null) {
             err.println("spyglass: " + h.id() + ": " + h.error());
@@ -267,11 +290,14 @@ final class QueryCommand implements Callable<Integer> {
         }
       }
       progress.update();
+      if (sourceReport != null) {
+        sourceReport.report(false);
+      }
       if (!any && open.size() > 1) {
         Thread.sleep(20);
       }
     }
-    return failed;
+    return new Printed(failed, false);
   }
 
   private List<String> queryTexts() throws IOException {
@@ -369,6 +395,53 @@ final class QueryCommand implements Callable<Integer> {
           return q.error();
         }
       };
+    }
+  }
+
+  /**
+   * Lines on stderr about the source: input that could not be read (how much, why and where the
+   * first were; while queries run, at most every 10 s when there is more, and at the end if
+   * anything is new), and what keeps it from reading (when it starts and when it ends).
+   */
+  static final class SourceReport {
+    private static final long EVERY_MS = 10_000;
+    private final Engine engine;
+    private final String source;
+    private final Progress progress;
+    private final PrintWriter err;
+    private long reported;
+    private long lastMs = System.currentTimeMillis();
+    private String problem;
+
+    SourceReport(Engine engine, String source, Progress progress, PrintWriter err) {
+      this.engine = engine;
+      this.source = source;
+      this.progress = progress;
+      this.err = err;
+    }
+
+    void report(boolean atEnd) {
+      String p = engine.sourceProblem();
+      if (!Objects.equals(p, problem)) {
+        say(p != null ? p + "; results miss its records while this lasts" : "reading again");
+        problem = p;
+      }
+      long now = System.currentTimeMillis();
+      if (!atEnd && now - lastMs < EVERY_MS) {
+        return;
+      }
+      lastMs = now;
+      BadInput.Snapshot s = engine.badInput();
+      if (s.total() > reported) {
+        reported = s.total();
+        say(s.toString());
+      }
+    }
+
+    private void say(String what) {
+      progress.clear();
+      err.println("spyglass: " + source + ": " + what);
+      err.flush();
     }
   }
 

@@ -89,6 +89,27 @@ class StreamingIT {
     }
   }
 
+  @Test
+  void aClosedPipeEndsTheCommandAtOnce() throws Exception {
+    for (String format : List.of("json", "table")) {
+      // set -o pipefail: the pipeline's status is the command's, once head has its line
+      List<String> cmd =
+          new ArrayList<>(List.of("bash", "-c", "set -o pipefail; \"$@\" | head -1", "bash"));
+      cmd.addAll(
+          Spyglass.command(
+              "query",
+              "--source",
+              "gen",
+              "--format",
+              format,
+              "SELECT COUNT(*) AS n FROM STREAM(MAX, TIME) WINDOWING TUMBLING(100, TIME)"));
+      Spyglass.Run run = Spyglass.run(new ProcessBuilder(cmd), null);
+      assertThat(run.exitCode()).as(run.toString()).isZero();
+      assertThat(run.stdout().lines()).as(run.toString()).hasSize(1);
+      assertThat(run.stderr()).as(run.toString()).doesNotContain("Exception", "spyglass:");
+    }
+  }
+
   private static String lines(String prefix, int from, int count) {
     StringBuilder sb = new StringBuilder();
     for (int i = from; i < from + count; i++) {

@@ -5,16 +5,28 @@ import io.spyglass.core.query.Query;
 import io.spyglass.core.query.QueryCombiner;
 import io.spyglass.core.query.ResultSink;
 import io.spyglass.core.result.Meta;
+import io.spyglass.core.result.Result;
+import io.spyglass.engine.source.BadInput;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The combiner thread: owns every query's {@link QueryCombiner}, merges the partials workers send,
  * and runs ticks. A tick asks every worker to flush; when all have answered, windows and durations
  * are advanced to the tick's time, so a window holds every record read before it closed.
+ *
+ * <p>Its inbox is bounded: workers wait when it is full, so a slow combiner holds up the workers,
+ * which hold up the reader. The combiner itself never waits for anything but its inbox: it hands
+ * commands to workers through their queues (bounded by the number of queries, see {@link
+ * Worker#commandCapacity}) and results to subscribers without blocking.
  */
 final class Combiner implements Runnable {
   private sealed interface Msg {}
@@ -33,7 +45,9 @@ final class Combiner implements Runnable {
 
   private record Kill(String queryId) implements Msg {}
 
-  private record Stop() implements Msg {}
+  private record Failed(String queryId, Throwable error) implements Msg {}
+
+  private record Finish(String queryId) implements Msg {}
 
   private static final class Running {
     final QueryHandle handle;
@@ -42,56 +56,106 @@ final class Combiner implements Runnable {
     boolean cutOff;
     String fatalError;
 
+    /** The engine's bad input when the query's previous result was emitted (or it started). */
+    BadInput.Snapshot badInputSeen;
+
     Running(QueryHandle handle) {
       this.handle = handle;
     }
   }
 
   private final Engine engine;
-  private final BlockingQueue<Msg> inbox = new LinkedBlockingQueue<>();
+  private final BlockingQueue<Msg> inbox;
+  private final AtomicBoolean tickQueued = new AtomicBoolean();
+  private volatile boolean stopping;
+  private volatile Thread thread;
   private final Map<String, Running> running = new LinkedHashMap<>();
   private final int workers;
   private boolean tickInFlight;
   private boolean finishAfterTick;
+  private final Set<String> finishOneAfterTick = new HashSet<>();
   private int flushedCount;
   private int drainedCount;
   private long tickMs;
 
+  /** Messages the inbox holds: partials of a few batches per worker, and room for commands. */
+  static int inboxCapacity(int workers) {
+    return Math.max(256, 64 * workers);
+  }
+
   Combiner(Engine engine, int workers) {
     this.engine = engine;
     this.workers = workers;
+    this.inbox = new ArrayBlockingQueue<>(inboxCapacity(workers));
   }
 
   void partial(Query q, Partial p) {
-    inbox.add(new PartialMsg(q, p));
+    send(new PartialMsg(q, p));
   }
 
   void flushed(int worker, long tick) {
-    inbox.add(new Flushed(worker, tick));
+    send(new Flushed(worker, tick));
   }
 
   void drained(int worker) {
-    inbox.add(new Drained(worker));
+    send(new Drained(worker));
   }
 
+  /** Asks for a tick; a tick already waiting in the inbox serves (unless this one finishes all). */
   void tick(boolean finishAll) {
-    inbox.add(new Tick(finishAll));
+    if (finishAll) {
+      send(new Tick(true));
+    } else if (tickQueued.compareAndSet(false, true)) {
+      send(new Tick(false));
+    }
   }
 
   void added(String queryId) {
-    inbox.add(new Added(queryId));
+    send(new Added(queryId));
   }
 
   void start(QueryHandle h) {
-    inbox.add(new Start(h));
+    send(new Start(h));
   }
 
   void kill(String id) {
-    inbox.add(new Kill(id));
+    send(new Kill(id));
   }
 
+  /** A query threw on a worker, which dropped it: end it with the error. */
+  void failed(String queryId, Throwable error) {
+    send(new Failed(queryId, error));
+  }
+
+  /** Finishes one query at the next tick (its final result holds every record read till then). */
+  void finish(String id) {
+    send(new Finish(id));
+    send(new Tick(false));
+  }
+
+  /**
+   * Puts a message in the inbox, waiting while it is full. Dropped when the engine stops meanwhile
+   * or the caller is interrupted (engine threads are interrupted only when the engine stops).
+   */
+  private void send(Msg m) {
+    try {
+      while (!inbox.offer(m, 50, TimeUnit.MILLISECONDS)) {
+        if (stopping) {
+          return;
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Ends every running query (without a final result) and the combiner thread. */
   void stop() {
-    inbox.add(new Stop());
+    stopping = true;
+    Thread t = thread;
+    if (t != null) {
+      t.interrupt();
+    }
   }
 
   int running() {
@@ -100,21 +164,24 @@ final class Combiner implements Runnable {
 
   @Override
   public void run() {
-    try {
-      while (true) {
-        Msg m = inbox.take();
-        if (m instanceof Stop) {
-          for (Running r : running.values()) {
-            r.handle.end("The engine stopped before the query finished");
-          }
-          running.clear();
-          return;
-        }
-        handle(m);
+    thread = Thread.currentThread();
+    // what this throws is the engine's failure: its handler ends the queries with the error
+    while (!stopping) {
+      Msg m;
+      try {
+        m = inbox.take();
+      } catch (InterruptedException e) {
+        continue; // stopping
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+      if (m instanceof Tick && !((Tick) m).finishAll()) {
+        tickQueued.set(false);
+      }
+      handle(m);
     }
+    for (Running r : running.values()) {
+      r.handle.end("The engine stopped before the query finished");
+    }
+    running.clear();
   }
 
   private void handle(Msg m) {
@@ -141,27 +208,46 @@ final class Combiner implements Runnable {
         boolean finish = finishAfterTick;
         finishAfterTick = false;
         for (Running r : new ArrayList<>(running.values())) {
-          if (finish) {
+          if (finish || finishOneAfterTick.remove(r.handle.id())) {
             r.combiner.finish(at);
           } else {
             r.combiner.advance(at);
           }
           settle(r);
         }
+        finishOneAfterTick.clear(); // ids left over are of queries that ended meanwhile
       }
     } else if (m instanceof Drained) {
       if (++drainedCount == workers) {
+        String sourceError = engine.sourceError();
         for (Running r : new ArrayList<>(running.values())) {
-          r.combiner.finish(now);
+          if (sourceError == null) {
+            r.combiner.finish(now);
+          } else {
+            r.combiner.fail(
+                "The source failed: " + sourceError,
+                "This result holds the records read before the failure; fix or replace the input"
+                    + " and run the query again",
+                now);
+          }
           settle(r);
         }
         engine.sourceDrained();
       }
+    } else if (m instanceof Failed) {
+      Failed f = (Failed) m;
+      Running r = running.get(f.queryId());
+      if (r != null) {
+        r.combiner.fail(f.error(), now);
+        settle(r);
+      }
     } else if (m instanceof Start) {
       QueryHandle h = ((Start) m).handle();
       Running r = new Running(h);
+      r.badInputSeen = engine.badInput();
       ResultSink sink =
           (query, result) -> {
+            result = withSourceNews(r, result);
             if (!r.cutOff && !h.offer(result)) {
               r.cutOff = true;
             }
@@ -181,28 +267,57 @@ final class Combiner implements Runnable {
       if (r != null && ++r.workersWithIt == workers) {
         r.handle.running();
       }
+    } else if (m instanceof Finish) {
+      if (running.containsKey(((Finish) m).queryId())) {
+        finishOneAfterTick.add(((Finish) m).queryId());
+      }
     } else if (m instanceof Kill) {
-      Running r = running.remove(((Kill) m).queryId());
+      Running r = running.get(((Kill) m).queryId());
       if (r != null) {
-        engine.broadcast(new Worker.Remove(r.handle.id()));
+        remove(r);
         r.handle.end(null);
       }
     }
   }
 
+  /**
+   * The result with what the source did meanwhile: the input skipped since the query's previous
+   * result, and what keeps the source from reading now.
+   */
+  private Result withSourceNews(Running r, Result result) {
+    Meta meta = result.meta();
+    BadInput.Snapshot now = engine.badInput();
+    if (now.total() != r.badInputSeen.total()) {
+      meta = meta.withBadInput(now.since(r.badInputSeen));
+      r.badInputSeen = now;
+    }
+    String problem = engine.sourceProblem();
+    if (problem != null) {
+      meta =
+          meta.withError(
+              new Meta.QueryError(
+                  problem,
+                  "The query goes on, without what the source cannot give meanwhile; reading"
+                      + " resumes when the source is back",
+                  false));
+    }
+    return meta == result.meta() ? result : new Result(result.records(), meta);
+  }
+
   /** Ends and removes a query that finished or whose subscriber fell behind. */
   private void settle(Running r) {
     if (r.cutOff) {
-      running.remove(r.handle.id());
-      engine.broadcast(new Worker.Remove(r.handle.id()));
-      r.handle.end(
-          "The result subscriber fell behind by "
-              + engine.config().resultQueue()
-              + " results and was cut off; read results as they come or use a longer window");
+      remove(r);
+      r.handle.end(r.handle.cutOffReason());
     } else if (r.combiner.isDone()) {
-      running.remove(r.handle.id());
-      engine.broadcast(new Worker.Remove(r.handle.id()));
+      remove(r);
       r.handle.end(r.fatalError);
     }
+  }
+
+  /** Drops a query here and on every worker; it counts as running until all have dropped it. */
+  private void remove(Running r) {
+    running.remove(r.handle.id());
+    engine.broadcast(new Worker.Remove(r.handle.id(), new AtomicInteger(workers)));
   }
 }

@@ -2,7 +2,9 @@ package io.spyglass.engine;
 
 import io.spyglass.core.query.Query;
 import io.spyglass.core.query.QueryStats;
+import io.spyglass.core.record.BadRecord;
 import io.spyglass.core.syntax.BqlException;
+import io.spyglass.engine.source.BadInput;
 import io.spyglass.engine.source.RawBatch;
 import io.spyglass.engine.source.Source;
 import java.io.IOException;
@@ -35,8 +37,11 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
- * <p>Bounded everywhere: a fixed pool of batches throttles the reader when workers fall behind;
- * each query's results wait in a bounded queue whose reader is cut off when it leaves it full.
+ * <p>Bounded everywhere, so memory stays flat whatever the source's speed: a fixed pool of batches
+ * throttles the reader when workers fall behind; workers wait when the combiner's inbox is full;
+ * each query's results wait in a queue bounded in results and records, whose subscriber is cut off
+ * when it leaves it full or, with {@link EngineConfig#resultBackPressure()}, holds up the reader
+ * until it catches up. Commands to workers are bounded by the number of queries.
  *
  * <p>Thread-safe.
  */
@@ -54,12 +59,23 @@ public final class Engine implements AutoCloseable {
 
   private final Map<Integer, Map<String, QueryStats>> stats = new ConcurrentHashMap<>();
   private final Map<String, QueryHandle> handles = new ConcurrentHashMap<>();
+
+  /** Queries counted against maxQueries: from submission until every worker dropped them. */
   private final AtomicInteger running = new AtomicInteger();
+
+  /** Subscribers with a full result queue, under back-pressure; the reader waits while any is. */
+  private int backlogged;
+
+  private final Object backlogLock = new Object();
   private final AtomicLong nextId = new AtomicLong();
   private final LongAdder recordsRead = new LongAdder();
   private final LongAdder bytesRead = new LongAdder();
   private final LongAdder recordsProcessed = new LongAdder();
   private final LongAdder malformed = new LongAdder();
+
+  /** What the workers could not read; the source counts what it skipped itself. */
+  private final BadInput workerBadInput = new BadInput();
+
   private final LongAdder started = new LongAdder();
   private final LongAdder emitted = new LongAdder();
   private volatile long lastReadToProcessedMs;
@@ -75,6 +91,11 @@ public final class Engine implements AutoCloseable {
   private volatile boolean closing;
   private boolean readerStarted;
   private volatile String sourceError;
+  private volatile Throwable failure;
+  private volatile String failedThread;
+  private volatile Sampling sampler;
+  private long recordsSeenBySampler;
+  private long nextSample;
 
   private Engine(Source source, EngineConfig config) {
     this.config = config;
@@ -92,20 +113,66 @@ public final class Engine implements AutoCloseable {
     this.workerThreads = new Thread[workers.length];
     for (int i = 0; i < workers.length; i++) {
       workers[i] = new Worker(i, ready, this);
-      workerThreads[i] = daemon(workers[i], "spyglass-worker-" + i);
+      workerThreads[i] = thread(workers[i], "spyglass-worker-" + i);
     }
-    this.combinerThread = daemon(combiner, "spyglass-combiner");
-    this.readerThread = daemon(this::read, "spyglass-reader");
+    this.combinerThread = thread(combiner, "spyglass-combiner");
+    this.readerThread = thread(this::read, "spyglass-reader");
     this.ticker =
         config.tickMs() > 0
-            ? Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "spyglass-ticker"))
+            ? Executors.newSingleThreadScheduledExecutor(r -> thread(r, "spyglass-ticker"))
             : null;
   }
 
-  private static Thread daemon(Runnable r, String name) {
+  /** An engine thread: a daemon whose death by an exception is a failure of the engine. */
+  private Thread thread(Runnable r, String name) {
     Thread t = new Thread(r, name);
     t.setDaemon(true);
+    t.setUncaughtExceptionHandler(this::failed);
     return t;
+  }
+
+  /**
+   * A failure of the engine itself (not of one query: those end with an error result and the others
+   * go on): every running query ends with a final result carrying the error, and the engine stops.
+   */
+  private void failed(Thread where, Throwable error) {
+    synchronized (this) {
+      if (failure != null || stopped.getCount() == 0) {
+        LOG.error("after the engine stopped, {} failed", where.getName(), error);
+        return;
+      }
+      failure = error;
+      failedThread = where.getName();
+    }
+    LOG.error("the engine failed in {}; every query is stopped", where.getName(), error);
+    // final results first: whatever the combiner emits after them is dropped
+    String message = "The engine failed (" + describe(error) + " in " + where.getName() + ")";
+    for (QueryHandle h : handles.values()) {
+      h.abort(message);
+    }
+    shutdown();
+  }
+
+  private static String describe(Throwable e) {
+    return e.getMessage() == null
+        ? e.getClass().getSimpleName()
+        : e.getClass().getSimpleName() + ": " + e.getMessage();
+  }
+
+  /**
+   * Why the engine failed, or null: an exception that was not one query's (those end only their
+   * query), thrown by the reader, a worker, the combiner or the ticker. The engine has then
+   * stopped, and every query that was running ended with a final result carrying the error. A
+   * process embedding the engine should report it and exit with a non-zero status.
+   */
+  public Throwable failure() {
+    return failure;
+  }
+
+  /** The failure, as one line for people; null when the engine did not fail. */
+  public String failureMessage() {
+    Throwable f = failure;
+    return f == null ? null : describe(f) + " in " + failedThread;
   }
 
   /** Starts an engine reading {@code source}. The engine owns the source and closes it. */
@@ -128,9 +195,19 @@ public final class Engine implements AutoCloseable {
     }
     if (e.ticker != null) {
       e.ticker.scheduleAtFixedRate(
-          () -> e.combiner.tick(false), config.tickMs(), config.tickMs(), TimeUnit.MILLISECONDS);
+          e::timerTick, config.tickMs(), config.tickMs(), TimeUnit.MILLISECONDS);
     }
     return e;
+  }
+
+  /** A scheduled executor swallows what its tasks throw: report it as the engine's failure. */
+  private void timerTick() {
+    try {
+      combiner.tick(false);
+    } catch (RuntimeException | Error e) {
+      failed(Thread.currentThread(), e);
+      throw e;
+    }
   }
 
   /** Starts reading the source, if not already. */
@@ -171,9 +248,10 @@ public final class Engine implements AutoCloseable {
       throw new IllegalStateException(
           "Too many queries: "
               + config.maxQueries()
-              + " are running; wait for some to finish or raise maxQueries");
+              + " are running; wait for some to finish, or raise the limit"
+              + " (EngineConfig.withMaxQueries; spyglass query --max-queries)");
     }
-    QueryHandle h = new QueryHandle(query, config.resultQueue(), this);
+    QueryHandle h = new QueryHandle(query, config, this);
     if (handles.putIfAbsent(id, h) != null) {
       running.decrementAndGet();
       throw new IllegalArgumentException("A query with id " + id + " is already running");
@@ -185,6 +263,50 @@ public final class Engine implements AutoCloseable {
 
   void kill(String id) {
     combiner.kill(id);
+  }
+
+  void finish(String id) {
+    combiner.finish(id);
+  }
+
+  /**
+   * Sees raw records as they are read, one in {@code everyN}: for example to infer the stream's
+   * fields. Replaces any sampler set before; null stops sampling.
+   *
+   * @param everyN at least 1
+   * @param sampler called on the reader thread with one record's bytes, valid only during the call;
+   *     it must return at once (copy the bytes and hand them to another thread)
+   */
+  public void sampleRecords(int everyN, RecordSampler sampler) {
+    if (everyN < 1) {
+      throw new IllegalArgumentException("everyN must be at least 1: " + everyN);
+    }
+    this.sampler = sampler == null ? null : new Sampling(everyN, sampler);
+  }
+
+  /** Sees one record's bytes, on the reader thread. */
+  @FunctionalInterface
+  public interface RecordSampler {
+    void sample(byte[] data, int offset, int length);
+  }
+
+  private record Sampling(int everyN, RecordSampler sampler) {}
+
+  /** Hands the sampler every {@code everyN}-th record of a batch just read (reader thread). */
+  private void sample(RawBatch b) {
+    Sampling s = sampler;
+    if (s == null) {
+      return;
+    }
+    long first = recordsSeenBySampler;
+    long end = first + b.size();
+    long next = Math.max(nextSample, first);
+    for (; next < end; next += s.everyN()) {
+      int i = (int) (next - first);
+      s.sampler().sample(b.data(), b.start(i), b.length(i));
+    }
+    nextSample = next;
+    recordsSeenBySampler = end;
   }
 
   /** Runs a tick now: flushes workers, closes due windows, ends expired queries. */
@@ -214,6 +336,22 @@ public final class Engine implements AutoCloseable {
     lastReadToProcessedMs = Math.max(0, config.clock().getAsLong() - readMs);
   }
 
+  void badRecord(BadRecord reason, String where) {
+    workerBadInput.add(reason, where);
+  }
+
+  int maxRecordBytes() {
+    return source.maxRecordBytes();
+  }
+
+  /**
+   * Input skipped since the engine started, by reason, with the places of the first few: what the
+   * source skipped (lines over its size limit) and what the workers could not read as records.
+   */
+  public BadInput.Snapshot badInput() {
+    return source.badInput().plus(workerBadInput.snapshot());
+  }
+
   void emitted() {
     emitted.increment();
   }
@@ -224,7 +362,30 @@ public final class Engine implements AutoCloseable {
 
   void queryEnded(String id) {
     handles.remove(id);
+  }
+
+  /** Every worker dropped a query that ended: it no longer counts against maxQueries. */
+  void released() {
     running.decrementAndGet();
+  }
+
+  /** A subscriber's result queue became full ({@code +1}), or not any more ({@code -1}). */
+  void backlog(int delta) {
+    synchronized (backlogLock) {
+      backlogged += delta;
+      if (backlogged == 0) {
+        backlogLock.notifyAll();
+      }
+    }
+  }
+
+  /** Waits while a subscriber under back-pressure has a full result queue. */
+  private void awaitSubscribers() throws InterruptedException {
+    synchronized (backlogLock) {
+      while (backlogged > 0 && !closing) {
+        backlogLock.wait(100);
+      }
+    }
   }
 
   void sourceDrained() {
@@ -238,6 +399,7 @@ public final class Engine implements AutoCloseable {
     int perBatch = recordsPerBatch(recordBytes);
     try {
       while (!closing) {
+        awaitSubscribers();
         RawBatch b = free.take();
         b.clear();
         boolean more = source.poll(b, perBatch, 50);
@@ -248,6 +410,7 @@ public final class Engine implements AutoCloseable {
           recordsRead.add(b.size());
           bytesRead.add(b.bytes());
           recordBytes += ((double) b.bytes() / b.size() - recordBytes) / 8;
+          sample(b);
           perBatch = recordsPerBatch(recordBytes);
           ready.put(b);
         }
@@ -261,11 +424,16 @@ public final class Engine implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (IOException | RuntimeException e) {
-      sourceError = e.getMessage();
-      LOG.error("source {} failed: {}", source.describe(), e.toString());
-      if (config.stopWhenSourceEnds()) {
-        broadcast(new Worker.Drain());
+      if (closing) {
+        // a source closed under a poll may throw (Kafka's InterruptException): a normal end
+        LOG.debug("source {} ended on close: {}", source.describe(), e.toString());
+        return;
       }
+      sourceError = e.getMessage() == null ? e.toString() : e.getMessage();
+      LOG.error("source {} failed: {}", source.describe(), e.toString());
+      // nothing more will come: every query ends with what it has and the error, and the engine
+      // stops, whether or not it stops at a normal end of its source
+      broadcast(new Worker.Drain());
     }
   }
 
@@ -273,7 +441,19 @@ public final class Engine implements AutoCloseable {
     return (int) Math.max(1, Math.min(config.batchRecords(), config.batchBytes() / recordBytes));
   }
 
-  /** Why the source stopped with an error, or null. */
+  /**
+   * What keeps the source from reading now (a broker that does not answer, a topic deleted), or
+   * null; see {@link Source#problem()}. Every result emitted while it lasts carries it as a
+   * non-fatal error.
+   */
+  public String sourceProblem() {
+    return source.problem();
+  }
+
+  /**
+   * Why the source stopped with an error, or null. The engine then stops, and every query that was
+   * running ended with a final result carrying this error.
+   */
   public String sourceError() {
     return sourceError;
   }
@@ -310,7 +490,8 @@ public final class Engine implements AutoCloseable {
         running.get(),
         started.sum(),
         emitted.sum(),
-        perQuery);
+        perQuery,
+        badInput().byKey());
   }
 
   /** Queries running now. */
@@ -336,8 +517,9 @@ public final class Engine implements AutoCloseable {
       ticker.shutdownNow();
     }
     readerThread.interrupt();
-    for (Worker w : workers) {
-      w.stop();
+    for (int i = 0; i < workers.length; i++) {
+      workers[i].stop();
+      workerThreads[i].interrupt();
     }
     combiner.stop();
     try {

@@ -15,11 +15,19 @@ import java.util.function.LongSupplier;
  *     it has filtered the whole batch, so small batches keep latency low; 64 KiB is about half a
  *     millisecond of work for a core
  * @param queueBatches batches waiting for a worker, per worker, before the reader blocks
- *     (backpressure)
+ *     (back-pressure)
  * @param tickMs how often time windows and durations are checked; 0 disables the timer, leaving
  *     ticks to {@link Engine#tick()} (tests)
  * @param maxQueries most queries running at once; more are refused with an error
- * @param resultQueue results a subscriber may leave unread before it is cut off
+ * @param resultQueue results a subscriber may leave unread (see {@code resultBackPressure})
+ * @param resultQueueRecords records, over all its unread results, a subscriber may leave unread; a
+ *     single result of more records is accepted when nothing else waits
+ * @param resultBackPressure what happens when a subscriber leaves more than {@code resultQueue}
+ *     results or {@code resultQueueRecords} records unread. False (a service, many subscribers): it
+ *     is cut off, its query stopped with an error, so that one slow client never holds up the
+ *     others. True (one process, one reader, like the command line): the engine stops reading its
+ *     source until the subscriber catches up, so memory stays bounded whatever the source's speed;
+ *     a subscriber that leaves twice as much unread (it stopped reading) is cut off all the same
  * @param stopWhenSourceEnds whether the end of a bounded source finishes every query and stops
  * @param limits per-query defaults and maxima (durations, sizes, emit rate)
  * @param clock the engine clock in epoch milliseconds
@@ -32,6 +40,8 @@ public record EngineConfig(
     long tickMs,
     int maxQueries,
     int resultQueue,
+    int resultQueueRecords,
+    boolean resultBackPressure,
     boolean stopWhenSourceEnds,
     QueryLimits limits,
     LongSupplier clock) {
@@ -44,8 +54,39 @@ public record EngineConfig(
     require(tickMs >= 0, "tickMs must not be negative: " + tickMs);
     require(maxQueries >= 1, "maxQueries must be at least 1: " + maxQueries);
     require(resultQueue >= 1, "resultQueue must be at least 1: " + resultQueue);
+    require(
+        resultQueueRecords >= 1, "resultQueueRecords must be at least 1: " + resultQueueRecords);
     require(limits != null && clock != null, "limits and clock are required");
   }
+
+  /** The settings before {@code resultQueueRecords} and {@code resultBackPressure} existed. */
+  public EngineConfig(
+      int workers,
+      int batchRecords,
+      int batchBytes,
+      int queueBatches,
+      long tickMs,
+      int maxQueries,
+      int resultQueue,
+      boolean stopWhenSourceEnds,
+      QueryLimits limits,
+      LongSupplier clock) {
+    this(
+        workers,
+        batchRecords,
+        batchBytes,
+        queueBatches,
+        tickMs,
+        maxQueries,
+        resultQueue,
+        DEFAULT_RESULT_QUEUE_RECORDS,
+        false,
+        stopWhenSourceEnds,
+        limits,
+        clock);
+  }
+
+  private static final int DEFAULT_RESULT_QUEUE_RECORDS = 32_768;
 
   private static void require(boolean ok, String message) {
     if (!ok) {
@@ -55,7 +96,8 @@ public record EngineConfig(
 
   /**
    * One worker per core, batches of 64 KiB (at most 512 records), 4 batches queued per worker,
-   * ticks every 100 ms, 20,000 queries at most, 1,024 unread results per subscriber.
+   * ticks every 100 ms, 20,000 queries at most, 1,024 unread results and 32,768 unread records per
+   * subscriber, which is cut off beyond.
    */
   public static EngineConfig defaults() {
     return new EngineConfig(
@@ -66,6 +108,8 @@ public record EngineConfig(
         100,
         20_000,
         1_024,
+        DEFAULT_RESULT_QUEUE_RECORDS,
+        false,
         true,
         QueryLimits.DEFAULTS,
         System::currentTimeMillis);
@@ -99,6 +143,14 @@ public record EngineConfig(
     return edit(b -> b.queueBatches = n);
   }
 
+  public EngineConfig withResultQueueRecords(int n) {
+    return edit(b -> b.resultQueueRecords = n);
+  }
+
+  public EngineConfig withResultBackPressure(boolean backPressure) {
+    return edit(b -> b.resultBackPressure = backPressure);
+  }
+
   public EngineConfig withStopWhenSourceEnds(boolean stop) {
     return edit(b -> b.stopWhenSourceEnds = stop);
   }
@@ -126,6 +178,8 @@ public record EngineConfig(
     long tickMs;
     int maxQueries;
     int resultQueue;
+    int resultQueueRecords;
+    boolean resultBackPressure;
     boolean stopWhenSourceEnds;
     QueryLimits limits;
     LongSupplier clock;
@@ -138,6 +192,8 @@ public record EngineConfig(
       tickMs = c.tickMs;
       maxQueries = c.maxQueries;
       resultQueue = c.resultQueue;
+      resultQueueRecords = c.resultQueueRecords;
+      resultBackPressure = c.resultBackPressure;
       stopWhenSourceEnds = c.stopWhenSourceEnds;
       limits = c.limits;
       clock = c.clock;
@@ -152,6 +208,8 @@ public record EngineConfig(
           tickMs,
           maxQueries,
           resultQueue,
+          resultQueueRecords,
+          resultBackPressure,
           stopWhenSourceEnds,
           limits,
           clock);

@@ -1,7 +1,11 @@
 package io.spyglass.engine;
 
 import io.spyglass.core.query.Query;
+import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -9,24 +13,40 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A running query's handle: its id, its results as they are emitted, and a way to stop it. Results
- * wait in a bounded queue; a subscriber that leaves it full is cut off (the query is stopped with
- * {@link #error()} set) so that it never stalls ingestion or other queries.
+ * wait in a queue bounded by {@link EngineConfig#resultQueue()} results and {@link
+ * EngineConfig#resultQueueRecords()} records: a subscriber that leaves it full is cut off (the
+ * query is stopped with {@link #error()} set) so that it never stalls ingestion or other queries,
+ * or, with {@link EngineConfig#resultBackPressure()}, holds up the reading of the source until it
+ * catches up.
  *
  * <p>Thread-safe: results are offered by the engine's combiner thread and taken by any thread.
  */
 public final class QueryHandle {
   private final Query query;
-  private final BlockingQueue<Result> results;
+  private final BlockingQueue<Result> results = new LinkedBlockingQueue<>();
   private final Engine engine;
+  private final int maxResults;
+  private final int maxRecords;
+  private final boolean backPressure;
+
+  // unread results and their records; guarded by this
+  private int queuedResults;
+  private long queuedRecords;
+  private boolean backlogged;
+  private String cutOffReason;
+
   private final CountDownLatch done = new CountDownLatch(1);
   private final CountDownLatch running = new CountDownLatch(1);
   private volatile String error;
   private volatile long emitted;
+  private volatile Runnable onUpdate;
 
-  QueryHandle(Query query, int capacity, Engine engine) {
+  QueryHandle(Query query, EngineConfig config, Engine engine) {
     this.query = query;
-    this.results = new LinkedBlockingQueue<>(capacity);
     this.engine = engine;
+    this.maxResults = config.resultQueue();
+    this.maxRecords = config.resultQueueRecords();
+    this.backPressure = config.resultBackPressure();
   }
 
   public String id() {
@@ -44,7 +64,7 @@ public final class QueryHandle {
   public Result poll(long timeout, TimeUnit unit) throws InterruptedException {
     Result r = results.poll();
     if (r != null || isDone()) {
-      return r;
+      return taken(r);
     }
     long deadline = System.nanoTime() + unit.toNanos(timeout);
     while (true) {
@@ -54,12 +74,24 @@ public final class QueryHandle {
       }
       r = results.poll(Math.min(left, TimeUnit.MILLISECONDS.toNanos(50)), TimeUnit.NANOSECONDS);
       if (r != null) {
-        return r;
+        return taken(r);
       }
       if (isDone()) {
-        return results.poll();
+        return taken(results.poll());
       }
     }
+  }
+
+  private synchronized Result taken(Result r) {
+    if (r != null) {
+      queuedResults--;
+      queuedRecords -= r.records().size();
+      if (backlogged && queuedResults < maxResults && queuedRecords < maxRecords) {
+        backlogged = false;
+        engine.backlog(-1);
+      }
+    }
+    return r;
   }
 
   /** True once the query has ended (finished, killed or failed); unread results may remain. */
@@ -104,27 +136,128 @@ public final class QueryHandle {
     engine.kill(query.id());
   }
 
-  /** Called by the combiner thread. Returns false when the subscriber is too slow. */
-  boolean offer(Result r) {
-    if (!results.offer(r)) {
+  /**
+   * Ends the query now, as if its duration were over: at the next tick it emits its final result,
+   * holding every record read until then, and stops.
+   */
+  public void finish() {
+    engine.finish(query.id());
+  }
+
+  /**
+   * Calls {@code listener} after each result is queued and once when the query ends, so that a
+   * reader can wait for many queries at once instead of polling each. The listener runs on the
+   * engine's combiner thread: it must return at once (e.g. hand the handle to a thread of its own
+   * that calls {@link #poll}). Results queued before the listener was set do not call it: poll once
+   * after setting it. One listener per handle; a second replaces the first.
+   */
+  public void onUpdate(Runnable listener) {
+    this.onUpdate = listener;
+  }
+
+  private void notifyUpdate() {
+    Runnable l = onUpdate;
+    if (l != null) {
+      l.run();
+    }
+  }
+
+  /**
+   * Called by the combiner thread, never waits. Returns false when the subscriber is too slow (see
+   * {@link #cutOffReason()}). A result offered after the query ended is dropped.
+   */
+  synchronized boolean offer(Result r) {
+    if (isDone()) {
+      return true;
+    }
+    int size = r.records().size();
+    int factor = backPressure ? 2 : 1;
+    boolean full =
+        queuedResults >= factor * maxResults
+            || (queuedResults > 0 && queuedRecords + size > (long) factor * maxRecords);
+    if (full) {
+      cutOffReason =
+          "The result subscriber fell behind by "
+              + queuedResults
+              + " results ("
+              + queuedRecords
+              + " records) and was cut off; read results as they come, or use a longer window"
+              + " or a smaller LIMIT";
       return false;
     }
+    results.add(r);
+    queuedResults++;
+    queuedRecords += size;
     emitted++;
+    notifyUpdate();
+    if (backPressure
+        && !backlogged
+        && (queuedResults >= maxResults || queuedRecords >= maxRecords)) {
+      backlogged = true;
+      engine.backlog(1);
+    }
     return true;
+  }
+
+  /** Why {@link #offer} refused a result. */
+  synchronized String cutOffReason() {
+    return cutOffReason;
   }
 
   void running() {
     running.countDown();
   }
 
-  void end(String errorOrNull) {
+  synchronized void end(String errorOrNull) {
     if (done.getCount() == 0) {
       return;
     }
     if (errorOrNull != null && error == null) {
       error = errorOrNull;
     }
+    if (backlogged) {
+      // nothing more comes: what waits unread must not hold up the source
+      backlogged = false;
+      engine.backlog(-1);
+    }
     engine.queryEnded(query.id());
     done.countDown();
+    notifyUpdate();
+  }
+
+  /** The engine clock, or the wall clock if that fails too. */
+  private long now() {
+    try {
+      return engine.config().clock().getAsLong();
+    } catch (RuntimeException e) {
+      return System.currentTimeMillis();
+    }
+  }
+
+  /**
+   * Ends the query from outside the combiner, after the engine failed: a final result without
+   * records carries the error, unless the query already ended.
+   */
+  synchronized void abort(String message) {
+    if (isDone()) {
+      return;
+    }
+    Meta.QueryError e =
+        new Meta.QueryError(
+            message, "Every query was stopped; see the engine's log, and start a new engine", true);
+    Meta meta =
+        new Meta(
+            query.id(),
+            query.text(),
+            query.receiveTimeMs(),
+            Optional.of(now()),
+            Optional.empty(),
+            Map.of(),
+            List.of(e),
+            true);
+    results.add(new Result(List.of(), meta));
+    queuedResults++;
+    emitted++;
+    end(message);
   }
 }

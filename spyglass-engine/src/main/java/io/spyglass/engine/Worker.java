@@ -2,6 +2,7 @@ package io.spyglass.engine;
 
 import io.spyglass.core.partial.Partial;
 import io.spyglass.core.query.FilterSet;
+import io.spyglass.core.query.PartialSink;
 import io.spyglass.core.query.Query;
 import io.spyglass.core.query.QueryStats;
 import io.spyglass.core.record.JsonRecordReader;
@@ -10,17 +11,21 @@ import io.spyglass.core.record.Record;
 import io.spyglass.engine.source.RawBatch;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A filter worker: takes the next batch any worker may take from the engine's queue, parses it
  * (only the fields its queries need) and offers each record to its {@link FilterSet}. Partials go
  * to the combiner as copies. Commands (add or remove a query, flush) are taken between batches, so
  * a batch is never interleaved with them.
+ *
+ * <p>A query that throws here is dropped by the filter set and ended by the combiner with the
+ * error; anything else thrown here is a failure of the engine (see {@link Engine#failure()}).
  */
-final class Worker implements Runnable {
+final class Worker implements Runnable, PartialSink {
   /** Virtual field: when the engine read the record, epoch ms of the engine clock. */
   static final String READ_TIME = "_read_ms";
 
@@ -32,7 +37,11 @@ final class Worker implements Runnable {
 
   record Add(Query query) implements Command {}
 
-  record Remove(String queryId) implements Command {}
+  /**
+   * Drop a query; the last worker to do so counts down {@code workersLeft} to 0 and releases the
+   * query's place among the engine's {@link EngineConfig#maxQueries()}.
+   */
+  record Remove(String queryId, AtomicInteger workersLeft) implements Command {}
 
   /** Flush every partial, publish statistics, then report {@code Flushed(tick)}. */
   record Flush(long tickMs) implements Command {}
@@ -42,10 +51,10 @@ final class Worker implements Runnable {
 
   final int id;
   private final BlockingQueue<RawBatch> batches;
-  private final ConcurrentLinkedQueue<Command> commands = new ConcurrentLinkedQueue<>();
+  private final BlockingQueue<Command> commands;
   private final Engine engine;
   private final FilterSet filters;
-  private final JsonRecordReader reader = new JsonRecordReader();
+  private final JsonRecordReader reader;
   private final Record record = new Record(128);
   private Set<String> selected;
   private volatile boolean stop;
@@ -54,22 +63,43 @@ final class Worker implements Runnable {
     this.id = id;
     this.batches = batches;
     this.engine = engine;
-    this.filters =
-        new FilterSet(engine.config().limits(), engine.config().clock(), this::onPartial);
+    this.commands = new ArrayBlockingQueue<>(commandCapacity(engine.config().maxQueries()));
+    this.reader =
+        new JsonRecordReader(JsonRecordReader.Limits.forRecordBytes(engine.maxRecordBytes()));
+    this.filters = new FilterSet(engine.config().limits(), engine.config().clock(), this);
   }
 
+  /**
+   * Commands a worker may have waiting: an Add and a Remove for each query that counts as running
+   * (a query counts until every worker removed it, so at most {@code maxQueries} do), one Flush
+   * (the combiner asks for the next only when every worker answered) and one Drain.
+   */
+  static int commandCapacity(int maxQueries) {
+    return 2 * maxQueries + 2;
+  }
+
+  /** Queues a command without waiting: the queue has room for every command there can be. */
   void command(Command c) {
-    commands.add(c);
+    if (!commands.offer(c)) {
+      throw new IllegalStateException(
+          "worker " + id + " has " + commands.size() + " commands waiting, more than can be");
+    }
   }
 
   void stop() {
     stop = true;
   }
 
-  private void onPartial(Query query, Partial partial) {
+  @Override
+  public void accept(Query query, Partial partial) {
     Partial copy = partial.emptyCopy();
     copy.merge(partial);
     engine.combiner().partial(query, copy);
+  }
+
+  @Override
+  public void failed(Query query, Throwable error) {
+    engine.combiner().failed(query.id(), error);
   }
 
   @Override
@@ -99,8 +129,12 @@ final class Worker implements Runnable {
         refreshSelection();
         engine.combiner().added(((Add) c).query().id());
       } else if (c instanceof Remove) {
-        filters.remove(((Remove) c).queryId());
+        Remove r = (Remove) c;
+        filters.remove(r.queryId());
         refreshSelection();
+        if (r.workersLeft().decrementAndGet() == 0) {
+          engine.released();
+        }
       } else if (c instanceof Flush) {
         filters.flush();
         publishStats();
@@ -144,6 +178,7 @@ final class Worker implements Runnable {
         reader.read(data, batch.start(i), batch.length(i), record);
       } catch (MalformedRecordException e) {
         malformed++;
+        engine.badRecord(e.reason(), batch.where(i));
         continue;
       }
       record.putLong(READ_TIME, readMs);

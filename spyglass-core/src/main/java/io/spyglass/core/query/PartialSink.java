@@ -11,4 +11,14 @@ public interface PartialSink {
    * {@code merge}) before returning.
    */
   void accept(Query query, Partial partial);
+
+  /**
+   * Told that a query threw while its records were evaluated, aggregated or flushed (or while it
+   * was added): the filter set has dropped it, and the runtime should end it with the error (see
+   * {@link QueryCombiner#fail(Throwable, long)}). Called outside the filter set's loops, so the
+   * runtime may remove or add queries here. The default rethrows, for runtimes without isolation.
+   */
+  default void failed(Query query, Throwable error) {
+    throw new IllegalStateException("Query " + query.id() + " failed", error);
+  }
 }

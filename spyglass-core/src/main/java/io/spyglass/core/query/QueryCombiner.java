@@ -77,7 +77,7 @@ public final class QueryCombiner {
     this.endTimeMs = query.endTimeMs(limits);
     Window w = plan.window();
     this.windowName = WindowNames.of(w);
-    Partial first = Partials.create(plan, limits);
+    Partial first = PartialFactory.create(plan, limits);
     int paneCount = 1;
     long every = 0;
     boolean records = false;
@@ -143,11 +143,22 @@ public final class QueryCombiner {
   /**
    * Merges one partition's partial. A raw query may emit here: a record window on its n-th record,
    * a query without window when it has its LIMIT. {@code partial} is only read during the call.
+   *
+   * <p>This and the other methods that tell the combiner something never throw for a failure of
+   * this query: the query ends with a final result carrying the error (see {@link #isDone()}).
    */
   public void accept(Partial partial, long nowMs) {
     if (done) {
       return;
     }
+    try {
+      merge(partial, nowMs);
+    } catch (RuntimeException | StackOverflowError | LinkageError e) {
+      failInternally(e, nowMs);
+    }
+  }
+
+  private void merge(Partial partial, long nowMs) {
     if (recordWindow) {
       RawPartial window = (RawPartial) panes[0];
       for (Map<String, Object> row : partial.rows()) {
@@ -175,6 +186,14 @@ public final class QueryCombiner {
     if (done) {
       return;
     }
+    try {
+      advanceChecked(nowMs);
+    } catch (RuntimeException | StackOverflowError | LinkageError e) {
+      failInternally(e, nowMs);
+    }
+  }
+
+  private void advanceChecked(long nowMs) {
     if (nowMs >= endTimeMs) {
       finish(Math.max(nowMs, endTimeMs));
       return;
@@ -200,18 +219,22 @@ public final class QueryCombiner {
     }
   }
 
-  /** Ends the query now (duration reached, killed, or the source ended): emits the last result. */
+  /**
+   * Ends the query now (duration reached, killed, or the source ended): emits the last result. A
+   * record window whose last window was full and emitted already ends with an empty final result,
+   * so that every query's last result says it is final.
+   */
   public void finish(long nowMs) {
     if (done) {
       return;
     }
-    Partial state = panes.length == 1 ? panes[0] : mergedPanes();
-    if (recordWindow && state.isEmpty() && windowNumber > 1) {
+    try {
+      Partial state = panes.length == 1 ? panes[0] : mergedPanes();
+      emit(state, nowMs, true);
       done = true;
-      return;
+    } catch (RuntimeException | StackOverflowError | LinkageError e) {
+      failInternally(e, nowMs);
     }
-    emit(state, nowMs, true);
-    done = true;
   }
 
   /** Ends the query with an error and emits what it has, with the error in the metadata. */
@@ -220,9 +243,32 @@ public final class QueryCombiner {
       return;
     }
     errors = List.of(new Meta.QueryError(message, resolution, true));
-    Partial state = panes.length == 1 ? panes[0] : mergedPanes();
-    emitUnchecked(state, nowMs, true);
+    try {
+      Partial state = panes.length == 1 ? panes[0] : mergedPanes();
+      emitUnchecked(state, nowMs, true);
+      done = true;
+    } catch (RuntimeException | StackOverflowError | LinkageError e) {
+      failInternally(e, nowMs);
+    }
+  }
+
+  /**
+   * Ends the query after an exception in its own processing (here, or on the filter side of a
+   * partition): its state cannot be trusted, so the final result has no records and carries the
+   * error. Other queries are not affected.
+   */
+  public void fail(Throwable error, long nowMs) {
+    if (!done) {
+      failInternally(error, nowMs);
+    }
+  }
+
+  private void failInternally(Throwable error, long nowMs) {
+    List<Meta.QueryError> all = new ArrayList<>(errors);
+    all.add(QueryFailures.internal(error));
+    errors = all;
     done = true;
+    sink.emit(query, new Result(List.of(), meta(nowMs, true, 0, Map.of())));
   }
 
   private Partial mergedPanes() {
@@ -265,22 +311,24 @@ public final class QueryCombiner {
         sketch = outer.sketch;
       }
     }
+    sink.emit(query, new Result(rows, meta(nowMs, isFinal, rows.size(), sketch)));
+  }
+
+  private Meta meta(long nowMs, boolean isFinal, int size, Map<String, Object> sketch) {
     Optional<Meta.WindowMeta> window =
         windowName == null
             ? Optional.empty()
             : Optional.of(
-                new Meta.WindowMeta(windowNumber, windowName, nowMs, windowStartMs, rows.size()));
-    Meta meta =
-        new Meta(
-            query.id(),
-            query.text(),
-            query.receiveTimeMs(),
-            isFinal ? Optional.of(nowMs) : Optional.empty(),
-            window,
-            sketch,
-            errors,
-            isFinal);
-    sink.emit(query, new Result(rows, meta));
+                new Meta.WindowMeta(windowNumber, windowName, nowMs, windowStartMs, size));
+    return new Meta(
+        query.id(),
+        query.text(),
+        query.receiveTimeMs(),
+        isFinal ? Optional.of(nowMs) : Optional.empty(),
+        window,
+        sketch,
+        errors,
+        isFinal);
   }
 
   /**

@@ -39,7 +39,21 @@ public final class QueryProcessor {
   public QueryProcessor(QueryLimits limits, LongSupplier clock, ResultSink sink) {
     this.limits = limits;
     this.clock = clock;
-    this.filters = new FilterSet(limits, clock, this::onPartial);
+    this.filters =
+        new FilterSet(
+            limits,
+            clock,
+            new PartialSink() {
+              @Override
+              public void accept(Query query, Partial partial) {
+                onPartial(query, partial);
+              }
+
+              @Override
+              public void failed(Query query, Throwable error) {
+                onFailure(query, error);
+              }
+            });
     this.sinkRef = sink;
   }
 
@@ -144,6 +158,14 @@ public final class QueryProcessor {
       if (c.isDone()) {
         finished.add(query.id());
       }
+    }
+  }
+
+  private void onFailure(Query query, Throwable error) {
+    QueryCombiner c = combiners.get(query.id());
+    if (c != null) {
+      c.fail(error, clock.getAsLong());
+      finished.add(query.id());
     }
   }
 

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.io.Writer;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -17,7 +18,21 @@ public final class ResultJson {
 
   public static String write(Result result) {
     StringWriter out = new StringWriter(256);
+    try {
+      write(result, out);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out.toString();
+  }
+
+  /**
+   * Writes the result's JSON to {@code out} as it goes, without building it in memory first (a
+   * window of raw records can be tens of megabytes); {@code out} is flushed, not closed.
+   */
+  public static void write(Result result, Writer out) throws IOException {
     try (JsonGenerator g = JSON.createGenerator(out)) {
+      g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
       g.writeStartObject();
       g.writeFieldName("records");
       g.writeStartArray();
@@ -28,10 +43,7 @@ public final class ResultJson {
       g.writeFieldName("meta");
       writeMeta(g, result.meta());
       g.writeEndObject();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     }
-    return out.toString();
   }
 
   private static void writeMeta(JsonGenerator g, Meta m) throws IOException {
@@ -60,6 +72,14 @@ public final class ResultJson {
       g.writeFieldName("sketch");
       writeValue(g, new TreeMap<>(m.sketch()));
     }
+    if (!m.badInput().isEmpty()) {
+      g.writeFieldName("badInput");
+      g.writeStartObject();
+      for (Map.Entry<String, Long> e : m.badInput().entrySet()) {
+        g.writeNumberField(e.getKey(), e.getValue());
+      }
+      g.writeEndObject();
+    }
     if (!m.errors().isEmpty()) {
       g.writeFieldName("errors");
       g.writeStartArray();
@@ -86,7 +106,9 @@ public final class ResultJson {
       g.writeNumber(((Number) v).longValue());
     } else if (v instanceof Double || v instanceof Float) {
       double d = ((Number) v).doubleValue();
-      if (Double.isFinite(d)) {
+      if (v instanceof Float f && Float.isFinite(f)) {
+        g.writeNumber(f); // as Bullet prints a FLOAT: 1.1, not its double expansion
+      } else if (Double.isFinite(d)) {
         g.writeNumber(d);
       } else {
         g.writeString(Double.toString(d));

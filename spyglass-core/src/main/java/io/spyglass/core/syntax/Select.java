@@ -9,7 +9,7 @@ import java.util.Optional;
  *
  * @param groupBy empty when there is no GROUP BY; an empty list for {@code GROUP BY ()}
  */
-public record Query(
+public record Select(
     boolean distinct,
     List<SelectItem> select,
     Source source,
@@ -22,7 +22,7 @@ public record Query(
     Optional<Limit> limit,
     Span span) {
 
-  public Query {
+  public Select {
     select = List.copyOf(select);
     lateralViews = List.copyOf(lateralViews);
     groupBy = groupBy.map(List::copyOf);
@@ -60,7 +60,7 @@ public record Query(
   public record Duration(long millis, boolean max, Span span) {}
 
   /** {@code FROM (inner query)}. */
-  public record SubQuery(Query query, Span span) implements Source {}
+  public record SubQuery(Select query, Span span) implements Source {}
 
   /** {@code LATERAL VIEW [OUTER] EXPLODE(source) AS alias | (keyAlias, valueAlias)}. */
   public record LateralView(

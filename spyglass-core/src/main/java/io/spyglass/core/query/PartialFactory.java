@@ -14,8 +14,8 @@ import io.spyglass.core.plan.Window;
 import java.util.List;
 
 /** Creates the empty partial state of a plan's aggregation. */
-final class Partials {
-  private Partials() {}
+final class PartialFactory {
+  private PartialFactory() {}
 
   static Partial create(QueryPlan plan, QueryLimits limits) {
     Aggregation agg = plan.aggregation();
