@@ -120,6 +120,43 @@ public final class BulletReferee {
     return new Queries((Integer) response.get("handle"), rejected);
   }
 
+  /**
+   * Builds Bullet records from plain maps once, to be handed to queries many times with {@link
+   * Queries#consume(RecordPool, int, int)}: for benchmarks that measure Bullet's queries apart from
+   * making its records. Free it with {@link RecordPool#close()}.
+   */
+  public RecordPool pool(List<Map<String, Object>> records) {
+    Map<String, Object> response = runner.apply(Map.of("op", "pool", "records", records));
+    return new RecordPool((Integer) response.get("pool"), (Integer) response.get("records"));
+  }
+
+  /** Bullet records built once, held inside Bullet's class loader. */
+  public final class RecordPool implements AutoCloseable {
+    private final int handle;
+    private int size;
+
+    private RecordPool(int handle, int size) {
+      this.handle = handle;
+      this.size = size;
+    }
+
+    public int size() {
+      return size;
+    }
+
+    /** Appends Bullet records built from these maps: a large pool is built a chunk at a time. */
+    public void add(List<Map<String, Object>> records) {
+      Map<String, Object> response =
+          runner.apply(Map.of("op", "pool", "pool", handle, "records", records));
+      size = (Integer) response.get("records");
+    }
+
+    @Override
+    public void close() {
+      runner.apply(Map.of("op", "drop", "pool", handle));
+    }
+  }
+
   /** Queries running in Bullet, fed in batches. Valid until {@link #finish}. */
   public final class Queries {
     private final int handle;
@@ -148,6 +185,26 @@ public final class BulletReferee {
     /** As {@link #consumeJson}, for records already parsed. */
     public long consumeRecords(List<Map<String, Object>> records) {
       return consume("records", records);
+    }
+
+    /**
+     * Hands {@code count} records of a pool of Bullet records, from its record {@code from} on
+     * (cycling), to the queries the partitioner picks: Bullet's filter stage on records it has
+     * already built.
+     */
+    public void consume(RecordPool pool, int from, int count) {
+      runner.apply(
+          Map.of(
+              "op",
+              "consume",
+              "handle",
+              handle,
+              "pool",
+              pool.handle,
+              "from",
+              from,
+              "count",
+              count));
     }
 
     private long consume(String key, List<?> batch) {

@@ -64,4 +64,29 @@ class BulletRefereeTest {
     assertThat(results.get("all").get(0).records()).containsExactly(Map.of("n", 2L));
     assertThat(results.get("some").get(0).records()).containsExactly(Map.of("n", 1L));
   }
+
+  @Test
+  void feedsRecordsBuiltOnceWithTheEqualityPartitioner() {
+    BulletReferee partitioned =
+        BulletReferee.load(
+            Map.of(
+                "bullet.query.partitioner.enable",
+                true,
+                "bullet.query.partitioner.equality.fields",
+                List.of("id")));
+    BulletReferee.Queries queries =
+        partitioned.open(
+            Map.of(
+                "a", "SELECT COUNT(*) AS n FROM STREAM(MAX, TIME) WHERE id = 'a'",
+                "b", "SELECT COUNT(*) AS n FROM STREAM(MAX, TIME) WHERE id = 'b'"));
+    try (BulletReferee.RecordPool pool =
+        partitioned.pool(List.of(Map.of("id", "a"), Map.of("id", "b")))) {
+      pool.add(List.of(Map.of("id", "c")));
+      assertThat(pool.size()).isEqualTo(3);
+      queries.consume(pool, 1, 5); // b c a b c
+    }
+    Map<String, List<BulletReferee.Window>> results = queries.finish();
+    assertThat(results.get("a").get(0).records()).containsExactly(Map.of("n", 1L));
+    assertThat(results.get("b").get(0).records()).containsExactly(Map.of("n", 2L));
+  }
 }

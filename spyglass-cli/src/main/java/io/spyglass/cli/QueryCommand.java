@@ -8,6 +8,7 @@ import io.spyglass.engine.Engine;
 import io.spyglass.engine.EngineConfig;
 import io.spyglass.engine.EngineMetrics;
 import io.spyglass.engine.QueryHandle;
+import io.spyglass.engine.source.BadInput;
 import io.spyglass.engine.source.Source;
 import io.spyglass.engine.source.Sources;
 import io.spyglass.flink.LocalRun;
@@ -20,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -152,13 +154,15 @@ final class QueryCommand implements Callable<Integer> {
       Progress progress = Progress.forTerminal(engine);
       List<RunningQuery> running = new ArrayList<>();
       handles.forEach(h -> running.add(RunningQuery.of(h)));
-      Printed outcome = printAll(running, printer, progress, err);
+      SourceReport sourceReport = new SourceReport(engine, source, progress, err);
+      Printed outcome = printAll(running, printer, progress, sourceReport, err);
       progress.clear();
       printed.countDown();
       if (outcome.outputClosed()) {
         // the reader of our output went away (| head): stop at once, like other commands do
         return 0;
       }
+      sourceReport.report(true);
       if (engine.failure() != null) {
         err.println("spyglass: the engine failed: " + engine.failureMessage());
         err.flush();
@@ -205,7 +209,7 @@ final class QueryCommand implements Callable<Integer> {
       ResultPrinter printer = new ResultPrinter(System.out, format, texts.size() > 1);
       List<RunningQuery> running = new ArrayList<>();
       run.queries().forEach(q -> running.add(RunningQuery.of(q)));
-      Printed outcome = printAll(running, printer, Progress.NONE, err);
+      Printed outcome = printAll(running, printer, Progress.NONE, null, err);
       System.out.flush();
       printed.countDown();
       return !outcome.outputClosed() && outcome.failed() > 0 ? 1 : 0;
@@ -256,8 +260,13 @@ final class QueryCommand implements Callable<Integer> {
   }
 
   private Printed printAll(
-      List<RunningQuery> handles, ResultPrinter printer, Progress progress, PrintWriter err)
+      List<RunningQuery> handles,
+      ResultPrinter printer,
+      Progress progress,
+      SourceReport sourceReport,
+      PrintWriter err)
       throws InterruptedException {
+    // sourceReport: null where the runtime reads the source itself (Flink)
     List<RunningQuery> open = new ArrayList<>(handles);
     int failed = 0;
     while (!open.isEmpty()) {
@@ -281,6 +290,9 @@ final class QueryCommand implements Callable<Integer> {
         }
       }
       progress.update();
+      if (sourceReport != null) {
+        sourceReport.report(false);
+      }
       if (!any && open.size() > 1) {
         Thread.sleep(20);
       }
@@ -383,6 +395,53 @@ final class QueryCommand implements Callable<Integer> {
           return q.error();
         }
       };
+    }
+  }
+
+  /**
+   * Lines on stderr about the source: input that could not be read (how much, why and where the
+   * first were; while queries run, at most every 10 s when there is more, and at the end if
+   * anything is new), and what keeps it from reading (when it starts and when it ends).
+   */
+  static final class SourceReport {
+    private static final long EVERY_MS = 10_000;
+    private final Engine engine;
+    private final String source;
+    private final Progress progress;
+    private final PrintWriter err;
+    private long reported;
+    private long lastMs = System.currentTimeMillis();
+    private String problem;
+
+    SourceReport(Engine engine, String source, Progress progress, PrintWriter err) {
+      this.engine = engine;
+      this.source = source;
+      this.progress = progress;
+      this.err = err;
+    }
+
+    void report(boolean atEnd) {
+      String p = engine.sourceProblem();
+      if (!Objects.equals(p, problem)) {
+        say(p != null ? p + "; results miss its records while this lasts" : "reading again");
+        problem = p;
+      }
+      long now = System.currentTimeMillis();
+      if (!atEnd && now - lastMs < EVERY_MS) {
+        return;
+      }
+      lastMs = now;
+      BadInput.Snapshot s = engine.badInput();
+      if (s.total() > reported) {
+        reported = s.total();
+        say(s.toString());
+      }
+    }
+
+    private void say(String what) {
+      progress.clear();
+      err.println("spyglass: " + source + ": " + what);
+      err.flush();
     }
   }
 

@@ -39,6 +39,41 @@ class ErrorsIT {
   }
 
   @Test
+  void badInputIsCountedAndSaidOnStderrWithItsLines() throws Exception {
+    Path file = Files.createTempFile("events", ".json");
+    try {
+      Files.writeString(file, "{\"a\": 1}\n{\"a\": 2,\n[1, 2]\n{\"a\": 3}\n{\"a\": NaN}\n{\"a\"");
+      Spyglass.Run run =
+          Spyglass.run(
+              "query",
+              "--source",
+              "file:" + file,
+              "--format",
+              "json",
+              "SELECT COUNT(*) AS n FROM STREAM(MAX, TIME)");
+      assertThat(run.exitCode()).as(run.toString()).isZero();
+      assertThat(run.json())
+          .singleElement()
+          .satisfies(
+              r -> {
+                assertThat(r.at("/records/0/n").asLong()).isEqualTo(2);
+                assertThat(r.at("/meta/badInput/truncated").asLong()).isEqualTo(2);
+                assertThat(r.at("/meta/badInput/notAnObject").asLong()).isEqualTo(1);
+                assertThat(r.at("/meta/badInput/notANumber").asLong()).isEqualTo(1);
+              });
+      assertThat(run.stderr())
+          .contains(
+              "spyglass: file:"
+                  + file
+                  + ": 4 bad records skipped: 2 truncated JSON (line 2, line 6), 1 NaN or"
+                  + " Infinity, which JSON has no numbers for (line 5), 1 not a JSON object"
+                  + " (line 3)\n");
+    } finally {
+      Files.deleteIfExists(file);
+    }
+  }
+
+  @Test
   void unknownSourceExitsWithOneAndListsTheAcceptedForms() throws Exception {
     Spyglass.Run run = Spyglass.run("query", "--source", "bogus", "SELECT * FROM STREAM()");
     assertThat(run.exitCode()).as(run.toString()).isEqualTo(1);

@@ -21,10 +21,17 @@ import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The command reading a topic of a real single-node KRaft broker, started once for the class. */
+/**
+ * The command reading a topic of a real single-node KRaft broker, started once for the class and
+ * stopped by the last test.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class KafkaIT {
   private static final int RECORDS = 50;
 
@@ -88,10 +95,12 @@ class KafkaIT {
   static void stopBroker() throws Exception {
     if (cluster != null) {
       cluster.close();
+      cluster = null;
     }
   }
 
   @Test
+  @Order(1)
   void rawLimitAndCountOverATopicFromEarliest() throws Exception {
     Path queries = dir.resolve("queries.bql");
     Files.writeString(
@@ -108,6 +117,8 @@ class KafkaIT {
             "--queries",
             queries.toString());
     assertThat(run.exitCode()).as(run.toString()).isZero();
+    // a normal end says nothing (closing the consumer under a poll is not an error)
+    assertThat(run.stderr()).as(run.toString()).doesNotContain("ERROR", "Exception");
 
     List<JsonNode> raw = run.results("q1");
     assertThat(raw).as(run.toString()).hasSize(1);
@@ -125,5 +136,33 @@ class KafkaIT {
     assertThat(count.get(0).at("/meta/final").asBoolean()).isTrue();
     assertThat(count.get(0).at("/records/0/n").asLong()).isEqualTo(RECORDS);
     assertThat(count.get(0).at("/records/0/s").asDouble()).isEqualTo(10 * 500 + 40 * 200);
+  }
+
+  @Test
+  @Order(2)
+  void aStoppedBrokerIsSaidWhileTheQueryGoesOn() throws Exception {
+    try (Spyglass.Running cmd =
+        Spyglass.start(
+            "query",
+            "--source",
+            "kafka://" + bootstrap + "/events?from=earliest",
+            "--format",
+            "json",
+            "SELECT COUNT(*) AS n FROM STREAM(MAX, TIME) WINDOWING TUMBLING(500, TIME)")) {
+      cmd.awaitResult("the topic counted", r -> r.at("/records/0/n").asLong() == RECORDS);
+      stopBroker();
+      JsonNode said =
+          cmd.awaitResult(
+              "a window that says the broker does not answer",
+              r -> r.at("/meta/errors/0/message").asText().contains("does not answer"));
+      assertThat(said.at("/meta/errors/0/fatal").asBoolean()).isFalse();
+      assertThat(said.at("/meta/final").asBoolean()).isFalse();
+      cmd.interrupt();
+      assertThat(cmd.awaitExit()).as(cmd.toString()).isEqualTo(130);
+      assertThat(cmd.stderr())
+          .as(cmd.toString())
+          .contains("spyglass: kafka://" + bootstrap + "/events?from=earliest: Kafka at ")
+          .contains("does not answer; results miss its records while this lasts");
+    }
   }
 }

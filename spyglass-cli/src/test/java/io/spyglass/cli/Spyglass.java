@@ -190,10 +190,36 @@ final class Spyglass {
       throw new AssertionError("no result: " + what + "\n" + this);
     }
 
+    /** Polls stdout until a line satisfies {@code condition}, for at most the timeout. */
+    String awaitLine(String what, Predicate<String> condition) throws InterruptedException {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_S);
+      while (System.nanoTime() < deadline) {
+        for (String line : lines) {
+          if (condition.test(line)) {
+            return line;
+          }
+        }
+        if (!process.isAlive() && !outReader.isAlive()) {
+          break;
+        }
+        Thread.sleep(20);
+      }
+      throw new AssertionError("no line: " + what + "\n" + this);
+    }
+
     /** Sends SIGINT, as Ctrl-C does. */
     void interrupt() throws IOException, InterruptedException {
+      signal("INT");
+    }
+
+    /** Sends SIGTERM, as a service manager does. */
+    void terminate() throws IOException, InterruptedException {
+      signal("TERM");
+    }
+
+    private void signal(String name) throws IOException, InterruptedException {
       Process kill =
-          new ProcessBuilder("kill", "-INT", Long.toString(process.pid())).inheritIO().start();
+          new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
       assertThat(kill.waitFor(10, TimeUnit.SECONDS)).isTrue();
       assertThat(kill.exitValue()).isZero();
     }

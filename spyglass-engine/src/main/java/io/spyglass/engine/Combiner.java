@@ -5,6 +5,8 @@ import io.spyglass.core.query.Query;
 import io.spyglass.core.query.QueryCombiner;
 import io.spyglass.core.query.ResultSink;
 import io.spyglass.core.result.Meta;
+import io.spyglass.core.result.Result;
+import io.spyglass.engine.source.BadInput;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -53,6 +55,9 @@ final class Combiner implements Runnable {
     int workersWithIt;
     boolean cutOff;
     String fatalError;
+
+    /** The engine's bad input when the query's previous result was emitted (or it started). */
+    BadInput.Snapshot badInputSeen;
 
     Running(QueryHandle handle) {
       this.handle = handle;
@@ -239,8 +244,10 @@ final class Combiner implements Runnable {
     } else if (m instanceof Start) {
       QueryHandle h = ((Start) m).handle();
       Running r = new Running(h);
+      r.badInputSeen = engine.badInput();
       ResultSink sink =
           (query, result) -> {
+            result = withSourceNews(r, result);
             if (!r.cutOff && !h.offer(result)) {
               r.cutOff = true;
             }
@@ -271,6 +278,30 @@ final class Combiner implements Runnable {
         r.handle.end(null);
       }
     }
+  }
+
+  /**
+   * The result with what the source did meanwhile: the input skipped since the query's previous
+   * result, and what keeps the source from reading now.
+   */
+  private Result withSourceNews(Running r, Result result) {
+    Meta meta = result.meta();
+    BadInput.Snapshot now = engine.badInput();
+    if (now.total() != r.badInputSeen.total()) {
+      meta = meta.withBadInput(now.since(r.badInputSeen));
+      r.badInputSeen = now;
+    }
+    String problem = engine.sourceProblem();
+    if (problem != null) {
+      meta =
+          meta.withError(
+              new Meta.QueryError(
+                  problem,
+                  "The query goes on, without what the source cannot give meanwhile; reading"
+                      + " resumes when the source is back",
+                  false));
+    }
+    return meta == result.meta() ? result : new Result(result.records(), meta);
   }
 
   /** Ends and removes a query that finished or whose subscriber fell behind. */

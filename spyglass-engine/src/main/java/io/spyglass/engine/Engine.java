@@ -2,7 +2,9 @@ package io.spyglass.engine;
 
 import io.spyglass.core.query.Query;
 import io.spyglass.core.query.QueryStats;
+import io.spyglass.core.record.BadRecord;
 import io.spyglass.core.syntax.BqlException;
+import io.spyglass.engine.source.BadInput;
 import io.spyglass.engine.source.RawBatch;
 import io.spyglass.engine.source.Source;
 import java.io.IOException;
@@ -70,6 +72,10 @@ public final class Engine implements AutoCloseable {
   private final LongAdder bytesRead = new LongAdder();
   private final LongAdder recordsProcessed = new LongAdder();
   private final LongAdder malformed = new LongAdder();
+
+  /** What the workers could not read; the source counts what it skipped itself. */
+  private final BadInput workerBadInput = new BadInput();
+
   private final LongAdder started = new LongAdder();
   private final LongAdder emitted = new LongAdder();
   private volatile long lastReadToProcessedMs;
@@ -330,6 +336,22 @@ public final class Engine implements AutoCloseable {
     lastReadToProcessedMs = Math.max(0, config.clock().getAsLong() - readMs);
   }
 
+  void badRecord(BadRecord reason, String where) {
+    workerBadInput.add(reason, where);
+  }
+
+  int maxRecordBytes() {
+    return source.maxRecordBytes();
+  }
+
+  /**
+   * Input skipped since the engine started, by reason, with the places of the first few: what the
+   * source skipped (lines over its size limit) and what the workers could not read as records.
+   */
+  public BadInput.Snapshot badInput() {
+    return source.badInput().plus(workerBadInput.snapshot());
+  }
+
   void emitted() {
     emitted.increment();
   }
@@ -420,6 +442,15 @@ public final class Engine implements AutoCloseable {
   }
 
   /**
+   * What keeps the source from reading now (a broker that does not answer, a topic deleted), or
+   * null; see {@link Source#problem()}. Every result emitted while it lasts carries it as a
+   * non-fatal error.
+   */
+  public String sourceProblem() {
+    return source.problem();
+  }
+
+  /**
    * Why the source stopped with an error, or null. The engine then stops, and every query that was
    * running ended with a final result carrying this error.
    */
@@ -459,7 +490,8 @@ public final class Engine implements AutoCloseable {
         running.get(),
         started.sum(),
         emitted.sum(),
-        perQuery);
+        perQuery,
+        badInput().byKey());
   }
 
   /** Queries running now. */

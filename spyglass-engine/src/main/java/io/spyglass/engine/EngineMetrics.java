@@ -19,6 +19,9 @@ import java.util.Map;
  * @param queriesStarted queries started since the engine started
  * @param resultsEmitted results emitted since the engine started
  * @param queries per running query, its statistics summed over workers (as of the last tick)
+ * @param badInput input skipped since the engine started, by {@link
+ *     io.spyglass.core.record.BadRecord#key() reason}: {@code malformed} and {@code sourceSkipped}
+ *     together
  */
 public record EngineMetrics(
     long uptimeMs,
@@ -33,4 +36,5 @@ public record EngineMetrics(
     int runningQueries,
     long queriesStarted,
     long resultsEmitted,
-    Map<String, QueryStats> queries) {}
+    Map<String, QueryStats> queries,
+    Map<String, Long> badInput) {}

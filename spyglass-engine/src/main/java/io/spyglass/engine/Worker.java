@@ -54,7 +54,7 @@ final class Worker implements Runnable, PartialSink {
   private final BlockingQueue<Command> commands;
   private final Engine engine;
   private final FilterSet filters;
-  private final JsonRecordReader reader = new JsonRecordReader();
+  private final JsonRecordReader reader;
   private final Record record = new Record(128);
   private Set<String> selected;
   private volatile boolean stop;
@@ -64,6 +64,8 @@ final class Worker implements Runnable, PartialSink {
     this.batches = batches;
     this.engine = engine;
     this.commands = new ArrayBlockingQueue<>(commandCapacity(engine.config().maxQueries()));
+    this.reader =
+        new JsonRecordReader(JsonRecordReader.Limits.forRecordBytes(engine.maxRecordBytes()));
     this.filters = new FilterSet(engine.config().limits(), engine.config().clock(), this);
   }
 
@@ -176,6 +178,7 @@ final class Worker implements Runnable, PartialSink {
         reader.read(data, batch.start(i), batch.length(i), record);
       } catch (MalformedRecordException e) {
         malformed++;
+        engine.badRecord(e.reason(), batch.where(i));
         continue;
       }
       record.putLong(READ_TIME, readMs);

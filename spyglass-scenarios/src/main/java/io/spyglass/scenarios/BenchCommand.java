@@ -21,13 +21,14 @@ import picocli.CommandLine.Parameters;
       "Run a benchmark scenario against the embedded engine: tables on stdout, CSV and PNG charts"
           + " in --out.",
       "Scenarios: latency, find, raw-queries, data-scaling, query-scaling, query-kinds, pipeline,"
-          + " metering."
+          + " metering, service, versus-bullet, end-to-end."
     },
     footer = {
       "",
       "Examples:",
       "  ./spyglass bench latency --quick",
       "  ./spyglass bench query-scaling --rate 68400 --out /tmp/qs",
+      "  ./spyglass bench service --quick",
       "Run one benchmark at a time: numbers from concurrent runs share the cores and are wrong."
     })
 public final class BenchCommand implements Callable<Integer> {
@@ -84,6 +85,18 @@ public final class BenchCommand implements Callable<Integer> {
   long latencyBoundMs;
 
   @Option(
+      names = "--pairs",
+      description = "versus-bullet: alternated pairs of runs per comparison (default: 5, quick 1)")
+  int pairs;
+
+  @Option(
+      names = "--pool-records",
+      description =
+          "versus-bullet: records in the large pool built before the runs (default: 1,000,000,"
+              + " quick 4,096; fewer when the heap cannot hold them)")
+  int poolRecords;
+
+  @Option(
       names = "--ingest",
       description = "metering: how documents reach the engine: source or http (default: source)",
       defaultValue = "source")
@@ -102,7 +115,9 @@ public final class BenchCommand implements Callable<Integer> {
             List.copyOf(sizes),
             probeMs > 0 ? probeMs : d.probeMs(),
             d.warmupMs(),
-            latencyBoundMs);
+            latencyBoundMs,
+            pairs > 0 ? pairs : d.pairs(),
+            poolRecords > 0 ? poolRecords : d.poolRecords());
     Scenario sc = Scenarios.byName().get(scenario);
     if (sc == null) {
       throw new CommandLine.ParameterException(
@@ -127,7 +142,16 @@ public final class BenchCommand implements Callable<Integer> {
     console.println();
     console.println(sc.description());
     long start = System.currentTimeMillis();
+    double loadBefore = Machine.loadAverage();
     sc.run(s, r);
+    r.file(
+        "run.json",
+        Machine.runJson(
+            sc.name(),
+            s.quick(),
+            java.time.Instant.ofEpochMilli(start),
+            (System.currentTimeMillis() - start) / 1000.0,
+            loadBefore));
     console.println();
     console.printf(
         "%s in %.1f s; files in %s%s%n",

@@ -39,6 +39,11 @@ import java.util.function.Function;
  *       that closes is read and reset.
  *   <li>{@code finish}: {@code handle} &rarr; {@code results} (id &rarr; windows emitted since
  *       open, the final one included); the handle is closed.
+ *   <li>{@code pool}: {@code records} (a list of maps), and a {@code pool} handle to append to one
+ *       &rarr; {@code pool} (the handle) and {@code records} (its size): Bullet records built once,
+ *       to be fed many times by {@code consume} with {@code pool}, {@code from} and {@code count}
+ *       (cycling): for benchmarks of records already built.
+ *   <li>{@code drop}: {@code pool} &rarr; nothing: the pool is freed.
  * </ul>
  */
 public final class BulletRunner implements Function<Map<String, Object>, Map<String, Object>> {
@@ -56,6 +61,7 @@ public final class BulletRunner implements Function<Map<String, Object>, Map<Str
   private final ObjectMapper json =
       new ObjectMapper().enable(DeserializationFeature.USE_LONG_FOR_INTS);
   private final Map<Integer, Session> sessions = new HashMap<>();
+  private final Map<Integer, BulletRecord<?>[]> pools = new HashMap<>();
   private int nextHandle;
 
   /**
@@ -83,6 +89,11 @@ public final class BulletRunner implements Function<Map<String, Object>, Map<Str
         return consume(request);
       case "finish":
         return finish((Integer) request.get("handle"));
+      case "pool":
+        return pool((Integer) request.get("pool"), maps(request.get("records")));
+      case "drop":
+        pools.remove((Integer) request.get("pool"));
+        return Map.of();
       default:
         throw new IllegalArgumentException("Unknown op " + op);
     }
@@ -180,8 +191,37 @@ public final class BulletRunner implements Function<Map<String, Object>, Map<Str
     return Map.of("handle", handle, "rejected", rejected);
   }
 
+  /** A new pool of these records, or, given a handle, that pool with them appended. */
+  private Map<String, Object> pool(Integer append, List<Map<String, Object>> records) {
+    BulletRecord<?>[] before = append == null ? new BulletRecord<?>[0] : pools.get(append);
+    if (before == null) {
+      throw new IllegalArgumentException("No pool " + append);
+    }
+    BulletRecord<?>[] pool = java.util.Arrays.copyOf(before, before.length + records.size());
+    for (int i = 0; i < records.size(); i++) {
+      pool[before.length + i] = Records.toBullet(records.get(i), provider);
+    }
+    int handle = append == null ? nextHandle++ : append;
+    pools.put(handle, pool);
+    return Map.of("pool", handle, "records", pool.length);
+  }
+
   private Map<String, Object> consume(Map<String, Object> request) {
     Session session = session((Integer) request.get("handle"));
+    if (request.containsKey("pool")) {
+      BulletRecord<?>[] pool = pools.get((Integer) request.get("pool"));
+      if (pool == null) {
+        throw new IllegalArgumentException("No pool " + request.get("pool"));
+      }
+      int from = (Integer) request.get("from");
+      int count = (Integer) request.get("count");
+      long emitted = 0;
+      for (int i = 0, at = from % pool.length; i < count; i++) {
+        emitted += offer(session, pool[at]);
+        at = at + 1 == pool.length ? 0 : at + 1;
+      }
+      return Map.of("records", (long) count, "malformed", 0L, "emitted", emitted);
+    }
     long records = 0;
     long malformed = 0;
     long emitted = 0;
@@ -195,19 +235,28 @@ public final class BulletRunner implements Function<Map<String, Object>, Map<Str
         malformed++;
         continue;
       }
-      BulletRecord<?> record = Records.toBullet(r, provider);
       records++;
-      for (Map.Entry<String, Querier> e : session.manager.partition(record).entrySet()) {
-        Querier querier = e.getValue();
-        querier.consume(record);
-        if (querier.isClosed() && !querier.isDone()) {
-          session.windows.get(e.getKey()).add(clip(querier.getResult()));
-          querier.reset();
-          emitted++;
-        }
-      }
+      emitted += offer(session, Records.toBullet(r, provider));
     }
     return Map.of("records", records, "malformed", malformed, "emitted", emitted);
+  }
+
+  /**
+   * Hands a record to the queries the manager's partitioner picks for it, as Bullet's filter stage
+   * does; reads and resets windows that close. Returns how many did.
+   */
+  private int offer(Session session, BulletRecord<?> record) {
+    int emitted = 0;
+    for (Map.Entry<String, Querier> e : session.manager.partition(record).entrySet()) {
+      Querier querier = e.getValue();
+      querier.consume(record);
+      if (querier.isClosed() && !querier.isDone()) {
+        session.windows.get(e.getKey()).add(clip(querier.getResult()));
+        querier.reset();
+        emitted++;
+      }
+    }
+    return emitted;
   }
 
   private Map<String, Object> finish(int handle) {

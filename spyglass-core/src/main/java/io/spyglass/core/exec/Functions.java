@@ -23,7 +23,7 @@ final class Functions {
 
   /**
    * {@code HASH(x)}: Java's {@code hashCode} of the value, as Bullet computes it: a LONG hashes as
-   * {@link Long#hashCode(long)}, a STRING as {@link String#hashCode()}, TRUE as 1231.
+   * {@link Long#hashCode(long)}, a STRING as {@link String#hashCode()}, TRUE as 1231, NULL as 0.
    */
   static final class Hash extends Eval {
     final Eval a;
@@ -35,11 +35,9 @@ final class Functions {
     @Override
     public int eval(Record r) {
       int k = a.eval(r);
-      if (k == NULL) {
-        return NULL;
-      }
       l =
           switch (k) {
+            case NULL -> 0; // as Bullet, and as Objects.hashCode(null)
             case BOOLEAN -> Boolean.hashCode(a.l != 0);
             case INTEGER -> Integer.hashCode((int) a.l);
             case LONG -> Long.hashCode(a.l);

@@ -8,6 +8,8 @@ import static io.spyglass.core.record.Record.LONG;
 import static io.spyglass.core.record.Record.NULL;
 import static io.spyglass.core.record.Record.STRING;
 
+import com.google.re2j.Pattern;
+import com.google.re2j.PatternSyntaxException;
 import io.spyglass.core.plan.Call;
 import io.spyglass.core.plan.Literal;
 import io.spyglass.core.plan.Op;
@@ -15,10 +17,12 @@ import io.spyglass.core.record.Record;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
-/** String functions and regular expressions: TRIM, LOWER, UPPER, SUBSTRING, RLIKE. */
+/**
+ * String functions and regular expressions: TRIM, LOWER, UPPER, SUBSTRING, RLIKE. Regular
+ * expressions run on RE2/J, in time linear in the input whatever the pattern, so that no pattern
+ * can stall the thread that evaluates it.
+ */
 final class Strings {
   private Strings() {}
 

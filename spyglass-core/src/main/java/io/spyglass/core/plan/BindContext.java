@@ -28,9 +28,14 @@ final class BindContext {
   final QueryLimits limits;
   final List<BqlError> errors = new ArrayList<>();
   final ExpressionBinder expressions = new ExpressionBinder(errors);
+  private final ColumnNames names;
 
-  BindContext(QueryLimits limits) {
+  /**
+   * @param text the query text, for naming columns as written
+   */
+  BindContext(QueryLimits limits, String text) {
     this.limits = limits;
+    this.names = new ColumnNames(text);
   }
 
   void error(Span span, String message, String resolution) {
@@ -192,8 +197,8 @@ final class BindContext {
   }
 
   /** The column name of a select item: its alias, or its expression as written. */
-  static String nameOf(Item item) {
-    return item.alias().orElseGet(() -> ColumnNames.of(item.expression()));
+  String nameOf(Item item) {
+    return item.alias().orElseGet(() -> names.of(item.expression()));
   }
 
   static String defaultName(Expr bound) {

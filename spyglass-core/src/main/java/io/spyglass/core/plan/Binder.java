@@ -29,8 +29,11 @@ final class Binder {
   private final RawBinder raw;
   private final GroupBinder groups;
 
-  Binder(QueryLimits limits) {
-    this.cx = new BindContext(limits);
+  /**
+   * @param text the query text, for naming columns as written
+   */
+  Binder(QueryLimits limits, String text) {
+    this.cx = new BindContext(limits, text);
     this.windows = new WindowBinder(cx);
     this.raw = new RawBinder(cx);
     this.groups = new GroupBinder(cx);

@@ -26,11 +26,20 @@ import java.util.stream.Collectors;
  * parentheses where the structure needs them. Type hints and quotes are left out.
  */
 final class ColumnNames {
-  private ColumnNames() {}
+  /** The query text, to see the parentheses the syntax tree does not keep. */
+  private final String text;
 
-  static String of(Expression e) {
+  ColumnNames(String text) {
+    this.text = text;
+  }
+
+  String of(Expression e) {
     if (e instanceof Literal literal) {
-      return BqlPrinter.literal(literal.value(), literal.type());
+      String printed = BqlPrinter.literal(literal.value(), literal.type());
+      // Bullet names TRUE, FALSE and NULL in lower case
+      return literal.value() == null || literal.value() instanceof Boolean
+          ? printed.toLowerCase(java.util.Locale.ROOT)
+          : printed;
     }
     if (e instanceof Field field) {
       return field.name();
@@ -49,6 +58,9 @@ final class ColumnNames {
       return "[" + join(list.items()) + "]";
     }
     if (e instanceof Unary unary) {
+      if (unary.op() == UnaryOp.NOT && parenthesised(unary.span().start(), unary.operand())) {
+        return "NOT(" + of(unary.operand()) + ")";
+      }
       String operand = operand(unary.operand(), 1, false);
       return unary.op() == UnaryOp.NOT ? "NOT " + operand : "-" + operand;
     }
@@ -66,6 +78,15 @@ final class ColumnNames {
           + op
           + " "
           + operand(binary.right(), level, true);
+    }
+    if (e instanceof Expression.Chain chain) {
+      int level = level(chain.op());
+      StringBuilder out = new StringBuilder();
+      for (int i = 0; i < chain.operands().size(); i++) {
+        out.append(i == 0 ? "" : " " + chain.op().symbol() + " ")
+            .append(operand(chain.operands().get(i), level, i > 0));
+      }
+      return out.toString();
     }
     if (e instanceof IsNull isNull) {
       return operand(isNull.operand(), 2, false) + (isNull.negated() ? " IS NOT NULL" : " IS NULL");
@@ -89,7 +110,7 @@ final class ColumnNames {
       return "CAST(" + of(cast.operand()) + " AS " + cast.type() + ")";
     }
     if (e instanceof Distribution d) {
-      String numbers = d.numbers().stream().map(ColumnNames::of).collect(Collectors.joining(", "));
+      String numbers = d.numbers().stream().map(n -> of(n)).collect(Collectors.joining(", "));
       return d.function() + "(" + of(d.value()) + ", " + d.mode() + ", " + numbers + ")";
     }
     Expression.Call call = (Expression.Call) e;
@@ -99,18 +120,41 @@ final class ColumnNames {
     return call.name() + "(" + (call.distinct() ? "DISTINCT " : "") + join(call.args()) + ")";
   }
 
-  private static String join(List<Expression> items) {
-    return items.stream().map(ColumnNames::of).collect(Collectors.joining(", "));
+  private String join(List<Expression> items) {
+    return items.stream().map(this::of).collect(Collectors.joining(", "));
   }
 
   /**
    * An operand of an operator of {@code level}: in parentheses when it binds more loosely, or as
    * loosely on the right (operators associate to the left).
    */
-  private static String operand(Expression e, int level, boolean right) {
+  private String operand(Expression e, int level, boolean right) {
     int inner = level(e);
-    String text = of(e);
-    return inner > level || (right && inner == level && inner > 1) ? "(" + text + ")" : text;
+    String name = of(e);
+    boolean needed = inner > level || (right && inner == level && inner > 1);
+    return needed || written(e) ? "(" + name + ")" : name;
+  }
+
+  /** Whether the text has parentheses right around {@code e}. */
+  private boolean written(Expression e) {
+    int before = e.span().start() - 1;
+    while (before >= 0 && Character.isWhitespace(text.charAt(before))) {
+      before--;
+    }
+    int after = e.span().end();
+    while (after < text.length() && Character.isWhitespace(text.charAt(after))) {
+      after++;
+    }
+    return before >= 0
+        && after < text.length()
+        && text.charAt(before) == '('
+        && text.charAt(after) == ')';
+  }
+
+  /** Whether {@code operand}, after the keyword starting at {@code from}, is in parentheses. */
+  private boolean parenthesised(int from, Expression operand) {
+    return operand.span().start() <= text.length()
+        && text.substring(from, operand.span().start()).contains("(");
   }
 
   /** How loosely an expression binds: 0 for a primary, then as the grammar orders operators. */
@@ -129,6 +173,9 @@ final class ColumnNames {
     }
     if (e instanceof Binary binary) {
       return level(binary.op());
+    }
+    if (e instanceof Expression.Chain chain) {
+      return level(chain.op());
     }
     return 0;
   }

@@ -53,7 +53,7 @@ final class CountDistinctBinder {
         cdSelected = true;
         itemName = cdName;
       } else {
-        itemName = BindContext.nameOf(i);
+        itemName = cx.nameOf(i);
         computations.add(new NamedExpr(bound, itemName));
         columns.add(itemName);
       }

@@ -68,7 +68,7 @@ final class DistributionBinder {
           continue; // Its columns are fixed; an alias has nothing to name, as in Bullet.
         }
         Expr bound = cx.expressions.bind(i.expression(), scope);
-        String name = BindContext.nameOf(i);
+        String name = cx.nameOf(i);
         computations.add(new NamedExpr(bound, name));
         columns.add(name);
       } else {

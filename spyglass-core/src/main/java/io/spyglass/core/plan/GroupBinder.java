@@ -36,7 +36,7 @@ final class GroupBinder {
       if (item instanceof Item i) {
         Expr bound = cx.bindRecord(i.expression(), "in SELECT DISTINCT");
         cx.primitiveKey(bound, i.span(), "SELECT DISTINCT");
-        String name = BindContext.nameOf(i);
+        String name = cx.nameOf(i);
         keys.add(new NamedExpr(bound, name));
         known.putIfAbsent(bound, name);
       } else {
@@ -125,7 +125,7 @@ final class GroupBinder {
         name = ref.name();
         selectedColumns.add(name);
       } else {
-        name = BindContext.nameOf(i);
+        name = cx.nameOf(i);
         computations.add(new NamedExpr(bound, name));
       }
       selected.add(name);
@@ -182,7 +182,7 @@ final class GroupBinder {
       if (item instanceof Item i && ExpressionBinder.aggregatesIn(i.expression()).isEmpty()) {
         Expr bound = cx.recordQuietly(i.expression());
         if (keyExprs.contains(bound)) {
-          selectedNames.putIfAbsent(bound, BindContext.nameOf(i));
+          selectedNames.putIfAbsent(bound, cx.nameOf(i));
         }
       }
     }

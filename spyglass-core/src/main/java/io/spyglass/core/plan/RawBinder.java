@@ -82,7 +82,7 @@ final class RawBinder {
     for (SelectItem item : query.select()) {
       if (item instanceof Item i) {
         Expr bound = cx.bindRecord(i.expression(), "in a query of raw records");
-        items.add(new NamedExpr(bound, BindContext.nameOf(i)));
+        items.add(new NamedExpr(bound, cx.nameOf(i)));
       } else if (item instanceof Select.Explode explode) {
         Select.LateralView view = explode.view();
         items.add(new NamedExpr(FieldRef.of(view.alias()), view.alias()));

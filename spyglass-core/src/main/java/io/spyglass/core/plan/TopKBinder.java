@@ -57,7 +57,7 @@ final class TopKBinder {
       if (ExpressionBinder.aggregatesIn(i.expression()).isEmpty()) {
         Expr bound = cx.recordQuietly(i.expression());
         if (fields.contains(bound) && !fieldNames.containsKey(bound)) {
-          String name = BindContext.nameOf(i);
+          String name = cx.nameOf(i);
           fieldNames.put(bound, name);
           selected.add(name);
           continue;
@@ -175,7 +175,7 @@ final class TopKBinder {
     List<NamedExpr> computations = new ArrayList<>();
     for (Item i : items) {
       Expr bound = cx.expressions.bind(i.expression(), scope);
-      String name = BindContext.nameOf(i);
+      String name = cx.nameOf(i);
       computations.add(new NamedExpr(bound, name));
       columns.add(name);
       selected.add(name);

@@ -62,8 +62,9 @@ final class QueryIndex {
     }
     Call c = (Call) e;
     if (c.op() == Op.AND) {
-      collect(c.arg(0), out);
-      collect(c.arg(1), out);
+      for (Expr conjunct : c.args()) {
+        collect(conjunct, out);
+      }
     } else if (c.op() == Op.EQ) {
       Key k = equality(c.arg(0), c.arg(1));
       if (k == null) {

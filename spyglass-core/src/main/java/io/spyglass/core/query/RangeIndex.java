@@ -61,8 +61,13 @@ final class RangeIndex {
     Call c = (Call) e;
     switch (c.op()) {
       case AND:
-        Range left = find(c.arg(0));
-        return left != null ? left : find(c.arg(1));
+        for (Expr conjunct : c.args()) {
+          Range range = find(conjunct);
+          if (range != null) {
+            return range;
+          }
+        }
+        return null;
       case GT:
       case GE:
       case LT:

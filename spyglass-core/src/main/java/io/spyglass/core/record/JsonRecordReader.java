@@ -5,6 +5,8 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
+import com.fasterxml.jackson.core.io.JsonEOFException;
+import java.io.CharConversionException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -25,7 +27,13 @@ import java.util.Set;
 public final class JsonRecordReader {
   /** Bounds on one record. */
   public record Limits(int maxDepth, int maxStringLength, int maxRecordBytes) {
-    public static final Limits DEFAULTS = new Limits(64, 1 << 20, 4 << 20);
+    public static final int DEFAULT_MAX_RECORD_BYTES = 4 << 20;
+    public static final Limits DEFAULTS = forRecordBytes(DEFAULT_MAX_RECORD_BYTES);
+
+    /** One size limit for records, which bounds their strings too; objects nest 64 deep. */
+    public static Limits forRecordBytes(int maxRecordBytes) {
+      return new Limits(64, maxRecordBytes, maxRecordBytes);
+    }
   }
 
   private final JsonFactory factory;
@@ -65,19 +73,20 @@ public final class JsonRecordReader {
   /**
    * Clears {@code into} and fills it with the JSON object in {@code bytes[offset, offset+length)}.
    *
-   * @throws MalformedRecordException when the bytes are not one JSON object within the limits; the
-   *     record's content is then unspecified
+   * @throws MalformedRecordException when the bytes are not one JSON object within the limits, with
+   *     the {@link BadRecord reason}; the record's content is then unspecified
    */
   public void read(byte[] bytes, int offset, int length, Record into)
       throws MalformedRecordException {
     into.clear();
     if (length > limits.maxRecordBytes()) {
       throw new MalformedRecordException(
+          BadRecord.TOO_LONG,
           "Record of " + length + " bytes exceeds the limit of " + limits.maxRecordBytes());
     }
     try (JsonParser p = factory.createParser(bytes, offset, length)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
-        throw new MalformedRecordException("Expected a JSON object");
+        throw new MalformedRecordException(BadRecord.NOT_AN_OBJECT, "Expected a JSON object");
       }
       Set<String> keep = selection;
       JsonToken t;
@@ -118,23 +127,51 @@ public final class JsonRecordReader {
             into.putList(name, readList(p));
             break;
           default:
-            throw new MalformedRecordException("Unexpected token " + v + " in field " + name);
+            throw new MalformedRecordException(
+                BadRecord.MALFORMED_JSON, "Unexpected token " + v + " in field " + name);
         }
       }
       if (t != JsonToken.END_OBJECT) {
-        throw new MalformedRecordException("Unexpected token " + t + " in a JSON object");
+        throw new MalformedRecordException(
+            BadRecord.MALFORMED_JSON, "Unexpected token " + t + " in a JSON object");
       }
       if (p.nextToken() != null) {
-        throw new MalformedRecordException("Trailing content after the JSON object");
+        throw new MalformedRecordException(
+            BadRecord.MALFORMED_JSON, "Trailing content after the JSON object");
       }
       if (keep != null) {
         into.partOf(bytes, offset, length);
       }
     } catch (StreamConstraintsException e) {
-      throw new MalformedRecordException("Record exceeds a limit: " + e.getOriginalMessage(), e);
+      boolean depth = String.valueOf(e.getOriginalMessage()).contains("nesting depth");
+      throw new MalformedRecordException(
+          depth ? BadRecord.TOO_DEEP : BadRecord.TOO_LONG,
+          "Record exceeds a limit: " + e.getOriginalMessage(),
+          e);
     } catch (IOException e) {
-      throw new MalformedRecordException("Malformed JSON: " + firstLine(e.getMessage()), e);
+      throw new MalformedRecordException(
+          classify(e, bytes, offset, length), "Malformed JSON: " + firstLine(e.getMessage()), e);
     }
+  }
+
+  /** Why Jackson could not read the bytes; only called for input that failed. */
+  private static BadRecord classify(IOException e, byte[] bytes, int offset, int length) {
+    for (int i = offset; i < offset + length; i++) {
+      if (bytes[i] == 0) {
+        return BadRecord.BINARY;
+      }
+    }
+    String message = String.valueOf(e.getMessage());
+    if (e instanceof CharConversionException || message.contains("Invalid UTF-8")) {
+      return BadRecord.INVALID_UTF8;
+    }
+    if (e instanceof JsonEOFException || message.contains("Unexpected end-of-input")) {
+      return BadRecord.TRUNCATED;
+    }
+    if (message.contains("Non-standard token")) {
+      return BadRecord.NOT_A_NUMBER;
+    }
+    return BadRecord.MALFORMED_JSON;
   }
 
   private static final JsonFactory WHOLE = new JsonFactory();

@@ -4,11 +4,19 @@ package io.spyglass.core.record;
 public final class MalformedRecordException extends Exception {
   private static final long serialVersionUID = 1L;
 
-  public MalformedRecordException(String message, Throwable cause) {
+  private final BadRecord reason;
+
+  public MalformedRecordException(BadRecord reason, String message, Throwable cause) {
     super(message, cause, false, false);
+    this.reason = reason;
   }
 
-  public MalformedRecordException(String message) {
-    super(message, null, false, false);
+  public MalformedRecordException(BadRecord reason, String message) {
+    this(reason, message, null);
+  }
+
+  /** Why the record could not be read. */
+  public BadRecord reason() {
+    return reason;
   }
 }

@@ -1,5 +1,8 @@
 package io.spyglass.core.result;
 
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -17,6 +20,9 @@ import java.util.Optional;
  * @param errors problems that stopped the query, such as going over the emit rate limit; empty when
  *     none (values that could not be evaluated are counted in the engine's statistics)
  * @param isFinal whether this is the query's last result
+ * @param badInput input the runtime skipped (could not read as records) since the query's previous
+ *     result, or its start: reason key (e.g. {@code malformedJson}) to count, in a stable order;
+ *     empty when none
  */
 public record Meta(
     String queryId,
@@ -26,10 +32,40 @@ public record Meta(
     Optional<WindowMeta> window,
     Map<String, Object> sketch,
     List<QueryError> errors,
-    boolean isFinal) {
+    boolean isFinal,
+    Map<String, Long> badInput) {
   public Meta {
     sketch = Map.copyOf(sketch);
     errors = List.copyOf(errors);
+    badInput = Collections.unmodifiableMap(new LinkedHashMap<>(badInput));
+  }
+
+  /** Metadata without bad input. */
+  public Meta(
+      String queryId,
+      String queryText,
+      long receiveTimeMs,
+      Optional<Long> finishTimeMs,
+      Optional<WindowMeta> window,
+      Map<String, Object> sketch,
+      List<QueryError> errors,
+      boolean isFinal) {
+    this(
+        queryId, queryText, receiveTimeMs, finishTimeMs, window, sketch, errors, isFinal, Map.of());
+  }
+
+  /** This metadata with the runtime's count of bad input since the previous result. */
+  public Meta withBadInput(Map<String, Long> counts) {
+    return new Meta(
+        queryId, queryText, receiveTimeMs, finishTimeMs, window, sketch, errors, isFinal, counts);
+  }
+
+  /** This metadata with one more error (e.g. the runtime's, about its source). */
+  public Meta withError(QueryError error) {
+    List<QueryError> all = new ArrayList<>(errors);
+    all.add(error);
+    return new Meta(
+        queryId, queryText, receiveTimeMs, finishTimeMs, window, sketch, all, isFinal, badInput);
   }
 
   /**

@@ -72,6 +72,14 @@ public final class ResultJson {
       g.writeFieldName("sketch");
       writeValue(g, new TreeMap<>(m.sketch()));
     }
+    if (!m.badInput().isEmpty()) {
+      g.writeFieldName("badInput");
+      g.writeStartObject();
+      for (Map.Entry<String, Long> e : m.badInput().entrySet()) {
+        g.writeNumberField(e.getKey(), e.getValue());
+      }
+      g.writeEndObject();
+    }
     if (!m.errors().isEmpty()) {
       g.writeFieldName("errors");
       g.writeStartArray();

@@ -258,19 +258,26 @@ final class AstBuilder {
       return new Hint(expression(hint.expression()), type(hint.fieldType()), span);
     }
     if (ctx instanceof BqlParser.SignedContext signed) {
+      boolean minus = signed.op.getType() == BqlParser.MINUS;
+      if (minus && signed.operand.getStart() == signed.operand.getStop()) {
+        String digits = signed.operand.getText().toUpperCase(Locale.ROOT);
+        if (signed.operand.getStart().getType() == BqlParser.INTEGER_VALUE
+            && digits.equals("2147483648")) {
+          return new Literal(Integer.MIN_VALUE, Type.INTEGER, span); // -2^31 fits an INTEGER
+        }
+        if (digits.equals("9223372036854775808L") || digits.equals("9223372036854775808")) {
+          return new Literal(Long.MIN_VALUE, Type.LONG, span); // -2^63 fits a LONG
+        }
+      }
       Expression operand = expression(signed.operand);
-      if (signed.op.getType() == BqlParser.PLUS) {
-        return operand;
-      }
-      if (signed.operand.getStart() == signed.operand.getStop()
-          && signed.operand.getStart().getType() == BqlParser.INTEGER_VALUE
-          && signed.operand.getText().equals("2147483648")) {
-        return new Literal(Integer.MIN_VALUE, Type.INTEGER, span); // -2^31 fits an INTEGER
-      }
-      return negate(operand, span);
+      return minus ? negate(operand, span) : operand;
     }
     if (ctx instanceof BqlParser.NullPredicateContext isNull) {
       return new IsNull(expression(isNull.expression()), isNull.NOT() != null, span);
+    }
+    if (ctx instanceof BqlParser.BinaryContext binary
+        && (binary.op.getType() == BqlParser.AND || binary.op.getType() == BqlParser.OR)) {
+      return chain(binary, span);
     }
     if (ctx instanceof BqlParser.BinaryContext binary) {
       Quantifier quantifier = Quantifier.NONE;
@@ -312,6 +319,23 @@ final class AstBuilder {
     }
     BqlParser.PrefixContext prefix = (BqlParser.PrefixContext) ctx;
     return prefix(prefix.op, expression(prefix.operand), span);
+  }
+
+  /** An AND or OR chain, walked along its left spine without recursion. */
+  private Expression chain(BqlParser.BinaryContext top, Span span) {
+    int op = top.op.getType();
+    List<BqlParser.ExpressionContext> rights = new ArrayList<>();
+    BqlParser.ExpressionContext left = top;
+    while (left instanceof BqlParser.BinaryContext b && b.op.getType() == op) {
+      rights.add(b.right);
+      left = b.left;
+    }
+    List<Expression> operands = new ArrayList<>();
+    operands.add(expression(left));
+    for (int i = rights.size() - 1; i >= 0; i--) {
+      operands.add(expression(rights.get(i)));
+    }
+    return new Expression.Chain(binaryOp(top.op), operands, span);
   }
 
   private static Expression prefix(Token op, Expression operand, Span span) {

@@ -48,6 +48,16 @@ public sealed interface Expression {
       Span span)
       implements Expression {}
 
+  /**
+   * {@code a AND b AND ...} or {@code a OR b OR ...}: a flat chain of two or more operands of one
+   * operator, however long, so that no stage recurses along it.
+   */
+  record Chain(BinaryOp op, List<Expression> operands, Span span) implements Expression {
+    public Chain {
+      operands = List.copyOf(operands);
+    }
+  }
+
   /** {@code x IS [NOT] NULL}. */
   record IsNull(Expression operand, boolean negated, Span span) implements Expression {}
 

@@ -354,9 +354,9 @@ class BqlCompileTest {
     check(
         "SELECT a FROM STREAM() WHERE x NOT IN (1, 2, 3) AND y = ANY [1,2] AND m['k'].j : LONG >"
             + " 5L AND z BETWEEN (1, 2.5) AND NOT (q RLIKE ANY ['a', 'b'] XOR -w < 3)",
-        "SELECT a AS a FROM STREAM(30000, TIME) WHERE ((((NOT (x IN [1, 2, 3])) AND (y = ANY [1,"
-            + " 2])) AND ((m.k.j : LONG) > 5L)) AND (z BETWEEN (1, 2.5))) AND (NOT ((q RLIKE ANY"
-            + " ['a', 'b']) XOR ((-(w)) < 3))) LIMIT 100");
+        "SELECT a AS a FROM STREAM(30000, TIME) WHERE (NOT (x IN [1, 2, 3])) AND (y = ANY [1, 2])"
+            + " AND ((m.k.j : LONG) > 5L) AND (z BETWEEN (1, 2.5)) AND (NOT ((q RLIKE ANY ['a',"
+            + " 'b']) XOR ((-(w)) < 3))) LIMIT 100");
     check(
         "SELECT a FROM STREAM() WHERE a + b * c - d / e % f > 1 OR g = 1 AND h = 2",
         "SELECT a AS a FROM STREAM(30000, TIME) WHERE (((a + (b * c)) - ((d / e) % f)) > 1) OR"

@@ -151,6 +151,57 @@ class JsonRecordReaderTest {
   }
 
   @Test
+  void eachShapeOfBadInputHasItsReason() {
+    Map<String, BadRecord> shapes = new java.util.LinkedHashMap<>();
+    shapes.put("{\"a\": 1, oops}", BadRecord.MALFORMED_JSON);
+    shapes.put("{\"a\": 1} {\"b\": 2}", BadRecord.MALFORMED_JSON);
+    shapes.put("{\"a\": 1, \"b\": [1, 2", BadRecord.TRUNCATED);
+    shapes.put("{\"a\": \"unterminated", BadRecord.TRUNCATED);
+    shapes.put("{\"a\": 2,", BadRecord.TRUNCATED);
+    shapes.put("{\"a\": NaN}", BadRecord.NOT_A_NUMBER);
+    shapes.put("{\"a\": -Infinity}", BadRecord.NOT_A_NUMBER);
+    shapes.put("[{\"a\": 1}]", BadRecord.NOT_AN_OBJECT);
+    shapes.put("\"text\"", BadRecord.NOT_AN_OBJECT);
+    shapes.put("{\"a\": [[[[[[[[[1]]]]]]]]]}", BadRecord.TOO_DEEP);
+    JsonRecordReader shallow = new JsonRecordReader(new JsonRecordReader.Limits(4, 100, 100));
+    for (Map.Entry<String, BadRecord> shape : shapes.entrySet()) {
+      assertThatThrownBy(() -> shallow.read(shape.getKey(), r))
+          .as(shape.getKey())
+          .isInstanceOfSatisfying(
+              MalformedRecordException.class,
+              e -> assertThat(e.reason()).as(shape.getKey()).isEqualTo(shape.getValue()));
+    }
+    byte[] latin1 = "{\"a\": \"caf\u00e9\"}".getBytes(StandardCharsets.ISO_8859_1);
+    assertThat(reason(shallow, latin1)).isEqualTo(BadRecord.INVALID_UTF8);
+    byte[] binary = {0x1f, (byte) 0x8b, 0x08, 0x00, 0x00, 0x00, '{', 0x00};
+    assertThat(reason(shallow, binary)).isEqualTo(BadRecord.BINARY);
+    assertThat(reason(shallow, ("{\"a\": \"" + "x".repeat(200) + "\"}").getBytes()))
+        .isEqualTo(BadRecord.TOO_LONG);
+  }
+
+  @Test
+  void oneLimitBoundsRecordsAndTheirStrings() throws Exception {
+    JsonRecordReader.Limits limits = JsonRecordReader.Limits.forRecordBytes(8 << 20);
+    assertThat(limits.maxStringLength()).isEqualTo(8 << 20);
+    String big = "{\"a\": \"" + "x".repeat(6 << 20) + "\"}";
+    new JsonRecordReader(limits).read(big, r);
+    assertThat(((String) r.get("a")).length()).isEqualTo(6 << 20);
+    assertThatThrownBy(() -> reader.read(big, r))
+        .isInstanceOfSatisfying(
+            MalformedRecordException.class,
+            e -> assertThat(e.reason()).isEqualTo(BadRecord.TOO_LONG));
+  }
+
+  private BadRecord reason(JsonRecordReader reader, byte[] bytes) {
+    try {
+      reader.read(bytes, 0, bytes.length, r);
+    } catch (MalformedRecordException e) {
+      return e.reason();
+    }
+    throw new AssertionError("read: " + new String(bytes, StandardCharsets.ISO_8859_1));
+  }
+
+  @Test
   void readerRecoversAfterABadRecord() throws Exception {
     try {
       reader.read("{oops", r);

@@ -1,5 +1,7 @@
 package io.spyglass.engine.source;
 
+import io.spyglass.core.record.BadRecord;
+import io.spyglass.core.record.JsonRecordReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PushbackInputStream;
@@ -19,14 +21,15 @@ import java.util.zip.GZIPInputStream;
  * JSON lines ({@code file:PATH}, or standard input): one JSON object per line, from a file or any
  * input stream. Gzip input is recognised by its magic bytes, whatever the file's name. Blank lines
  * are skipped; a line longer than {@link Options#maxLineBytes()} is skipped without being held in
- * memory and counted in {@link #skipped()}. {@code \r\n} endings are accepted.
+ * memory and counted in {@link #badInput()} with its line number (lines that are not JSON are
+ * counted by the engine, which parses them). {@code \r\n} endings are accepted.
  *
  * <p>Without {@link Options#follow()}, the end of the input ends the source (a last line without a
  * newline is still read). With it, a file is read like {@code tail -f}: at its end, polls wait for
  * more and return nothing in the meantime; a partial last line waits for its newline; a file that
  * is truncated, or replaced by a new file at the same path (rotation), is read again from its
- * start, and a partial line left over from the old content is counted as skipped. Gzip files cannot
- * be followed.
+ * start, and a partial line left over from the old content is counted as truncated. Gzip files
+ * cannot be followed.
  *
  * <p>Reading a stream blocks in {@link InputStream#read} until data arrives, whatever the poll's
  * wait; a poll returns as soon as it has records and the stream has no more bytes available.
@@ -36,11 +39,13 @@ import java.util.zip.GZIPInputStream;
 public final class FileSource implements Source {
   /**
    * @param follow keep reading as the file grows (files only)
-   * @param maxLineBytes longest line accepted, in bytes without the line ending
+   * @param maxLineBytes longest line accepted, in bytes without the line ending; the engine reads
+   *     records up to this size too
    * @param readBufferBytes size of each read
    */
   public record Options(boolean follow, int maxLineBytes, int readBufferBytes) {
-    public static final int DEFAULT_MAX_LINE_BYTES = 4 << 20;
+    public static final int DEFAULT_MAX_LINE_BYTES =
+        JsonRecordReader.Limits.DEFAULT_MAX_RECORD_BYTES;
     public static final Options DEFAULTS = new Options(false, DEFAULT_MAX_LINE_BYTES, 1 << 20);
 
     public Options {
@@ -82,8 +87,11 @@ public final class FileSource implements Source {
   private int end;
   private boolean discarding;
   private boolean ended;
-  private long skipped;
+  private final BadInput badInput = new BadInput();
   private long lines;
+
+  /** Lines seen in the current file, blank and skipped ones too: the number of the last one. */
+  private long lineNumber;
 
   /**
    * Opens a file of JSON lines, plain or gzip.
@@ -168,9 +176,10 @@ public final class FileSource implements Source {
     while (n < maxRecords) {
       int nl = indexOfNewline(buf, scan, end);
       if (nl >= 0) {
+        lineNumber++;
         if (discarding) {
           discarding = false;
-          skipped++;
+          tooLong();
         } else if (line(batch, start, nl)) {
           n++;
         }
@@ -200,8 +209,11 @@ public final class FileSource implements Source {
         continue;
       }
       if (!options.follow() || channel == null) {
+        if (discarding || end > start) {
+          lineNumber++;
+        }
         if (discarding) {
-          skipped++;
+          tooLong();
         } else if (end > start && line(batch, start, end)) {
           n++;
         }
@@ -229,7 +241,7 @@ public final class FileSource implements Source {
       to--;
     }
     if (to - from > options.maxLineBytes()) {
-      skipped++;
+      tooLong();
       return false;
     }
     int i = from;
@@ -239,9 +251,13 @@ public final class FileSource implements Source {
     if (i == to) {
       return false;
     }
-    batch.add(buf, from, to - from);
+    batch.addLine(buf, from, to - from, lineNumber);
     lines++;
     return true;
+  }
+
+  private void tooLong() {
+    badInput.add(BadRecord.TOO_LONG, "line " + lineNumber);
   }
 
   private static boolean isBlank(byte b) {
@@ -294,9 +310,10 @@ public final class FileSource implements Source {
       return false;
     }
     if (discarding || end > start) {
-      skipped++;
+      badInput.add(BadRecord.TRUNCATED, "line " + (lineNumber + 1) + " before rotation");
     }
     discarding = false;
+    lineNumber = 0;
     start = 0;
     scan = 0;
     end = 0;
@@ -316,8 +333,13 @@ public final class FileSource implements Source {
   }
 
   @Override
-  public long skipped() {
-    return skipped;
+  public BadInput.Snapshot badInput() {
+    return badInput.snapshot();
+  }
+
+  @Override
+  public int maxRecordBytes() {
+    return options.maxLineBytes();
   }
 
   /** Lines read so far, blank and skipped lines not counted. */

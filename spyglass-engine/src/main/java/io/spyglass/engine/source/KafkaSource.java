@@ -1,5 +1,6 @@
 package io.spyglass.engine.source;
 
+import io.spyglass.core.record.BadRecord;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,13 +13,16 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -35,7 +39,11 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * (as the consumer's metadata, refreshed every {@code metadata.max.age.ms}, 30 s here by default,
  * knows them) at most once a second and reads new ones from their beginning.
  *
- * <p>Records with a null value (tombstones) are skipped and counted in {@link #skipped()}.
+ * <p>Records with a null value (tombstones) are skipped and counted in {@link #badInput()}.
+ *
+ * <p>A broker that stops answering, or a topic deleted, is not an end: the consumer reconnects and
+ * reading resumes when they are back. Meanwhile {@link #problem()} says what is wrong: when polls
+ * have brought nothing for 2 s, the source asks the cluster for its topics, at most every 2 s.
  *
  * <p>Polled from one thread; {@link #close()} may be called from any: it wakes a poll in progress,
  * which then returns false, and closes the consumer.
@@ -46,6 +54,15 @@ public final class KafkaSource implements Source {
 
   /** How often a source without a group looks for partitions added to its topic. */
   private static final long PARTITION_CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+  /** How long polls bring nothing before the source checks that its cluster and topic are there. */
+  private static final long HEALTH_CHECK_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+  /** How long closing waits for the cluster (to leave a group). */
+  private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(2);
+
+  /** How long the check waits for the cluster. */
+  private static final Duration HEALTH_CHECK_TIMEOUT = Duration.ofSeconds(2);
 
   /** Where reading starts. */
   public record StartAt(Kind kind, long timestampMs) {
@@ -117,7 +134,14 @@ public final class KafkaSource implements Source {
   private volatile boolean closed;
   private boolean consumerClosed;
   private Iterator<ConsumerRecord<byte[], byte[]>> pending;
-  private long skipped;
+  private final BadInput badInput = new BadInput();
+  private final String bootstrapServers;
+
+  /** What keeps the source from reading now, or null; see {@link #problem()}. */
+  private volatile String problem;
+
+  private long lastRecordNanos = System.nanoTime();
+  private long nextHealthCheck;
 
   /** Without a group: the partitions read, and when to look for new ones. */
   private final Set<TopicPartition> assigned = new HashSet<>();
@@ -133,6 +157,7 @@ public final class KafkaSource implements Source {
    */
   public KafkaSource(String bootstrapServers, String topic, Options options) throws IOException {
     this.options = Objects.requireNonNull(options);
+    this.bootstrapServers = bootstrapServers;
     this.description = "kafka://" + bootstrapServers + "/" + topic;
     this.topic = topic;
     this.consumer = new KafkaConsumer<>(config(bootstrapServers, topic, options));
@@ -250,8 +275,19 @@ public final class KafkaSource implements Source {
             assignNewPartitions();
           }
           pending = consumer.poll(Duration.ofMillis(maxWaitMs)).iterator();
+          if (pending.hasNext()) {
+            lastRecordNanos = System.nanoTime();
+            problem = null;
+          } else {
+            checkHealth();
+          }
         } catch (WakeupException e) {
           return !closed;
+        } catch (InterruptException e) {
+          if (closed) {
+            return false; // interrupted by an engine that closes the source
+          }
+          throw e;
         }
       }
       int n = 0;
@@ -259,7 +295,7 @@ public final class KafkaSource implements Source {
         ConsumerRecord<byte[], byte[]> r = pending.next();
         byte[] value = r.value();
         if (value == null) {
-          skipped++;
+          badInput.add(BadRecord.NO_VALUE, "partition " + r.partition() + " offset " + r.offset());
           continue;
         }
         batch.add(value, 0, value.length, r.partition(), r.offset(), r.timestamp());
@@ -267,6 +303,44 @@ public final class KafkaSource implements Source {
       }
       return true;
     }
+  }
+
+  /**
+   * After polls brought nothing for a while, asks the cluster whether it answers and still has the
+   * topic, at most every 2 s; sets or clears {@link #problem}.
+   */
+  private void checkHealth() {
+    long now = System.nanoTime();
+    if (now - lastRecordNanos < HEALTH_CHECK_NANOS || now - nextHealthCheck < 0) {
+      return;
+    }
+    if (options.group() != null && consumer.assignment().isEmpty()) {
+      return; // still joining the group: nothing to read yet
+    }
+    nextHealthCheck = now + HEALTH_CHECK_NANOS;
+    try {
+      Map<String, List<PartitionInfo>> topics = consumer.listTopics(HEALTH_CHECK_TIMEOUT);
+      problem =
+          topics.containsKey(topic)
+              ? null
+              : "Kafka topic '" + topic + "' does not exist any more on " + bootstrapServers;
+    } catch (TimeoutException e) {
+      problem = "Kafka at " + bootstrapServers + " does not answer";
+    } catch (WakeupException | InterruptException e) {
+      throw e;
+    } catch (KafkaException e) {
+      problem = "Kafka at " + bootstrapServers + " refuses to list topics: " + e.getMessage();
+    }
+  }
+
+  /**
+   * What keeps the source from reading now, for people (a broker that does not answer, a topic that
+   * was deleted), or null when it reads, or has nothing new to read. Cleared as soon as records
+   * come again.
+   */
+  @Override
+  public String problem() {
+    return problem;
   }
 
   /** Adds partitions the consumer's metadata knows and this source does not read yet. */
@@ -298,8 +372,8 @@ public final class KafkaSource implements Source {
   }
 
   @Override
-  public long skipped() {
-    return skipped;
+  public BadInput.Snapshot badInput() {
+    return badInput.snapshot();
   }
 
   public Options options() {
@@ -313,7 +387,8 @@ public final class KafkaSource implements Source {
     synchronized (lock) {
       if (!consumerClosed) {
         consumerClosed = true;
-        consumer.close();
+        // nothing to commit: a cluster that does not answer must not hold up the close
+        consumer.close(CloseOptions.timeout(CLOSE_TIMEOUT));
       }
     }
   }

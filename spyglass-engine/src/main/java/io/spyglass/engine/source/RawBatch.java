@@ -69,6 +69,15 @@ public final class RawBatch {
     size++;
   }
 
+  /**
+   * Appends a line of a file with its line number (1 for the first), so that a record that cannot
+   * be read can be told by its place.
+   */
+  public void addLine(byte[] src, int offset, int length, long line) {
+    add(src, offset, length);
+    offsets[size - 1] = line;
+  }
+
   /** Appends a record with its source position, e.g. a Kafka partition, offset and timestamp. */
   public void add(
       byte[] src, int offset, int length, int partition, long position, long timestamp) {
@@ -116,9 +125,17 @@ public final class RawBatch {
     return partitions[i];
   }
 
-  /** The record's offset in its partition, or -1. */
+  /** The record's offset in its partition, its line number in a file, or -1. */
   public long offset(int i) {
     return offsets[i];
+  }
+
+  /** Where record {@code i} was, for people: {@code line 12}, {@code partition 0 offset 17}. */
+  public String where(int i) {
+    if (partitions[i] >= 0) {
+      return "partition " + partitions[i] + " offset " + offsets[i];
+    }
+    return offsets[i] >= 0 ? "line " + offsets[i] : null;
   }
 
   /** The source's timestamp of the record (e.g. Kafka's), epoch ms, or -1. */

@@ -1,5 +1,6 @@
 package io.spyglass.engine.source;
 
+import io.spyglass.core.record.JsonRecordReader;
 import java.io.Closeable;
 import java.io.IOException;
 
@@ -23,8 +24,35 @@ public interface Source extends Closeable {
   /** A short description for logs and metrics, e.g. {@code file:/data/events.json}. */
   String describe();
 
-  /** Malformed input the source itself had to skip (e.g. a line over the size limit). */
+  /**
+   * Input the source itself had to skip, by reason and place (e.g. a line over the size limit, a
+   * Kafka record without a value). Records that are not JSON are counted by the engine, which
+   * parses them.
+   */
+  default BadInput.Snapshot badInput() {
+    return BadInput.Snapshot.EMPTY;
+  }
+
+  /**
+   * What keeps the source from reading now, for people (e.g. a broker that does not answer), or
+   * null. A source with a problem is not ended: it recovers by itself, and the engine says the
+   * problem in every result while it lasts.
+   */
+  default String problem() {
+    return null;
+  }
+
+  /** How many records {@link #badInput()} holds. */
   default long skipped() {
-    return 0;
+    return badInput().total();
+  }
+
+  /**
+   * The longest record, in bytes, that the source hands on and the engine reads; longer ones are
+   * counted as {@link io.spyglass.core.record.BadRecord#TOO_LONG}. File sources take it from their
+   * {@code maxLine} option.
+   */
+  default int maxRecordBytes() {
+    return JsonRecordReader.Limits.DEFAULT_MAX_RECORD_BYTES;
   }
 }

@@ -64,6 +64,7 @@ class KafkaSourceTest {
                   new NewTopic("grouped", 2, (short) 1),
                   new NewTopic("spec", 1, (short) 1),
                   new NewTopic("idle", 1, (short) 1),
+                  new NewTopic("doomed", 1, (short) 1),
                   new NewTopic("grown", 1, (short) 1)))
           .all()
           .get(30, TimeUnit.SECONDS);
@@ -185,6 +186,55 @@ class KafkaSourceTest {
   }
 
   @Test
+  void aDeletedTopicIsSaidWhileItIsGoneAndReadingResumesWhenItIsBack() throws Exception {
+    try (KafkaSource source =
+        new KafkaSource(
+            bootstrap,
+            "doomed",
+            KafkaSource.Options.DEFAULTS.withConsumerProperties(
+                Map.of(ConsumerConfig.METADATA_MAX_AGE_CONFIG, 200)))) {
+      List<Sent> before = produce("doomed", 2, 1, T0);
+      assertThat(read(source, 2)).containsExactlyElementsOf(before);
+      assertThat(source.problem()).isNull();
+      try (var admin = cluster.admin()) {
+        admin.deleteTopics(List.of("doomed")).all().get(30, TimeUnit.SECONDS);
+      }
+      RawBatch batch = new RawBatch();
+      long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      while (source.problem() == null && System.nanoTime() < end) {
+        source.poll(batch, 10, 100);
+      }
+      assertThat(source.problem()).contains("'doomed'").contains("does not exist");
+      try (var admin = cluster.admin()) {
+        admin
+            .createTopics(List.of(new NewTopic("doomed", 1, (short) 1)))
+            .all()
+            .get(30, TimeUnit.SECONDS);
+      }
+      // the consumer finds the new topic, resets its position to the end, and reads what comes
+      end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      batch.clear();
+      while (batch.isEmpty() && System.nanoTime() < end) {
+        produceQuietly("doomed", T0 + 10);
+        source.poll(batch, 10, 200);
+      }
+      assertThat(batch.size()).isPositive();
+      assertThat(source.problem()).isNull();
+    }
+  }
+
+  /** Produces one record, if the topic takes it (it may still be being created). */
+  private static void produceQuietly(String topic, long timestamp) {
+    try {
+      producer
+          .send(new ProducerRecord<>(topic, 0, timestamp, null, "{\"back\":1}".getBytes()))
+          .get(5, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      // not yet
+    }
+  }
+
+  @Test
   void closeWakesAWaitingPoll() throws Exception {
     KafkaSource source = new KafkaSource(bootstrap, "idle", KafkaSource.Options.DEFAULTS);
     CompletableFuture<Boolean> polled =
@@ -214,13 +264,13 @@ class KafkaSourceTest {
   }
 
   /**
-   * Polls until {@code n} records arrived (or 20 s passed), then once more briefly to catch
-   * anything extra.
+   * Polls until {@code n} records arrived (or 40 s passed: joining a group takes long on a busy
+   * machine), then once more briefly to catch anything extra.
    */
   private static List<Sent> read(Source source, int n) throws Exception {
     List<Sent> got = new ArrayList<>();
     RawBatch batch = new RawBatch();
-    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
     boolean last = false;
     while (!last) {
       last = got.size() >= n || System.nanoTime() > end;

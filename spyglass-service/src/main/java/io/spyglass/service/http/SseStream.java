@@ -75,6 +75,7 @@ final class SseStream implements ResultLog.Subscriber, WriteListener, AsyncListe
     res.setContentType("text/event-stream");
     res.setHeader("Cache-Control", "no-cache");
     res.setHeader("X-Accel-Buffering", "no");
+    res.setHeader("Connection", "close"); // a stream is one response: its end closes it
     manager.clientJoined(query);
     metrics.clientConnected(KIND);
     streams.add(this);

@@ -105,7 +105,11 @@ public final class ServiceMetrics implements QueryObserver {
             .help("HTTP requests answered, by method and status")
             .labelNames("method", "status")
             .register(registry);
+    for (String reason : new String[] {"invalid", "max-queries", "max-queries-per-user"}) {
+      rejected.labelValues(reason).inc(0);
+    }
     for (String s : new String[] {"sse", "websocket"}) {
+      resultLatency.labelValues(s);
       streamClients.labelValues(s).set(0);
       streamClientsDropped.labelValues(s).inc(0);
     }

@@ -31,17 +31,7 @@ import java.util.function.LongSupplier;
 public final class QueryManager {
   private static final char[] ID_CHARS = "abcdefghijkmnpqrstuvwxyz23456789".toCharArray();
 
-  /**
-   * What the manager enforces.
-   *
-   * @param maxQueries most queries running at once, over all users
-   * @param maxQueriesPerUser most queries one user runs at once
-   * @param graceMs how long a query runs on after its last client left (unless detached)
-   * @param keepMs how long an ended query's results stay readable
-   * @param keepResults most results kept per query
-   * @param keepBytes about the most bytes of results kept per query
-   * @param queryLimits what one query may ask for
-   */
+  /** What the manager enforces; each as the {@code ServiceConfig} setting of the same name. */
   public record Limits(
       int maxQueries,
       int maxQueriesPerUser,

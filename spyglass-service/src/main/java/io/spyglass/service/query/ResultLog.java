@@ -133,7 +133,7 @@ public final class ResultLog {
     }
     long firstId = events.get(head).id;
     int from = (int) Math.max(0, afterId + 1 - firstId);
-    int to = Math.min(size, from + max);
+    int to = (int) Math.min(size, (long) from + max);
     return new ArrayList<>(events.subList(head + from, head + to));
   }
 

@@ -17,6 +17,9 @@ public final class SavedQueries {
   public record Saved(
       String id, String name, String query, String owner, long createdMs, long updatedMs) {}
 
+  private static final String SELECT =
+      "SELECT id, name, query, owner, created_ms, updated_ms FROM saved_query";
+
   private final Database db;
   private final LongSupplier clock;
   private final SecureRandom random = new SecureRandom();
@@ -50,10 +53,7 @@ public final class SavedQueries {
   public Optional<Saved> get(String id) {
     return db.with(
         c -> {
-          try (PreparedStatement p =
-              c.prepareStatement(
-                  "SELECT id, name, query, owner, created_ms, updated_ms FROM saved_query"
-                      + " WHERE id = ?")) {
+          try (PreparedStatement p = c.prepareStatement(SELECT + " WHERE id = ?")) {
             p.setString(1, id);
             List<Saved> found = read(p);
             return found.isEmpty() ? Optional.empty() : Optional.of(found.get(0));
@@ -66,9 +66,7 @@ public final class SavedQueries {
     return db.with(
         c -> {
           try (PreparedStatement p =
-              c.prepareStatement(
-                  "SELECT id, name, query, owner, created_ms, updated_ms FROM saved_query"
-                      + " WHERE owner = ? ORDER BY created_ms DESC, id")) {
+              c.prepareStatement(SELECT + " WHERE owner = ? ORDER BY created_ms DESC, id")) {
             p.setString(1, owner);
             return read(p);
           }
