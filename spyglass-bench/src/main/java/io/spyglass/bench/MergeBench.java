@@ -26,9 +26,9 @@ import org.openjdk.jmh.annotations.State;
  * partial.
  *
  * <ul>
- *   <li>{@code RAW}: {@code SELECT *} with {@code LIMIT 100}, 50 {@link Shape#REFERENCE} records
- *       each, so the merged state is full.
- *   <li>{@code GROUP}: two keys with 496 possible groups, {@code COUNT}, {@code AVG}, {@code MAX}.
+ *   <li>{@code RAW}: {@code SELECT *} with {@code LIMIT 100}, 50 records each, so the merged state
+ *       is full.
+ *   <li>{@code GROUP}: two keys with 720 possible groups, {@code COUNT}, {@code AVG}, {@code MAX}.
  *   <li>{@code COUNT_DISTINCT}: 100,000 distinct values each, so the theta sketches are in
  *       estimation mode.
  *   <li>{@code QUANTILE}: 100,000 durations each.
@@ -59,7 +59,7 @@ public class MergeBench {
 
   @Setup
   public void setUp() {
-    Record[] records = Events.records(Shape.REFERENCE, Events.POOL, 42);
+    Record[] records = Events.records(Events.POOL, 42);
     int half = records.length / 2;
     switch (kind) {
       case RAW:

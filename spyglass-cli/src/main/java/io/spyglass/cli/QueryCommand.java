@@ -11,6 +11,8 @@ import io.spyglass.engine.QueryHandle;
 import io.spyglass.engine.source.BadInput;
 import io.spyglass.engine.source.Source;
 import io.spyglass.engine.source.Sources;
+import io.spyglass.flink.LocalRun;
+import io.spyglass.flink.client.RemoteQuery;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.CharacterCodingException;
@@ -86,6 +88,19 @@ final class QueryCommand implements Callable<Integer> {
   @Option(names = "--workers", description = "filter worker threads (default: one per core)")
   Integer workers;
 
+  /** Where the queries run. */
+  enum QueryRuntime {
+    embedded,
+    flink
+  }
+
+  @Option(
+      names = "--runtime",
+      description =
+          "embedded (default): in this process; flink: the Spyglass Flink job on a local Flink"
+              + " mini cluster, --workers filter subtasks (see docs/flink.md)")
+  QueryRuntime runtime = QueryRuntime.embedded;
+
   @Option(
       names = "--max-queries",
       paramLabel = "N",
@@ -148,6 +163,9 @@ final class QueryCommand implements Callable<Integer> {
     if (invalid) {
       return SpyglassCommand.BAD_QUERY;
     }
+    if (runtime == QueryRuntime.flink) {
+      return runOnFlink(texts, config, durationMs, err);
+    }
     Source src;
     try {
       src = Sources.open(source);
@@ -171,40 +189,13 @@ final class QueryCommand implements Callable<Integer> {
       }
       engine.resume();
       CountDownLatch printed = new CountDownLatch(1);
-      // Ctrl-C: end every query, let the main thread print the final results, then exit.
-      Thread onInterrupt =
-          new Thread(
-              () -> {
-                engine.finishAll();
-                try {
-                  printed.await(10, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                  Thread.currentThread().interrupt();
-                }
-              },
-              "spyglass-interrupt");
-      Runtime.getRuntime().addShutdownHook(onInterrupt);
-      if (durationMs != null) {
-        long ms = durationMs;
-        Thread stopper =
-            new Thread(
-                () -> {
-                  try {
-                    if (!printed.await(ms, TimeUnit.MILLISECONDS)) {
-                      engine.finishAll();
-                    }
-                  } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                  }
-                },
-                "spyglass-duration");
-        stopper.setDaemon(true);
-        stopper.start();
-      }
+      finishOnExit(engine::finishAll, printed, durationMs);
       ResultPrinter printer = new ResultPrinter(System.out, format, texts.size() > 1);
       Progress progress = Progress.forTerminal(engine);
+      List<RunningQuery> running = new ArrayList<>();
+      handles.forEach(h -> running.add(RunningQuery.of(h)));
       SourceReport sourceReport = new SourceReport(engine, source, progress, err);
-      Printed outcome = printAll(handles, printer, progress, sourceReport, err);
+      Printed outcome = printAll(running, printer, progress, sourceReport, err);
       progress.clear();
       printed.countDown();
       if (outcome.outputClosed()) {
@@ -232,19 +223,97 @@ final class QueryCommand implements Callable<Integer> {
   /** What printing every result came to. */
   private record Printed(int failed, boolean outputClosed) {}
 
+  /** The same queries, sources and output, on the Flink job in a local mini cluster. */
+  private int runOnFlink(
+      List<QueryText> texts, EngineConfig config, Long durationMs, PrintWriter err) {
+    if (!source.equals("-") && !source.startsWith("stdin")) {
+      // the job opens the source itself: check it here first, for the same error as embedded
+      try {
+        Sources.open(source).close();
+      } catch (IOException | IllegalArgumentException e) {
+        err.println("spyglass: cannot open source " + source + ": " + e.getMessage());
+        err.flush();
+        return 1;
+      }
+    }
+    List<Query> queries = new ArrayList<>();
+    long now = System.currentTimeMillis();
+    for (int i = 0; i < texts.size(); i++) {
+      queries.add(Query.parse("q" + (i + 1), texts.get(i).text(), config.limits(), now));
+    }
+    try (LocalRun run = LocalRun.start(source, queries, config.workers())) {
+      for (RemoteQuery q : run.queries()) {
+        q.awaitRunning(60, TimeUnit.SECONDS);
+      }
+      CountDownLatch printed = new CountDownLatch(1);
+      finishOnExit(run::finishAll, printed, durationMs);
+      ResultPrinter printer = new ResultPrinter(System.out, format, texts.size() > 1);
+      List<RunningQuery> running = new ArrayList<>();
+      run.queries().forEach(q -> running.add(RunningQuery.of(q)));
+      Printed outcome = printAll(running, printer, Progress.NONE, null, err);
+      System.out.flush();
+      printed.countDown();
+      return !outcome.outputClosed() && outcome.failed() > 0 ? 1 : 0;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return 1;
+    } catch (Exception e) {
+      err.println("spyglass: the Flink job could not start: " + e.getMessage());
+      err.flush();
+      return 1;
+    }
+  }
+
+  /**
+   * Ctrl-C ends every query and lets the main thread print the final results; so does the end of
+   * {@code --duration}.
+   */
+  private void finishOnExit(Runnable finishAll, CountDownLatch printed, Long durationMs) {
+    Thread onInterrupt =
+        new Thread(
+            () -> {
+              finishAll.run();
+              try {
+                printed.await(10, TimeUnit.SECONDS);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            },
+            "spyglass-interrupt");
+    Runtime.getRuntime().addShutdownHook(onInterrupt);
+    if (durationMs != null) {
+      long ms = durationMs;
+      Thread stopper =
+          new Thread(
+              () -> {
+                try {
+                  if (!printed.await(ms, TimeUnit.MILLISECONDS)) {
+                    finishAll.run();
+                  }
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              },
+              "spyglass-duration");
+      stopper.setDaemon(true);
+      stopper.start();
+    }
+  }
+
   private Printed printAll(
-      List<QueryHandle> handles,
+      List<RunningQuery> handles,
       ResultPrinter printer,
       Progress progress,
       SourceReport sourceReport,
       PrintWriter err)
       throws InterruptedException {
-    List<QueryHandle> open = new ArrayList<>(handles);
+    // sourceReport: null where the runtime reads the source itself (Flink)
+    List<RunningQuery> open = new ArrayList<>(handles);
     int failed = 0;
     while (!open.isEmpty()) {
       boolean any = false;
       for (int i = 0; i < open.size(); i++) {
-        QueryHandle h = open.get(i);
+        RunningQuery h = open.get(i);
         Result r = h.poll(open.size() == 1 ? 200 : 0, TimeUnit.MILLISECONDS);
         if (r != null) {
           any = true;
@@ -262,7 +331,9 @@ final class QueryCommand implements Callable<Integer> {
         }
       }
       progress.update();
-      sourceReport.report(false);
+      if (sourceReport != null) {
+        sourceReport.report(false);
+      }
       if (!any && open.size() > 1) {
         Thread.sleep(20);
       }
@@ -346,6 +417,65 @@ final class QueryCommand implements Callable<Integer> {
     return ms;
   }
 
+  /** What the printing loop needs of a query, on either runtime. */
+  interface RunningQuery {
+    String id();
+
+    Result poll(long timeout, TimeUnit unit) throws InterruptedException;
+
+    boolean isDone();
+
+    String error();
+
+    static RunningQuery of(QueryHandle h) {
+      return new RunningQuery() {
+        @Override
+        public String id() {
+          return h.id();
+        }
+
+        @Override
+        public Result poll(long timeout, TimeUnit unit) throws InterruptedException {
+          return h.poll(timeout, unit);
+        }
+
+        @Override
+        public boolean isDone() {
+          return h.isDone();
+        }
+
+        @Override
+        public String error() {
+          return h.error();
+        }
+      };
+    }
+
+    static RunningQuery of(RemoteQuery q) {
+      return new RunningQuery() {
+        @Override
+        public String id() {
+          return q.id();
+        }
+
+        @Override
+        public Result poll(long timeout, TimeUnit unit) throws InterruptedException {
+          return q.poll(timeout, unit);
+        }
+
+        @Override
+        public boolean isDone() {
+          return q.isDone();
+        }
+
+        @Override
+        public String error() {
+          return q.error();
+        }
+      };
+    }
+  }
+
   /**
    * Lines on stderr about the source: input that could not be read (how much, why and where the
    * first were; while queries run, at most every 10 s when there is more, and at the end if
@@ -395,6 +525,9 @@ final class QueryCommand implements Callable<Integer> {
 
   /** A progress line on stderr while queries run on a terminal; nothing when piped. */
   static final class Progress {
+    /** No progress line (the Flink runtime). */
+    static final Progress NONE = new Progress(null, false);
+
     private final Engine engine;
     private final boolean enabled;
     private long lastMs;

@@ -12,6 +12,7 @@ import picocli.CommandLine.Command;
     description = "Query a live stream of JSON records with BQL, a SQL-like language.",
     subcommands = {
       QueryCommand.class,
+      ServeCommand.class,
       ValidateCommand.class,
       ExplainCommand.class,
       GenerateCommand.class,
@@ -22,6 +23,7 @@ import picocli.CommandLine.Command;
       "",
       "Examples:",
       "  ./spyglass query --source gen 'SELECT COUNT(*) FROM STREAM(5000, TIME)'",
+      "  ./spyglass serve --source gen",
       "  ./spyglass generate --count 3",
       "  ./spyglass explain \"SELECT * FROM STREAM() WHERE id = 'x'\""
     })

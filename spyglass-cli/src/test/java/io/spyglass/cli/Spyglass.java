@@ -98,6 +98,12 @@ final class Spyglass {
 
   /** Runs a prepared process to its end, collecting stdout and stderr through files. */
   static Run run(ProcessBuilder pb, Path stdin) throws IOException, InterruptedException {
+    return run(pb, stdin, TIMEOUT_S);
+  }
+
+  /** {@link #run(ProcessBuilder, Path)} with a time limit of its own (a Flink mini cluster). */
+  static Run run(ProcessBuilder pb, Path stdin, long timeoutS)
+      throws IOException, InterruptedException {
     Path out = Files.createTempFile("spyglass-out", ".txt");
     Path err = Files.createTempFile("spyglass-err", ".txt");
     try {
@@ -109,11 +115,11 @@ final class Spyglass {
       if (stdin == null) {
         p.getOutputStream().close();
       }
-      if (!p.waitFor(TIMEOUT_S, TimeUnit.SECONDS)) {
+      if (!p.waitFor(timeoutS, TimeUnit.SECONDS)) {
         p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
         fail(
             "still running after %d s: %s%n--- stdout%n%s--- stderr%n%s",
-            TIMEOUT_S, pb.command(), Files.readString(out), Files.readString(err));
+            timeoutS, pb.command(), Files.readString(out), Files.readString(err));
       }
       return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
     } finally {
@@ -194,10 +200,36 @@ final class Spyglass {
       throw new AssertionError("no result: " + what + "\n" + this);
     }
 
+    /** Polls stdout until a line satisfies {@code condition}, for at most the timeout. */
+    String awaitLine(String what, Predicate<String> condition) throws InterruptedException {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_S);
+      while (System.nanoTime() < deadline) {
+        for (String line : lines) {
+          if (condition.test(line)) {
+            return line;
+          }
+        }
+        if (!process.isAlive() && !outReader.isAlive()) {
+          break;
+        }
+        Thread.sleep(20);
+      }
+      throw new AssertionError("no line: " + what + "\n" + this);
+    }
+
     /** Sends SIGINT, as Ctrl-C does. */
     void interrupt() throws IOException, InterruptedException {
+      signal("INT");
+    }
+
+    /** Sends SIGTERM, as a service manager does. */
+    void terminate() throws IOException, InterruptedException {
+      signal("TERM");
+    }
+
+    private void signal(String name) throws IOException, InterruptedException {
       Process kill =
-          new ProcessBuilder("kill", "-INT", Long.toString(process.pid())).inheritIO().start();
+          new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
       assertThat(kill.waitFor(10, TimeUnit.SECONDS)).isTrue();
       assertThat(kill.exitValue()).isZero();
     }

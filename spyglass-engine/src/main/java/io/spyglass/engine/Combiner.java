@@ -8,8 +8,10 @@ import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
 import io.spyglass.engine.source.BadInput;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -45,6 +47,8 @@ final class Combiner implements Runnable {
 
   private record Failed(String queryId, Throwable error) implements Msg {}
 
+  private record Finish(String queryId) implements Msg {}
+
   private static final class Running {
     final QueryHandle handle;
     QueryCombiner combiner;
@@ -69,6 +73,7 @@ final class Combiner implements Runnable {
   private final int workers;
   private boolean tickInFlight;
   private boolean finishAfterTick;
+  private final Set<String> finishOneAfterTick = new HashSet<>();
   private int flushedCount;
   private int drainedCount;
   private long tickMs;
@@ -120,6 +125,12 @@ final class Combiner implements Runnable {
   /** A query threw on a worker, which dropped it: end it with the error. */
   void failed(String queryId, Throwable error) {
     send(new Failed(queryId, error));
+  }
+
+  /** Finishes one query at the next tick (its final result holds every record read till then). */
+  void finish(String id) {
+    send(new Finish(id));
+    send(new Tick(false));
   }
 
   /**
@@ -197,13 +208,14 @@ final class Combiner implements Runnable {
         boolean finish = finishAfterTick;
         finishAfterTick = false;
         for (Running r : new ArrayList<>(running.values())) {
-          if (finish) {
+          if (finish || finishOneAfterTick.remove(r.handle.id())) {
             r.combiner.finish(at);
           } else {
             r.combiner.advance(at);
           }
           settle(r);
         }
+        finishOneAfterTick.clear(); // ids left over are of queries that ended meanwhile
       }
     } else if (m instanceof Drained) {
       if (++drainedCount == workers) {
@@ -254,6 +266,10 @@ final class Combiner implements Runnable {
       Running r = running.get(((Added) m).queryId());
       if (r != null && ++r.workersWithIt == workers) {
         r.handle.running();
+      }
+    } else if (m instanceof Finish) {
+      if (running.containsKey(((Finish) m).queryId())) {
+        finishOneAfterTick.add(((Finish) m).queryId());
       }
     } else if (m instanceof Kill) {
       Running r = running.get(((Kill) m).queryId());

@@ -93,6 +93,9 @@ public final class Engine implements AutoCloseable {
   private volatile String sourceError;
   private volatile Throwable failure;
   private volatile String failedThread;
+  private volatile Sampling sampler;
+  private long recordsSeenBySampler;
+  private long nextSample;
 
   private Engine(Source source, EngineConfig config) {
     this.config = config;
@@ -262,6 +265,50 @@ public final class Engine implements AutoCloseable {
     combiner.kill(id);
   }
 
+  void finish(String id) {
+    combiner.finish(id);
+  }
+
+  /**
+   * Sees raw records as they are read, one in {@code everyN}: for example to infer the stream's
+   * fields. Replaces any sampler set before; null stops sampling.
+   *
+   * @param everyN at least 1
+   * @param sampler called on the reader thread with one record's bytes, valid only during the call;
+   *     it must return at once (copy the bytes and hand them to another thread)
+   */
+  public void sampleRecords(int everyN, RecordSampler sampler) {
+    if (everyN < 1) {
+      throw new IllegalArgumentException("everyN must be at least 1: " + everyN);
+    }
+    this.sampler = sampler == null ? null : new Sampling(everyN, sampler);
+  }
+
+  /** Sees one record's bytes, on the reader thread. */
+  @FunctionalInterface
+  public interface RecordSampler {
+    void sample(byte[] data, int offset, int length);
+  }
+
+  private record Sampling(int everyN, RecordSampler sampler) {}
+
+  /** Hands the sampler every {@code everyN}-th record of a batch just read (reader thread). */
+  private void sample(RawBatch b) {
+    Sampling s = sampler;
+    if (s == null) {
+      return;
+    }
+    long first = recordsSeenBySampler;
+    long end = first + b.size();
+    long next = Math.max(nextSample, first);
+    for (; next < end; next += s.everyN()) {
+      int i = (int) (next - first);
+      s.sampler().sample(b.data(), b.start(i), b.length(i));
+    }
+    nextSample = next;
+    recordsSeenBySampler = end;
+  }
+
   /** Runs a tick now: flushes workers, closes due windows, ends expired queries. */
   public void tick() {
     combiner.tick(false);
@@ -363,6 +410,7 @@ public final class Engine implements AutoCloseable {
           recordsRead.add(b.size());
           bytesRead.add(b.bytes());
           recordBytes += ((double) b.bytes() / b.size() - recordBytes) / 8;
+          sample(b);
           perBatch = recordsPerBatch(recordBytes);
           ready.put(b);
         }

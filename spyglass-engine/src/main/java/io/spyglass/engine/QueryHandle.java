@@ -39,6 +39,7 @@ public final class QueryHandle {
   private final CountDownLatch running = new CountDownLatch(1);
   private volatile String error;
   private volatile long emitted;
+  private volatile Runnable onUpdate;
 
   QueryHandle(Query query, EngineConfig config, Engine engine) {
     this.query = query;
@@ -136,6 +137,32 @@ public final class QueryHandle {
   }
 
   /**
+   * Ends the query now, as if its duration were over: at the next tick it emits its final result,
+   * holding every record read until then, and stops.
+   */
+  public void finish() {
+    engine.finish(query.id());
+  }
+
+  /**
+   * Calls {@code listener} after each result is queued and once when the query ends, so that a
+   * reader can wait for many queries at once instead of polling each. The listener runs on the
+   * engine's combiner thread: it must return at once (e.g. hand the handle to a thread of its own
+   * that calls {@link #poll}). Results queued before the listener was set do not call it: poll once
+   * after setting it. One listener per handle; a second replaces the first.
+   */
+  public void onUpdate(Runnable listener) {
+    this.onUpdate = listener;
+  }
+
+  private void notifyUpdate() {
+    Runnable l = onUpdate;
+    if (l != null) {
+      l.run();
+    }
+  }
+
+  /**
    * Called by the combiner thread, never waits. Returns false when the subscriber is too slow (see
    * {@link #cutOffReason()}). A result offered after the query ended is dropped.
    */
@@ -162,6 +189,7 @@ public final class QueryHandle {
     queuedResults++;
     queuedRecords += size;
     emitted++;
+    notifyUpdate();
     if (backPressure
         && !backlogged
         && (queuedResults >= maxResults || queuedRecords >= maxRecords)) {
@@ -194,6 +222,7 @@ public final class QueryHandle {
     }
     engine.queryEnded(query.id());
     done.countDown();
+    notifyUpdate();
   }
 
   /** The engine clock, or the wall clock if that fails too. */

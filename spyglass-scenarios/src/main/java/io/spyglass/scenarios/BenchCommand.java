@@ -21,13 +21,15 @@ import picocli.CommandLine.Parameters;
       "Run a benchmark scenario against the embedded engine: tables on stdout, CSV and PNG charts"
           + " in --out.",
       "Scenarios: latency, find, raw-queries, data-scaling, query-scaling, query-kinds, pipeline,"
-          + " metering."
+          + " metering, service, versus-bullet, end-to-end.",
+      "And report: rewrite the generated tables of docs/performance.md from a run's results."
     },
     footer = {
       "",
       "Examples:",
       "  ./spyglass bench latency --quick",
       "  ./spyglass bench query-scaling --rate 68400 --out /tmp/qs",
+      "  ./spyglass bench service --quick",
       "Run one benchmark at a time: numbers from concurrent runs share the cores and are wrong."
     })
 public final class BenchCommand implements Callable<Integer> {
@@ -49,7 +51,9 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--rate",
-      description = "records/s for scenarios run at a fixed rate (default: 68,400, Bullet's)")
+      description =
+          "records/s for scenarios run at a fixed rate (default: the rate of the Bullet test the"
+              + " scenario repeats: 76,000 for find, 85,000 for raw-queries, 68,400 otherwise)")
   long rate;
 
   @Option(
@@ -82,6 +86,40 @@ public final class BenchCommand implements Callable<Integer> {
   long latencyBoundMs;
 
   @Option(
+      names = "--pairs",
+      description = "versus-bullet: alternated pairs of runs per comparison (default: 5, quick 1)")
+  int pairs;
+
+  @Option(
+      names = "--pool-records",
+      description =
+          "versus-bullet: records in the large pool built before the runs (default: 1,000,000,"
+              + " quick 4,096; fewer when the heap cannot hold them)")
+  int poolRecords;
+
+  @Option(
+      names = "--results",
+      paramLabel = "DIR",
+      description = "report: the folder of a run's results (default: docs/bench-results)")
+  Path results;
+
+  @Option(
+      names = "--doc",
+      paramLabel = "FILE",
+      description =
+          "report: the document whose generated tables to rewrite (default:"
+              + " docs/performance.md)")
+  Path doc;
+
+  @Option(
+      names = "--begin",
+      paramLabel = "COMMAND",
+      description =
+          "report: start a run instead: write its run.json (machine, commit, JDK, load"
+              + " now) with the command that runs it")
+  String begin;
+
+  @Option(
       names = "--ingest",
       description = "metering: how documents reach the engine: source or http (default: source)",
       defaultValue = "source")
@@ -100,7 +138,12 @@ public final class BenchCommand implements Callable<Integer> {
             List.copyOf(sizes),
             probeMs > 0 ? probeMs : d.probeMs(),
             d.warmupMs(),
-            latencyBoundMs);
+            latencyBoundMs,
+            pairs > 0 ? pairs : d.pairs(),
+            poolRecords > 0 ? poolRecords : d.poolRecords());
+    if (scenario.equals("report")) {
+      return report();
+    }
     Scenario sc = Scenarios.byName().get(scenario);
     if (sc == null) {
       throw new CommandLine.ParameterException(
@@ -115,6 +158,26 @@ public final class BenchCommand implements Callable<Integer> {
     return r.problems().isEmpty() ? 0 : 1;
   }
 
+  /**
+   * {@code spyglass bench report}: with {@code --begin}, writes the run's {@code run.json} at its
+   * start; else rewrites the generated tables of the document from the run's results.
+   */
+  private int report() throws Exception {
+    Path dir = results != null ? results : Path.of("docs", "bench-results");
+    if (begin != null) {
+      java.nio.file.Files.createDirectories(dir);
+      java.nio.file.Files.writeString(
+          dir.resolve("run.json"),
+          Machine.runJson("all", quick, java.time.Instant.now(), 0, Machine.loadAverage(), begin));
+      System.out.println("run.json written to " + dir);
+      return 0;
+    }
+    Path file = doc != null ? doc : Path.of("docs", "performance.md");
+    int blocks = new BenchReport(dir, file).regenerate();
+    System.out.println(blocks + " generated blocks of " + file + " rewritten from " + dir);
+    return 0;
+  }
+
   /** Runs a scenario, printing to {@code console} and writing files to {@code out}. */
   static Report run(Scenario sc, Settings s, Path out, PrintStream console) throws Exception {
     System.setProperty("java.awt.headless", "true");
@@ -125,7 +188,17 @@ public final class BenchCommand implements Callable<Integer> {
     console.println();
     console.println(sc.description());
     long start = System.currentTimeMillis();
+    double loadBefore = Machine.loadAverage();
     sc.run(s, r);
+    r.file(
+        "run.json",
+        Machine.runJson(
+            sc.name(),
+            s.quick(),
+            java.time.Instant.ofEpochMilli(start),
+            (System.currentTimeMillis() - start) / 1000.0,
+            loadBefore,
+            null));
     console.println();
     console.printf(
         "%s in %.1f s; files in %s%s%n",

@@ -29,7 +29,7 @@ final class FindScenario implements Scenario {
   @Override
   public void run(Settings s, Report report) throws Exception {
     int queries = s.quick() ? 10 : 100;
-    long rate = s.rateOr(Settings.BULLET_RATE);
+    long rate = s.rateOr(Settings.BULLET_TEST_2_RATE);
     report.note(
         String.format(
             "%d needle queries, one at a time; generator at %,d records/s of %d B; %d workers",

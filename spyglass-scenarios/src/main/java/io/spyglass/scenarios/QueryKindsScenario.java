@@ -16,8 +16,8 @@ final class QueryKindsScenario implements Scenario {
     RAW("RAW needle (WHERE id = .. LIMIT 10)", null),
     GROUP_BY(
         "GROUP BY",
-        "SELECT device, COUNT(*) AS n, AVG(duration) AS avgDuration FROM STREAM(%d, TIME)"
-            + " GROUP BY device"),
+        "SELECT demographics.country AS country, device, COUNT(*) AS n, AVG(duration) AS"
+            + " avgDuration FROM STREAM(%d, TIME) GROUP BY demographics.country, device"),
     COUNT_DISTINCT(
         "COUNT DISTINCT", "SELECT COUNT(DISTINCT ip_address) AS ips FROM STREAM(%d, TIME)"),
     QUANTILE("QUANTILE", "SELECT QUANTILE(duration, LINEAR, 11) FROM STREAM(%d, TIME)"),

@@ -22,7 +22,7 @@ final class RawQueriesScenario implements Scenario {
 
   @Override
   public void run(Settings s, Report report) throws Exception {
-    long rate = s.rateOr(Settings.BULLET_RATE);
+    long rate = s.rateOr(Settings.BULLET_TESTS_3_4_RATE);
     long duration = s.quick() ? 1_500 : 30_000;
     int start = s.quick() ? 10 : 250;
     int max = s.quick() ? 40 : 64_000;

@@ -65,6 +65,17 @@ final class Report {
     write(t.name + ".csv", t.csv());
   }
 
+  /** A table saved as CSV only, not printed: raw measurements. */
+  void csv(Table t) {
+    write(t.name + ".csv", t.csv());
+    console.println("(" + t.rows.size() + " rows: " + out.resolve(t.name + ".csv") + ")");
+  }
+
+  /** A file of the run, such as its description. */
+  void file(String name, String content) {
+    write(name, content);
+  }
+
   /** A correctness problem: the scenario's answer is wrong, whatever the timings. */
   void problem(String text) {
     problems.add(text);

@@ -15,7 +15,10 @@ public final class Scenarios {
           new QueryScalingScenario(),
           new QueryKindsScenario(),
           new PipelineScenario(),
-          new MeteringScenario());
+          new MeteringScenario(),
+          new ServiceScenario(),
+          new VersusBulletScenario(),
+          new EndToEndScenario());
 
   private Scenarios() {}
 

@@ -16,6 +16,8 @@ import java.util.List;
  * @param probeMs how long each measured run lasts
  * @param warmupMs how long each run warms up before it is measured
  * @param latencyBoundMs the latency under which a run counts as sustained (Bullet used 200 ms)
+ * @param pairs how many alternated pairs of runs a comparison of two engines measures
+ * @param poolRecords records in the large pool of records built before a comparison
  */
 record Settings(
     boolean quick,
@@ -26,10 +28,18 @@ record Settings(
     List<Integer> sizes,
     long probeMs,
     long warmupMs,
-    long latencyBoundMs) {
+    long latencyBoundMs,
+    int pairs,
+    int poolRecords) {
 
   /** Bullet's test 7 rate: 68,400 records/s of about 1.8 KiB. */
   static final long BULLET_RATE = 68_400;
+
+  /** The data volume of Bullet's test 2: 76,000 records/s. */
+  static final long BULLET_TEST_2_RATE = 76_000;
+
+  /** The data volume of Bullet's tests 3 and 4: 85,000 and 84,000 records/s. */
+  static final long BULLET_TESTS_3_4_RATE = 85_000;
 
   static Settings defaults(boolean quick) {
     return new Settings(
@@ -41,7 +51,9 @@ record Settings(
         List.of(),
         quick ? 800 : 5_000,
         quick ? 300 : 1_500,
-        200);
+        200,
+        quick ? 1 : 5,
+        quick ? 4_096 : 1_000_000);
   }
 
   /**

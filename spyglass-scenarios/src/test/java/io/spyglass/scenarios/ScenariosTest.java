@@ -30,7 +30,10 @@ class ScenariosTest {
         "query-scaling",
         "query-kinds",
         "pipeline",
-        "metering"
+        "metering",
+        "service",
+        "versus-bullet",
+        "end-to-end"
       })
   void runsQuickAndFindsEverything(String name) throws Exception {
     ByteArrayOutputStream console = new ByteArrayOutputStream();

@@ -68,6 +68,69 @@ public final class GoldenScript {
 
   private GoldenScript() {}
 
+  /**
+   * What a script drives: the embedded {@link QueryTestDriver} by default, or another runtime that
+   * runs the same steps (e.g. the Flink job, with time in clock marks). Ids are the script's.
+   */
+  public interface Driver {
+    /**
+     * Starts a query.
+     *
+     * @throws BqlException when the query is not valid
+     */
+    void submit(String id, String bql);
+
+    /** Feeds JSON records (malformed ones too) as one batch. */
+    void pipe(String... jsonRecords);
+
+    /** Moves the clock forward. */
+    void advance(long ms);
+
+    /** Ends every query now. */
+    void finishAll();
+
+    /** What the query emitted so far, in order, after every step before this call. */
+    List<Result> results(String id);
+
+    /** Records skipped as malformed so far. */
+    long malformed();
+  }
+
+  /** The embedded driver as a {@link Driver}. */
+  public static Driver embedded(QueryTestDriver d) {
+    return new Driver() {
+      @Override
+      public void submit(String id, String bql) {
+        d.submit(id, bql);
+      }
+
+      @Override
+      public void pipe(String... jsonRecords) {
+        d.pipe(jsonRecords);
+      }
+
+      @Override
+      public void advance(long ms) {
+        d.advance(ms);
+      }
+
+      @Override
+      public void finishAll() {
+        d.finishAll();
+      }
+
+      @Override
+      public List<Result> results(String id) {
+        return d.results(id);
+      }
+
+      @Override
+      public long malformed() {
+        return d.malformed();
+      }
+    };
+  }
+
   /** The cases of a golden file. */
   public static List<Case> parse(Path file) {
     List<String> all;
@@ -110,7 +173,11 @@ public final class GoldenScript {
 
   /** Runs a case; throws {@link AssertionError} naming the file line of the first failed step. */
   public static void run(Case c) {
-    QueryTestDriver driver = new QueryTestDriver();
+    run(c, embedded(new QueryTestDriver()));
+  }
+
+  /** Runs a case on {@code driver}, fresh for the case. */
+  public static void run(Case c, Driver driver) {
     Map<String, Integer> read = new HashMap<>();
     Map<String, Result> lastRead = new HashMap<>();
     List<String> batch = null;

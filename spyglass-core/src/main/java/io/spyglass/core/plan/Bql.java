@@ -1,9 +1,7 @@
 package io.spyglass.core.plan;
 
-import io.spyglass.core.syntax.BqlError;
 import io.spyglass.core.syntax.BqlException;
 import io.spyglass.core.syntax.QueryParser;
-import io.spyglass.core.syntax.Span;
 
 /**
  * The BQL front end: compiles query text to a validated {@link QueryPlan} and prints a plan back as
@@ -21,16 +19,8 @@ public final class Bql {
    * @throws BqlException with every error found, each with its span, message and resolution
    */
   public static QueryPlan compile(String text, QueryLimits limits) {
-    io.spyglass.core.syntax.Query query = QueryParser.parse(text, limits.maxQueryLength());
-    try {
-      return new Binder(limits).bindStatement(query);
-    } catch (StackOverflowError e) {
-      throw new BqlException(
-          new BqlError(
-              new Span(1, 1, 0, text.length()),
-              "The query is nested too deeply",
-              "Simplify the query: nest fewer operators and parentheses"));
-    }
+    io.spyglass.core.syntax.Select query = QueryParser.parse(text, limits.maxQueryLength());
+    return new Binder(limits, text).bindStatement(query);
   }
 
   /** {@link #compile(String, QueryLimits)} with {@link QueryLimits#DEFAULTS}. */

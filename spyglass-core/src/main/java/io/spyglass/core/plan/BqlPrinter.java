@@ -399,7 +399,8 @@ final class BqlPrinter {
       default:
         String infix = infix(call.op());
         if (infix != null) {
-          return atom(args.get(0)) + " " + infix + " " + atom(args.get(1));
+          // AND and OR chains print flat, whatever their length
+          return args.stream().map(this::atom).collect(Collectors.joining(" " + infix + " "));
         }
         return call.op().name()
             + "("

@@ -120,6 +120,8 @@ final class ExpressionBinder {
       return List.of(u.operand());
     } else if (e instanceof Binary b) {
       return List.of(b.left(), b.right());
+    } else if (e instanceof Expression.Chain c) {
+      return c.operands();
     } else if (e instanceof IsNull n) {
       return List.of(n.operand());
     } else if (e instanceof In in) {
@@ -179,6 +181,9 @@ final class ExpressionBinder {
       }
       requireNumeric(operand, unary.operand().span(), "-");
       return new Call(Op.NEG, List.of(operand), numericOrUnknown(operand.type()));
+    }
+    if (e instanceof Expression.Chain chain) {
+      return chain(chain, scope);
     }
     if (e instanceof Binary binary) {
       return binary(binary, bind(binary.left(), scope), bind(binary.right(), scope));
@@ -318,6 +323,22 @@ final class ExpressionBinder {
       default:
         return comparison(binary, left, right);
     }
+  }
+
+  /** An AND or OR chain: one n-ary call, chains of the same operator in it spliced in. */
+  private Expr chain(Expression.Chain chain, Scope scope) {
+    Op op = chain.op() == Expression.BinaryOp.AND ? Op.AND : Op.OR;
+    List<Expr> args = new ArrayList<>();
+    for (Expression operand : chain.operands()) {
+      Expr bound = bind(operand, scope);
+      requireBoolean(bound, operand.span(), chain.op().symbol());
+      if (bound instanceof Call call && call.op() == op) {
+        args.addAll(call.args());
+      } else {
+        args.add(bound);
+      }
+    }
+    return new Call(op, args, Type.BOOLEAN);
   }
 
   private Expr comparison(Binary binary, Expr left, Expr right) {
@@ -578,21 +599,26 @@ final class ExpressionBinder {
         || (r == Kind.STRING && l == Kind.UNKNOWN);
   }
 
-  /** Rejects a constant pattern that is not a valid regular expression. */
+  /**
+   * Rejects a constant pattern that RE2/J, the linear-time engine RLIKE runs on, cannot compile:
+   * invalid syntax, and what needs backtracking (backreferences, lookahead and lookbehind).
+   */
   private void checkRegexes(Expr patterns, Span span) {
     if (!(patterns instanceof Literal)) {
       return;
     }
     Object v = ((Literal) patterns).value();
     for (Object p : v instanceof List ? (List<?>) v : java.util.Collections.singletonList(v)) {
-      if (p instanceof String) {
+      if (p instanceof String regex) {
         try {
-          java.util.regex.Pattern.compile((String) p);
-        } catch (java.util.regex.PatternSyntaxException e) {
+          com.google.re2j.Pattern.compile(regex);
+        } catch (com.google.re2j.PatternSyntaxException e) {
           error(
               span,
-              "Invalid regular expression '" + p + "': " + e.getDescription(),
-              "Write a Java regular expression; escape special characters such as ( [ { with \\");
+              "Invalid regular expression '" + regex + "': " + e.getDescription(),
+              "RLIKE takes RE2 regular expressions, which match in linear time: no backreferences"
+                  + " (\\1) and no lookaround ((?=...), (?!...), (?<=...)); escape special"
+                  + " characters such as ( [ { with \\");
         }
       }
     }

@@ -43,8 +43,8 @@ public enum Op {
   /** {@code x BETWEEN (lo, hi)}: args are the value, lo and hi; inclusive. */
   BETWEEN(3),
   // logic (three-valued)
-  AND(2),
-  OR(2),
+  AND(-1),
+  OR(-1),
   XOR(2),
   NOT(1),
   IS_NULL(1),

@@ -7,7 +7,10 @@ import io.spyglass.core.plan.FieldRef;
 import io.spyglass.core.plan.NamedExpr;
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.plan.QueryPlan;
+import io.spyglass.core.record.JsonRecordReader;
+import io.spyglass.core.record.MalformedRecordException;
 import io.spyglass.core.record.Record;
+import io.spyglass.core.record.RecordScanner;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -48,6 +51,9 @@ public final class FilterSet {
 
   private long processed;
 
+  /** Record-query pairs whose filter was evaluated. */
+  private long evaluations;
+
   /** Queries that threw, dropped and reported once the loop that found them is over. */
   private final List<Failed> failed = new ArrayList<>();
 
@@ -58,12 +64,45 @@ public final class FilterSet {
 
   private Set<String> referencedFields = Set.of();
 
+  private final JsonRecordReader.Limits recordLimits;
+
+  /** Reads JSON records for {@link #read}; made on first use. */
+  private RecordScanner scanner;
+
+  /** Fields the runtime sets on records after {@link #read}: the raw probe cannot see them. */
+  private Set<String> virtualFields = Set.of();
+
+  /** Changes whenever a query comes or goes, so the probe's slots are recomputed. */
+  private long version;
+
+  private long probeVersion = -1;
+  private Set<String> probeSelection;
+
+  /** Per indexed field: its slot in the scanner, or -1 when the probe cannot see it. */
+  private int[] equalitySlots = new int[0];
+
+  private int[] rangeSlots = new int[0];
+
   /**
    * @param clock the engine clock, read by {@code NOW()}
    * @param sink where flushed partials go
    */
   public FilterSet(QueryLimits limits, LongSupplier clock, PartialSink sink) {
+    this(limits, JsonRecordReader.Limits.DEFAULTS, clock, sink);
+  }
+
+  /**
+   * @param recordLimits bounds on the JSON records {@link #read} reads
+   * @param clock the engine clock, read by {@code NOW()}
+   * @param sink where flushed partials go
+   */
+  public FilterSet(
+      QueryLimits limits,
+      JsonRecordReader.Limits recordLimits,
+      LongSupplier clock,
+      PartialSink sink) {
     this.limits = limits;
+    this.recordLimits = recordLimits;
     this.clock = clock;
     this.sink = sink;
   }
@@ -84,6 +123,7 @@ public final class FilterSet {
     filters.put(query.id(), f);
     index.add(f);
     countFields(query, 1);
+    version++;
   }
 
   /** Stops filtering for the query and drops its state, without flushing it. */
@@ -92,6 +132,7 @@ public final class FilterSet {
     if (f != null) {
       index.remove(f);
       countFields(f.query, -1);
+      version++;
     }
   }
 
@@ -109,20 +150,113 @@ public final class FilterSet {
   }
 
   /**
+   * Record-query pairs whose filter was evaluated since this filter set was made: the work the
+   * indexes left, as opposed to records times queries.
+   */
+  public long evaluations() {
+    return evaluations;
+  }
+
+  /**
+   * Names the fields the runtime sets on each record between {@link #read} and {@link #process}
+   * (such as when it was read): {@link #read} cannot see them in the bytes, so it never rules a
+   * record out on them.
+   */
+  public void virtualFields(Set<String> names) {
+    virtualFields = Set.copyOf(names);
+    version++;
+  }
+
+  /**
+   * Reads one JSON record, only the fields the queries here read, when some query can match it:
+   * filter before parsing. The bytes are scanned (and checked) without being decoded; the values of
+   * the fields that equality and range indexes file queries under are looked up raw, and when no
+   * query can match, nothing is decoded and false is returned (the record counts as processed).
+   * Otherwise {@code into} is filled ({@link Record#partOf partial}, the bytes must stay unchanged
+   * while it is in use) and true is returned: hand it to {@link #process}, after setting any
+   * {@linkplain #virtualFields virtual fields}.
+   *
+   * @throws MalformedRecordException when the bytes are not one JSON object within the limits, as
+   *     {@link JsonRecordReader} says
+   */
+  public boolean read(byte[] bytes, int offset, int length, Record into)
+      throws MalformedRecordException {
+    RecordScanner s = scanner;
+    if (s == null) {
+      s = scanner = new RecordScanner(recordLimits);
+    }
+    if (s.selection() != referencedFields) {
+      s.select(referencedFields);
+    }
+    if (!s.scan(bytes, offset, length)) {
+      s.read(bytes, offset, length, into);
+      return true;
+    }
+    if (mayMatch(s)) {
+      s.decode(into);
+      return true;
+    }
+    processed++;
+    return false;
+  }
+
+  /** Whether some query can match the record {@code s} scanned, judged from its raw values. */
+  private boolean mayMatch(RecordScanner s) {
+    if (index.unindexed().size > 0) {
+      return true;
+    }
+    if (probeVersion != version || probeSelection != s.selection()) {
+      probeSlots(s);
+    }
+    int[] slots = equalitySlots;
+    for (int i = 0; i < slots.length; i++) {
+      int slot = slots[i];
+      if (slot < 0) {
+        return true;
+      }
+      if (s.kind(slot) != RecordScanner.ABSENT && index.candidates(i, s, slot) != null) {
+        return true;
+      }
+    }
+    slots = rangeSlots;
+    for (int i = 0; i < slots.length; i++) {
+      int slot = slots[i];
+      if (slot < 0) {
+        return true;
+      }
+      if (s.kind(slot) != RecordScanner.ABSENT && index.rangeMayHold(i, s, slot)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void probeSlots(RecordScanner s) {
+    equalitySlots = new int[index.indexedFieldCount()];
+    for (int i = 0; i < equalitySlots.length; i++) {
+      String name = index.indexedField(i);
+      equalitySlots[i] = virtualFields.contains(name) ? -1 : s.slot(name);
+    }
+    rangeSlots = new int[index.rangeFieldCount()];
+    for (int i = 0; i < rangeSlots.length; i++) {
+      String name = index.rangeField(i);
+      rangeSlots[i] = virtualFields.contains(name) ? -1 : s.slot(name);
+    }
+    probeVersion = version;
+    probeSelection = s.selection();
+  }
+
+  /**
    * Offers one record to the queries that can match it. A raw query whose partial fills is flushed
    * at once. {@code record} is valid only during this call; it is not modified.
    */
   public void process(Record record) {
     processed++;
-    for (QueryFilter f : index.unindexed()) {
-      offer(f, record);
-    }
+    offerAll(index.unindexed(), record);
     for (int i = 0, n = index.indexedFieldCount(); i < n; i++) {
-      QueryFilter[] candidates = index.candidates(i, record);
+      QueryIndex.Bucket candidates = index.candidates(i, record);
       if (candidates != null) {
-        for (QueryFilter f : candidates) {
-          offer(f, record);
-        }
+        offerAll(candidates, record);
       }
     }
     int ranges = index.rangeFieldCount();
@@ -138,7 +272,15 @@ public final class FilterSet {
     }
   }
 
+  private void offerAll(QueryIndex.Bucket bucket, Record record) {
+    QueryFilter[] items = bucket.items;
+    for (int i = 0, n = bucket.size; i < n; i++) {
+      offer(items[i], record);
+    }
+  }
+
   private void offer(QueryFilter f, Record record) {
+    evaluations++;
     int outcome;
     try {
       outcome = f.consume(record);
@@ -224,14 +366,18 @@ public final class FilterSet {
   /** Statistics of one query in this partition, or null when it is not here. */
   public QueryStats stats(String queryId) {
     QueryFilter f = filters.get(queryId);
-    return f == null ? null : new QueryStats(processed - f.seenBase, f.matched, f.stats.errors());
+    return f == null ? null : stats(f);
+  }
+
+  private QueryStats stats(QueryFilter f) {
+    return new QueryStats(processed - f.seenBase, f.matched, f.stats.errors());
   }
 
   /** Statistics of every query here, by query id. */
   public Map<String, QueryStats> stats() {
-    Map<String, QueryStats> out = new HashMap<>();
-    for (String id : filters.keySet()) {
-      out.put(id, stats(id));
+    Map<String, QueryStats> out = new HashMap<>(filters.size() * 4 / 3 + 1);
+    for (QueryFilter f : filters.values()) {
+      out.put(f.query.id(), stats(f));
     }
     return out;
   }

@@ -1,6 +1,9 @@
 package io.spyglass.core.query;
 
 import io.spyglass.core.partial.Partial;
+import io.spyglass.core.partial.PartialFormatException;
+import io.spyglass.core.partial.PartialReader;
+import io.spyglass.core.partial.PartialWriter;
 import io.spyglass.core.partial.RawPartial;
 import io.spyglass.core.plan.Aggregation;
 import io.spyglass.core.plan.QueryLimits;
@@ -26,9 +29,15 @@ import java.util.function.LongSupplier;
  * window emits on its n-th record. A query emitting faster than {@link
  * QueryLimits#maxEmitsPerSecond()} is stopped with an error.
  *
+ * <p>A runtime that checkpoints its state (Flink) saves a combiner with {@link #snapshot()} and
+ * goes on from there with {@link #restore}.
+ *
  * <p>Not thread-safe: confined to one thread.
  */
 public final class QueryCombiner {
+  private static final byte[] SNAPSHOT_MAGIC = {'S', 'G', 'Q', 'C'};
+  private static final int SNAPSHOT_VERSION = 1;
+
   private final Query query;
   private final QueryLimits limits;
   private final ResultSink sink;
@@ -68,7 +77,7 @@ public final class QueryCombiner {
     this.endTimeMs = query.endTimeMs(limits);
     Window w = plan.window();
     this.windowName = WindowNames.of(w);
-    Partial first = Partials.create(plan, limits);
+    Partial first = PartialFactory.create(plan, limits);
     int paneCount = 1;
     long every = 0;
     boolean records = false;
@@ -320,6 +329,94 @@ public final class QueryCombiner {
         sketch,
         errors,
         isFinal);
+  }
+
+  /**
+   * The combiner's state as bytes: its window panes (each in the partial format of {@link
+   * io.spyglass.core.partial.Partials}), the window number and times, the emit-rate counter and the
+   * errors. The query is not included: {@link #restore} takes it again.
+   *
+   * <pre>
+   * magic 'S' 'G' 'Q' 'C', version 1 (one byte)
+   * panes (varint) then each pane (varint length + encoded partial); newest pane (varint)
+   * window number (varint); window start, next emit, emit second (8 bytes each)
+   * emits this second (varint); done (boolean); errors (varint) then message, resolution, fatal
+   * </pre>
+   */
+  public byte[] snapshot() {
+    PartialWriter out = new PartialWriter(256);
+    out.writeRaw(SNAPSHOT_MAGIC, 0, SNAPSHOT_MAGIC.length).writeByte(SNAPSHOT_VERSION);
+    out.writeVarInt(panes.length);
+    for (Partial p : panes) {
+      out.writeBytes(io.spyglass.core.partial.Partials.encode(p));
+    }
+    out.writeVarInt(newest).writeVarLong(windowNumber);
+    out.writeLong(windowStartMs).writeLong(nextEmitMs).writeLong(emitSecond);
+    out.writeVarInt(emitsThisSecond).writeBoolean(done);
+    out.writeVarInt(errors.size());
+    for (Meta.QueryError e : errors) {
+      out.writeString(e.message()).writeString(e.resolution()).writeBoolean(e.fatal());
+    }
+    return out.toByteArray();
+  }
+
+  /**
+   * A combiner of {@code query} that goes on from a {@link #snapshot()} of a combiner of the same
+   * query.
+   *
+   * @throws PartialFormatException when the bytes are not a snapshot in format 1, or do not fit the
+   *     query (another window or aggregation)
+   */
+  public static QueryCombiner restore(
+      Query query, QueryLimits limits, ResultSink sink, LongSupplier clock, byte[] snapshot) {
+    QueryCombiner c = new QueryCombiner(query, limits, sink, clock);
+    PartialReader in = new PartialReader(snapshot);
+    for (byte b : SNAPSHOT_MAGIC) {
+      if (in.readByte() != b) {
+        throw new PartialFormatException("not a combiner snapshot: wrong magic bytes");
+      }
+    }
+    int version = in.readByte();
+    if (version != SNAPSHOT_VERSION) {
+      throw new PartialFormatException(
+          "unsupported combiner snapshot version " + version + " (supported: 1)");
+    }
+    int paneCount = in.readCount(1);
+    if (paneCount != c.panes.length) {
+      throw new PartialFormatException(
+          "snapshot has " + paneCount + " panes, the query " + query.id() + " " + c.panes.length);
+    }
+    for (int i = 0; i < paneCount; i++) {
+      Partial p = io.spyglass.core.partial.Partials.decode(in.readBytes());
+      if (p.kind() != c.panes[i].kind()) {
+        throw new PartialFormatException(
+            "snapshot pane is "
+                + p.kind()
+                + ", the query "
+                + query.id()
+                + " needs "
+                + c.panes[i].kind());
+      }
+      c.panes[i] = p;
+    }
+    c.newest = in.readVarInt();
+    if (c.newest >= paneCount) {
+      throw new PartialFormatException("newest pane " + c.newest + " of " + paneCount);
+    }
+    c.windowNumber = in.readVarLong();
+    c.windowStartMs = in.readLong();
+    c.nextEmitMs = in.readLong();
+    c.emitSecond = in.readLong();
+    c.emitsThisSecond = in.readVarInt();
+    c.done = in.readBoolean();
+    int errorCount = in.readCount(3);
+    List<Meta.QueryError> errors = new ArrayList<>(errorCount);
+    for (int i = 0; i < errorCount; i++) {
+      errors.add(new Meta.QueryError(in.readString(), in.readString(), in.readBoolean()));
+    }
+    c.errors = List.copyOf(errors);
+    in.requireEnd();
+    return c;
   }
 
   private record OuterResult(List<Map<String, Object>> rows, Map<String, Object> sketch) {}

@@ -68,9 +68,9 @@ final class QueryFilter {
                             v.outer()))
                 .toArray(View[]::new);
     this.exploded = views.length == 0 ? null : new Record(32);
-    this.partial = Partials.create(plan, limits);
+    this.partial = PartialFactory.create(plan, limits);
     this.feeder = feeder(plan.aggregation(), compiler, partial);
-    this.rawCapacity = partial instanceof RawPartial ? Partials.rawCapacity(plan) : 0;
+    this.rawCapacity = partial instanceof RawPartial ? PartialFactory.rawCapacity(plan) : 0;
   }
 
   boolean isRaw() {
@@ -253,7 +253,11 @@ final class QueryFilter {
     @Override
     public void feed(Record r) {
       for (int i = 0; i < keys.length; i++) {
-        scratch[i] = keys[i].boxed(keys[i].eval(r));
+        int k = keys[i].eval(r);
+        if (k == MAP || k == LIST) {
+          return; // as Bullet: a record whose key is not a primitive joins no group
+        }
+        scratch[i] = keys[i].boxed(k);
       }
       int slot = partial.group(scratch);
       if (slot < 0) {

@@ -7,6 +7,9 @@ import io.spyglass.core.plan.Literal;
 import io.spyglass.core.plan.Op;
 import io.spyglass.core.plan.QueryPlan;
 import io.spyglass.core.record.Record;
+import io.spyglass.core.record.RecordScanner;
+import io.spyglass.core.record.Utf8Bytes;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -32,7 +35,7 @@ final class QueryIndex {
   private final Map<String, FieldIndex> fields = new HashMap<>();
   private String[] fieldNames = new String[0];
   private FieldIndex[] fieldIndexes = new FieldIndex[0];
-  private QueryFilter[] unindexed = new QueryFilter[0];
+  private final Bucket unindexed = new Bucket();
   private final Map<String, RangeIndex> ranges = new HashMap<>();
   private String[] rangeNames = new String[0];
   private RangeIndex[] rangeIndexes = new RangeIndex[0];
@@ -59,8 +62,9 @@ final class QueryIndex {
     }
     Call c = (Call) e;
     if (c.op() == Op.AND) {
-      collect(c.arg(0), out);
-      collect(c.arg(1), out);
+      for (Expr conjunct : c.args()) {
+        collect(conjunct, out);
+      }
     } else if (c.op() == Op.EQ) {
       Key k = equality(c.arg(0), c.arg(1));
       if (k == null) {
@@ -129,7 +133,7 @@ final class QueryIndex {
         r.add(filter, range.get());
         return;
       }
-      unindexed = append(unindexed, filter);
+      unindexed.add(filter);
       return;
     }
     FieldIndex index = fields.get(key.get().field());
@@ -139,7 +143,15 @@ final class QueryIndex {
       refreshFields();
     }
     for (Object v : key.get().values()) {
-      index.byValue.merge(v, new QueryFilter[] {filter}, (old, one) -> append(old, filter));
+      Bucket b = index.byValue.get(v);
+      if (b == null) {
+        b = new Bucket();
+        index.byValue.put(v, b);
+        if (v instanceof String) {
+          index.strings.put(((String) v).getBytes(StandardCharsets.UTF_8), b);
+        }
+      }
+      b.add(filter);
     }
   }
 
@@ -158,7 +170,7 @@ final class QueryIndex {
         }
         return;
       }
-      unindexed = without(unindexed, filter);
+      unindexed.remove(filter);
       return;
     }
     FieldIndex index = fields.get(key.get().field());
@@ -166,11 +178,12 @@ final class QueryIndex {
       return;
     }
     for (Object v : key.get().values()) {
-      QueryFilter[] left = without(index.byValue.getOrDefault(v, new QueryFilter[0]), filter);
-      if (left.length == 0) {
+      Bucket b = index.byValue.get(v);
+      if (b != null && b.remove(filter) && b.size == 0) {
         index.byValue.remove(v);
-      } else {
-        index.byValue.put(v, left);
+        if (v instanceof String) {
+          index.strings.remove(((String) v).getBytes(StandardCharsets.UTF_8));
+        }
       }
     }
     if (index.byValue.isEmpty()) {
@@ -214,8 +227,8 @@ final class QueryIndex {
     }
   }
 
-  /** Queries that are always candidates. The array must not be modified. */
-  QueryFilter[] unindexed() {
+  /** Queries that are always candidates. The bucket must not be modified. */
+  Bucket unindexed() {
     return unindexed;
   }
 
@@ -224,15 +237,15 @@ final class QueryIndex {
   }
 
   /**
-   * The queries filed under the value of indexed field {@code i} in {@code r}, or null. The array
+   * The queries filed under the value of indexed field {@code i} in {@code r}, or null. The bucket
    * must not be modified.
    */
-  QueryFilter[] candidates(int i, Record r) {
+  Bucket candidates(int i, Record r) {
     int slot = r.indexOf(fieldNames[i]);
     if (slot < 0) {
       return null;
     }
-    Map<Object, QueryFilter[]> byValue = fieldIndexes[i].byValue;
+    Map<Object, Bucket> byValue = fieldIndexes[i].byValue;
     switch (r.kindAt(slot)) {
       case Record.STRING:
         return byValue.get(r.refAt(slot));
@@ -249,24 +262,183 @@ final class QueryIndex {
     }
   }
 
+  /** The name of indexed field {@code i}. */
+  String indexedField(int i) {
+    return fieldNames[i];
+  }
+
+  /** The name of range-indexed field {@code i}. */
+  String rangeField(int i) {
+    return rangeNames[i];
+  }
+
+  /**
+   * The queries filed under the raw value of indexed field {@code i} that {@code s} found in slot
+   * {@code slot}, or null: {@link #candidates} for the record the scanned bytes would make, found
+   * from the bytes (a string is looked up by its UTF-8 bytes, undecoded).
+   */
+  Bucket candidates(int i, RecordScanner s, int slot) {
+    FieldIndex index = fieldIndexes[i];
+    switch (s.kind(slot)) {
+      case RecordScanner.STRING:
+        return index.strings.get(s.bytes(), s.start(slot), s.end(slot));
+      case RecordScanner.INTEGER:
+        return index.byValue.get(s.longValue(slot));
+      case RecordScanner.ESCAPED_STRING:
+      case RecordScanner.BIG_INTEGER:
+      case RecordScanner.DECIMAL:
+      case RecordScanner.TRUE:
+      case RecordScanner.FALSE:
+        return index.byValue.get(normalise(s.value(slot)));
+      default:
+        return null;
+    }
+  }
+
+  /**
+   * Whether a range-filed query of field {@code i} can hold the raw value {@code s} found in slot
+   * {@code slot}: {@link #rangeCandidates} would offer one for the record the bytes would make.
+   */
+  boolean rangeMayHold(int i, RecordScanner s, int slot) {
+    switch (s.kind(slot)) {
+      case RecordScanner.INTEGER:
+        return rangeIndexes[i].mayHold(s.longValue(slot));
+      case RecordScanner.BIG_INTEGER:
+      case RecordScanner.DECIMAL:
+        return rangeIndexes[i].mayHold(((Number) s.value(slot)).doubleValue());
+      default:
+        return false;
+    }
+  }
+
   private static final class FieldIndex {
-    final Map<Object, QueryFilter[]> byValue = new HashMap<>();
+    final Map<Object, Bucket> byValue = new HashMap<>();
+
+    /** The buckets of the string keys of {@link #byValue}, by the keys' UTF-8 bytes. */
+    final Utf8Keys strings = new Utf8Keys();
   }
 
-  private static QueryFilter[] append(QueryFilter[] a, QueryFilter f) {
-    QueryFilter[] out = Arrays.copyOf(a, a.length + 1);
-    out[a.length] = f;
-    return out;
-  }
+  /**
+   * Buckets by the UTF-8 bytes of their keys, looked up by bytes where they lie in a record: open
+   * addressing with linear probing and deletion by backward shift.
+   */
+  static final class Utf8Keys {
+    private byte[][] keys = new byte[8][];
+    private int[] hashes = new int[8];
+    private Bucket[] values = new Bucket[8];
+    private int size;
 
-  private static QueryFilter[] without(QueryFilter[] a, QueryFilter f) {
-    int n = 0;
-    QueryFilter[] out = new QueryFilter[a.length];
-    for (QueryFilter each : a) {
-      if (each != f) {
-        out[n++] = each;
+    Bucket get(byte[] b, int from, int to) {
+      if (size == 0) {
+        return null;
+      }
+      int h = Utf8Bytes.hash(b, from, to);
+      int mask = keys.length - 1;
+      int len = to - from;
+      for (int i = h & mask; ; i = (i + 1) & mask) {
+        byte[] k = keys[i];
+        if (k == null) {
+          return null;
+        }
+        if (hashes[i] == h && k.length == len && Arrays.equals(k, 0, len, b, from, to)) {
+          return values[i];
+        }
       }
     }
-    return Arrays.copyOf(out, n);
+
+    void put(byte[] key, Bucket value) {
+      if ((size + 1) * 2 > keys.length) {
+        grow();
+      }
+      int h = Utf8Bytes.hash(key, 0, key.length);
+      int mask = keys.length - 1;
+      int i = h & mask;
+      while (keys[i] != null) {
+        if (hashes[i] == h && Arrays.equals(keys[i], key)) {
+          values[i] = value;
+          return;
+        }
+        i = (i + 1) & mask;
+      }
+      keys[i] = key;
+      hashes[i] = h;
+      values[i] = value;
+      size++;
+    }
+
+    void remove(byte[] key) {
+      int h = Utf8Bytes.hash(key, 0, key.length);
+      int mask = keys.length - 1;
+      int i = h & mask;
+      while (keys[i] != null && !(hashes[i] == h && Arrays.equals(keys[i], key))) {
+        i = (i + 1) & mask;
+      }
+      if (keys[i] == null) {
+        return;
+      }
+      size--;
+      // backward shift: move later entries of the run into the hole when their home allows it
+      int hole = i;
+      for (int j = (i + 1) & mask; keys[j] != null; j = (j + 1) & mask) {
+        int home = hashes[j] & mask;
+        if (((j - home) & mask) >= ((j - hole) & mask)) {
+          keys[hole] = keys[j];
+          hashes[hole] = hashes[j];
+          values[hole] = values[j];
+          hole = j;
+        }
+      }
+      keys[hole] = null;
+      values[hole] = null;
+    }
+
+    private void grow() {
+      byte[][] oldKeys = keys;
+      int[] oldHashes = hashes;
+      Bucket[] oldValues = values;
+      keys = new byte[oldKeys.length * 2][];
+      hashes = new int[keys.length];
+      values = new Bucket[keys.length];
+      int mask = keys.length - 1;
+      for (int j = 0; j < oldKeys.length; j++) {
+        if (oldKeys[j] != null) {
+          int i = oldHashes[j] & mask;
+          while (keys[i] != null) {
+            i = (i + 1) & mask;
+          }
+          keys[i] = oldKeys[j];
+          hashes[i] = oldHashes[j];
+          values[i] = oldValues[j];
+        }
+      }
+    }
+  }
+
+  /**
+   * Queries filed together: {@code items[0, size)}, in the order they were added. The array grows
+   * by doubling, so adding thousands of queries under one key stays linear.
+   */
+  static final class Bucket {
+    QueryFilter[] items = new QueryFilter[1];
+    int size;
+
+    void add(QueryFilter f) {
+      if (size == items.length) {
+        items = Arrays.copyOf(items, size * 2);
+      }
+      items[size++] = f;
+    }
+
+    /** Removes {@code f}; returns whether it was here. */
+    boolean remove(QueryFilter f) {
+      for (int i = 0; i < size; i++) {
+        if (items[i] == f) {
+          System.arraycopy(items, i + 1, items, i, size - i - 1);
+          items[--size] = null;
+          return true;
+        }
+      }
+      return false;
+    }
   }
 }

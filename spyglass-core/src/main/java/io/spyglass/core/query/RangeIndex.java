@@ -61,8 +61,13 @@ final class RangeIndex {
     Call c = (Call) e;
     switch (c.op()) {
       case AND:
-        Range left = find(c.arg(0));
-        return left != null ? left : find(c.arg(1));
+        for (Expr conjunct : c.args()) {
+          Range range = find(conjunct);
+          if (range != null) {
+            return range;
+          }
+        }
+        return null;
       case GT:
       case GE:
       case LT:
@@ -157,6 +162,20 @@ final class RangeIndex {
         i++) {
       sink.offer(bounded[i]);
     }
+  }
+
+  /** Whether some query here could hold {@code v}: {@link #candidates} would offer one. */
+  boolean mayHold(double v) {
+    if (!sorted) {
+      sort();
+    }
+    if (Double.isNaN(v)) {
+      return !entries.isEmpty();
+    }
+    if (upperBound(upwardLo, v) > 0 || lowerBound(downwardHi, v) < downward.length) {
+      return true;
+    }
+    return upperBound(boundedLo, v) > lowerBound(boundedLo, Math.nextDown(v - maxWidth));
   }
 
   /** Receives candidates. */

@@ -106,7 +106,9 @@ public final class ResultJson {
       g.writeNumber(((Number) v).longValue());
     } else if (v instanceof Double || v instanceof Float) {
       double d = ((Number) v).doubleValue();
-      if (Double.isFinite(d)) {
+      if (v instanceof Float f && Float.isFinite(f)) {
+        g.writeNumber(f); // as Bullet prints a FLOAT: 1.1, not its double expansion
+      } else if (Double.isFinite(d)) {
         g.writeNumber(d);
       } else {
         g.writeString(Double.toString(d));

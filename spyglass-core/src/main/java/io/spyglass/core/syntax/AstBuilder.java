@@ -19,22 +19,22 @@ import io.spyglass.core.syntax.Expression.PointsMode;
 import io.spyglass.core.syntax.Expression.Quantifier;
 import io.spyglass.core.syntax.Expression.Unary;
 import io.spyglass.core.syntax.Expression.UnaryOp;
-import io.spyglass.core.syntax.Query.Amount;
-import io.spyglass.core.syntax.Query.Duration;
-import io.spyglass.core.syntax.Query.Every;
-import io.spyglass.core.syntax.Query.Explode;
-import io.spyglass.core.syntax.Query.Item;
-import io.spyglass.core.syntax.Query.LateralView;
-import io.spyglass.core.syntax.Query.Limit;
-import io.spyglass.core.syntax.Query.SelectItem;
-import io.spyglass.core.syntax.Query.SortItem;
-import io.spyglass.core.syntax.Query.Source;
-import io.spyglass.core.syntax.Query.Star;
-import io.spyglass.core.syntax.Query.Stream;
-import io.spyglass.core.syntax.Query.SubQuery;
-import io.spyglass.core.syntax.Query.Tumbling;
-import io.spyglass.core.syntax.Query.Unit;
-import io.spyglass.core.syntax.Query.WindowClause;
+import io.spyglass.core.syntax.Select.Amount;
+import io.spyglass.core.syntax.Select.Duration;
+import io.spyglass.core.syntax.Select.Every;
+import io.spyglass.core.syntax.Select.Explode;
+import io.spyglass.core.syntax.Select.Item;
+import io.spyglass.core.syntax.Select.LateralView;
+import io.spyglass.core.syntax.Select.Limit;
+import io.spyglass.core.syntax.Select.SelectItem;
+import io.spyglass.core.syntax.Select.SortItem;
+import io.spyglass.core.syntax.Select.Source;
+import io.spyglass.core.syntax.Select.Star;
+import io.spyglass.core.syntax.Select.Stream;
+import io.spyglass.core.syntax.Select.SubQuery;
+import io.spyglass.core.syntax.Select.Tumbling;
+import io.spyglass.core.syntax.Select.Unit;
+import io.spyglass.core.syntax.Select.WindowClause;
 import io.spyglass.core.syntax.internal.BqlParser;
 import java.util.ArrayList;
 import java.util.List;
@@ -73,7 +73,7 @@ final class AstBuilder {
     errors.add(new BqlError(span, message, resolution));
   }
 
-  Query query(BqlParser.QueryContext ctx) {
+  Select query(BqlParser.QueryContext ctx) {
     BqlParser.SelectListContext selectList = ctx.selectList();
     List<SelectItem> items = new ArrayList<>();
     for (BqlParser.SelectItemContext item : selectList.selectItem()) {
@@ -103,7 +103,7 @@ final class AstBuilder {
     if (ctx.limit != null) {
       limit = Optional.of(new Limit(integer(ctx.limit), span(ctx.limit)));
     }
-    return new Query(
+    return new Select(
         selectList.DISTINCT() != null,
         items,
         source,
@@ -249,28 +249,35 @@ final class AstBuilder {
     if (ctx instanceof BqlParser.DotAccessContext dot) {
       Span keySpan = span(dot.key);
       return new Access(
-          expression(dot.base), new Literal(name(dot.key), Type.STRING, keySpan), span);
+          expression(dot.base), new Literal(name(dot.key), Type.STRING, keySpan), true, span);
     }
     if (ctx instanceof BqlParser.IndexAccessContext index) {
-      return new Access(expression(index.base), expression(index.key), span);
+      return new Access(expression(index.base), expression(index.key), false, span);
     }
     if (ctx instanceof BqlParser.TypeHintContext hint) {
       return new Hint(expression(hint.expression()), type(hint.fieldType()), span);
     }
     if (ctx instanceof BqlParser.SignedContext signed) {
+      boolean minus = signed.op.getType() == BqlParser.MINUS;
+      if (minus && signed.operand.getStart() == signed.operand.getStop()) {
+        String digits = signed.operand.getText().toUpperCase(Locale.ROOT);
+        if (signed.operand.getStart().getType() == BqlParser.INTEGER_VALUE
+            && digits.equals("2147483648")) {
+          return new Literal(Integer.MIN_VALUE, Type.INTEGER, span); // -2^31 fits an INTEGER
+        }
+        if (digits.equals("9223372036854775808L") || digits.equals("9223372036854775808")) {
+          return new Literal(Long.MIN_VALUE, Type.LONG, span); // -2^63 fits a LONG
+        }
+      }
       Expression operand = expression(signed.operand);
-      if (signed.op.getType() == BqlParser.PLUS) {
-        return operand;
-      }
-      if (signed.operand.getStart() == signed.operand.getStop()
-          && signed.operand.getStart().getType() == BqlParser.INTEGER_VALUE
-          && signed.operand.getText().equals("2147483648")) {
-        return new Literal(Integer.MIN_VALUE, Type.INTEGER, span); // -2^31 fits an INTEGER
-      }
-      return negate(operand, span);
+      return minus ? negate(operand, span) : operand;
     }
     if (ctx instanceof BqlParser.NullPredicateContext isNull) {
       return new IsNull(expression(isNull.expression()), isNull.NOT() != null, span);
+    }
+    if (ctx instanceof BqlParser.BinaryContext binary
+        && (binary.op.getType() == BqlParser.AND || binary.op.getType() == BqlParser.OR)) {
+      return chain(binary, span);
     }
     if (ctx instanceof BqlParser.BinaryContext binary) {
       Quantifier quantifier = Quantifier.NONE;
@@ -312,6 +319,23 @@ final class AstBuilder {
     }
     BqlParser.PrefixContext prefix = (BqlParser.PrefixContext) ctx;
     return prefix(prefix.op, expression(prefix.operand), span);
+  }
+
+  /** An AND or OR chain, walked along its left spine without recursion. */
+  private Expression chain(BqlParser.BinaryContext top, Span span) {
+    int op = top.op.getType();
+    List<BqlParser.ExpressionContext> rights = new ArrayList<>();
+    BqlParser.ExpressionContext left = top;
+    while (left instanceof BqlParser.BinaryContext b && b.op.getType() == op) {
+      rights.add(b.right);
+      left = b.left;
+    }
+    List<Expression> operands = new ArrayList<>();
+    operands.add(expression(left));
+    for (int i = rights.size() - 1; i >= 0; i--) {
+      operands.add(expression(rights.get(i)));
+    }
+    return new Expression.Chain(binaryOp(top.op), operands, span);
   }
 
   private static Expression prefix(Token op, Expression operand, Span span) {

@@ -17,8 +17,13 @@ public sealed interface Expression {
   /** A top-level field of a record, or a name of a result column. */
   record Field(String name, Span span) implements Expression {}
 
-  /** {@code base.key}, {@code base['key']} or {@code base[expression]}. */
-  record Access(Expression base, Expression key, Span span) implements Expression {}
+  /**
+   * {@code base.key} ({@code dot}), {@code base['key']} or {@code base[expression]}.
+   *
+   * @param dot whether written {@code base.key}: the same access as {@code base['key']}, named as
+   *     written
+   */
+  record Access(Expression base, Expression key, boolean dot, Span span) implements Expression {}
 
   /** {@code expression : TYPE}, a type hint. */
   record Hint(Expression expression, Type type, Span span) implements Expression {}
@@ -42,6 +47,16 @@ public sealed interface Expression {
       Expression right,
       Span span)
       implements Expression {}
+
+  /**
+   * {@code a AND b AND ...} or {@code a OR b OR ...}: a flat chain of two or more operands of one
+   * operator, however long, so that no stage recurses along it.
+   */
+  record Chain(BinaryOp op, List<Expression> operands, Span span) implements Expression {
+    public Chain {
+      operands = List.copyOf(operands);
+    }
+  }
 
   /** {@code x IS [NOT] NULL}. */
   record IsNull(Expression operand, boolean negated, Span span) implements Expression {}

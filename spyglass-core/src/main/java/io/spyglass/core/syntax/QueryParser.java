@@ -2,20 +2,27 @@ package io.spyglass.core.syntax;
 
 import io.spyglass.core.syntax.internal.BqlLexer;
 import io.spyglass.core.syntax.internal.BqlParser;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
+import org.antlr.v4.runtime.BailErrorStrategy;
 import org.antlr.v4.runtime.BaseErrorListener;
 import org.antlr.v4.runtime.CharStreams;
 import org.antlr.v4.runtime.CommonTokenStream;
 import org.antlr.v4.runtime.Parser;
+import org.antlr.v4.runtime.ParserRuleContext;
 import org.antlr.v4.runtime.RecognitionException;
 import org.antlr.v4.runtime.Recognizer;
 import org.antlr.v4.runtime.Token;
 import org.antlr.v4.runtime.Vocabulary;
+import org.antlr.v4.runtime.atn.PredictionMode;
 import org.antlr.v4.runtime.misc.IntervalSet;
+import org.antlr.v4.runtime.misc.ParseCancellationException;
+import org.antlr.v4.runtime.tree.ParseTree;
 
 /**
  * Parses BQL text into a positioned {@link Query}. Stateless and thread-safe.
@@ -24,7 +31,10 @@ import org.antlr.v4.runtime.misc.IntervalSet;
  * syntax errors name the unexpected token and the tokens that would have been accepted.
  */
 public final class QueryParser {
-  /** Deepest nesting of parentheses and brackets accepted, well within the parser's stack. */
+  /**
+   * Deepest nesting accepted: of parentheses, brackets and prefix operators before parsing, and of
+   * expressions after; well within every stage's stack.
+   */
   public static final int MAX_NESTING = 128;
 
   private QueryParser() {}
@@ -35,7 +45,7 @@ public final class QueryParser {
    * @param maxLength longest text accepted, in characters
    * @throws BqlException if the text is too long, nested too deeply or not valid BQL
    */
-  public static Query parse(String text, int maxLength) {
+  public static Select parse(String text, int maxLength) {
     if (text.length() > maxLength) {
       throw new BqlException(
           new BqlError(
@@ -46,53 +56,179 @@ public final class QueryParser {
                   + maxLength,
               "Shorten the query"));
     }
-    try {
-      BqlLexer lexer = new BqlLexer(CharStreams.fromString(text));
-      lexer.removeErrorListeners();
-      CommonTokenStream tokens = new CommonTokenStream(lexer);
-      tokens.fill();
-      checkNesting(tokens.getTokens());
-      BqlParser parser = new BqlParser(tokens);
-      parser.removeErrorListeners();
-      parser.addErrorListener(new FirstErrorListener());
-      BqlParser.StatementContext statement;
+    BqlLexer lexer = new BqlLexer(CharStreams.fromString(text));
+    lexer.removeErrorListeners();
+    CommonTokenStream tokens = new CommonTokenStream(lexer);
+    tokens.fill();
+    checkNesting(tokens.getTokens());
+    BqlParser.StatementContext statement = statement(tokens, PredictionMode.SLL);
+    if (statement == null) {
+      tokens.seek(0);
+      statement = statement(tokens, PredictionMode.LL);
+    }
+    checkDepth(statement);
+    AstBuilder builder = new AstBuilder();
+    Select query = builder.query(statement.query());
+    if (!builder.errors().isEmpty()) {
+      throw new BqlException(builder.errors());
+    }
+    return query;
+  }
+
+  /**
+   * Parses the statement in {@code tokens}. In {@link PredictionMode#SLL} (fast: its decisions are
+   * cached; the queries of the tests all parse in it, to the trees full LL gives) a syntax error
+   * returns null, so that the caller tries again in full {@link PredictionMode#LL}, which is exact
+   * and reports the error with its position.
+   */
+  static BqlParser.StatementContext statement(CommonTokenStream tokens, PredictionMode mode) {
+    BqlParser parser = new BqlParser(tokens);
+    parser.getInterpreter().setPredictionMode(mode);
+    parser.removeErrorListeners();
+    if (mode == PredictionMode.SLL) {
+      parser.setErrorHandler(new BailErrorStrategy());
       try {
-        statement = parser.statement();
-      } catch (SyntaxError e) {
-        throw new BqlException(e.error);
+        return parser.statement();
+      } catch (ParseCancellationException e) {
+        return null;
       }
-      AstBuilder builder = new AstBuilder();
-      Query query = builder.query(statement.query());
-      if (!builder.errors().isEmpty()) {
-        throw new BqlException(builder.errors());
-      }
-      return query;
-    } catch (StackOverflowError e) {
-      throw new BqlException(
-          new BqlError(
-              new Span(1, 1, 0, text.length()),
-              "The query is nested too deeply",
-              "Simplify the query: nest fewer operators and parentheses"));
+    }
+    parser.addErrorListener(new FirstErrorListener());
+    try {
+      return parser.statement();
+    } catch (SyntaxError e) {
+      throw new BqlException(e.error);
     }
   }
 
-  private static void checkNesting(List<Token> tokens) {
-    int depth = 0;
-    for (Token token : tokens) {
-      String text = token.getText();
-      if (text.equals("(") || text.equals("[")) {
-        depth++;
-        if (depth > MAX_NESTING) {
-          throw new BqlException(
-              new BqlError(
-                  AstBuilder.span(token),
-                  "Parentheses and brackets are nested more than " + MAX_NESTING + " deep",
-                  "Simplify the query"));
-        }
-      } else if (text.equals(")") || text.equals("]")) {
-        depth = Math.max(0, depth - 1);
+  /** Token types of the brackets that nest: '(' and '[', and their closing ones. */
+  private static final int OPEN_PAREN = literalType("'('"),
+      OPEN_BRACKET = literalType("'['"),
+      CLOSE_PAREN = literalType("')'"),
+      CLOSE_BRACKET = literalType("']'");
+
+  private static int literalType(String literal) {
+    Vocabulary v = BqlLexer.VOCABULARY;
+    for (int type = 0; type <= v.getMaxTokenType(); type++) {
+      if (literal.equals(v.getLiteralName(type))) {
+        return type;
       }
     }
+    throw new IllegalStateException("the grammar has no token " + literal);
+  }
+
+  /**
+   * Bounds what the parser nests before it parses: parentheses and brackets, and prefix operators
+   * ({@code NOT}, {@code SIZEOF}, a sign) in a row, which the parser takes one within another.
+   */
+  private static void checkNesting(List<Token> tokens) {
+    // prefix operators waiting for their operand, per open parenthesis or bracket
+    Deque<Integer> pending = new ArrayDeque<>();
+    int run = 0;
+    int depth = 0;
+    Token previous = null;
+    for (Token token : tokens) {
+      if (token.getChannel() != Token.DEFAULT_CHANNEL) {
+        continue;
+      }
+      int type = token.getType();
+      if (type == OPEN_PAREN || type == OPEN_BRACKET) {
+        pending.push(run);
+        depth += 1 + run;
+        run = 0;
+      } else if (type == CLOSE_PAREN || type == CLOSE_BRACKET) {
+        if (!pending.isEmpty()) {
+          depth -= 1 + pending.pop();
+        }
+        run = 0;
+      } else if (isPrefix(token, previous)) {
+        run++;
+      } else {
+        run = 0;
+      }
+      if (depth + run > MAX_NESTING) {
+        throw tooDeep(AstBuilder.span(token));
+      }
+      previous = token;
+    }
+  }
+
+  private static boolean isPrefix(Token token, Token previous) {
+    int type = token.getType();
+    if (type == BqlLexer.NOT || type == BqlLexer.SIZEOF) {
+      return true;
+    }
+    if (type != BqlLexer.MINUS && type != BqlLexer.PLUS) {
+      return false;
+    }
+    if (previous == null) {
+      return true;
+    }
+    int p = previous.getType();
+    boolean endsOperand =
+        p == CLOSE_PAREN
+            || p == CLOSE_BRACKET
+            || p == BqlLexer.IDENTIFIER
+            || p == BqlLexer.QUOTED_IDENTIFIER
+            || p == BqlLexer.DIGIT_IDENTIFIER
+            || p == BqlLexer.STRING
+            || p == BqlLexer.INTEGER_VALUE
+            || p == BqlLexer.LONG_VALUE
+            || p == BqlLexer.DOUBLE_VALUE
+            || p == BqlLexer.FLOAT_VALUE
+            || p == BqlLexer.NULL
+            || p == BqlLexer.TRUE
+            || p == BqlLexer.FALSE;
+    return !endsOperand;
+  }
+
+  /**
+   * Bounds the depth of expressions, counted on the parse tree without recursion: each operator,
+   * call, parenthesis or subfield is a level, but a chain of AND or of OR is one level however
+   * long, as later stages hold it flat.
+   */
+  private static void checkDepth(ParserRuleContext root) {
+    Deque<ParseTree> nodes = new ArrayDeque<>();
+    Deque<Integer> depths = new ArrayDeque<>();
+    nodes.push(root);
+    depths.push(0);
+    while (!nodes.isEmpty()) {
+      ParseTree node = nodes.pop();
+      int depth = depths.pop();
+      for (int i = 0; i < node.getChildCount(); i++) {
+        ParseTree child = node.getChild(i);
+        if (!(child instanceof ParserRuleContext)) {
+          continue;
+        }
+        int childDepth = depth;
+        if (child instanceof BqlParser.ExpressionContext && !continuesChain(node, child)) {
+          childDepth++;
+          if (childDepth > MAX_NESTING) {
+            throw tooDeep(AstBuilder.span((ParserRuleContext) child));
+          }
+        }
+        nodes.push(child);
+        depths.push(childDepth);
+      }
+    }
+  }
+
+  /** Whether {@code child} is the left operand of {@code parent} in one AND or OR chain. */
+  private static boolean continuesChain(ParseTree parent, ParseTree child) {
+    return parent instanceof BqlParser.BinaryContext p
+        && child instanceof BqlParser.BinaryContext c
+        && p.left == c
+        && p.op.getType() == c.op.getType()
+        && (p.op.getType() == BqlParser.AND || p.op.getType() == BqlParser.OR);
+  }
+
+  private static BqlException tooDeep(Span span) {
+    return new BqlException(
+        new BqlError(
+            span,
+            "The query is nested more than " + MAX_NESTING + " deep here",
+            "Simplify the query: nest fewer parentheses, brackets, prefix operators (NOT, SIZEOF,"
+                + " -) and operators within operators"));
   }
 
   private static Span spanAt(String text, int offset) {

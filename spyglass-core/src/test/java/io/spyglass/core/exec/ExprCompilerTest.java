@@ -115,7 +115,14 @@ class ExprCompilerTest {
     assertThat(eval(call(Op.SUBSTRING, f("s"), Literal.of(-2L)))).isEqualTo("lo");
     assertThat(eval(call(Op.RLIKE, f("s"), Literal.of("H.l+o")))).isEqualTo(true);
     assertThat(eval(call(Op.RLIKE, f("s"), Literal.of("H.l")))).isEqualTo(false);
-    assertThat(eval(call(Op.HASH, f("s")))).isEqualTo(eval(call(Op.HASH, Literal.of("Hello"))));
+    // Bullet's HASH is Java's hashCode of the value: these are its answers
+    assertThat(eval(call(Op.HASH, f("s")))).isEqualTo("Hello".hashCode());
+    assertThat(eval(call(Op.HASH, Literal.of("abc")))).isEqualTo(96354);
+    assertThat(eval(call(Op.HASH, Literal.of(50L)))).isEqualTo(50);
+    assertThat(eval(call(Op.HASH, Literal.of(true)))).isEqualTo(1231);
+    assertThat(eval(call(Op.HASH, Literal.of(false)))).isEqualTo(1237);
+    assertThat(eval(call(Op.HASH, Literal.of(1L << 32)))).isEqualTo(1);
+    assertThat(eval(call(Op.HASH, Literal.of(1.5)))).isEqualTo(Double.hashCode(1.5));
   }
 
   @Test

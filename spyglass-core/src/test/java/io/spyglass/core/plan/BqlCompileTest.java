@@ -337,13 +337,26 @@ class BqlCompileTest {
   }
 
   @Test
+  void notAndSizeofWithoutParenthesesBindTightlyAsInBullet() {
+    check(
+        "SELECT a FROM STREAM() WHERE NOT b AND SIZEOF l = 0 OR NOT m.c IS NULL",
+        "SELECT a AS a FROM STREAM(30000, TIME) WHERE ((NOT (b)) AND (SIZEOF(l) = 0)) OR ((NOT"
+            + " (m.c)) IS NULL) LIMIT 100");
+    check(
+        "SELECT SIZEOF s * 2 AS x FROM STREAM()",
+        "SELECT SIZEOF(s) * 2 AS x FROM STREAM(30000, TIME) LIMIT 100");
+    assertThatThrownBy(() -> Bql.compile("SELECT a FROM STREAM() WHERE NOT n > 100"))
+        .hasMessageContaining("Cannot compare BOOLEAN with INTEGER");
+  }
+
+  @Test
   void expressionsAndPrecedence() {
     check(
         "SELECT a FROM STREAM() WHERE x NOT IN (1, 2, 3) AND y = ANY [1,2] AND m['k'].j : LONG >"
-            + " 5L AND z BETWEEN (1, 2.5) AND NOT q RLIKE ANY ['a', 'b'] XOR -w < 3",
-        "SELECT a AS a FROM STREAM(30000, TIME) WHERE ((((NOT (x IN [1, 2, 3])) AND (y = ANY [1,"
-            + " 2])) AND ((m.k.j : LONG) > 5L)) AND (z BETWEEN (1, 2.5))) AND (NOT ((q RLIKE ANY"
-            + " ['a', 'b']) XOR ((-(w)) < 3))) LIMIT 100");
+            + " 5L AND z BETWEEN (1, 2.5) AND NOT (q RLIKE ANY ['a', 'b'] XOR -w < 3)",
+        "SELECT a AS a FROM STREAM(30000, TIME) WHERE (NOT (x IN [1, 2, 3])) AND (y = ANY [1, 2])"
+            + " AND ((m.k.j : LONG) > 5L) AND (z BETWEEN (1, 2.5)) AND (NOT ((q RLIKE ANY ['a',"
+            + " 'b']) XOR ((-(w)) < 3))) LIMIT 100");
     check(
         "SELECT a FROM STREAM() WHERE a + b * c - d / e % f > 1 OR g = 1 AND h = 2",
         "SELECT a AS a FROM STREAM(30000, TIME) WHERE (((a + (b * c)) - ((d / e) % f)) > 1) OR"
@@ -354,7 +367,7 @@ class BqlCompileTest {
         "SELECT a AS a FROM STREAM(30000, TIME) WHERE (NOT (a)) AND b LIMIT 100");
     check(
         "SELECT a FROM STREAM() WHERE NOT a AND b",
-        "SELECT a AS a FROM STREAM(30000, TIME) WHERE NOT (a AND b) LIMIT 100");
+        "SELECT a AS a FROM STREAM(30000, TIME) WHERE (NOT (a)) AND b LIMIT 100");
     check(
         "SELECT a FROM STREAM() WHERE SIZEOF(l) + 1 > 2 AND b IS NULL",
         "SELECT a AS a FROM STREAM(30000, TIME) WHERE ((SIZEOF(l) + 1) > 2) AND (b IS NULL)"

@@ -16,7 +16,7 @@ import net.jqwik.api.constraints.IntRange;
 
 /** The query index routes a record to exactly the queries whose filter matches it. */
 class QueryIndexProperties {
-  private static final String[] IDS = {"a", "b", "c", "d", "e"};
+  static final String[] IDS = {"a", "b", "c", "d", "e"};
 
   @Property(tries = 200)
   void indexGivesTheSameMatchesAsEvaluatingEveryQuery(
@@ -50,7 +50,7 @@ class QueryIndexProperties {
     }
   }
 
-  private static String randomPredicate(Random random) {
+  static String randomPredicate(Random random) {
     switch (random.nextInt(11)) {
       case 7:
         return "n > " + (random.nextInt(5) - 1) + (random.nextBoolean() ? ".5" : "");
@@ -59,7 +59,7 @@ class QueryIndexProperties {
       case 9:
         return "n BETWEEN (" + random.nextInt(3) + ", " + (1 + random.nextInt(3)) + ".5)";
       case 10:
-        return "n <= " + random.nextInt(4) + " AND NOT id = 'a'";
+        return "n <= " + random.nextInt(4) + " AND NOT (id = 'a')";
       case 0:
         return "id = '" + IDS[random.nextInt(IDS.length)] + "'";
       case 1:
@@ -77,11 +77,11 @@ class QueryIndexProperties {
       case 5:
         return "flag = " + random.nextBoolean() + " AND n > " + random.nextInt(3);
       default:
-        return "NOT id = '" + IDS[random.nextInt(IDS.length)] + "'";
+        return "NOT (id = '" + IDS[random.nextInt(IDS.length)] + "')";
     }
   }
 
-  private static Record randomRecord(Random random) {
+  static Record randomRecord(Random random) {
     Record r = new Record();
     if (random.nextInt(10) > 0) {
       r.putString("id", IDS[random.nextInt(IDS.length)]);

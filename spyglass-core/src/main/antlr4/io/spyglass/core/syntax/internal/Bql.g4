@@ -1,9 +1,9 @@
 /*
  * BQL, the query language of Spyglass: a superset of Bullet's BQL.
  *
- * Precedence, from tightest to loosest: field access and type hints, unary minus, IS [NOT] NULL,
- * * / %, + -, < <= > >=, = !=, RLIKE, IN, BETWEEN, AND, XOR, OR, and last the prefix NOT and
- * SIZEOF without parentheses, whose operand extends as far right as possible (as in Bullet).
+ * Precedence, from tightest to loosest: field access and type hints; unary minus and the prefix
+ * NOT and SIZEOF (as in bullet-bql 1.3.2: NOT b AND c is (NOT b) AND c, SIZEOF l = 0 is
+ * (SIZEOF l) = 0); IS [NOT] NULL; * / %; + -; < <= > >=; = !=; RLIKE; IN; BETWEEN; AND; XOR; OR.
  * Keywords are case-insensitive.
  */
 grammar Bql;
@@ -99,6 +99,7 @@ expression
     | base=expression '[' key=expression ']'                                         #indexAccess
     | expression ':' fieldType                                                       #typeHint
     | op=(MINUS | PLUS) operand=expression                                           #signed
+    | op=(NOT | SIZEOF) operand=expression                                           #prefix
     | expression IS NOT? NULL                                                        #nullPredicate
     | left=expression op=(ASTERISK | SLASH | PERCENT) right=expression               #binary
     | left=expression op=(PLUS | MINUS) right=expression                             #binary
@@ -111,7 +112,6 @@ expression
     | left=expression op=AND right=expression                                        #binary
     | left=expression op=XOR right=expression                                        #binary
     | left=expression op=OR right=expression                                         #binary
-    | op=(NOT | SIZEOF) operand=expression                                           #prefix
     ;
 
 expressions

@@ -1,0 +1,87 @@
+import pytest
+
+from spyglass import (
+    Client,
+    InvalidQuery,
+    NotFound,
+    SpyglassError,
+    TooManyQueries,
+    Unauthorized,
+)
+
+WINDOWED = "SELECT COUNT(*) AS n FROM STREAM(1500, TIME) WINDOWING TUMBLING(500, TIME)"
+
+
+@pytest.fixture
+def alice(server):
+    return Client(server, token="alice-token")
+
+
+def test_query_yields_results_as_they_stream(alice):
+    seen = []
+    for result in alice.query(WINDOWED):
+        seen.append(result)
+        if len(seen) == 1:
+            # the first window arrives before the query is over
+            assert result["meta"]["final"] is False
+    assert len(seen) >= 2
+    assert seen[-1]["meta"]["final"] is True
+    assert [r["meta"]["window"]["number"] for r in seen] == list(range(1, len(seen) + 1))
+    assert all(r["records"][0]["n"] > 0 for r in seen)
+
+
+def test_run_returns_every_result(alice):
+    results = alice.run("SELECT COUNT(*) AS n FROM STREAM(600, TIME) WINDOWING TUMBLING(300, TIME)")
+    assert len(results) >= 2
+    assert results[-1]["meta"]["final"] is True
+
+
+def test_validate_and_invalid_queries(alice):
+    v = alice.validate("select count(*) from stream(10s, time)")
+    assert v["valid"] is True
+    assert v["canonical"].startswith("SELECT COUNT(*)")
+    with pytest.raises(InvalidQuery) as e:
+        alice.validate("SELECT FOO(x) FROM STREAM()")
+    assert e.value.status == 422
+    assert (e.value.errors[0].line, e.value.errors[0].column) == (1, 8)
+    assert e.value.errors[0].fix
+    with pytest.raises(InvalidQuery):
+        next(alice.query("SELECT * FROM"))
+
+
+def test_kill_ends_a_query_with_its_final_result(alice):
+    qid = alice.submit("SELECT COUNT(*) AS n FROM STREAM(MAX, TIME)", detached=True)
+    alice.kill(qid)
+    results = list(alice.results(qid))
+    assert results[-1]["meta"]["final"] is True
+    assert alice.get(qid)["state"] == "finished"
+    with pytest.raises(NotFound):
+        alice.kill("no-such-query")
+
+
+def test_tokens(server):
+    with pytest.raises(Unauthorized) as e:
+        Client(server).queries()
+    assert e.value.status == 401
+    with pytest.raises(Unauthorized):
+        Client(server, token="wrong").submit(WINDOWED)
+    # bob does not see alice's queries
+    qid = Client(server, token="alice-token").submit("SELECT COUNT(*) FROM STREAM(5s, TIME)", detached=True)
+    with pytest.raises(NotFound):
+        Client(server, token="bob-token").get(qid)
+    Client(server, token="alice-token").kill(qid)
+
+
+def test_too_many_queries(server):
+    bob = Client(server, token="bob-token")
+    ids = [bob.submit("SELECT COUNT(*) FROM STREAM(MAX, TIME)", detached=True) for _ in range(2)]
+    try:
+        with pytest.raises(TooManyQueries) as e:
+            bob.submit("SELECT COUNT(*) FROM STREAM(MAX, TIME)")
+        assert e.value.status == 429
+        assert e.value.limit == "max-queries-per-user"
+        assert 1 <= e.value.retry_after <= 60
+        assert isinstance(e.value, SpyglassError)
+    finally:
+        for qid in ids:
+            bob.kill(qid)

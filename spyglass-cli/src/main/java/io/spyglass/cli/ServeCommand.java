@@ -1,0 +1,223 @@
+package io.spyglass.cli;
+
+import io.spyglass.engine.EngineConfig;
+import io.spyglass.engine.source.Source;
+import io.spyglass.engine.source.Sources;
+import io.spyglass.service.ServiceConfig;
+import io.spyglass.service.SpyglassService;
+import io.spyglass.service.runtime.EmbeddedRuntime;
+import io.spyglass.service.runtime.QueryRuntime;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+@Command(
+    name = "serve",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Serve the stream over HTTP: many people and programs submit queries and stream their"
+          + " results (Server-Sent Events, WebSocket). See docs/api.md.",
+      "Ctrl-C (or SIGTERM) ends every query with its final result, closes the streams and exits"
+          + " 0."
+    },
+    footer = {
+      "",
+      "Sources: " + Sources.FORMS,
+      "",
+      "Examples:",
+      "  ./spyglass serve --source gen",
+      "  ./spyglass serve --source 'gen?rate=10000' --port 9090 --data /var/lib/spyglass",
+      "  ./spyglass serve --bind 0.0.0.0 --tokens tokens.txt   # lines: TOKEN USER [admin]"
+    })
+final class ServeCommand implements Callable<Integer> {
+  @Option(
+      names = "--source",
+      paramLabel = "SPEC",
+      description = "where records come from (default: ${DEFAULT-VALUE}); see Sources below")
+  String source = "gen";
+
+  @Option(names = "--port", description = "port; 0 for any free one (default: ${DEFAULT-VALUE})")
+  int port = 8080;
+
+  @Option(
+      names = "--bind",
+      paramLabel = "ADDRESS",
+      description = "address to listen on (default: ${DEFAULT-VALUE})")
+  String bind = "127.0.0.1";
+
+  @Option(
+      names = "--tokens",
+      paramLabel = "FILE",
+      description =
+          "bearer tokens, lines TOKEN USER [admin]; without it the service is loopback-only")
+  Path tokens;
+
+  @Option(
+      names = "--insecure",
+      description = "allow --bind beyond loopback without --tokens: anyone who reaches it is in")
+  boolean insecure;
+
+  @Option(
+      names = "--max-queries",
+      paramLabel = "N",
+      description = "most queries running at once (default: ${DEFAULT-VALUE})")
+  int maxQueries = ServiceConfig.defaults().maxQueries();
+
+  @Option(
+      names = "--max-queries-per-user",
+      paramLabel = "N",
+      description = "most queries one user runs at once (default: ${DEFAULT-VALUE})")
+  int maxQueriesPerUser = ServiceConfig.defaults().maxQueriesPerUser();
+
+  @Option(
+      names = "--data",
+      paramLabel = "DIR",
+      description = "where saved queries and history are kept (default: ${DEFAULT-VALUE})")
+  Path data = Path.of("spyglass-data");
+
+  @Option(
+      names = "--grace",
+      paramLabel = "TIME",
+      description =
+          "how long a query runs on after its last client left, unless submitted detached"
+              + " (default: ${DEFAULT-VALUE})")
+  String grace = "30s";
+
+  @Option(
+      names = "--keep",
+      paramLabel = "TIME",
+      description =
+          "how long an ended query's results stay readable, at least 60s (default:"
+              + " ${DEFAULT-VALUE})")
+  String keep = "2m";
+
+  @Option(names = "--workers", description = "filter worker threads (default: one per core)")
+  Integer workers;
+
+  @Option(
+      names = "--runtime",
+      description = "where queries run: embedded, in this process (default: ${DEFAULT-VALUE})")
+  String runtime = "embedded";
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    ServiceConfig config;
+    try {
+      if (!runtime.equals("embedded")) {
+        throw new IllegalArgumentException(
+            "--runtime " + runtime + " is not available; this build runs queries embedded");
+      }
+      long graceMs = QueryCommand.parseDuration(grace);
+      long keepMs = QueryCommand.parseDuration(keep);
+      config =
+          ServiceConfig.defaults()
+              .with(
+                  b -> {
+                    b.bind = bind;
+                    b.port = port;
+                    b.tokensFile = tokens;
+                    b.insecure = insecure;
+                    b.dataDir = data;
+                    b.maxQueries = maxQueries;
+                    b.maxQueriesPerUser = maxQueriesPerUser;
+                    b.graceMs = graceMs;
+                    b.keepMs = keepMs;
+                  });
+    } catch (IllegalArgumentException e) {
+      err.println("spyglass: " + e.getMessage());
+      err.flush();
+      return 1;
+    }
+    SpyglassService service;
+    try {
+      Source src = Sources.open(source);
+      EngineConfig engine = EngineConfig.defaults().withMaxQueries(maxQueries + 64);
+      if (workers != null) {
+        engine = engine.withWorkers(workers);
+      }
+      QueryRuntime rt = EmbeddedRuntime.start(src, engine);
+      service = SpyglassService.start(config, rt);
+    } catch (IOException | RuntimeException e) {
+      err.println("spyglass: cannot serve: " + e.getMessage());
+      err.flush();
+      return 1;
+    }
+    out.println("Spyglass is serving " + service.url());
+    out.println("  runtime: " + service.runtime().describe());
+    out.println("  data:    " + data.toAbsolutePath().normalize());
+    if (service.requiresTokens()) {
+      out.println("  tokens:  " + tokens + " (every /api route but /api/health needs one)");
+    } else if (insecure && !bind.startsWith("127.") && !bind.equals("localhost")) {
+      out.println("  no --tokens and --insecure: anyone who reaches " + bind + " is in");
+    } else {
+      out.println(
+          "  no --tokens: listening on loopback only, for this machine's users; give --tokens"
+              + " FILE to serve others");
+    }
+    out.println("Ctrl-C ends every query with its final result and stops.");
+    out.flush();
+
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runnable stop =
+        () -> {
+          service.shutdown(10_000);
+          stopped.countDown();
+        };
+    if (!onSignals(stop)) {
+      // no signal handlers on this JVM: stop from a shutdown hook (the exit code is then the JVM's)
+      Runtime.getRuntime().addShutdownHook(new Thread(stop, "spyglass-stop"));
+    }
+    stopped.await();
+    out.println("Spyglass stopped.");
+    out.flush();
+    return 0;
+  }
+
+  /**
+   * Runs {@code stop} on a thread of its own at SIGINT or SIGTERM instead of exiting at once, so
+   * that queries end with their final results and the command returns 0. Uses {@code
+   * sun.misc.Signal} through reflection (it is not a standard API); false when it is not there.
+   */
+  private static boolean onSignals(Runnable stop) {
+    try {
+      Class<?> signal = Class.forName("sun.misc.Signal");
+      Class<?> handler = Class.forName("sun.misc.SignalHandler");
+      Object h =
+          Proxy.newProxyInstance(
+              ServeCommand.class.getClassLoader(),
+              new Class<?>[] {handler},
+              (proxy, method, args) -> {
+                if (method.getName().equals("handle")) {
+                  Thread t = new Thread(stop, "spyglass-stop");
+                  t.start();
+                  return null;
+                }
+                return method.getName().equals("hashCode")
+                    ? System.identityHashCode(proxy)
+                    : method.getName().equals("equals") ? proxy == args[0] : "signal handler";
+              });
+      for (String name : new String[] {"INT", "TERM"}) {
+        Object s = signal.getConstructor(String.class).newInstance(name);
+        signal.getMethod("handle", signal, handler).invoke(null, s, h);
+      }
+      return true;
+    } catch (ClassNotFoundException
+        | NoSuchMethodException
+        | InstantiationException
+        | IllegalAccessException
+        | InvocationTargetException e) {
+      return false;
+    }
+  }
+}

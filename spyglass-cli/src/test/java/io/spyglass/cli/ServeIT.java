@@ -1,0 +1,104 @@
+package io.spyglass.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.BufferedReader;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code spyglass serve} as a process: the URL it prints, and a clean stop on SIGTERM. */
+class ServeIT {
+  @TempDir Path data;
+
+  @Test
+  void servesUntilSigtermThenEndsEveryQueryWithItsFinalResultAndExitsZero() throws Exception {
+    try (Spyglass.Running serve =
+        Spyglass.start(
+            "serve",
+            "--source",
+            "gen?rate=1000&size=300",
+            "--port",
+            "0",
+            "--data",
+            data.toString())) {
+      String line = serve.awaitLine("the URL", l -> l.startsWith("Spyglass is serving "));
+      String url = line.substring("Spyglass is serving ".length()).strip();
+      assertThat(url).matches("http://127\\.0\\.0\\.1:\\d+/");
+      serve.awaitLine("the loopback note", l -> l.contains("loopback only"));
+      HttpClient http = HttpClient.newHttpClient();
+      HttpResponse<String> submitted =
+          http.send(
+              HttpRequest.newBuilder(URI.create(url + "api/queries"))
+                  .header("Content-Type", "text/plain")
+                  .POST(
+                      HttpRequest.BodyPublishers.ofString(
+                          "SELECT COUNT(*) AS n FROM STREAM(MAX, TIME)"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(submitted.statusCode()).isEqualTo(201);
+      String id = Spyglass.parse(submitted.body()).get("id").asText();
+      HttpResponse<InputStream> stream =
+          http.send(
+              HttpRequest.newBuilder(URI.create(url + "api/queries/" + id + "/results")).build(),
+              HttpResponse.BodyHandlers.ofInputStream());
+      assertThat(stream.statusCode()).isEqualTo(200);
+      CompletableFuture<List<String>> data =
+          CompletableFuture.supplyAsync(
+              () -> {
+                List<String> out = new ArrayList<>();
+                try (BufferedReader r =
+                    new BufferedReader(
+                        new InputStreamReader(stream.body(), StandardCharsets.UTF_8))) {
+                  String l;
+                  while ((l = r.readLine()) != null) {
+                    if (l.startsWith("data: ")) {
+                      out.add(l.substring(6));
+                    }
+                  }
+                } catch (java.io.IOException e) {
+                  throw new java.io.UncheckedIOException(e);
+                }
+                return out;
+              });
+      Thread.sleep(500);
+      serve.terminate();
+      assertThat(serve.awaitExit()).as(serve.toString()).isZero();
+      List<String> results = data.get(10, TimeUnit.SECONDS);
+      assertThat(results).hasSize(1);
+      JsonNode last = Spyglass.parse(results.get(0));
+      assertThat(last.at("/meta/final").asBoolean()).isTrue();
+      assertThat(last.at("/records/0/n").asLong()).isPositive();
+      assertThat(serve.toString()).contains("Spyglass stopped.");
+    }
+  }
+
+  @Test
+  void refusesToServeBeyondLoopbackWithoutTokens() throws Exception {
+    Spyglass.Run r =
+        Spyglass.run(
+            "serve",
+            "--source",
+            "gen?rate=10",
+            "--bind",
+            "0.0.0.0",
+            "--port",
+            "0",
+            "--data",
+            data.toString());
+    assertThat(r.exitCode()).as(r.toString()).isEqualTo(1);
+    assertThat(r.stderr()).contains("--tokens").contains("--insecure").contains("loopback");
+  }
+}

@@ -1,0 +1,101 @@
+package io.spyglass.core.record;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Collection;
+
+/**
+ * Field names by slot, found from their UTF-8 bytes without making a string: an open-addressing
+ * table hashed on the name's length and first eight bytes. Immutable.
+ */
+final class FieldTable {
+  static final FieldTable EMPTY = new FieldTable(java.util.List.of());
+
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+  private final String[] names;
+  private final byte[][] utf8;
+
+  /** Slot + 1 per table entry; 0 is empty. */
+  private final int[] table;
+
+  private final int mask;
+
+  /**
+   * @param names distinct names; slots are given in iteration order
+   */
+  FieldTable(Collection<String> names) {
+    this.names = new String[names.size()];
+    this.utf8 = new byte[names.size()][];
+    int i = 0;
+    for (String name : names) {
+      this.names[i] = name.intern();
+      this.utf8[i] = name.getBytes(StandardCharsets.UTF_8);
+      i++;
+    }
+    int size = Integer.highestOneBit(Math.max(4, this.names.length * 4 - 1)) << 1;
+    this.table = new int[size];
+    this.mask = size - 1;
+    for (int slot = 0; slot < utf8.length; slot++) {
+      byte[] u = utf8[slot];
+      int h = hash(u, 0, u.length) & mask;
+      while (table[h] != 0) {
+        h = (h + 1) & mask;
+      }
+      table[h] = slot + 1;
+    }
+  }
+
+  int size() {
+    return names.length;
+  }
+
+  /** The name of {@code slot}, interned. */
+  String name(int slot) {
+    return names[slot];
+  }
+
+  /** The slot of {@code name}, or -1. */
+  int slot(String name) {
+    byte[] u = name.getBytes(StandardCharsets.UTF_8);
+    return slot(u, 0, u.length);
+  }
+
+  /** The slot of the name whose UTF-8 bytes are {@code b[from, to)}, or -1. */
+  int slot(byte[] b, int from, int to) {
+    int len = to - from;
+    int h = hash(b, from, len) & mask;
+    while (true) {
+      int s = table[h] - 1;
+      if (s < 0) {
+        return -1;
+      }
+      byte[] u = utf8[s];
+      if (u.length == len && Arrays.equals(u, 0, len, b, from, to)) {
+        return s;
+      }
+      h = (h + 1) & mask;
+    }
+  }
+
+  private static int hash(byte[] b, int from, int len) {
+    long w;
+    if (from + 8 <= b.length) {
+      w = (long) LONGS.get(b, from);
+      if (len < 8) {
+        w &= len == 0 ? 0 : -1L >>> (64 - 8 * len);
+      }
+    } else {
+      w = 0;
+      for (int i = 0, n = Math.min(len, 8); i < n; i++) {
+        w |= (b[from + i] & 0xFFL) << (8 * i);
+      }
+    }
+    long h = (w ^ len) * 0x9E3779B97F4A7C15L;
+    return (int) (h ^ (h >>> 29));
+  }
+}

@@ -1,0 +1,640 @@
+package io.spyglass.core.record;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+
+/**
+ * Checks that bytes hold exactly one JSON object and finds the values of the top-level fields a
+ * {@link FieldTable} names, without building anything. Strings are searched eight bytes at a time
+ * (SWAR: one {@code long} compared against a quote, a backslash, control characters and non-ASCII
+ * bytes at once); nested values are walked and checked, not kept.
+ *
+ * <p>The scan vouches for a record only when it is sure Jackson's parser accepts it too: strict
+ * JSON (RFC 8259), UTF-8 that is well formed, and well inside the reader's limits (nesting, string,
+ * name and number lengths). Anything else, malformed or merely unusual (a name with an escape, a
+ * number of many digits, a byte-order mark), makes {@link #scan} return false, and the caller reads
+ * the record with {@link JsonRecordReader}, which gives the verdict and the reason. So the fast
+ * path never accepts a record the parser would reject.
+ *
+ * <p>Not thread-safe.
+ */
+final class JsonScanner {
+  /** Kinds of the values found, by slot. */
+  static final byte ABSENT = 0,
+      STRING = 1,
+      ESCAPED_STRING = 2,
+      INTEGER = 3,
+      BIG_INTEGER = 4,
+      DECIMAL = 5,
+      TRUE = 6,
+      FALSE = 7,
+      NULL = 8,
+      OBJECT = 9,
+      ARRAY = 10;
+
+  /** Deeper nesting is left to the parser (whose limit is higher). */
+  static final int MAX_DEPTH = 32;
+
+  /** Longer strings are left to the parser, which bounds the strings it decodes. */
+  static final int MAX_STRING_BYTES = 1 << 16;
+
+  /** Longer names are left to the parser, which bounds them. */
+  static final int MAX_NAME_BYTES = 1 << 10;
+
+  /** Longer numbers are left to the parser, which bounds them. */
+  static final int MAX_NUMBER_CHARS = 64;
+
+  /** Integers of at most this many digits are computed while scanning; longer ones are not. */
+  private static final int LONG_DIGITS = 18;
+
+  private static final int FAIL = -1;
+
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final long ONES = 0x0101010101010101L;
+  private static final long HIGHS = 0x8080808080808080L;
+  private static final long QUOTES = 0x2222222222222222L;
+  private static final long BACKSLASHES = 0x5C5C5C5C5C5C5C5CL;
+  private static final long SPACES = 0x2020202020202020L;
+
+  private FieldTable fields = FieldTable.EMPTY;
+
+  /** Per slot of the field table: what the last scan found. */
+  private byte[] kinds = new byte[0];
+
+  private int[] starts = new int[0];
+  private int[] ends = new int[0];
+  private long[] longs = new long[0];
+
+  /** Slots found by the last scan, in order of first appearance. */
+  private int[] order = new int[0];
+
+  private int found;
+  private byte[] bytes;
+  private int offset;
+  private int length;
+
+  // Results of the last value scanned, read by the top-level loop.
+  private byte kind;
+  private int valueStart;
+  private int valueEnd;
+  private long number;
+  private boolean escaped;
+
+  /** Looks for the fields of {@code table} from the next scan on. */
+  void fields(FieldTable table) {
+    fields = table;
+    int n = table.size();
+    kinds = new byte[n];
+    starts = new int[n];
+    ends = new int[n];
+    longs = new long[n];
+    order = new int[n];
+    found = 0;
+  }
+
+  FieldTable fields() {
+    return fields;
+  }
+
+  /**
+   * Scans {@code b[off, off + len)}.
+   *
+   * @return true when the bytes are one JSON object this scanner vouches for; then the accessors
+   *     below describe the fields of the table it holds. False when they are malformed or unusual:
+   *     nothing is known then, and the record must be read by the parser.
+   */
+  boolean scan(byte[] b, int off, int len) {
+    for (int i = 0; i < found; i++) {
+      kinds[order[i]] = ABSENT;
+    }
+    found = 0;
+    bytes = b;
+    offset = off;
+    length = len;
+    int end = off + len;
+    int p = ws(b, off, end);
+    if (p >= end || b[p] != '{') {
+      return false;
+    }
+    p = ws(b, p + 1, end);
+    if (p >= end) {
+      return false;
+    }
+    boolean lookUp = fields.size() > 0;
+    if (b[p] != '}') {
+      while (true) {
+        if (b[p] != '"') {
+          return false;
+        }
+        int nameStart = p + 1;
+        int q = string(b, nameStart, end);
+        if (q < 0 || q - nameStart > MAX_NAME_BYTES || escaped) {
+          return false;
+        }
+        int slot = lookUp ? fields.slot(b, nameStart, q) : -1;
+        p = q + 1;
+        if (p >= end) {
+          return false;
+        }
+        if (b[p] != ':') {
+          p = ws(b, p, end);
+          if (p >= end || b[p] != ':') {
+            return false;
+          }
+        }
+        if (++p >= end) {
+          return false;
+        }
+        if (b[p] <= ' ') {
+          p = ws(b, p, end);
+          if (p >= end) {
+            return false;
+          }
+        }
+        int start = p;
+        p = value(b, p, end, 1);
+        if (p < 0 || p >= end) {
+          return false;
+        }
+        if (slot >= 0) {
+          record(slot, start, p);
+        }
+        byte c = b[p];
+        if (c != ',' && c != '}') {
+          p = ws(b, p, end);
+          if (p >= end) {
+            return false;
+          }
+          c = b[p];
+        }
+        if (c == '}') {
+          break;
+        }
+        if (c != ',') {
+          return false;
+        }
+        if (++p >= end) {
+          return false;
+        }
+        if (b[p] <= ' ') {
+          p = ws(b, p, end);
+          if (p >= end) {
+            return false;
+          }
+        }
+      }
+    }
+    return ws(b, p + 1, end) == end;
+  }
+
+  private void record(int slot, int start, int end) {
+    if (kinds[slot] == ABSENT) {
+      order[found++] = slot;
+    }
+    byte k = kind;
+    kinds[slot] = k;
+    if (k == STRING || k == ESCAPED_STRING) {
+      starts[slot] = valueStart;
+      ends[slot] = valueEnd;
+    } else {
+      starts[slot] = start;
+      ends[slot] = end;
+      longs[slot] = number;
+    }
+  }
+
+  /** The bytes of the last scan. */
+  byte[] bytes() {
+    return bytes;
+  }
+
+  int offset() {
+    return offset;
+  }
+
+  int length() {
+    return length;
+  }
+
+  /** Fields of the table found by the last successful scan. */
+  int found() {
+    return found;
+  }
+
+  /** The slot of the {@code i}-th field found, in order of first appearance. */
+  int foundSlot(int i) {
+    return order[i];
+  }
+
+  /** The kind of the value of {@code slot}, {@link #ABSENT} when the record does not have it. */
+  byte kind(int slot) {
+    return kinds[slot];
+  }
+
+  /**
+   * Where the value of {@code slot} starts: the first byte inside the quotes of a string, the first
+   * byte of any other value.
+   */
+  int start(int slot) {
+    return starts[slot];
+  }
+
+  /** Where the value of {@code slot} ends, exclusive (before a string's closing quote). */
+  int end(int slot) {
+    return ends[slot];
+  }
+
+  /** The value of an {@link #INTEGER}. */
+  long longValue(int slot) {
+    return longs[slot];
+  }
+
+  // ------------------------------------------------------------------ the grammar
+
+  /** Scans the value at {@code p}; returns the index after it, or FAIL. Sets {@link #kind}. */
+  private int value(byte[] b, int p, int end, int depth) {
+    byte c = b[p];
+    if (c == '"') {
+      int q = string(b, p + 1, end);
+      if (q < 0) {
+        return FAIL;
+      }
+      kind = escaped ? ESCAPED_STRING : STRING;
+      valueStart = p + 1;
+      valueEnd = q;
+      return q + 1;
+    }
+    if ((c >= '0' && c <= '9') || c == '-') {
+      return number(b, p, end);
+    }
+    switch (c) {
+      case '{':
+        {
+          int after = object(b, p + 1, end, depth + 1);
+          kind = OBJECT;
+          return after;
+        }
+      case '[':
+        {
+          int after = array(b, p + 1, end, depth + 1);
+          kind = ARRAY;
+          return after;
+        }
+      case 't':
+        kind = TRUE;
+        return p + 3 < end && b[p + 1] == 'r' && b[p + 2] == 'u' && b[p + 3] == 'e' ? p + 4 : FAIL;
+      case 'f':
+        kind = FALSE;
+        return p + 4 < end
+                && b[p + 1] == 'a'
+                && b[p + 2] == 'l'
+                && b[p + 3] == 's'
+                && b[p + 4] == 'e'
+            ? p + 5
+            : FAIL;
+      case 'n':
+        kind = NULL;
+        return p + 3 < end && b[p + 1] == 'u' && b[p + 2] == 'l' && b[p + 3] == 'l' ? p + 4 : FAIL;
+      default:
+        return FAIL;
+    }
+  }
+
+  /** {@code p} is after the '{'. */
+  private int object(byte[] b, int p, int end, int depth) {
+    if (depth > MAX_DEPTH) {
+      return FAIL;
+    }
+    p = ws(b, p, end);
+    if (p >= end) {
+      return FAIL;
+    }
+    if (b[p] == '}') {
+      return p + 1;
+    }
+    while (true) {
+      if (b[p] != '"') {
+        return FAIL;
+      }
+      int q = string(b, p + 1, end);
+      if (q < 0 || q - p - 1 > MAX_NAME_BYTES) {
+        return FAIL;
+      }
+      p = q + 1;
+      if (p >= end) {
+        return FAIL;
+      }
+      if (b[p] != ':') {
+        p = ws(b, p, end);
+        if (p >= end || b[p] != ':') {
+          return FAIL;
+        }
+      }
+      if (++p >= end) {
+        return FAIL;
+      }
+      if (b[p] <= ' ') {
+        p = ws(b, p, end);
+        if (p >= end) {
+          return FAIL;
+        }
+      }
+      p = value(b, p, end, depth);
+      if (p < 0 || p >= end) {
+        return FAIL;
+      }
+      byte c = b[p];
+      if (c != ',' && c != '}') {
+        p = ws(b, p, end);
+        if (p >= end) {
+          return FAIL;
+        }
+        c = b[p];
+      }
+      if (c == '}') {
+        return p + 1;
+      }
+      if (c != ',') {
+        return FAIL;
+      }
+      if (++p >= end) {
+        return FAIL;
+      }
+      if (b[p] <= ' ') {
+        p = ws(b, p, end);
+        if (p >= end) {
+          return FAIL;
+        }
+      }
+    }
+  }
+
+  /** {@code p} is after the '['. */
+  private int array(byte[] b, int p, int end, int depth) {
+    if (depth > MAX_DEPTH) {
+      return FAIL;
+    }
+    p = ws(b, p, end);
+    if (p >= end) {
+      return FAIL;
+    }
+    if (b[p] == ']') {
+      return p + 1;
+    }
+    while (true) {
+      p = value(b, p, end, depth);
+      if (p < 0 || p >= end) {
+        return FAIL;
+      }
+      byte c = b[p];
+      if (c != ',' && c != ']') {
+        p = ws(b, p, end);
+        if (p >= end) {
+          return FAIL;
+        }
+        c = b[p];
+      }
+      if (c == ']') {
+        return p + 1;
+      }
+      if (c != ',') {
+        return FAIL;
+      }
+      if (++p >= end) {
+        return FAIL;
+      }
+      if (b[p] <= ' ') {
+        p = ws(b, p, end);
+        if (p >= end) {
+          return FAIL;
+        }
+      }
+    }
+  }
+
+  /**
+   * A number: {@code -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?}. Sets {@link #kind} and, for an
+   * integer of at most {@value #LONG_DIGITS} digits, {@link #number}. What follows is checked by
+   * the caller (a delimiter must).
+   */
+  private int number(byte[] b, int p, int end) {
+    int start = p;
+    boolean negative = b[p] == '-';
+    if (negative && ++p >= end) {
+      return FAIL;
+    }
+    int d = b[p] - '0';
+    long v;
+    if (d == 0) {
+      v = 0;
+      p++;
+    } else if (d > 0 && d <= 9) {
+      v = d;
+      p++;
+      while (p < end && (d = b[p] - '0') >= 0 && d <= 9) {
+        v = v * 10 + d;
+        p++;
+      }
+    } else {
+      return FAIL;
+    }
+    int digits = p - start - (negative ? 1 : 0);
+    boolean decimal = false;
+    if (p < end && b[p] == '.') {
+      decimal = true;
+      int first = ++p;
+      while (p < end && (d = b[p] - '0') >= 0 && d <= 9) {
+        p++;
+      }
+      if (p == first) {
+        return FAIL;
+      }
+    }
+    if (p < end && (b[p] | 0x20) == 'e') {
+      decimal = true;
+      p++;
+      if (p < end && (b[p] == '+' || b[p] == '-')) {
+        p++;
+      }
+      int first = p;
+      while (p < end && (d = b[p] - '0') >= 0 && d <= 9) {
+        p++;
+      }
+      if (p == first) {
+        return FAIL;
+      }
+    }
+    if (p - start > MAX_NUMBER_CHARS) {
+      return FAIL;
+    }
+    if (decimal) {
+      kind = DECIMAL;
+    } else if (digits <= LONG_DIGITS) {
+      kind = INTEGER;
+      number = negative ? -v : v;
+    } else {
+      kind = BIG_INTEGER;
+    }
+    return p;
+  }
+
+  /**
+   * A string from {@code p}, just after its opening quote, to its closing quote, whose index is
+   * returned (or FAIL). Sets {@link #escaped}. Eight bytes are tested at a time for the bytes that
+   * need a look: a quote, a backslash, a control character (not allowed) or the first byte of a
+   * multi-byte UTF-8 sequence (checked).
+   */
+  private int string(byte[] b, int p, int end) {
+    int start = p;
+    boolean esc = false;
+    while (true) {
+      if (p + 8 <= end) {
+        long w = (long) LONGS.get(b, p);
+        long q = w ^ QUOTES;
+        long s = w ^ BACKSLASHES;
+        // high bit of each byte: >= 0x80, or < 0x20 (borrow), or a quote, or a backslash; only the
+        // lowest flagged byte is exact (borrows flag bytes above a true match), and only it is used
+        long m = ((w - SPACES) | w | ((q - ONES) & ~q) | ((s - ONES) & ~s)) & HIGHS;
+        if (m == 0) {
+          p += 8;
+          continue;
+        }
+        p += Long.numberOfTrailingZeros(m) >>> 3;
+      } else if (p >= end) {
+        return FAIL;
+      }
+      byte c = b[p];
+      if (c == '"') {
+        if (p - start > MAX_STRING_BYTES) {
+          return FAIL;
+        }
+        escaped = esc;
+        return p;
+      }
+      if (c == '\\') {
+        esc = true;
+        p = escape(b, p + 1, end);
+      } else if (c < 0) {
+        p = utf8(b, p, end);
+      } else if (c < 0x20) {
+        return FAIL;
+      } else {
+        p++;
+        continue;
+      }
+      if (p < 0) {
+        return FAIL;
+      }
+    }
+  }
+
+  /** The escape whose backslash is before {@code p}; returns the index after it. */
+  private static int escape(byte[] b, int p, int end) {
+    if (p >= end) {
+      return FAIL;
+    }
+    switch (b[p]) {
+      case '"':
+      case '\\':
+      case '/':
+      case 'b':
+      case 'f':
+      case 'n':
+      case 'r':
+      case 't':
+        return p + 1;
+      case 'u':
+        if (p + 4 >= end) {
+          return FAIL;
+        }
+        int code = 0;
+        for (int i = 1; i <= 4; i++) {
+          int h = hex(b[p + i]);
+          if (h < 0) {
+            return FAIL;
+          }
+          code = code << 4 | h;
+        }
+        // surrogates (halves of a pair, or alone) are left to the parser, which checks pairs in
+        // some places and not in others
+        return (code & 0xF800) == 0xD800 ? FAIL : p + 5;
+      default:
+        return FAIL;
+    }
+  }
+
+  static int hex(byte c) {
+    if (c >= '0' && c <= '9') {
+      return c - '0';
+    }
+    int lower = c | 0x20;
+    return lower >= 'a' && lower <= 'f' ? lower - 'a' + 10 : -1;
+  }
+
+  /**
+   * A multi-byte UTF-8 sequence at {@code p}, well formed (no overlong forms, no surrogates, at
+   * most U+10FFFF); returns the index after it.
+   */
+  private static int utf8(byte[] b, int p, int end) {
+    int c = b[p] & 0xFF;
+    if (c < 0xC2) {
+      return FAIL;
+    }
+    if (c < 0xE0) {
+      return p + 1 < end && cont(b[p + 1]) ? p + 2 : FAIL;
+    }
+    if (c < 0xF0) {
+      if (p + 2 >= end) {
+        return FAIL;
+      }
+      int b1 = b[p + 1] & 0xFF;
+      if (!cont(b[p + 1])
+          || !cont(b[p + 2])
+          || (c == 0xE0 && b1 < 0xA0)
+          || (c == 0xED && b1 > 0x9F)) {
+        return FAIL;
+      }
+      return p + 3;
+    }
+    if (c < 0xF5) {
+      if (p + 3 >= end) {
+        return FAIL;
+      }
+      int b1 = b[p + 1] & 0xFF;
+      if (!cont(b[p + 1])
+          || !cont(b[p + 2])
+          || !cont(b[p + 3])
+          || (c == 0xF0 && b1 < 0x90)
+          || (c == 0xF4 && b1 > 0x8F)) {
+        return FAIL;
+      }
+      return p + 4;
+    }
+    return FAIL;
+  }
+
+  private static boolean cont(byte c) {
+    return (c & 0xC0) == 0x80;
+  }
+
+  /** Skips JSON whitespace (space, tab, line feed, carriage return). */
+  private static int ws(byte[] b, int p, int end) {
+    while (p < end) {
+      byte c = b[p];
+      if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+        p++;
+      } else {
+        break;
+      }
+    }
+    return p;
+  }
+
+  @Override
+  public String toString() {
+    return "JsonScanner" + Arrays.toString(Arrays.copyOf(order, found));
+  }
+}

@@ -1,0 +1,225 @@
+package io.spyglass.core.record;
+
+import java.util.Arrays;
+import java.util.Set;
+
+/**
+ * Reads the selected top-level fields of JSON records after a structural scan at word speed: the
+ * record is checked whole, the other fields are stepped over without being built, and a selected
+ * field's raw value can be examined (see {@link #kind}, {@link #bytes}) before anything is decoded.
+ * It gives the same records as {@link JsonRecordReader} with the same selection, and the same
+ * verdict on malformed input: what the scan cannot vouch for is read by that reader.
+ *
+ * <pre>{@code
+ * scanner.select(Set.of("id", "device"));
+ * if (scanner.scan(bytes, off, len)) {     // well formed; fields located, nothing decoded
+ *   int id = scanner.slot("id");
+ *   if (... decide from scanner.kind(id), scanner.start(id), scanner.end(id) ...) {
+ *     scanner.decode(record);
+ *   }
+ * } else {
+ *   scanner.read(bytes, off, len, record);  // the parser's verdict: a record or an exception
+ * }
+ * }</pre>
+ *
+ * <p>Not thread-safe: one per thread.
+ */
+public final class RecordScanner {
+  /** Raw kinds of a field's value after a scan. */
+  public static final byte ABSENT = JsonScanner.ABSENT,
+      STRING = JsonScanner.STRING,
+      ESCAPED_STRING = JsonScanner.ESCAPED_STRING,
+      INTEGER = JsonScanner.INTEGER,
+      BIG_INTEGER = JsonScanner.BIG_INTEGER,
+      DECIMAL = JsonScanner.DECIMAL,
+      TRUE = JsonScanner.TRUE,
+      FALSE = JsonScanner.FALSE,
+      NULL = JsonScanner.NULL,
+      OBJECT = JsonScanner.OBJECT,
+      ARRAY = JsonScanner.ARRAY;
+
+  private final JsonRecordReader.Limits limits;
+  private final JsonScanner scanner = new JsonScanner();
+  private final JsonDecoder decoder = new JsonDecoder();
+  private final JsonRecordReader reader;
+  private Set<String> selection = Set.of();
+  private boolean scanned;
+
+  public RecordScanner() {
+    this(JsonRecordReader.Limits.DEFAULTS);
+  }
+
+  public RecordScanner(JsonRecordReader.Limits limits) {
+    this.limits = limits;
+    this.reader = new JsonRecordReader(limits);
+    reader.select(selection);
+  }
+
+  /**
+   * Reads only these top-level fields from now on. The set must not change while in use; pass a new
+   * one instead. Slots are renumbered.
+   */
+  public void select(Set<String> topLevelFields) {
+    if (topLevelFields.equals(selection)) {
+      selection = topLevelFields;
+      reader.select(topLevelFields);
+      return;
+    }
+    selection = topLevelFields;
+    reader.select(topLevelFields);
+    scanner.fields(new FieldTable(topLevelFields));
+    scanned = false;
+  }
+
+  /** The selected fields. */
+  public Set<String> selection() {
+    return selection;
+  }
+
+  /** The slot of a selected field, or -1 when it is not selected. */
+  public int slot(String name) {
+    return scanner.fields().slot(name);
+  }
+
+  /**
+   * Scans {@code bytes[offset, offset + length)}, which must not change until the record is decoded
+   * and, for the fields the record does not hold, while it is in use ({@link Record#partOf}).
+   *
+   * @return true when the bytes are one well-formed JSON object, and the accessors describe the
+   *     selected fields; false when the scan cannot vouch for them (malformed, or unusual: a name
+   *     with an escape, very deep nesting, very long strings or numbers), and the record must be
+   *     read with {@link #read}
+   */
+  public boolean scan(byte[] bytes, int offset, int length) {
+    scanned = length <= limits.maxRecordBytes() && scanner.scan(bytes, offset, length);
+    return scanned;
+  }
+
+  /** The kind of the selected field's value in the record scanned last; ABSENT when missing. */
+  public byte kind(int slot) {
+    return scanner.kind(slot);
+  }
+
+  /** The bytes scanned last. */
+  public byte[] bytes() {
+    return scanner.bytes();
+  }
+
+  /**
+   * Where the field's value starts in {@link #bytes()}: the first byte inside a string's quotes,
+   * the first byte of any other value.
+   */
+  public int start(int slot) {
+    return scanner.start(slot);
+  }
+
+  /** Where the field's value ends, exclusive: before a string's closing quote. */
+  public int end(int slot) {
+    return scanner.end(slot);
+  }
+
+  /** The value of an {@link #INTEGER} field. */
+  public long longValue(int slot) {
+    return scanner.longValue(slot);
+  }
+
+  /**
+   * The value of a field of any kind, as {@link JsonRecordReader} reads it: String, Long, Double,
+   * Boolean, Map, List, or null for NULL and ABSENT.
+   */
+  public Object value(int slot) {
+    byte[] b = scanner.bytes();
+    switch (scanner.kind(slot)) {
+      case JsonScanner.STRING:
+        return JsonDecoder.plainString(b, scanner.start(slot), scanner.end(slot));
+      case JsonScanner.ESCAPED_STRING:
+        return decoder.escapedString(b, scanner.start(slot), scanner.end(slot));
+      case JsonScanner.INTEGER:
+        return scanner.longValue(slot);
+      case JsonScanner.BIG_INTEGER:
+        return JsonDecoder.number(b, scanner.start(slot), scanner.end(slot), true);
+      case JsonScanner.DECIMAL:
+        return JsonDecoder.parseDouble(b, scanner.start(slot), scanner.end(slot));
+      case JsonScanner.TRUE:
+        return Boolean.TRUE;
+      case JsonScanner.FALSE:
+        return Boolean.FALSE;
+      case JsonScanner.OBJECT:
+        return object(b, slot);
+      case JsonScanner.ARRAY:
+        return decoder.value(b, scanner.start(slot));
+      default:
+        return null;
+    }
+  }
+
+  /** An object field as a map that decodes a member when it is read (see {@link JsonObjectMap}). */
+  private JsonObjectMap object(byte[] b, int slot) {
+    return new JsonObjectMap(Arrays.copyOfRange(b, scanner.start(slot), scanner.end(slot)));
+  }
+
+  /**
+   * Clears {@code into} and fills it with the selected fields of the record scanned last, in the
+   * order they first appear, and marks it {@linkplain Record#partOf part of} the scanned bytes.
+   *
+   * @throws IllegalStateException when the last scan did not vouch for its record
+   */
+  @SuppressWarnings("unchecked")
+  public void decode(Record into) {
+    if (!scanned) {
+      throw new IllegalStateException("decode needs a successful scan first");
+    }
+    into.clear();
+    JsonScanner s = scanner;
+    FieldTable table = s.fields();
+    byte[] b = s.bytes();
+    for (int i = 0, n = s.found(); i < n; i++) {
+      int slot = s.foundSlot(i);
+      String name = table.name(slot);
+      switch (s.kind(slot)) {
+        case JsonScanner.STRING:
+          into.putString(name, JsonDecoder.plainString(b, s.start(slot), s.end(slot)));
+          break;
+        case JsonScanner.INTEGER:
+          into.putLong(name, s.longValue(slot));
+          break;
+        case JsonScanner.DECIMAL:
+          into.putDouble(name, JsonDecoder.parseDouble(b, s.start(slot), s.end(slot)));
+          break;
+        case JsonScanner.TRUE:
+          into.putBoolean(name, true);
+          break;
+        case JsonScanner.FALSE:
+          into.putBoolean(name, false);
+          break;
+        case JsonScanner.NULL:
+          into.putNull(name);
+          break;
+        case JsonScanner.OBJECT:
+          into.putMap(name, object(b, slot));
+          break;
+        case JsonScanner.ARRAY:
+          into.putList(name, (java.util.List<Object>) decoder.value(b, s.start(slot)));
+          break;
+        default:
+          into.put(name, value(slot));
+      }
+    }
+    into.partOf(b, s.offset(), s.length());
+  }
+
+  /**
+   * Reads the record as {@link JsonRecordReader#read} with the same selection does: by the scan
+   * when it vouches for the bytes, else by the parser.
+   *
+   * @throws MalformedRecordException when the bytes are not one JSON object within the limits
+   */
+  public void read(byte[] bytes, int offset, int length, Record into)
+      throws MalformedRecordException {
+    if (scan(bytes, offset, length)) {
+      decode(into);
+    } else {
+      reader.read(bytes, offset, length, into);
+    }
+  }
+}

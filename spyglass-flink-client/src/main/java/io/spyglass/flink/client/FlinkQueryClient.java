@@ -1,0 +1,309 @@
+package io.spyglass.flink.client;
+
+import io.spyglass.core.plan.QueryLimits;
+import io.spyglass.core.query.Query;
+import io.spyglass.core.syntax.BqlException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Submits queries to a running Spyglass job on Flink through its query topic and reads their
+ * replies from this instance's own result topic (created here when missing, one partition), so
+ * several instances share one job and each sees only its own queries' results.
+ *
+ * <pre>{@code
+ * try (FlinkQueryClient c = FlinkQueryClient.connect(FlinkQueryClient.Settings.of("127.0.0.1:9092", "a"))) {
+ *   RemoteQuery q = c.submit("a-1", "SELECT COUNT(*) FROM STREAM(5s, TIME)");
+ *   Result r = q.poll(10, TimeUnit.SECONDS);
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe.
+ */
+public final class FlinkQueryClient implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(FlinkQueryClient.class);
+
+  /** The job's query topic unless configured otherwise. */
+  public static final String DEFAULT_QUERY_TOPIC = "spyglass-queries";
+
+  /** The Kafka header of each reply naming the instance that submitted the query. */
+  public static final String INSTANCE_HEADER = "spyglass-instance";
+
+  /**
+   * @param bootstrap Kafka bootstrap servers, HOST:PORT[,HOST:PORT...]
+   * @param queryTopic the job's query topic
+   * @param instance this instance's name, unique among the instances sharing a job
+   * @param resultTopic where the job sends this instance's replies
+   * @param kafkaProperties extra Kafka client settings (e.g. security), applied last
+   * @param resultQueue results a reader may leave unread before it is cut off
+   * @param limits the job's query limits, to check queries before sending them
+   * @param clock the receive time of a query, epoch ms
+   */
+  public record Settings(
+      String bootstrap,
+      String queryTopic,
+      String instance,
+      String resultTopic,
+      Map<String, Object> kafkaProperties,
+      int resultQueue,
+      QueryLimits limits,
+      LongSupplier clock) {
+    public Settings {
+      Objects.requireNonNull(bootstrap, "bootstrap");
+      Objects.requireNonNull(queryTopic, "queryTopic");
+      Objects.requireNonNull(instance, "instance");
+      Objects.requireNonNull(resultTopic, "resultTopic");
+      kafkaProperties = Map.copyOf(kafkaProperties);
+      if (resultQueue < 1) {
+        throw new IllegalArgumentException("resultQueue must be at least 1: " + resultQueue);
+      }
+    }
+
+    /** The default topics: {@value #DEFAULT_QUERY_TOPIC} and {@code spyglass-results-INSTANCE}. */
+    public static Settings of(String bootstrap, String instance) {
+      return new Settings(
+          bootstrap,
+          DEFAULT_QUERY_TOPIC,
+          instance,
+          resultTopicOf(instance),
+          Map.of(),
+          1_024,
+          QueryLimits.DEFAULTS,
+          System::currentTimeMillis);
+    }
+
+    public Settings withQueryTopic(String topic) {
+      return new Settings(
+          bootstrap, topic, instance, resultTopic, kafkaProperties, resultQueue, limits, clock);
+    }
+
+    public Settings withClock(LongSupplier c) {
+      return new Settings(
+          bootstrap, queryTopic, instance, resultTopic, kafkaProperties, resultQueue, limits, c);
+    }
+  }
+
+  /** The default result topic of an instance. */
+  public static String resultTopicOf(String instance) {
+    return "spyglass-results-" + instance;
+  }
+
+  private final Settings settings;
+  private final KafkaProducer<byte[], byte[]> producer;
+  private final KafkaConsumer<byte[], byte[]> consumer;
+  private final Replies replies;
+  private final Thread reader;
+  private volatile boolean closed;
+
+  private FlinkQueryClient(Settings settings) throws TimeoutException {
+    this.settings = settings;
+    Map<String, Object> common = new HashMap<>();
+    common.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrap());
+    common.putAll(settings.kafkaProperties());
+    try (Admin admin = Admin.create(common)) {
+      requireTopic(admin, settings.queryTopic());
+      try {
+        admin
+            .createTopics(List.of(new NewTopic(settings.resultTopic(), 1, (short) -1)))
+            .all()
+            .get(30, TimeUnit.SECONDS);
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof TopicExistsException)) {
+          throw new IllegalStateException(
+              "cannot create result topic " + settings.resultTopic() + ": " + e.getCause(), e);
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while connecting to Kafka", e);
+    }
+    Map<String, Object> p = new HashMap<>(common);
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    p.putAll(settings.kafkaProperties());
+    this.producer = new KafkaProducer<>(p);
+    Map<String, Object> c = new HashMap<>(common);
+    c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    c.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    c.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    c.putAll(settings.kafkaProperties());
+    this.consumer = new KafkaConsumer<>(c);
+    List<TopicPartition> parts = new ArrayList<>();
+    consumer
+        .partitionsFor(settings.resultTopic(), Duration.ofSeconds(30))
+        .forEach(i -> parts.add(new TopicPartition(i.topic(), i.partition())));
+    consumer.assign(parts);
+    consumer.seekToEnd(parts);
+    // resolve the positions now: a reply written after this point is never skipped
+    parts.forEach(tp -> consumer.position(tp, Duration.ofSeconds(30)));
+    this.replies = new Replies(settings.resultQueue(), this::kill);
+    this.reader = new Thread(this::read, "spyglass-flink-replies-" + settings.instance());
+    reader.setDaemon(true);
+    reader.start();
+  }
+
+  /**
+   * Connects to the job's Kafka: checks that the query topic exists, creates this instance's result
+   * topic when it is missing, and starts reading it from its end.
+   *
+   * @throws IllegalStateException when Kafka does not answer or the query topic is missing; the
+   *     message says which
+   */
+  public static FlinkQueryClient connect(Settings settings) {
+    try {
+      return new FlinkQueryClient(settings);
+    } catch (TimeoutException e) {
+      throw new IllegalStateException(
+          "Kafka at " + settings.bootstrap() + " did not answer: " + e.getMessage(), e);
+    }
+  }
+
+  private static void requireTopic(Admin admin, String topic)
+      throws TimeoutException, InterruptedException {
+    try {
+      admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(
+          "The query topic "
+              + topic
+              + " does not exist: create it (see docs/flink.md) and start the job first",
+          e);
+    }
+  }
+
+  public Settings settings() {
+    return settings;
+  }
+
+  /** {@link #submit(String, String, boolean)} without progress replies. */
+  public RemoteQuery submit(String id, String bql) {
+    return submit(id, bql, false);
+  }
+
+  /**
+   * Checks and sends a query; it runs once the job has it ({@link RemoteQuery#awaitRunning}).
+   *
+   * @param progress whether the job sends progress replies for it, about once a second
+   * @throws BqlException when the text is not a valid query (with positions and resolutions)
+   * @throws IllegalArgumentException when a query with this id runs here already
+   * @throws IllegalStateException when the query could not be sent to Kafka
+   */
+  public RemoteQuery submit(String id, String bql, boolean progress) {
+    long now = settings.clock().getAsLong();
+    Query query = Query.parse(id, bql, settings.limits(), now);
+    RemoteQuery q = replies.register(query);
+    ControlMessage m =
+        ControlMessage.query(id, bql, now, settings.resultTopic(), settings.instance())
+            .withProgress(progress);
+    try {
+      send(m);
+    } catch (RuntimeException e) {
+      replies.fail(id, "could not send the query: " + e.getMessage());
+      throw e;
+    }
+    return q;
+  }
+
+  /** Stops a query at once, without a final result. */
+  public void kill(String id) {
+    send(ControlMessage.kill(id));
+  }
+
+  /** Ends a query now; it emits its final result. */
+  public void finish(String id) {
+    send(ControlMessage.finish(id));
+  }
+
+  /** Queries submitted here that have not ended. */
+  public Collection<RemoteQuery> running() {
+    return replies.running();
+  }
+
+  private void send(ControlMessage m) {
+    if (closed) {
+      throw new IllegalStateException("The client is closed");
+    }
+    try {
+      producer
+          .send(
+              new ProducerRecord<>(
+                  settings.queryTopic(), m.queryId().getBytes(StandardCharsets.UTF_8), m.toJson()))
+          .get(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while sending to " + settings.queryTopic(), e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException(
+          "cannot send to " + settings.queryTopic() + ": " + e.getMessage(), e);
+    }
+  }
+
+  private void read() {
+    try {
+      while (!closed) {
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+          try {
+            replies.accept(Reply.decode(r.value()));
+          } catch (MessageFormatException e) {
+            LOG.warn("skipping a malformed reply on {}: {}", r.topic(), e.getMessage());
+          }
+        }
+      }
+    } catch (WakeupException e) {
+      // closing
+    } catch (RuntimeException e) {
+      LOG.error("reading replies from {} failed: {}", settings.resultTopic(), e.toString());
+      replies.endAll("lost the connection to the job's result topic: " + e.getMessage());
+    } finally {
+      consumer.close();
+    }
+  }
+
+  /**
+   * Stops reading replies; queries still running here end with an error (they go on in the job).
+   */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    consumer.wakeup();
+    try {
+      reader.join(10_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    replies.endAll("the client closed");
+    producer.close(Duration.ofSeconds(5));
+  }
+}

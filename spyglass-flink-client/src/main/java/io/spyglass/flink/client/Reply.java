@@ -1,0 +1,236 @@
+package io.spyglass.flink.client;
+
+import io.spyglass.core.partial.PartialFormatException;
+import io.spyglass.core.partial.PartialReader;
+import io.spyglass.core.partial.PartialWriter;
+import io.spyglass.core.partial.ValueCodec;
+import io.spyglass.core.result.Meta;
+import io.spyglass.core.result.Result;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A message of a result topic, from the job to the instance that submitted the query: keyed by the
+ * query id, with the instance in the {@code spyglass-instance} header. Binary, so that results
+ * arrive with the exact types the query computed (a FLOAT stays a FLOAT):
+ *
+ * <pre>
+ * magic 'S' 'G' 'R' 'P', version 1 (one byte), kind (one byte), query id (varint length + UTF-8)
+ * RUNNING   every filter subtask has the query: records from now on reach it
+ * RESULT    a result: records (varint count, each a map in the value format of the partials), then
+ *           the meta: text, receive time, finish time (flag + 8 bytes), window (flag + number,
+ *           name, emit time, start time, size), sketch metadata (a map), errors, final
+ * ENDED     the query ended: flag + error message (a fatal error, or none)
+ * REJECTED  the query was refused: error message (invalid BQL, too many queries)
+ * PROGRESS  seen, matched, evaluation errors, malformed records since it started (varints)
+ * SYNCED    sync number (varint) then progress: every record before that sync mark has reached it
+ * </pre>
+ *
+ * Numbers are little-endian or varints, as in {@link PartialWriter}.
+ */
+public record Reply(
+    Reply.Kind kind, String queryId, Result result, String error, long sync, Progress progress) {
+  private static final byte[] MAGIC = {'S', 'G', 'R', 'P'};
+  public static final int VERSION = 1;
+
+  /** What the reply says. */
+  public enum Kind {
+    RUNNING,
+    RESULT,
+    ENDED,
+    REJECTED,
+    PROGRESS,
+    SYNCED
+  }
+
+  /**
+   * Counters of one query, summed over the job's filter subtasks.
+   *
+   * @param seen records offered while the query ran (routed to it or not)
+   * @param matched records that passed its filter
+   * @param evaluationErrors values that could not be evaluated and were taken as NULL
+   * @param malformed records skipped as malformed while the query ran
+   */
+  public record Progress(long seen, long matched, long evaluationErrors, long malformed) {
+    public static final Progress NONE = new Progress(0, 0, 0, 0);
+
+    public Progress plus(Progress o) {
+      return new Progress(
+          seen + o.seen,
+          matched + o.matched,
+          evaluationErrors + o.evaluationErrors,
+          malformed + o.malformed);
+    }
+  }
+
+  public Reply {
+    Objects.requireNonNull(kind, "kind");
+    Objects.requireNonNull(queryId, "queryId");
+  }
+
+  public static Reply running(String id) {
+    return new Reply(Kind.RUNNING, id, null, null, 0, null);
+  }
+
+  public static Reply result(String id, Result result) {
+    return new Reply(Kind.RESULT, id, Objects.requireNonNull(result), null, 0, null);
+  }
+
+  /** The query ended; {@code error} is null unless a fatal error ended it. */
+  public static Reply ended(String id, String error) {
+    return new Reply(Kind.ENDED, id, null, error, 0, null);
+  }
+
+  public static Reply rejected(String id, String error) {
+    return new Reply(Kind.REJECTED, id, null, Objects.requireNonNull(error), 0, null);
+  }
+
+  public static Reply progress(String id, Progress p) {
+    return new Reply(Kind.PROGRESS, id, null, null, 0, Objects.requireNonNull(p));
+  }
+
+  public static Reply synced(String id, long sync, Progress p) {
+    return new Reply(Kind.SYNCED, id, null, null, sync, Objects.requireNonNull(p));
+  }
+
+  public byte[] encode() {
+    PartialWriter out = new PartialWriter(result == null ? 64 : 512);
+    out.writeRaw(MAGIC, 0, MAGIC.length).writeByte(VERSION).writeByte(kind.ordinal());
+    out.writeString(queryId);
+    switch (kind) {
+      case RESULT -> writeResult(out, result);
+      case ENDED -> {
+        out.writeBoolean(error != null);
+        if (error != null) {
+          out.writeString(error);
+        }
+      }
+      case REJECTED -> out.writeString(error);
+      case PROGRESS -> writeProgress(out, progress);
+      case SYNCED -> {
+        out.writeVarLong(sync);
+        writeProgress(out, progress);
+      }
+      default -> {}
+    }
+    return out.toByteArray();
+  }
+
+  /**
+   * @throws MessageFormatException when the bytes are not a reply of version 1
+   */
+  public static Reply decode(byte[] bytes) {
+    if (bytes == null || bytes.length < MAGIC.length + 2) {
+      throw new MessageFormatException("not a reply: too short");
+    }
+    try {
+      PartialReader in = new PartialReader(bytes);
+      for (byte b : MAGIC) {
+        if (in.readByte() != b) {
+          throw new MessageFormatException("not a reply: wrong magic bytes");
+        }
+      }
+      int version = in.readByte();
+      if (version != VERSION) {
+        throw new MessageFormatException(
+            "reply version " + version + " is not supported (supported: " + VERSION + ")");
+      }
+      int tag = in.readByte();
+      if (tag >= Kind.values().length) {
+        throw new MessageFormatException("unknown reply kind " + tag);
+      }
+      Kind kind = Kind.values()[tag];
+      String id = in.readString();
+      Reply r =
+          switch (kind) {
+            case RUNNING -> running(id);
+            case RESULT -> result(id, readResult(in, id));
+            case ENDED -> ended(id, in.readBoolean() ? in.readString() : null);
+            case REJECTED -> rejected(id, in.readString());
+            case PROGRESS -> progress(id, readProgress(in));
+            case SYNCED -> synced(id, in.readVarLong(), readProgress(in));
+          };
+      in.requireEnd();
+      return r;
+    } catch (PartialFormatException e) {
+      throw new MessageFormatException("malformed reply: " + e.getMessage(), e);
+    }
+  }
+
+  private static void writeProgress(PartialWriter out, Progress p) {
+    out.writeVarLong(p.seen()).writeVarLong(p.matched());
+    out.writeVarLong(p.evaluationErrors()).writeVarLong(p.malformed());
+  }
+
+  private static Progress readProgress(PartialReader in) {
+    return new Progress(in.readVarLong(), in.readVarLong(), in.readVarLong(), in.readVarLong());
+  }
+
+  private static void writeResult(PartialWriter out, Result r) {
+    out.writeVarInt(r.records().size());
+    for (Map<String, Object> row : r.records()) {
+      ValueCodec.write(out, row);
+    }
+    Meta m = r.meta();
+    out.writeString(m.queryText()).writeLong(m.receiveTimeMs());
+    out.writeBoolean(m.finishTimeMs().isPresent());
+    m.finishTimeMs().ifPresent(out::writeLong);
+    out.writeBoolean(m.window().isPresent());
+    m.window()
+        .ifPresent(
+            w ->
+                out.writeVarLong(w.number())
+                    .writeString(w.name())
+                    .writeLong(w.emitTimeMs())
+                    .writeLong(w.startTimeMs())
+                    .writeVarLong(w.size()));
+    ValueCodec.write(out, m.sketch());
+    out.writeVarInt(m.errors().size());
+    for (Meta.QueryError e : m.errors()) {
+      out.writeString(e.message()).writeString(e.resolution()).writeBoolean(e.fatal());
+    }
+    out.writeBoolean(m.isFinal());
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Result readResult(PartialReader in, String id) {
+    int n = in.readCount(1);
+    List<Map<String, Object>> rows = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      Object row = ValueCodec.read(in);
+      if (!(row instanceof Map)) {
+        throw new MessageFormatException("a result record is not a map");
+      }
+      rows.add((Map<String, Object>) row);
+    }
+    String text = in.readString();
+    long receive = in.readLong();
+    Optional<Long> finish = in.readBoolean() ? Optional.of(in.readLong()) : Optional.empty();
+    Optional<Meta.WindowMeta> window =
+        in.readBoolean()
+            ? Optional.of(
+                new Meta.WindowMeta(
+                    in.readVarLong(),
+                    in.readString(),
+                    in.readLong(),
+                    in.readLong(),
+                    in.readVarLong()))
+            : Optional.empty();
+    Object sketch = ValueCodec.read(in);
+    if (!(sketch instanceof Map)) {
+      throw new MessageFormatException("the sketch metadata of a result is not a map");
+    }
+    int errorCount = in.readCount(3);
+    List<Meta.QueryError> errors = new ArrayList<>(errorCount);
+    for (int i = 0; i < errorCount; i++) {
+      errors.add(new Meta.QueryError(in.readString(), in.readString(), in.readBoolean()));
+    }
+    boolean isFinal = in.readBoolean();
+    return new Result(
+        rows,
+        new Meta(id, text, receive, finish, window, (Map<String, Object>) sketch, errors, isFinal));
+  }
+}

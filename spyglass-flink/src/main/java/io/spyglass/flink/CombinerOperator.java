@@ -1,0 +1,541 @@
+package io.spyglass.flink;
+
+import io.spyglass.core.partial.PartialFormatException;
+import io.spyglass.core.partial.PartialReader;
+import io.spyglass.core.partial.PartialWriter;
+import io.spyglass.core.partial.Partials;
+import io.spyglass.core.plan.QueryLimits;
+import io.spyglass.core.query.Query;
+import io.spyglass.core.query.QueryCombiner;
+import io.spyglass.core.result.Meta;
+import io.spyglass.core.result.Result;
+import io.spyglass.flink.client.ControlMessage;
+import io.spyglass.flink.client.Reply;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.InternalTimer;
+import org.apache.flink.streaming.api.operators.InternalTimerService;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.operators.Triggerable;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+
+/**
+ * The combining side: the stream of filter messages keyed by query id, one core {@link
+ * QueryCombiner} per query. Event-time timers at each query's next deadline close its windows and
+ * end it when every filter subtask's time (the watermark) has passed the deadline; a query whose
+ * records end (a bounded source, a stop with drain) finishes on the final watermark.
+ *
+ * <p>With clock marks, each partial carries the time of its records. One that arrives before every
+ * filter has passed that time (another partition is behind) waits, and is merged when the watermark
+ * gets there, after the windows due by then have closed: a replay gives the same windows however
+ * its partitions interleave.
+ *
+ * <p>Each query's state (its message, which subtasks run it, its combiner's snapshot) is keyed
+ * Flink state. Combiners are used from a cache and written to the state backend for each
+ * checkpoint, only those that changed, so merging a partial does not encode the whole state.
+ *
+ * <p>Replies go to the topic the query names; a query that ends by itself (its duration, its LIMIT,
+ * an error) is announced on the query topic, so that the filters drop it at once.
+ */
+final class CombinerOperator extends AbstractStreamOperator<Outgoing>
+    implements OneInputStreamOperator<FilterMessage, Outgoing>, Triggerable<String, VoidNamespace> {
+  private static final long serialVersionUID = 1L;
+
+  private static final QueryLimits LIMITS = QueryLimits.DEFAULTS;
+
+  /** How long after its end an ended query is remembered, so late messages do not restart it. */
+  static final long REMEMBER_MS = 60_000;
+
+  private static final ValueStateDescriptor<byte[]> STATE =
+      new ValueStateDescriptor<>(
+          "spyglass-query", PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
+
+  private static final int STATE_VERSION = 1;
+
+  private final OperatorSettings settings;
+
+  private transient ValueState<byte[]> state;
+  private transient InternalTimerService<VoidNamespace> timers;
+  private transient Map<String, Active> cache;
+  private transient Set<String> dirty;
+  private transient long lastWatermark;
+
+  CombinerOperator(OperatorSettings settings) {
+    this.settings = settings;
+  }
+
+  /** One query's combining state. */
+  private final class Active {
+    final ControlMessage message;
+
+    /** The parsed query; null for a refused one, which only keeps the query from starting again. */
+    Query query;
+
+    QueryCombiner combiner;
+    final BitSet started = new BitSet();
+    final BitSet finishing = new BitSet();
+    int subtasks;
+    boolean runningSent;
+    boolean ended;
+    String fatalError;
+    long forgetAtMs;
+    Reply.Progress[] stats = new Reply.Progress[0];
+    final BitSet statsRound = new BitSet();
+    final Map<Long, Integer> syncs = new HashMap<>();
+
+    /** With clock marks: partials ahead of the watermark, in the order of their times. */
+    final List<Pending> pending = new ArrayList<>();
+
+    Active(ControlMessage message, Query query) {
+      this.message = message;
+      this.query = query;
+    }
+
+    String id() {
+      return message.queryId();
+    }
+
+    void onResult(Query q, Result r) {
+      for (Meta.QueryError e : r.meta().errors()) {
+        if (e.fatal() && fatalError == null) {
+          fatalError = e.message() + ". " + e.resolution();
+        }
+      }
+      reply(this, Reply.result(q.id(), r));
+    }
+
+    QueryCombiner newCombiner() {
+      return new QueryCombiner(query, LIMITS, this::onResult, CombinerOperator.this::nowMs);
+    }
+
+    void keepStats(int subtask, Reply.Progress p) {
+      if (subtask >= stats.length) {
+        stats = Arrays.copyOf(stats, Math.max(subtask + 1, subtasks));
+      }
+      stats[subtask] = p;
+    }
+
+    Reply.Progress statsSum() {
+      Reply.Progress sum = Reply.Progress.NONE;
+      for (Reply.Progress p : stats) {
+        if (p != null) {
+          sum = sum.plus(p);
+        }
+      }
+      return sum;
+    }
+  }
+
+  /** A partial waiting for the watermark to reach its time. */
+  private record Pending(long timeMs, byte[] partial) {}
+
+  @Override
+  public void open() throws Exception {
+    super.open();
+    state = getPartitionedState(STATE);
+    timers = getInternalTimerService("spyglass-deadlines", VoidNamespaceSerializer.INSTANCE, this);
+    cache = new HashMap<>();
+    dirty = new HashSet<>();
+    lastWatermark = Long.MIN_VALUE;
+  }
+
+  /** The combiner's clock: the wall clock, or the last clock mark's time. */
+  private long nowMs() {
+    if (settings.clock() == JobOptions.Clock.WALL) {
+      return getProcessingTimeService().getCurrentProcessingTime();
+    }
+    return Math.max(0, lastWatermark);
+  }
+
+  @Override
+  public void processElement(StreamRecord<FilterMessage> element) throws Exception {
+    FilterMessage m = element.getValue();
+    Active a = load(m.queryId);
+    try {
+      handle(a, m);
+    } catch (RuntimeException e) {
+      failed(cache.get(m.queryId), e);
+    }
+  }
+
+  /**
+   * Ends a query whose handling threw: one query's failure must not fail the job and every other
+   * query with it.
+   */
+  private void failed(Active a, RuntimeException e) {
+    LOG.warn("query {} failed; ending it", a == null ? "?" : a.id(), e);
+    if (a != null && !a.ended) {
+      end(a, "The query failed in the job: " + e, true);
+    }
+  }
+
+  private void handle(Active a, FilterMessage m) {
+    switch (m.kind) {
+      case FilterMessage.START -> start(a, m);
+      case FilterMessage.PARTIAL -> {
+        if (a != null && !a.ended) {
+          if (settings.clock() == JobOptions.Clock.MARKS && m.clockMs > lastWatermark) {
+            // another partition has not passed this time yet: wait for the watermark
+            int at = a.pending.size();
+            while (at > 0 && a.pending.get(at - 1).timeMs() > m.clockMs) {
+              at--;
+            }
+            a.pending.add(at, new Pending(m.clockMs, m.payload));
+            timers.registerEventTimeTimer(VoidNamespace.INSTANCE, m.clockMs);
+            changed(a);
+          } else {
+            merge(a, m.payload, at(m));
+            settle(a, true);
+          }
+        }
+      }
+      case FilterMessage.KILL -> {
+        if (a != null && !a.ended) {
+          end(a, null, false);
+        }
+      }
+      case FilterMessage.FINISH -> {
+        if (a != null && !a.ended) {
+          a.finishing.set(m.subtask);
+          changed(a);
+          if (a.finishing.cardinality() >= m.subtasks) {
+            catchUp(a, Long.MAX_VALUE);
+            if (!a.ended) {
+              a.combiner.finish(at(m));
+              settle(a, false);
+            }
+          }
+        }
+      }
+      case FilterMessage.REJECTED -> reject(a, m);
+      case FilterMessage.STATS -> {
+        if (a != null && !a.ended) {
+          a.keepStats(m.subtask, progress(m));
+          a.statsRound.set(m.subtask);
+          if (a.statsRound.cardinality() >= m.subtasks) {
+            a.statsRound.clear();
+            reply(a, Reply.progress(a.id(), a.statsSum()));
+          }
+          changed(a);
+        }
+      }
+      case FilterMessage.SYNC -> {
+        if (a != null && !a.ended) {
+          a.keepStats(m.subtask, progress(m));
+          int seen = a.syncs.merge(m.sync, 1, Integer::sum);
+          if (seen >= m.partitions) {
+            a.syncs.remove(m.sync);
+            reply(a, Reply.synced(a.id(), m.sync, a.statsSum()));
+          }
+          changed(a);
+        }
+      }
+      default -> LOG.warn("unknown filter message kind {}", m.kind);
+    }
+  }
+
+  private void merge(Active a, byte[] partial, long atMs) {
+    try {
+      a.combiner.accept(Partials.decode(partial), atMs);
+    } catch (PartialFormatException e) {
+      a.combiner.fail("A partial result could not be read: " + e.getMessage(), "Report this", atMs);
+    }
+  }
+
+  /**
+   * Merges the waiting partials up to {@code untilMs} in the order of their times, closing before
+   * each the windows due by its time (records at a window's end belong to the next).
+   */
+  private void catchUp(Active a, long untilMs) {
+    while (!a.pending.isEmpty() && a.pending.get(0).timeMs() <= untilMs && !a.ended) {
+      Pending p = a.pending.remove(0);
+      a.combiner.advance(p.timeMs());
+      if (!a.combiner.isDone()) {
+        merge(a, p.partial(), p.timeMs());
+      }
+      settle(a, true);
+    }
+  }
+
+  /**
+   * The time of a message: with clock marks, the sender's clock when it is ahead of the watermark
+   * (another subtask has not passed the mark yet), so a replay stamps results alike every time.
+   */
+  private long at(FilterMessage m) {
+    long now = nowMs();
+    return settings.clock() == JobOptions.Clock.MARKS ? Math.max(now, m.clockMs) : now;
+  }
+
+  private static Reply.Progress progress(FilterMessage m) {
+    return new Reply.Progress(m.seen, m.matched, m.errors, m.malformed);
+  }
+
+  private void start(Active known, FilterMessage m) {
+    Active a = known;
+    if (a == null) {
+      ControlMessage message = ControlMessage.parse(m.payload);
+      if (message.receiveTimeMs() == ControlMessage.JOB_TIME) {
+        message = message.withReceiveTime(nowMs());
+      }
+      a = new Active(message, parse(message));
+      a.combiner = a.newCombiner();
+      a.subtasks = m.subtasks;
+      cache.put(a.id(), a);
+      timers.registerEventTimeTimer(VoidNamespace.INSTANCE, a.combiner.nextDeadlineMs());
+    }
+    if (a.ended) {
+      return;
+    }
+    a.subtasks = m.subtasks;
+    a.started.set(m.subtask);
+    if (!a.runningSent && a.started.cardinality() >= a.subtasks) {
+      a.runningSent = true;
+      reply(a, Reply.running(a.id()));
+    }
+    changed(a);
+  }
+
+  private void reject(Active known, FilterMessage m) {
+    if (known == null) {
+      Active a = new Active(ControlMessage.parse(m.payload), null);
+      cache.put(a.id(), a);
+      a.ended = true;
+      a.forgetAtMs = forgetAt(a);
+      reply(a, Reply.rejected(a.id(), m.error));
+      timers.registerEventTimeTimer(VoidNamespace.INSTANCE, a.forgetAtMs);
+      changed(a);
+    } else if (!known.ended) {
+      // another subtask took it: end it everywhere
+      end(known, m.error, true);
+    }
+  }
+
+  /** Ends a query whose combiner is done; {@code announce} tells the filters through the topic. */
+  private void settle(Active a, boolean announce) {
+    if (a.combiner.isDone()) {
+      end(a, a.fatalError, announce);
+    } else {
+      changed(a);
+    }
+  }
+
+  private void end(Active a, String error, boolean announce) {
+    a.ended = true;
+    a.combiner = null;
+    a.pending.clear();
+    reply(a, Reply.ended(a.id(), error));
+    if (announce && settings.feedbackTopic() != null) {
+      output.collect(
+          new StreamRecord<>(
+              Outgoing.of(
+                  settings.feedbackTopic(), a.id(), null, ControlMessage.ended(a.id()).toJson())));
+    }
+    a.forgetAtMs = forgetAt(a);
+    timers.registerEventTimeTimer(VoidNamespace.INSTANCE, a.forgetAtMs);
+    changed(a);
+  }
+
+  private static Query parse(ControlMessage m) {
+    return Query.parse(m.queryId(), m.bql(), LIMITS, m.receiveTimeMs());
+  }
+
+  private long forgetAt(Active a) {
+    long end = a.query == null ? nowMs() : Math.max(a.query.endTimeMs(LIMITS), nowMs());
+    return end > Long.MAX_VALUE - REMEMBER_MS ? Long.MAX_VALUE - 1 : end + REMEMBER_MS;
+  }
+
+  @Override
+  public void onEventTime(InternalTimer<String, VoidNamespace> timer) throws Exception {
+    Active a = load(timer.getKey());
+    if (a == null) {
+      return;
+    }
+    try {
+      onTime(a);
+    } catch (RuntimeException e) {
+      failed(a, e);
+    }
+  }
+
+  private void onTime(Active a) {
+    long watermark = timers.currentWatermark();
+    if (a.ended) {
+      if (watermark >= a.forgetAtMs && watermark != Long.MAX_VALUE) {
+        cache.remove(a.id());
+        dirty.remove(a.id());
+        state.clear();
+      }
+      return;
+    }
+    catchUp(a, watermark);
+    if (a.ended) {
+      return;
+    }
+    if (watermark == Long.MAX_VALUE) {
+      // the records ended: every query gives its final result
+      a.combiner.finish(nowMs());
+      settle(a, false);
+      return;
+    }
+    a.combiner.advance(watermark);
+    settle(a, true);
+    if (!a.ended) {
+      timers.registerEventTimeTimer(VoidNamespace.INSTANCE, a.combiner.nextDeadlineMs());
+    }
+  }
+
+  @Override
+  public void onProcessingTime(InternalTimer<String, VoidNamespace> timer) {
+    // no processing-time timers
+  }
+
+  @Override
+  public void processWatermark(Watermark mark) throws Exception {
+    if (mark.getTimestamp() != Long.MAX_VALUE) {
+      lastWatermark = mark.getTimestamp();
+    }
+    super.processWatermark(mark);
+  }
+
+  private void reply(Active a, Reply r) {
+    output.collect(
+        new StreamRecord<>(
+            Outgoing.of(a.message.replyTo(), a.id(), a.message.instance(), r.encode())));
+  }
+
+  private void changed(Active a) {
+    dirty.add(a.id());
+  }
+
+  // ---- state
+
+  /** The query's state from the cache, or from the state backend; null when unknown. */
+  private Active load(String id) throws Exception {
+    Active a = cache.get(id);
+    if (a == null) {
+      byte[] bytes = state.value();
+      if (bytes != null) {
+        a = decode(bytes);
+        cache.put(id, a);
+      }
+    }
+    return a;
+  }
+
+  @Override
+  public void snapshotState(StateSnapshotContext context) throws Exception {
+    super.snapshotState(context);
+    for (String id : dirty) {
+      Active a = cache.get(id);
+      setCurrentKey(id);
+      if (a == null) {
+        state.clear();
+      } else {
+        state.update(encode(a));
+      }
+    }
+    dirty.clear();
+  }
+
+  private byte[] encode(Active a) {
+    PartialWriter out = new PartialWriter(256);
+    out.writeByte(STATE_VERSION);
+    out.writeBytes(a.message.toJson());
+    out.writeVarInt(a.subtasks);
+    writeBits(out, a.started);
+    writeBits(out, a.finishing);
+    out.writeBoolean(a.runningSent).writeBoolean(a.ended);
+    out.writeBoolean(a.fatalError != null);
+    if (a.fatalError != null) {
+      out.writeString(a.fatalError);
+    }
+    out.writeLong(a.forgetAtMs);
+    out.writeBoolean(a.combiner != null);
+    if (a.combiner != null) {
+      out.writeBytes(a.combiner.snapshot());
+    }
+    out.writeVarInt(a.stats.length);
+    for (Reply.Progress p : a.stats) {
+      Reply.Progress q = p == null ? Reply.Progress.NONE : p;
+      out.writeVarLong(q.seen()).writeVarLong(q.matched());
+      out.writeVarLong(q.evaluationErrors()).writeVarLong(q.malformed());
+    }
+    writeBits(out, a.statsRound);
+    out.writeVarInt(a.syncs.size());
+    a.syncs.forEach((s, n) -> out.writeVarLong(s).writeVarInt(n));
+    out.writeVarInt(a.pending.size());
+    for (Pending p : a.pending) {
+      out.writeLong(p.timeMs()).writeBytes(p.partial());
+    }
+    return out.toByteArray();
+  }
+
+  private Active decode(byte[] bytes) {
+    PartialReader in = new PartialReader(bytes);
+    int version = in.readByte();
+    if (version != STATE_VERSION) {
+      throw new PartialFormatException("unsupported combiner state version " + version);
+    }
+    Active a = new Active(ControlMessage.parse(in.readBytes()), null);
+    a.subtasks = in.readVarInt();
+    readBits(in, a.started);
+    readBits(in, a.finishing);
+    a.runningSent = in.readBoolean();
+    a.ended = in.readBoolean();
+    a.fatalError = in.readBoolean() ? in.readString() : null;
+    a.forgetAtMs = in.readLong();
+    if (in.readBoolean()) {
+      a.query = parse(a.message);
+      a.combiner = QueryCombiner.restore(a.query, LIMITS, a::onResult, this::nowMs, in.readBytes());
+    }
+    int n = in.readCount(4);
+    a.stats = new Reply.Progress[n];
+    for (int i = 0; i < n; i++) {
+      a.stats[i] =
+          new Reply.Progress(
+              in.readVarLong(), in.readVarLong(), in.readVarLong(), in.readVarLong());
+    }
+    readBits(in, a.statsRound);
+    int syncs = in.readCount(2);
+    for (int i = 0; i < syncs; i++) {
+      a.syncs.put(in.readVarLong(), in.readVarInt());
+    }
+    int pending = in.readCount(9);
+    for (int i = 0; i < pending; i++) {
+      a.pending.add(new Pending(in.readLong(), in.readBytes()));
+    }
+    in.requireEnd();
+    return a;
+  }
+
+  private static void writeBits(PartialWriter out, BitSet bits) {
+    long[] words = bits.toLongArray();
+    out.writeVarInt(words.length);
+    for (long w : words) {
+      out.writeLong(w);
+    }
+  }
+
+  private static void readBits(PartialReader in, BitSet into) {
+    int n = in.readCount(8);
+    long[] words = new long[n];
+    for (int i = 0; i < n; i++) {
+      words[i] = in.readLong();
+    }
+    into.or(BitSet.valueOf(words));
+  }
+}

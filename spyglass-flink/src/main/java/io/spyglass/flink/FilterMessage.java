@@ -1,0 +1,57 @@
+package io.spyglass.flink;
+
+/**
+ * What a filter subtask sends the combiner of one query (the stream is keyed by {@link #queryId}).
+ * A Flink POJO. Partials travel in the core's versioned binary format, never as Java objects.
+ */
+public class FilterMessage {
+  /** The subtask installed the query; {@link #payload} is its query message (JSON). */
+  public static final byte START = 1;
+
+  /** A partial result; {@link #payload} is the encoded partial. */
+  public static final byte PARTIAL = 2;
+
+  /** The query was killed. */
+  public static final byte KILL = 3;
+
+  /** The subtask flushed the query and ends it there; the query finishes once all have. */
+  public static final byte FINISH = 4;
+
+  /** The subtask refused the query; {@link #payload} is its query message, {@link #error} why. */
+  public static final byte REJECTED = 5;
+
+  /** Counters of the query in the subtask. */
+  public static final byte STATS = 6;
+
+  /** A sync mark reached the subtask through one partition, after the records before it. */
+  public static final byte SYNC = 7;
+
+  public byte kind;
+  public String queryId;
+  public int subtask;
+  public int subtasks;
+
+  /** The sending subtask's clock when it sent this, epoch ms. */
+  public long clockMs;
+
+  public byte[] payload;
+  public String error;
+  public long seen;
+  public long matched;
+  public long errors;
+  public long malformed;
+  public long sync;
+  public int partitions;
+
+  public FilterMessage() {}
+
+  static FilterMessage of(byte kind, String queryId, int subtask, int subtasks, byte[] payload) {
+    FilterMessage m = new FilterMessage();
+    m.kind = kind;
+    m.queryId = queryId;
+    m.subtask = subtask;
+    m.subtasks = subtasks;
+    m.payload = payload;
+    return m;
+  }
+}

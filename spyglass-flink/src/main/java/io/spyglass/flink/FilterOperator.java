@@ -1,0 +1,536 @@
+package io.spyglass.flink;
+
+import io.spyglass.core.partial.Partial;
+import io.spyglass.core.partial.Partials;
+import io.spyglass.core.plan.QueryLimits;
+import io.spyglass.core.query.FilterSet;
+import io.spyglass.core.query.Query;
+import io.spyglass.core.query.QueryStats;
+import io.spyglass.core.record.JsonRecordReader;
+import io.spyglass.core.record.MalformedRecordException;
+import io.spyglass.core.record.Record;
+import io.spyglass.core.syntax.BqlError;
+import io.spyglass.core.syntax.BqlException;
+import io.spyglass.flink.client.ControlMessage;
+import io.spyglass.flink.client.MessageFormatException;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.flink.api.common.state.BroadcastState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.typeinfo.BasicTypeInfo;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
+
+/**
+ * The filter side of every running query, one instance per parallel subtask. Input 1 is records
+ * (each subtask reads its own share); input 2 is the query topic, broadcast to every subtask. The
+ * running queries are the operator's broadcast state (their query messages by id), and evaluation
+ * runs through the core's {@link FilterSet}, query index included.
+ *
+ * <p>Partials leave in the core's binary format, keyed by query: a raw query's matches after {@code
+ * batchRecords} records or {@code batchMs}; every partial before time moves on (a tick of the wall
+ * clock, or a clock mark's watermark) and before each checkpoint barrier, so a checkpoint never
+ * holds a partial in the filter. After the flush the subtask sends its time on as a watermark: the
+ * combiner closes windows when every subtask has passed their time, and then holds every record
+ * read before it.
+ *
+ * <p>Queries end here at their end time; the combiner tells the filters through the query topic (an
+ * {@code ended} message) when a query ends earlier.
+ */
+final class FilterOperator extends AbstractStreamOperator<FilterMessage>
+    implements TwoInputStreamOperator<RecordBatch, byte[], FilterMessage>,
+        OneInputStreamOperator<RecordBatch, FilterMessage> {
+  private static final long serialVersionUID = 1L;
+
+  /** Virtual fields, as the embedded engine sets them. */
+  static final String READ_TIME = "_read_ms";
+
+  static final String KAFKA_PARTITION = "_kafka_partition";
+  static final String KAFKA_OFFSET = "_kafka_offset";
+  static final String KAFKA_TIMESTAMP = "_kafka_timestamp";
+
+  /** The running queries: id to query message (JSON), the same in every subtask. */
+  static final MapStateDescriptor<String, byte[]> QUERIES =
+      new MapStateDescriptor<>(
+          "spyglass-queries",
+          BasicTypeInfo.STRING_TYPE_INFO,
+          PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
+
+  private static final QueryLimits LIMITS = QueryLimits.DEFAULTS;
+
+  private final OperatorSettings settings;
+  private final List<byte[]> initialQueries;
+
+  private transient BroadcastState<String, byte[]> stored;
+  private transient FilterSet filters;
+  private transient Map<String, Installed> installed;
+
+  /** Messages made before the operator was open (queries of a local run), sent at first chance. */
+  private transient List<FilterMessage> pending;
+
+  private transient boolean opened;
+  private transient JsonRecordReader reader;
+  private transient Record record;
+  private transient Set<String> selected;
+
+  /** The filter's watermark: the last tick (wall clock) or clock mark passed by every partition. */
+  private transient long clockMs;
+
+  /**
+   * With clock marks: the time of the records whose partials the filter holds; the partials are
+   * flushed before records of another time come in, so each partial belongs to one time.
+   */
+  private transient long epochMs;
+
+  private transient boolean inputEnded;
+  private transient long malformed;
+  private transient int sinceBatch;
+  private transient long lastTickMs;
+  private transient long lastProgressMs;
+  private transient int subtask;
+  private transient int subtasks;
+  private transient Counter recordsIn;
+  private transient Counter malformedIn;
+
+  /** A query running here; {@code malformedBase} counts malformed records before it started. */
+  private record Installed(ControlMessage message, long endTimeMs, long malformedBase) {}
+
+  /** With clock marks: a query whose receive time the records here have not reached yet. */
+  private record Waiting(Query query, byte[] json, boolean announce) {}
+
+  private transient List<Waiting> waiting;
+
+  /**
+   * @param initialQueries query messages (JSON) to run from the start, before any record is read (a
+   *     local run); ignored when the operator restores its state
+   */
+  FilterOperator(OperatorSettings settings, List<byte[]> initialQueries) {
+    this.settings = settings;
+    this.initialQueries = List.copyOf(initialQueries);
+  }
+
+  @Override
+  public void initializeState(StateInitializationContext context) throws Exception {
+    super.initializeState(context);
+    subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+    subtasks = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+    filters = new FilterSet(LIMITS, this::nowMs, this::onPartial);
+    installed = new LinkedHashMap<>();
+    pending = new ArrayList<>();
+    waiting = new ArrayList<>();
+    reader = new JsonRecordReader();
+    record = new Record(128);
+    clockMs = Long.MIN_VALUE;
+    epochMs = Long.MIN_VALUE;
+    stored = getOperatorStateBackend().getBroadcastState(QUERIES);
+    if (context.isRestored()) {
+      List<Map.Entry<String, byte[]>> entries = new ArrayList<>();
+      stored.entries().forEach(entries::add);
+      for (Map.Entry<String, byte[]> e : entries) {
+        // the combiners restored theirs: no START again
+        install(ControlMessage.parse(e.getValue()), e.getValue(), false);
+      }
+    } else {
+      for (byte[] json : initialQueries) {
+        install(ControlMessage.parse(json), json, true);
+      }
+    }
+  }
+
+  @Override
+  public void open() throws Exception {
+    super.open();
+    recordsIn = getMetricGroup().counter("spyglassRecords");
+    malformedIn = getMetricGroup().counter("spyglassMalformedRecords");
+    long now = getProcessingTimeService().getCurrentProcessingTime();
+    lastTickMs = now;
+    lastProgressMs = now;
+    getProcessingTimeService().registerTimer(now + settings.batchMs(), this::onTimer);
+    opened = true;
+  }
+
+  /** The filter's clock: the wall clock, or the time of the records it holds (clock marks). */
+  private long nowMs() {
+    if (settings.clock() == JobOptions.Clock.WALL) {
+      return getProcessingTimeService().getCurrentProcessingTime();
+    }
+    return Math.max(0, Math.max(clockMs, epochMs));
+  }
+
+  // ---- records
+
+  @Override
+  public void processElement(StreamRecord<RecordBatch> element) {
+    processElement1(element);
+  }
+
+  @Override
+  public void processElement1(StreamRecord<RecordBatch> element) {
+    startPending();
+    RecordBatch b = element.getValue();
+    if (b.isMark()) {
+      if (b.markSync >= 0) {
+        sync(b.markSync, b.markPartitions);
+      }
+      return;
+    }
+    long readMs = b.readTimeMs;
+    if (settings.clock() == JobOptions.Clock.MARKS) {
+      // the records' time: their Kafka timestamp, written by whoever replays them
+      long time = element.hasTimestamp() ? element.getTimestamp() : clockMs;
+      if (time != epochMs) {
+        flushAll();
+        epochMs = time;
+        if (!waiting.isEmpty()) {
+          activateUntil(time);
+        }
+      }
+      readMs = nowMs();
+    }
+    long bad = 0;
+    for (int i = 0; i < b.count; i++) {
+      int start = b.start(i);
+      try {
+        reader.read(b.data, start, b.ends[i] - start, record);
+      } catch (MalformedRecordException e) {
+        bad++;
+        continue;
+      }
+      if (settings.virtualFields()) {
+        record.putLong(READ_TIME, readMs);
+        if (b.positions != null) {
+          record.putLong(KAFKA_PARTITION, b.positions[3 * i]);
+          record.putLong(KAFKA_OFFSET, b.positions[3 * i + 1]);
+          record.putLong(KAFKA_TIMESTAMP, b.positions[3 * i + 2]);
+        }
+      }
+      filters.process(record);
+      if (++sinceBatch >= settings.batchRecords()) {
+        endBatch();
+      }
+    }
+    if (b.count > 1 && sinceBatch > 0) {
+      endBatch();
+    }
+    malformed += bad;
+    recordsIn.inc(b.count - bad);
+    malformedIn.inc(bad);
+  }
+
+  private void endBatch() {
+    filters.endOfBatch();
+    sinceBatch = 0;
+  }
+
+  private void flushAll() {
+    filters.endOfBatch();
+    filters.flush();
+    sinceBatch = 0;
+  }
+
+  private void onPartial(Query query, Partial partial) {
+    FilterMessage m =
+        FilterMessage.of(
+            FilterMessage.PARTIAL, query.id(), subtask, subtasks, Partials.encode(partial));
+    // with clock marks, a partial holds records of one time: its own
+    m.clockMs = settings.clock() == JobOptions.Clock.MARKS && epochMs >= 0 ? epochMs : nowMs();
+    emit(m);
+  }
+
+  // ---- queries
+
+  @Override
+  public void processElement2(StreamRecord<byte[]> element) {
+    startPending();
+    byte[] json = element.getValue();
+    ControlMessage m;
+    try {
+      m = ControlMessage.parse(json);
+    } catch (MessageFormatException e) {
+      LOG.warn("skipping a message of the query topic: {}", e.getMessage());
+      return;
+    }
+    switch (m.type()) {
+      case QUERY -> install(m, json, true);
+      case KILL -> {
+        if (uninstall(m.queryId())) {
+          emit(FilterMessage.KILL, m.queryId(), null);
+        }
+      }
+      case FINISH -> {
+        filters.endOfBatch();
+        filters.flush(m.queryId());
+        if (uninstall(m.queryId())) {
+          emit(FilterMessage.FINISH, m.queryId(), null);
+        }
+      }
+      case ENDED -> uninstall(m.queryId());
+    }
+  }
+
+  /** Starts a query here; {@code announce} tells its combiner. */
+  private void install(ControlMessage m, byte[] json, boolean announce) {
+    String id = m.queryId();
+    if (installed.containsKey(id)) {
+      return;
+    }
+    boolean jobTime = m.receiveTimeMs() == ControlMessage.JOB_TIME;
+    Query query;
+    try {
+      query = Query.parse(id, m.bql(), LIMITS, jobTime ? Math.max(0, clockMs) : m.receiveTimeMs());
+    } catch (BqlException e) {
+      reject(id, json, describe(e));
+      return;
+    } catch (RuntimeException e) {
+      // one query the core cannot take must not fail the job and every other query with it
+      LOG.warn("query {} cannot run", id, e);
+      reject(id, json, "The query cannot run: " + e);
+      return;
+    }
+    // the combiner times a query the job starts: it ends here when the combiner says so
+    long end = jobTime ? Long.MAX_VALUE : query.endTimeMs(LIMITS);
+    if (announce && end <= clockMs) {
+      reject(id, json, "The query arrived after its end time; submit it again");
+      return;
+    }
+    if (installed.size() >= settings.maxQueries()) {
+      reject(
+          id,
+          json,
+          "Too many queries: "
+              + settings.maxQueries()
+              + " are running; wait for some to finish or raise spyglass.max-queries");
+      return;
+    }
+    installed.put(id, new Installed(m, end, malformed));
+    try {
+      stored.put(id, json);
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot keep query " + id + " in broadcast state", e);
+    }
+    if (settings.clock() == JobOptions.Clock.MARKS
+        && query.receiveTimeMs() > Math.max(epochMs, clockMs)) {
+      // with clock marks a query sees the records of its time and later: older ones may still
+      // be on their way here
+      waiting.add(new Waiting(query, json, announce));
+    } else {
+      activate(query, json, announce);
+    }
+  }
+
+  private void activate(Query query, byte[] json, boolean announce) {
+    filters.add(query);
+    refreshSelection();
+    if (announce) {
+      emit(FilterMessage.START, query.id(), json);
+    }
+  }
+
+  /** Starts the waiting queries received at {@code timeMs} or before. */
+  private void activateUntil(long timeMs) {
+    for (Iterator<Waiting> it = waiting.iterator(); it.hasNext(); ) {
+      Waiting w = it.next();
+      if (w.query().receiveTimeMs() <= timeMs) {
+        it.remove();
+        if (installed.containsKey(w.query().id())) {
+          activate(w.query(), w.json(), w.announce());
+        }
+      }
+    }
+  }
+
+  private void reject(String id, byte[] json, String why) {
+    FilterMessage m = FilterMessage.of(FilterMessage.REJECTED, id, subtask, subtasks, json);
+    m.clockMs = nowMs();
+    m.error = why;
+    emit(m);
+  }
+
+  private static String describe(BqlException e) {
+    StringBuilder sb = new StringBuilder();
+    for (BqlError err : e.errors()) {
+      if (sb.length() > 0) {
+        sb.append("; ");
+      }
+      sb.append("line ")
+          .append(err.span().line())
+          .append(", column ")
+          .append(err.span().column())
+          .append(": ")
+          .append(err.message())
+          .append(". ")
+          .append(err.resolution());
+    }
+    return sb.toString();
+  }
+
+  private boolean uninstall(String id) {
+    if (installed.remove(id) == null) {
+      return false;
+    }
+    filters.remove(id);
+    try {
+      stored.remove(id);
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot drop query " + id + " from broadcast state", e);
+    }
+    refreshSelection();
+    return true;
+  }
+
+  private void refreshSelection() {
+    Set<String> want = filters.referencedFields();
+    if (want != selected) {
+      selected = want;
+      reader.select(want);
+    }
+  }
+
+  private void startPending() {
+    if (!pending.isEmpty()) {
+      for (FilterMessage m : pending) {
+        output.collect(new StreamRecord<>(m));
+      }
+      pending.clear();
+    }
+  }
+
+  // ---- time
+
+  private void onTimer(long time) {
+    startPending();
+    if (sinceBatch > 0) {
+      endBatch();
+    }
+    if (settings.clock() == JobOptions.Clock.WALL
+        && !inputEnded
+        && time - lastTickMs >= settings.tickMs()) {
+      lastTickMs = time;
+      advanceTo(Math.max(clockMs, time));
+    }
+    getProcessingTimeService().registerTimer(time + settings.batchMs(), this::onTimer);
+  }
+
+  /** Moves the clock to {@code t}: flushes, ends expired queries, sends the time on. */
+  private void advanceTo(long t) {
+    clockMs = t;
+    flushAll();
+    if (!waiting.isEmpty()) {
+      activateUntil(t);
+    }
+    for (Iterator<Map.Entry<String, Installed>> it = installed.entrySet().iterator();
+        it.hasNext(); ) {
+      Map.Entry<String, Installed> e = it.next();
+      if (e.getValue().endTimeMs() <= t) {
+        it.remove();
+        filters.remove(e.getKey());
+        try {
+          stored.remove(e.getKey());
+        } catch (Exception ex) {
+          throw new IllegalStateException("cannot drop query from broadcast state", ex);
+        }
+      }
+    }
+    refreshSelection();
+    long now = getProcessingTimeService().getCurrentProcessingTime();
+    if (now - lastProgressMs >= settings.progressMs()) {
+      lastProgressMs = now;
+      for (Map.Entry<String, Installed> e : installed.entrySet()) {
+        if (e.getValue().message().progress()) {
+          FilterMessage m = counters(FilterMessage.STATS, e.getKey(), e.getValue());
+          output.collect(new StreamRecord<>(m));
+        }
+      }
+    }
+    output.emitWatermark(new Watermark(t));
+  }
+
+  private void sync(long sync, int partitions) {
+    flushAll();
+    for (Map.Entry<String, Installed> e : installed.entrySet()) {
+      FilterMessage m = counters(FilterMessage.SYNC, e.getKey(), e.getValue());
+      m.sync = sync;
+      m.partitions = partitions;
+      output.collect(new StreamRecord<>(m));
+    }
+  }
+
+  private FilterMessage counters(byte kind, String id, Installed i) {
+    FilterMessage m = FilterMessage.of(kind, id, subtask, subtasks, null);
+    m.clockMs = nowMs();
+    QueryStats s = filters.stats(id);
+    if (s != null) {
+      m.seen = s.seen();
+      m.matched = s.matched();
+      m.errors = s.evaluationErrors();
+    }
+    m.malformed = malformed - i.malformedBase();
+    return m;
+  }
+
+  @Override
+  public void processWatermark(Watermark mark) {
+    processWatermark1(mark);
+  }
+
+  @Override
+  public void processWatermark1(Watermark mark) {
+    startPending();
+    if (inputEnded) {
+      return;
+    }
+    if (mark.getTimestamp() == Long.MAX_VALUE) {
+      // the records ended (a bounded source, or a stop with drain): every query finishes
+      flushAll();
+      inputEnded = true;
+      output.emitWatermark(mark);
+    } else if (settings.clock() == JobOptions.Clock.MARKS && mark.getTimestamp() > clockMs) {
+      advanceTo(mark.getTimestamp());
+    }
+  }
+
+  @Override
+  public void processWatermark2(Watermark mark) {
+    // the query topic carries no time
+  }
+
+  @Override
+  protected void processWatermarkStatus(WatermarkStatus status, int index) {
+    if (settings.clock() == JobOptions.Clock.MARKS && index == 0) {
+      output.emitWatermarkStatus(status);
+    }
+  }
+
+  @Override
+  public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+    super.prepareSnapshotPreBarrier(checkpointId);
+    startPending();
+    flushAll();
+  }
+
+  private void emit(byte kind, String id, byte[] payload) {
+    FilterMessage m = FilterMessage.of(kind, id, subtask, subtasks, payload);
+    m.clockMs = nowMs();
+    emit(m);
+  }
+
+  private void emit(FilterMessage m) {
+    if (opened) {
+      startPending();
+      output.collect(new StreamRecord<>(m));
+    } else {
+      pending.add(m);
+    }
+  }
+}

@@ -1,0 +1,186 @@
+package io.spyglass.flink;
+
+import static org.apache.flink.configuration.ConfigOptions.key;
+
+import io.spyglass.flink.client.FlinkQueryClient;
+import java.util.List;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.Configuration;
+
+/**
+ * Every setting of the Spyglass job, with its type, default and description in one place: read from
+ * the Flink configuration or the job's arguments ({@code --spyglass.records.topic events}), checked
+ * once when the job is built. {@code docs/flink.md} lists them (a test keeps the two alike).
+ */
+public final class JobOptions {
+  private JobOptions() {}
+
+  /** Where the job's time comes from. */
+  public enum Clock {
+    /** The wall clock of each filter subtask, ticking every {@code spyglass.tick-ms}. */
+    WALL,
+    /** Clock marks in the records topic: a replay gives the same windows at any speed. */
+    MARKS
+  }
+
+  /** Where the records source starts when the job starts without a checkpoint. */
+  public enum Start {
+    /** The job's committed offsets, else the end of the topic. */
+    COMMITTED,
+    LATEST,
+    EARLIEST
+  }
+
+  /** How replies reach the result topics. */
+  public enum Delivery {
+    /** At once; after a failure a window may be sent again (readers drop it by number). */
+    AT_LEAST_ONCE,
+    /** In Kafka transactions committed with each checkpoint: exactly once, seen at checkpoints. */
+    EXACTLY_ONCE
+  }
+
+  public static final ConfigOption<String> KAFKA =
+      key("spyglass.kafka")
+          .stringType()
+          .noDefaultValue()
+          .withDescription("Kafka bootstrap servers, HOST:PORT[,HOST:PORT...] (required)");
+
+  public static final ConfigOption<String> RECORDS_TOPIC =
+      key("spyglass.records.topic")
+          .stringType()
+          .defaultValue("spyglass-records")
+          .withDescription("The topic of records (JSON objects, one a Kafka record)");
+
+  public static final ConfigOption<Start> RECORDS_START =
+      key("spyglass.records.start")
+          .enumType(Start.class)
+          .defaultValue(Start.COMMITTED)
+          .withDescription(
+              "Where to start reading records without a checkpoint: COMMITTED (the job's"
+                  + " committed offsets, else the end), LATEST or EARLIEST");
+
+  public static final ConfigOption<Boolean> RECORDS_REBALANCE =
+      key("spyglass.records.rebalance")
+          .booleanType()
+          .defaultValue(false)
+          .withDescription(
+              "Spread records over every filter subtask; leave false when the topic has at"
+                  + " least as many partitions as the job's parallelism (the source then feeds"
+                  + " its own filter subtask without a network hop)");
+
+  public static final ConfigOption<Boolean> VIRTUAL_FIELDS =
+      key("spyglass.records.virtual-fields")
+          .booleanType()
+          .defaultValue(true)
+          .withDescription(
+              "Add _read_ms, _kafka_partition, _kafka_offset and _kafka_timestamp to each record,"
+                  + " as the embedded engine does");
+
+  public static final ConfigOption<String> QUERIES_TOPIC =
+      key("spyglass.queries.topic")
+          .stringType()
+          .defaultValue(FlinkQueryClient.DEFAULT_QUERY_TOPIC)
+          .withDescription("The topic of query messages (JSON); any number of partitions");
+
+  public static final ConfigOption<Start> QUERIES_START =
+      key("spyglass.queries.start")
+          .enumType(Start.class)
+          .defaultValue(Start.COMMITTED)
+          .withDescription(
+              "Where to start reading query messages without a checkpoint: COMMITTED (the job's"
+                  + " committed offsets, else the end), LATEST or EARLIEST (queries still within"
+                  + " their duration start again; the others are refused)");
+
+  public static final ConfigOption<String> GROUP =
+      key("spyglass.group")
+          .stringType()
+          .defaultValue("spyglass")
+          .withDescription("Kafka consumer group prefix of the job (-records, -queries)");
+
+  public static final ConfigOption<Clock> CLOCK =
+      key("spyglass.clock")
+          .enumType(Clock.class)
+          .defaultValue(Clock.WALL)
+          .withDescription(
+              "WALL: windows close by the wall clock; MARKS: by clock marks in the records topic");
+
+  public static final ConfigOption<Long> TICK_MS =
+      key("spyglass.tick-ms")
+          .longType()
+          .defaultValue(100L)
+          .withDescription("With the wall clock: how often filters flush and windows may close");
+
+  public static final ConfigOption<Integer> BATCH_RECORDS =
+      key("spyglass.batch.records")
+          .intType()
+          .defaultValue(64)
+          .withDescription("Records a filter subtask reads before it hands raw matches on");
+
+  public static final ConfigOption<Long> BATCH_MS =
+      key("spyglass.batch.ms")
+          .longType()
+          .defaultValue(10L)
+          .withDescription("Longest a raw match waits in a filter subtask before it is handed on");
+
+  public static final ConfigOption<Integer> MAX_QUERIES =
+      key("spyglass.max-queries")
+          .intType()
+          .defaultValue(20_000)
+          .withDescription("Most queries running at once; more are refused");
+
+  public static final ConfigOption<Long> PROGRESS_MS =
+      key("spyglass.progress-ms")
+          .longType()
+          .defaultValue(1_000L)
+          .withDescription("How often queries that ask for progress get a progress reply");
+
+  public static final ConfigOption<Delivery> DELIVERY =
+      key("spyglass.results.delivery")
+          .enumType(Delivery.class)
+          .defaultValue(Delivery.AT_LEAST_ONCE)
+          .withDescription(
+              "AT_LEAST_ONCE: replies at once, a window may repeat after a failure (readers drop"
+                  + " it by number); EXACTLY_ONCE: Kafka transactions, replies visible at each"
+                  + " checkpoint");
+
+  public static final ConfigOption<Long> CHECKPOINT_MS =
+      key("spyglass.checkpoint-ms")
+          .longType()
+          .defaultValue(10_000L)
+          .withDescription(
+              "Checkpoint interval when the Flink configuration sets none; 0 leaves checkpoints"
+                  + " off");
+
+  /** Every option, in the order the documentation lists them. */
+  public static final List<ConfigOption<?>> ALL =
+      List.of(
+          KAFKA,
+          RECORDS_TOPIC,
+          RECORDS_START,
+          RECORDS_REBALANCE,
+          VIRTUAL_FIELDS,
+          QUERIES_TOPIC,
+          QUERIES_START,
+          GROUP,
+          CLOCK,
+          TICK_MS,
+          BATCH_RECORDS,
+          BATCH_MS,
+          MAX_QUERIES,
+          PROGRESS_MS,
+          DELIVERY,
+          CHECKPOINT_MS);
+
+  /** The operators' part of a configuration. */
+  static OperatorSettings operatorSettings(Configuration c, String feedbackTopic) {
+    return new OperatorSettings(
+        c.get(CLOCK),
+        c.get(TICK_MS),
+        c.get(BATCH_RECORDS),
+        c.get(BATCH_MS),
+        c.get(MAX_QUERIES),
+        c.get(PROGRESS_MS),
+        feedbackTopic,
+        c.get(VIRTUAL_FIELDS));
+  }
+}

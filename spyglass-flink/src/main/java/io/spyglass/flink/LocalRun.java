@@ -1,0 +1,206 @@
+package io.spyglass.flink;
+
+import io.spyglass.core.query.Query;
+import io.spyglass.flink.client.ControlMessage;
+import io.spyglass.flink.client.MessageFormatException;
+import io.spyglass.flink.client.RemoteQuery;
+import io.spyglass.flink.client.Replies;
+import io.spyglass.flink.client.Reply;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Stream;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.CloseableIterator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Spyglass job on a Flink mini cluster in this process, over a source of the embedded engine
+ * ({@code gen}, {@code file:}, {@code -}, {@code kafka://}), with a fixed set of queries that run
+ * from the first record; results come back through Flink's collect sink. What {@code spyglass query
+ * --runtime flink} runs.
+ *
+ * <pre>{@code
+ * try (LocalRun run = LocalRun.start("file:/tmp/events.json", queries, 2)) {
+ *   for (RemoteQuery q : run.queries()) { ... q.poll(...) ... }
+ * }
+ * }</pre>
+ */
+public final class LocalRun implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(LocalRun.class);
+  private static final String REPLY_TO = "local";
+
+  private final JobClient job;
+  private final CloseableIterator<Outgoing> results;
+  private final Replies replies;
+  private final List<RemoteQuery> queries;
+  private final Thread reader;
+  private final Path savepoints;
+  private final CompletableFuture<Void> finished = new CompletableFuture<>();
+
+  private LocalRun(
+      JobClient job,
+      CloseableIterator<Outgoing> results,
+      Replies replies,
+      List<RemoteQuery> queries,
+      Path savepoints) {
+    this.job = job;
+    this.results = results;
+    this.replies = replies;
+    this.queries = queries;
+    this.savepoints = savepoints;
+    this.reader = new Thread(this::read, "spyglass-flink-results");
+    reader.setDaemon(true);
+    reader.start();
+  }
+
+  /**
+   * Starts the job.
+   *
+   * @param source a source spec of the embedded engine
+   * @param queries parsed queries; each starts (its receive time) when the job first has it
+   * @param parallelism filter and combiner subtasks (the source is one subtask)
+   */
+  public static LocalRun start(String source, List<Query> queries, int parallelism)
+      throws Exception {
+    return start(source, queries, parallelism, OperatorSettings.defaults());
+  }
+
+  static LocalRun start(
+      String source, List<Query> queries, int parallelism, OperatorSettings settings)
+      throws Exception {
+    Configuration conf = new Configuration();
+    conf.set(PipelineOptions.GENERIC_TYPES, false);
+    conf.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
+    conf.set(RestOptions.BIND_PORT, "0");
+    conf.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
+    StreamExecutionEnvironment env =
+        StreamExecutionEnvironment.createLocalEnvironment(parallelism, conf);
+    env.getConfig().enableObjectReuse();
+    List<byte[]> messages = new ArrayList<>();
+    for (Query q : queries) {
+      messages.add(
+          ControlMessage.query(q.id(), q.text(), ControlMessage.JOB_TIME, REPLY_TO, null).toJson());
+    }
+    DataStream<RecordBatch> records =
+        env.fromSource(
+                new EngineSource(source), WatermarkStrategy.noWatermarks(), "spyglass-source")
+            .setParallelism(1);
+    DataStream<Outgoing> out =
+        SpyglassJob.pipeline(records, null, settings, messages, parallelism > 1);
+    CloseableIterator<Outgoing> results = out.collectAsync();
+    Replies replies = new Replies(1_024, id -> {});
+    List<RemoteQuery> handles = new ArrayList<>();
+    for (Query q : queries) {
+      handles.add(replies.register(q));
+    }
+    JobClient job = env.executeAsync("spyglass");
+    return new LocalRun(job, results, replies, handles, Files.createTempDirectory("spyglass-"));
+  }
+
+  /** The queries, in the order given. */
+  public List<RemoteQuery> queries() {
+    return queries;
+  }
+
+  /**
+   * Ends every query now, each with its final result: stops the job with a drain, which moves the
+   * job's time to its end. Returns once the job has stopped.
+   */
+  public void finishAll() {
+    if (finished.isDone()) {
+      return;
+    }
+    try {
+      if (!job.getJobStatus().get(10, TimeUnit.SECONDS).isGloballyTerminalState()) {
+        job.stopWithSavepoint(true, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
+            .get(60, TimeUnit.SECONDS);
+      }
+    } catch (ExecutionException | TimeoutException | RuntimeException e) {
+      // the job ended meanwhile (its mini cluster is gone), or could not stop
+      LOG.debug("stopping the job with a drain: {}", e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Waits until the job has ended and every reply is read. */
+  public boolean awaitEnd(long timeout, TimeUnit unit) throws InterruptedException {
+    try {
+      finished.get(timeout, unit);
+      return true;
+    } catch (ExecutionException e) {
+      return true;
+    } catch (TimeoutException e) {
+      return false;
+    }
+  }
+
+  private void read() {
+    String error = null;
+    try {
+      // ends when the job has ended; throws when it failed
+      while (results.hasNext()) {
+        Outgoing o = results.next();
+        if (REPLY_TO.equals(o.topic)) {
+          try {
+            replies.accept(Reply.decode(o.value));
+          } catch (MessageFormatException e) {
+            LOG.warn("skipping a malformed reply: {}", e.getMessage());
+          }
+        }
+      }
+    } catch (RuntimeException e) {
+      error = "the Flink job failed: " + rootMessage(e);
+    } finally {
+      replies.endAll(error == null ? "the Flink job ended before the query" : error);
+      finished.complete(null);
+    }
+  }
+
+  private static String rootMessage(Throwable t) {
+    Throwable c = t;
+    while (c.getCause() != null && c.getCause() != c) {
+      c = c.getCause();
+    }
+    return c.getMessage() == null ? c.toString() : c.getMessage();
+  }
+
+  /** Cancels the job if it still runs. */
+  @Override
+  public void close() {
+    try {
+      results.close();
+    } catch (Exception e) {
+      LOG.debug("closing the results: {}", e.toString());
+    }
+    try {
+      if (!job.getJobStatus().get(10, TimeUnit.SECONDS).isGloballyTerminalState()) {
+        job.cancel().get(30, TimeUnit.SECONDS);
+      }
+    } catch (Exception e) {
+      LOG.debug("cancelling the job: {}", e.toString());
+    }
+    try (Stream<Path> files = Files.walk(savepoints)) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      LOG.debug("removing {}: {}", savepoints, e.toString());
+    }
+  }
+}

@@ -1,0 +1,67 @@
+package io.spyglass.flink;
+
+import io.spyglass.flink.client.Mark;
+
+/**
+ * What the records source hands the filter: one or more JSON records in one buffer, or a {@link
+ * Mark}. A Flink POJO (public fields, serialized by Flink's own POJO serializer): the source and
+ * the filter are usually chained, so a batch is then passed on without being copied.
+ */
+public class RecordBatch {
+  /** The records' JSON bytes, one after another. */
+  public byte[] data;
+
+  /** Where each record ends in {@link #data}; record i starts where record i-1 ends. */
+  public int[] ends;
+
+  /** Records in the batch; 0 for a mark. */
+  public int count;
+
+  /**
+   * Per record, its Kafka partition, offset and timestamp (three longs a record); null when the
+   * source has no positions.
+   */
+  public long[] positions;
+
+  /** When the source read the batch, epoch ms. */
+  public long readTimeMs;
+
+  /** For a clock mark, its time; otherwise -1. */
+  public long markTimeMs = -1;
+
+  /** For a sync mark, its number; otherwise -1. */
+  public long markSync = -1;
+
+  /** For a sync mark, how many partitions carry it. */
+  public int markPartitions;
+
+  public RecordBatch() {}
+
+  /** One record, as the Kafka source reads it. */
+  public static RecordBatch one(
+      byte[] json, int partition, long offset, long timestamp, long readTimeMs) {
+    RecordBatch b = new RecordBatch();
+    b.data = json;
+    b.ends = new int[] {json.length};
+    b.count = 1;
+    b.positions = new long[] {partition, offset, timestamp};
+    b.readTimeMs = readTimeMs;
+    return b;
+  }
+
+  public static RecordBatch mark(Mark m) {
+    RecordBatch b = new RecordBatch();
+    b.markTimeMs = m.isClock() ? m.timeMs() : -1;
+    b.markSync = m.sync();
+    b.markPartitions = m.partitions();
+    return b;
+  }
+
+  public boolean isMark() {
+    return count == 0 && (markTimeMs >= 0 || markSync >= 0);
+  }
+
+  public int start(int i) {
+    return i == 0 ? 0 : ends[i - 1];
+  }
+}

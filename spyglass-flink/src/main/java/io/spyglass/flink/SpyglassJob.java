@@ -1,0 +1,198 @@
+package io.spyglass.flink;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.sink.KafkaSink;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.kafka.clients.consumer.OffsetResetStrategy;
+
+/**
+ * The Spyglass job: records from a Kafka topic, queries from the query topic, replies to each
+ * query's result topic.
+ *
+ * <pre>
+ * records (Kafka, JSON) ──forward──► filter ◄──broadcast── queries (Kafka, JSON)
+ *                                      │ partials, keyed by query id
+ *                                      ▼
+ *                                   combiner ──► replies (Kafka, each query's result topic)
+ *                                      └──────► "ended" back to the query topic
+ * </pre>
+ *
+ * Run it with {@code flink run spyglass-flink.jar --spyglass.kafka HOST:PORT [--OPTION VALUE...]}
+ * (see {@link JobOptions} and {@code docs/flink.md}).
+ */
+public final class SpyglassJob {
+  /** Operator ids: keep them, so a savepoint restores into a new version of the job. */
+  static final String RECORDS_UID = "spyglass-records";
+
+  static final String QUERIES_UID = "spyglass-queries";
+  static final String FILTER_UID = "spyglass-filter";
+  static final String COMBINER_UID = "spyglass-combiner";
+  static final String SINK_UID = "spyglass-replies";
+
+  private SpyglassJob() {}
+
+  public static void main(String[] args) throws Exception {
+    Configuration conf = parseArgs(args);
+    conf.set(PipelineOptions.GENERIC_TYPES, false);
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+    build(env, conf);
+    env.execute("spyglass");
+  }
+
+  /**
+   * Reads {@code --KEY VALUE} pairs into a configuration; a key may leave out the {@code spyglass.}
+   * prefix.
+   *
+   * @throws IllegalArgumentException for an unknown option or a value without a key
+   */
+  public static Configuration parseArgs(String... args) {
+    Map<String, String> known = new HashMap<>();
+    for (ConfigOption<?> o : JobOptions.ALL) {
+      known.put(o.key(), o.key());
+      known.put(o.key().substring("spyglass.".length()), o.key());
+    }
+    Map<String, String> values = new HashMap<>();
+    for (int i = 0; i < args.length; i++) {
+      String a = args[i];
+      if (!a.startsWith("--") || i + 1 >= args.length) {
+        throw new IllegalArgumentException(
+            "Arguments are --OPTION VALUE pairs; '" + a + "' has no value");
+      }
+      String key = known.get(a.substring(2));
+      if (key == null) {
+        throw new IllegalArgumentException(
+            "Unknown option " + a + "; known: " + String.join(", ", knownKeys()));
+      }
+      values.put(key, args[++i]);
+    }
+    return Configuration.fromMap(values);
+  }
+
+  private static List<String> knownKeys() {
+    return JobOptions.ALL.stream().map(ConfigOption::key).toList();
+  }
+
+  /** Adds the Kafka job to {@code env}. */
+  public static void build(StreamExecutionEnvironment env, Configuration conf) {
+    String kafka =
+        conf.getOptional(JobOptions.KAFKA)
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "Give the Kafka bootstrap servers: --spyglass.kafka HOST:PORT"));
+    long checkpointMs = conf.get(JobOptions.CHECKPOINT_MS);
+    if (checkpointMs > 0 && env.getCheckpointConfig().getCheckpointInterval() <= 0) {
+      env.enableCheckpointing(checkpointMs);
+    }
+    env.getConfig().enableObjectReuse();
+    String group = conf.get(JobOptions.GROUP);
+    String queryTopic = conf.get(JobOptions.QUERIES_TOPIC);
+    KafkaSource<RecordBatch> recordSource =
+        KafkaSource.<RecordBatch>builder()
+            .setBootstrapServers(kafka)
+            .setTopics(conf.get(JobOptions.RECORDS_TOPIC))
+            .setGroupId(group + "-records")
+            .setStartingOffsets(start(conf.get(JobOptions.RECORDS_START)))
+            .setDeserializer(new KafkaFormats.Records())
+            .setProperty("partition.discovery.interval.ms", "10000")
+            .build();
+    WatermarkStrategy<RecordBatch> time =
+        conf.get(JobOptions.CLOCK) == JobOptions.Clock.MARKS
+            ? WatermarkStrategy.<RecordBatch>forGenerator(c -> new KafkaFormats.MarkWatermarks())
+                .withTimestampAssigner((b, ts) -> b.markTimeMs >= 0 ? b.markTimeMs : ts)
+            : WatermarkStrategy.noWatermarks();
+    DataStream<RecordBatch> records =
+        env.fromSource(recordSource, time, "spyglass-records").uid(RECORDS_UID);
+    KafkaSource<byte[]> querySource =
+        KafkaSource.<byte[]>builder()
+            .setBootstrapServers(kafka)
+            .setTopics(queryTopic)
+            .setGroupId(group + "-queries")
+            .setStartingOffsets(start(conf.get(JobOptions.QUERIES_START)))
+            .setDeserializer(new KafkaFormats.Queries())
+            .build();
+    DataStream<byte[]> queries =
+        env.fromSource(querySource, WatermarkStrategy.noWatermarks(), "spyglass-queries")
+            .uid(QUERIES_UID)
+            .setParallelism(1);
+    OperatorSettings settings = JobOptions.operatorSettings(conf, queryTopic);
+    DataStream<Outgoing> replies =
+        pipeline(records, queries, settings, List.of(), conf.get(JobOptions.RECORDS_REBALANCE));
+    Properties producer = new Properties();
+    producer.setProperty("linger.ms", "0");
+    producer.setProperty("transaction.timeout.ms", "900000");
+    replies
+        .sinkTo(
+            KafkaSink.<Outgoing>builder()
+                .setBootstrapServers(kafka)
+                .setRecordSerializer(new KafkaFormats.Replies())
+                .setDeliveryGuarantee(
+                    conf.get(JobOptions.DELIVERY) == JobOptions.Delivery.EXACTLY_ONCE
+                        ? DeliveryGuarantee.EXACTLY_ONCE
+                        : DeliveryGuarantee.AT_LEAST_ONCE)
+                .setTransactionalIdPrefix(group + "-replies")
+                .setKafkaProducerConfig(producer)
+                .build())
+        .uid(SINK_UID)
+        .name("spyglass-replies");
+  }
+
+  @SuppressWarnings("deprecation") // the connector takes Kafka's OffsetResetStrategy
+  private static OffsetsInitializer start(JobOptions.Start s) {
+    return switch (s) {
+      case COMMITTED -> OffsetsInitializer.committedOffsets(OffsetResetStrategy.LATEST);
+      case LATEST -> OffsetsInitializer.latest();
+      case EARLIEST -> OffsetsInitializer.earliest();
+    };
+  }
+
+  /**
+   * The filter and the combiner over a stream of records and, when there is one, of query messages.
+   *
+   * @param initialQueries query messages to run from the start (a local run without a query topic)
+   */
+  static DataStream<Outgoing> pipeline(
+      DataStream<RecordBatch> records,
+      DataStream<byte[]> queries,
+      OperatorSettings settings,
+      List<byte[]> initialQueries,
+      boolean rebalance) {
+    DataStream<RecordBatch> in = rebalance ? records.rebalance() : records;
+    FilterOperator filter = new FilterOperator(settings, initialQueries);
+    TypeInformation<FilterMessage> type = TypeInformation.of(FilterMessage.class);
+    SingleOutputStreamOperator<FilterMessage> filtered =
+        queries == null
+            ? in.transform("spyglass-filter", type, filter)
+            : in.connect(queries.broadcast()).transform("spyglass-filter", type, filter);
+    return filtered
+        .uid(FILTER_UID)
+        .keyBy(new ByQuery())
+        .transform(
+            "spyglass-combiner", TypeInformation.of(Outgoing.class), new CombinerOperator(settings))
+        .uid(COMBINER_UID);
+  }
+
+  /** Keys filter messages by query id. */
+  static final class ByQuery implements KeySelector<FilterMessage, String> {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public String getKey(FilterMessage m) {
+      return m.queryId;
+    }
+  }
+}

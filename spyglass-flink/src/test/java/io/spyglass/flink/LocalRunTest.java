@@ -1,0 +1,71 @@
+package io.spyglass.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.spyglass.core.plan.QueryLimits;
+import io.spyglass.core.query.Query;
+import io.spyglass.core.result.Result;
+import io.spyglass.engine.Engine;
+import io.spyglass.engine.EngineConfig;
+import io.spyglass.engine.QueryHandle;
+import io.spyglass.engine.source.Sources;
+import io.spyglass.flink.client.RemoteQuery;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LocalRunTest {
+  @TempDir Path dir;
+
+  @Test
+  void fileGivesTheSameFinalResultsAsEmbedded() throws Exception {
+    Path file = Events.writeFile(dir, 7, 5_000);
+    List<String> texts =
+        List.of(
+            "SELECT COUNT(*) AS n, SUM(duration) AS d FROM STREAM(MAX, TIME)",
+            "SELECT device, COUNT(*) AS n FROM STREAM(MAX, TIME) GROUP BY device");
+    List<Query> queries = new ArrayList<>();
+    long now = System.currentTimeMillis();
+    for (int i = 0; i < texts.size(); i++) {
+      queries.add(Query.parse("q" + (i + 1), texts.get(i), QueryLimits.DEFAULTS, now));
+    }
+    List<String> flink = new ArrayList<>();
+    long t0 = System.nanoTime();
+    try (LocalRun run = LocalRun.start("file:" + file, queries, 2)) {
+      System.out.println("started " + (System.nanoTime() - t0) / 1_000_000);
+      for (RemoteQuery q : run.queries()) {
+        q.awaitRunning(60, TimeUnit.SECONDS);
+        System.out.println("running " + (System.nanoTime() - t0) / 1_000_000);
+        Result r;
+        while ((r = q.poll(60, TimeUnit.SECONDS)) != null) {
+          System.out.println("result " + (System.nanoTime() - t0) / 1_000_000);
+          flink.add(q.id() + " " + r.records());
+        }
+        assertThat(q.error()).isNull();
+      }
+    }
+    List<String> embedded = new ArrayList<>();
+    try (Engine e =
+        Engine.startPaused(Sources.open("file:" + file), EngineConfig.defaults().withWorkers(2))) {
+      List<QueryHandle> hs = new ArrayList<>();
+      for (int i = 0; i < texts.size(); i++) {
+        hs.add(e.submit("q" + (i + 1), texts.get(i)));
+      }
+      for (QueryHandle h : hs) {
+        h.awaitRunning(10, TimeUnit.SECONDS);
+      }
+      e.resume();
+      for (QueryHandle h : hs) {
+        Result r;
+        while ((r = h.poll(60, TimeUnit.SECONDS)) != null) {
+          embedded.add(h.id() + " " + r.records());
+        }
+      }
+    }
+    System.out.println(flink);
+    assertThat(flink).isEqualTo(embedded);
+  }
+}

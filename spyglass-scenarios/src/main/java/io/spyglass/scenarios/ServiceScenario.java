@@ -1,0 +1,511 @@
+package io.spyglass.scenarios;
+
+import io.spyglass.core.result.Result;
+import io.spyglass.engine.Engine;
+import io.spyglass.engine.EngineConfig;
+import io.spyglass.engine.QueryHandle;
+import io.spyglass.engine.source.GeneratorSource;
+import io.spyglass.service.ServiceConfig;
+import io.spyglass.service.SpyglassService;
+import io.spyglass.service.runtime.EmbeddedRuntime;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * {@code spyglass bench service}: the engine behind {@code spyglass serve}, driven over loopback
+ * HTTP by many clients at once. Four parts: many SSE clients on one windowed query; many
+ * simultaneous queries, each from its own connection; the delay from a record's arrival to its SSE
+ * event next to the command line's path (a query handle polled in process, as {@code spyglass
+ * query} does) on the same records; and the engine's record rate with and without the service,
+ * alternated.
+ */
+final class ServiceScenario implements Scenario {
+  private static final String FAN_OUT_QUERY =
+      "SELECT device, COUNT(*) AS n, AVG(duration) AS d FROM STREAM(MAX, TIME)"
+          + " GROUP BY device WINDOWING TUMBLING(1000, TIME)";
+
+  @Override
+  public String name() {
+    return "service";
+  }
+
+  @Override
+  public String description() {
+    return "spyglass serve over loopback HTTP: SSE fan-out to many clients, many simultaneous"
+        + " queries, record -> SSE event delay next to the CLI's path, engine rate with and"
+        + " without the service";
+  }
+
+  @Override
+  public void run(Settings s, Report report) throws Exception {
+    // --queries N sets both counts
+    int clients = s.queriesOr(List.of(s.quick() ? 50 : 1_000)).get(0);
+    int queries = clients;
+    report.note(
+        String.format(
+            "%,d SSE clients, %,d simultaneous queries, %d cores; server and clients share this"
+                + " machine (and its cores) over loopback",
+            clients, queries, Machine.cores()));
+    HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    fanOut(s, report, http, clients);
+    simultaneousQueries(s, report, http, queries);
+    latency(s, report, http);
+    rateWithAndWithout(s, report, http, clients);
+  }
+
+  /** A service on the generator, for one part of the run. */
+  private record Served(SpyglassService service, GeneratorSource source, Path data, String base)
+      implements AutoCloseable {
+    static Served start(long rate, int recordBytes, int maxQueries) throws IOException {
+      GeneratorSource source =
+          new GeneratorSource(
+              GeneratorSource.Options.DEFAULTS.withRate(rate).withRecordBytes(recordBytes));
+      EmbeddedRuntime runtime =
+          EmbeddedRuntime.start(
+              source,
+              EngineConfig.defaults().withMaxQueries(maxQueries + 16).withResultQueue(8_192));
+      Path data = Files.createTempDirectory("spyglass-bench-service");
+      SpyglassService service =
+          SpyglassService.start(
+              ServiceConfig.defaults()
+                  .with(
+                      b -> {
+                        b.port = 0;
+                        b.dataDir = data;
+                        b.maxQueries = maxQueries;
+                        b.maxQueriesPerUser = maxQueries;
+                      }),
+              runtime);
+      return new Served(service, source, data, "http://127.0.0.1:" + service.port());
+    }
+
+    @Override
+    public void close() throws IOException {
+      service.close();
+      try (Stream<Path> files = Files.walk(data)) {
+        for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+          Files.deleteIfExists(p);
+        }
+      }
+    }
+  }
+
+  private static String submit(HttpClient http, String base, String bql, boolean detached)
+      throws IOException, InterruptedException {
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(
+                    URI.create(base + "/api/queries" + (detached ? "?detached=true" : "")))
+                .header("Content-Type", "text/plain")
+                .POST(HttpRequest.BodyPublishers.ofString(bql))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    if (r.statusCode() != 201) {
+      throw new IllegalStateException("submit answered " + r.statusCode() + ": " + r.body());
+    }
+    return SseClient.JSON.readTree(r.body()).get("id").asText();
+  }
+
+  private static void kill(HttpClient http, String base, String id)
+      throws IOException, InterruptedException {
+    http.send(
+        HttpRequest.newBuilder(URI.create(base + "/api/queries/" + id)).DELETE().build(),
+        HttpResponse.BodyHandlers.discarding());
+  }
+
+  /** Opens {@code n} SSE clients on one query; waits until all are connected. */
+  private static List<SseClient> connect(HttpClient http, String url, int n)
+      throws InterruptedException {
+    List<SseClient> out = new ArrayList<>();
+    List<CompletableFuture<?>> opened = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      SseClient c = new SseClient(false);
+      out.add(c);
+      opened.add(c.open(http, url));
+    }
+    try {
+      CompletableFuture.allOf(opened.toArray(new CompletableFuture<?>[0]))
+          .get(120, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      // counted as problems by the callers through each client's error
+    }
+    return out;
+  }
+
+  private static void awaitEnded(List<SseClient> clients, long timeoutMs) {
+    try {
+      CompletableFuture.allOf(
+              clients.stream().map(SseClient::ended).toArray(CompletableFuture[]::new))
+          .get(timeoutMs, TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      // the clients that did not end are problems below
+    }
+  }
+
+  /** Part 1: {@code clients} SSE clients on one windowed query. */
+  private void fanOut(Settings s, Report report, HttpClient http, int clients) throws Exception {
+    report.heading("1. " + clients + " SSE clients on one windowed query");
+    long rate = s.rateOr(s.quick() ? 5_000 : 10_000);
+    int windows = s.quick() ? 2 : 10;
+    try (Served sv = Served.start(rate, s.recordBytes(), 64)) {
+      String id = submit(http, sv.base(), FAN_OUT_QUERY, true);
+      long t0 = System.nanoTime();
+      List<SseClient> cs = connect(http, sv.base() + "/api/queries/" + id + "/results", clients);
+      double connectS = (System.nanoTime() - t0) / 1e9;
+      long live = System.currentTimeMillis();
+      long read0 = sv.service().runtime().stats().recordsRead();
+      Thread.sleep(windows * 1_000L + 500);
+      double rps =
+          (sv.service().runtime().stats().recordsRead() - read0)
+              / ((System.currentTimeMillis() - live) / 1000.0);
+      kill(http, sv.base(), id);
+      awaitEnded(cs, 30_000);
+      Delays delay = new Delays();
+      int problems = 0;
+      long events = 0;
+      for (SseClient c : cs) {
+        String p = c.check();
+        if (p != null && problems++ < 5) {
+          report.problem("fan-out client: " + p);
+        }
+        for (SseClient.Received r : c.received()) {
+          events++;
+          if (r.emitMs() >= live && !r.isFinal()) {
+            delay.record(r.receivedMs() - r.emitMs());
+          }
+        }
+      }
+      Table t =
+          new Table(
+              "service-fanout",
+              clients
+                  + " SSE clients on one windowed query (1 result a second), generator at "
+                  + Table.count(rate)
+                  + " records/s",
+              "measure",
+              "value");
+      t.row("clients connected in (s)", Table.num(connectS, 2));
+      t.row("results delivered", Table.count(events));
+      t.row(
+          "clients with every result, in order, to the final one",
+          (clients - problems) + " of " + clients);
+      t.row("window emitted -> event received, p50 (ms)", Table.num(delay.percentile(50), 0));
+      t.row("window emitted -> event received, p99 (ms)", Table.num(delay.percentile(99), 0));
+      t.row("window emitted -> event received, max (ms)", Table.num(delay.max(), 0));
+      t.row(
+          "server side: window emitted -> written to the connection, mean (ms)",
+          Table.num(sv.service().metrics().meanDeliveryMs("sse"), 1));
+      t.row("engine records/s meanwhile", Table.count(rps));
+      report.table(t);
+    }
+  }
+
+  /** Part 2: {@code n} queries submitted at once, each from its own connection, each streamed. */
+  private void simultaneousQueries(Settings s, Report report, HttpClient http, int n)
+      throws Exception {
+    report.heading("2. " + n + " simultaneous queries from " + n + " connections");
+    long rate = s.rateOr(s.quick() ? 5_000 : 10_000);
+    long durationMs = s.quick() ? 2_000 : 5_000;
+    try (Served sv = Served.start(rate, s.recordBytes(), n + 16)) {
+      Map<Integer, Long> submitMs = new ConcurrentHashMap<>();
+      List<SseClient> cs = new ArrayList<>();
+      List<CompletableFuture<?>> all = new ArrayList<>();
+      long t0 = System.currentTimeMillis();
+      for (int i = 0; i < n; i++) {
+        int q = i;
+        SseClient c = new SseClient(false);
+        cs.add(c);
+        String bql =
+            "SELECT COUNT(*) AS n FROM STREAM("
+                + durationMs
+                + ", TIME) WHERE duration > "
+                + q
+                + " WINDOWING TUMBLING(1000, TIME)";
+        long start = System.nanoTime();
+        all.add(
+            http.sendAsync(
+                    HttpRequest.newBuilder(URI.create(sv.base() + "/api/queries"))
+                        .header("Content-Type", "text/plain")
+                        .POST(HttpRequest.BodyPublishers.ofString(bql))
+                        .build(),
+                    HttpResponse.BodyHandlers.ofString())
+                .thenCompose(
+                    r -> {
+                      submitMs.put(q, (System.nanoTime() - start) / 1_000_000);
+                      if (r.statusCode() != 201) {
+                        throw new IllegalStateException("HTTP " + r.statusCode() + " " + r.body());
+                      }
+                      try {
+                        String id = SseClient.JSON.readTree(r.body()).get("id").asText();
+                        return c.open(http, sv.base() + "/api/queries/" + id + "/results");
+                      } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                      }
+                    }));
+      }
+      int failed = 0;
+      for (CompletableFuture<?> f : all) {
+        try {
+          f.get(120, TimeUnit.SECONDS);
+        } catch (Exception e) {
+          if (failed++ < 5) {
+            report.problem("a query was not started: " + e.getMessage());
+          }
+        }
+      }
+      long allSubmitted = System.currentTimeMillis() - t0;
+      awaitEnded(cs, durationMs + 60_000);
+      long allEnded = System.currentTimeMillis() - t0;
+      Delays submit = new Delays();
+      submitMs.values().forEach(submit::record);
+      Delays delivery = new Delays();
+      int complete = 0;
+      long results = 0;
+      for (SseClient c : cs) {
+        String p = c.check();
+        if (p == null) {
+          complete++;
+        } else if (failed++ < 5) {
+          report.problem("query stream: " + p);
+        }
+        for (SseClient.Received r : c.received()) {
+          results++;
+          delivery.record(r.receivedMs() - r.emitMs());
+        }
+      }
+      Table t =
+          new Table(
+              "service-queries",
+              n
+                  + " queries of "
+                  + durationMs
+                  + " ms submitted at once, each streamed on its own"
+                  + " connection; generator at "
+                  + Table.count(rate)
+                  + " records/s",
+              "measure",
+              "value");
+      t.row("all submitted and streaming after (ms)", Table.count(allSubmitted));
+      t.row("submit round trip, p50 (ms)", Table.num(submit.percentile(50), 0));
+      t.row("submit round trip, p99 (ms)", Table.num(submit.percentile(99), 0));
+      t.row("queries with every result to the final one", complete + " of " + n);
+      t.row("results delivered", Table.count(results));
+      t.row("result emitted -> event received, p50 (ms)", Table.num(delivery.percentile(50), 0));
+      t.row("result emitted -> event received, p99 (ms)", Table.num(delivery.percentile(99), 0));
+      t.row("all ended after (ms)", Table.count(allEnded));
+      report.table(t);
+    }
+  }
+
+  /** Part 3: record read -> SSE event, next to record read -> handle poll, on the same records. */
+  private void latency(Settings s, Report report, HttpClient http) throws Exception {
+    report.heading("3. From a record's arrival to its SSE event, next to the command line's path");
+    long rate = s.rateOr(s.quick() ? 2_000 : 20_000);
+    long probeMs = s.quick() ? 2_000 : 20_000;
+    String probe =
+        "SELECT _read_ms, probe_seq FROM STREAM("
+            + (probeMs + 30_000)
+            + ", TIME)"
+            + " WHERE id = 'service-probe' WINDOWING EVERY(1, RECORD, FIRST, 1, RECORD)";
+    try (Served sv = Served.start(rate, s.recordBytes(), 16)) {
+      Engine engine = ((EmbeddedRuntime) sv.service().runtime()).engine();
+      String id = submit(http, sv.base(), probe, true);
+      SseClient sse = new SseClient(true);
+      sse.open(http, sv.base() + "/api/queries/" + id + "/results").get(30, TimeUnit.SECONDS);
+      QueryHandle direct = engine.submit(probe);
+      direct.awaitRunning(30, TimeUnit.SECONDS);
+      Map<Long, Long> cliReceived = new ConcurrentHashMap<>();
+      Map<Long, Long> readMs = new ConcurrentHashMap<>();
+      Thread poller =
+          new Thread(
+              () -> {
+                try {
+                  while (true) {
+                    Result r = direct.poll(200, TimeUnit.MILLISECONDS);
+                    long now = System.currentTimeMillis();
+                    if (r == null) {
+                      if (direct.isDone()) {
+                        return;
+                      }
+                      continue;
+                    }
+                    for (Map<String, Object> rec : r.records()) {
+                      if (rec.get("probe_seq") instanceof Number seq
+                          && rec.get("_read_ms") instanceof Number read) {
+                        cliReceived.put(seq.longValue(), now);
+                        readMs.put(seq.longValue(), read.longValue());
+                      }
+                    }
+                  }
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              },
+              "bench-cli-path");
+      poller.start();
+      Thread.sleep(s.warmupMs());
+      long end = System.currentTimeMillis() + probeMs;
+      long seq = 0;
+      while (System.currentTimeMillis() < end) {
+        sv.source().insertNeedle(Map.of("id", "service-probe", "probe_seq", seq++));
+        Thread.sleep(10);
+      }
+      Thread.sleep(1_000);
+      direct.finish();
+      kill(http, sv.base(), id);
+      sse.ended().get(30, TimeUnit.SECONDS);
+      poller.join(10_000);
+      Map<Long, Long> sseReceived = new HashMap<>();
+      for (SseClient.Received r : sse.received()) {
+        for (var rec : r.records()) {
+          if (rec.has("probe_seq")) {
+            sseReceived.put(rec.get("probe_seq").asLong(), r.receivedMs());
+            readMs.putIfAbsent(rec.get("probe_seq").asLong(), rec.get("_read_ms").asLong());
+          }
+        }
+      }
+      Delays viaSse = new Delays();
+      Delays viaCli = new Delays();
+      Delays extra = new Delays();
+      int both = 0;
+      for (long i = 0; i < seq; i++) {
+        Long a = sseReceived.get(i);
+        Long b = cliReceived.get(i);
+        Long read = readMs.get(i);
+        if (a != null && b != null && read != null) {
+          both++;
+          viaSse.record(a - read);
+          viaCli.record(b - read);
+          extra.record(a - b);
+        }
+      }
+      if (both < seq * 0.9) {
+        report.problem(both + " of " + seq + " probe records reached both paths");
+      }
+      Table t =
+          new Table(
+              "service-latency",
+              "Record read -> result received (ms), "
+                  + both
+                  + " probe records every 10 ms,"
+                  + " generator at "
+                  + Table.count(rate)
+                  + " records/s; both paths see the same"
+                  + " records in one run",
+              "path",
+              "mean",
+              "p50",
+              "p99",
+              "max");
+      t.row(LatencyScenario.cat("CLI path (query handle polled in process)", viaCli.cells()));
+      t.row(LatencyScenario.cat("service (SSE over loopback HTTP)", viaSse.cells()));
+      t.row(LatencyScenario.cat("service minus CLI, per record", extra.cells()));
+      report.table(t);
+    }
+  }
+
+  /** Part 4: the engine's unpaced record rate alone and behind the service, alternated. */
+  private void rateWithAndWithout(Settings s, Report report, HttpClient http, int clients)
+      throws Exception {
+    report.heading("4. The engine's record rate with and without the service");
+    int rounds = s.quick() ? 1 : 3;
+    List<Object[]> rows = new ArrayList<>();
+    double without = 0;
+    double with = 0;
+    for (int round = 1; round <= rounds; round++) {
+      double a = rateWithout(s);
+      double b = rateWith(s, http, clients, report);
+      without += a;
+      with += b;
+      rows.add(new Object[] {round, Table.count(a), Table.count(b), Table.num(b / a, 2)});
+      report.progress(
+          String.format("round %d: %,.0f records/s alone, %,.0f with the service", round, a, b));
+    }
+    Table t =
+        new Table(
+            "service-rate",
+            "Engine records/s, generator unpaced ("
+                + s.recordBytes()
+                + " B records), one windowed"
+                + " GROUP BY query; with the service its results go to "
+                + clients
+                + " SSE clients. Rounds alternate; compare within a round",
+            "round",
+            "engine alone",
+            "behind the service",
+            "ratio");
+    for (Object[] r : rows) {
+      t.row(r);
+    }
+    t.row(
+        "mean",
+        Table.count(without / rounds),
+        Table.count(with / rounds),
+        Table.num(with / without, 2));
+    report.table(t);
+  }
+
+  private double rateWithout(Settings s) throws Exception {
+    GeneratorSource source =
+        new GeneratorSource(GeneratorSource.Options.DEFAULTS.withRecordBytes(s.recordBytes()));
+    try (Engine engine = Engine.start(source, EngineConfig.defaults())) {
+      QueryHandle h = engine.submit(FAN_OUT_QUERY);
+      Thread drain =
+          new Thread(
+              () -> {
+                try {
+                  while (!h.isDone() || h.poll(0, TimeUnit.MILLISECONDS) != null) {
+                    h.poll(100, TimeUnit.MILLISECONDS);
+                  }
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              },
+              "bench-drain");
+      drain.setDaemon(true);
+      drain.start();
+      return measureRate(s, () -> engine.metrics().recordsProcessed());
+    }
+  }
+
+  private double rateWith(Settings s, HttpClient http, int clients, Report report)
+      throws Exception {
+    try (Served sv = Served.start(0, s.recordBytes(), 64)) {
+      String id = submit(http, sv.base(), FAN_OUT_QUERY, true);
+      List<SseClient> cs = connect(http, sv.base() + "/api/queries/" + id + "/results", clients);
+      EmbeddedRuntime rt = (EmbeddedRuntime) sv.service().runtime();
+      double rate = measureRate(s, () -> rt.engine().metrics().recordsProcessed());
+      kill(http, sv.base(), id);
+      awaitEnded(cs, 30_000);
+      long bad = cs.stream().filter(c -> c.check() != null).count();
+      if (bad > 0) {
+        report.problem(bad + " SSE clients did not get every result in the rate run");
+      }
+      return rate;
+    }
+  }
+
+  private static double measureRate(Settings s, java.util.function.LongSupplier processed)
+      throws InterruptedException {
+    Thread.sleep(s.warmupMs());
+    long n0 = processed.getAsLong();
+    long t0 = System.nanoTime();
+    Thread.sleep(s.probeMs());
+    return (processed.getAsLong() - n0) / ((System.nanoTime() - t0) / 1e9);
+  }
+}

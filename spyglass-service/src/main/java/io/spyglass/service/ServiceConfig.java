@@ -1,0 +1,160 @@
+package io.spyglass.service;
+
+import io.spyglass.core.plan.QueryLimits;
+import io.spyglass.service.http.StreamSettings;
+import java.nio.file.Path;
+import java.util.function.Consumer;
+
+/**
+ * Settings of a {@link SpyglassService}, checked when built.
+ *
+ * @param bind address to listen on; without tokens it must be a loopback address unless {@code
+ *     insecure}
+ * @param port port to listen on; 0 for any free one
+ * @param tokensFile lines {@code TOKEN USER [admin]}; null for no tokens (one anonymous admin)
+ * @param insecure allow binding beyond loopback without tokens
+ * @param dataDir where the database lives
+ * @param maxQueries most queries running at once, over all users
+ * @param maxQueriesPerUser most queries one user runs at once
+ * @param graceMs how long a query runs on after its last client left (unless detached)
+ * @param keepMs how long an ended query's results stay readable (at least 60 s)
+ * @param keepResults most results kept per query for late and reconnecting clients
+ * @param keepBytes about the most bytes of results kept per query
+ * @param streams how result streams treat slow clients
+ * @param headerTimeoutMs how long a request head may take to arrive
+ * @param sampleEveryN one record in how many feeds the live schema
+ * @param schemaPeriodMs how long a field stays in the live schema after it was last seen (one to
+ *     two periods)
+ * @param queryLimits what one query may ask for
+ */
+public record ServiceConfig(
+    String bind,
+    int port,
+    Path tokensFile,
+    boolean insecure,
+    Path dataDir,
+    int maxQueries,
+    int maxQueriesPerUser,
+    long graceMs,
+    long keepMs,
+    int keepResults,
+    long keepBytes,
+    StreamSettings streams,
+    long headerTimeoutMs,
+    int sampleEveryN,
+    long schemaPeriodMs,
+    QueryLimits queryLimits) {
+
+  public ServiceConfig {
+    require(port >= 0 && port <= 65535, "port must be 0 to 65535: " + port);
+    require(maxQueries >= 1, "max-queries must be at least 1: " + maxQueries);
+    require(
+        maxQueriesPerUser >= 1, "max-queries-per-user must be at least 1: " + maxQueriesPerUser);
+    require(graceMs >= 0, "the grace period must not be negative");
+    require(keepMs >= 60_000, "results must be kept at least 60 s after a query ends");
+    require(keepResults >= 1 && keepBytes >= 1, "at least one result must be kept per query");
+    require(headerTimeoutMs >= 100, "the request head timeout must be at least 100 ms");
+    require(sampleEveryN >= 1, "the schema sample must be at least 1 in 1");
+    require(schemaPeriodMs >= 1, "the schema period must be positive");
+    require(
+        dataDir != null && bind != null && streams != null && queryLimits != null,
+        "bind, data folder, stream settings and query limits are required");
+  }
+
+  private static void require(boolean ok, String message) {
+    if (!ok) {
+      throw new IllegalArgumentException(message);
+    }
+  }
+
+  /**
+   * Loopback on 8080, no tokens, data in {@code ./spyglass-data}, 1,000 queries at most (100 per
+   * user), 30 s of grace, results kept 2 minutes (the last 2,000 or 8 MiB per query), streams
+   * dropped 1,000 results or 30 s behind, request heads within 10 s, 1 record in 100 sampled.
+   */
+  public static ServiceConfig defaults() {
+    return new ServiceConfig(
+        "127.0.0.1",
+        8080,
+        null,
+        false,
+        Path.of("spyglass-data"),
+        1_000,
+        100,
+        30_000,
+        120_000,
+        2_000,
+        8L << 20,
+        StreamSettings.DEFAULTS,
+        10_000,
+        100,
+        30_000,
+        QueryLimits.DEFAULTS);
+  }
+
+  /** A copy with some settings changed, e.g. {@code c.with(b -> b.port = 0)}. */
+  public ServiceConfig with(Consumer<Builder> change) {
+    Builder b = new Builder(this);
+    change.accept(b);
+    return b.build();
+  }
+
+  /** The settings, mutable, for {@link #with}. */
+  public static final class Builder {
+    public String bind;
+    public int port;
+    public Path tokensFile;
+    public boolean insecure;
+    public Path dataDir;
+    public int maxQueries;
+    public int maxQueriesPerUser;
+    public long graceMs;
+    public long keepMs;
+    public int keepResults;
+    public long keepBytes;
+    public StreamSettings streams;
+    public long headerTimeoutMs;
+    public int sampleEveryN;
+    public long schemaPeriodMs;
+    public QueryLimits queryLimits;
+
+    Builder(ServiceConfig c) {
+      bind = c.bind;
+      port = c.port;
+      tokensFile = c.tokensFile;
+      insecure = c.insecure;
+      dataDir = c.dataDir;
+      maxQueries = c.maxQueries;
+      maxQueriesPerUser = c.maxQueriesPerUser;
+      graceMs = c.graceMs;
+      keepMs = c.keepMs;
+      keepResults = c.keepResults;
+      keepBytes = c.keepBytes;
+      streams = c.streams;
+      headerTimeoutMs = c.headerTimeoutMs;
+      sampleEveryN = c.sampleEveryN;
+      schemaPeriodMs = c.schemaPeriodMs;
+      queryLimits = c.queryLimits;
+    }
+
+    ServiceConfig build() {
+      return new ServiceConfig(
+          bind,
+          port,
+          tokensFile,
+          insecure,
+          dataDir,
+          maxQueries,
+          maxQueriesPerUser,
+          graceMs,
+          keepMs,
+          keepResults,
+          keepBytes,
+          streams,
+          headerTimeoutMs,
+          sampleEveryN,
+          schemaPeriodMs,
+          queryLimits);
+    }
+  }
+}

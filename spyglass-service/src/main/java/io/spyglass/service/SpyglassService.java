@@ -1,0 +1,223 @@
+package io.spyglass.service;
+
+import io.spyglass.service.auth.Tokens;
+import io.spyglass.service.http.ApiServer;
+import io.spyglass.service.metrics.ServiceMetrics;
+import io.spyglass.service.query.QueryManager;
+import io.spyglass.service.runtime.QueryRuntime;
+import io.spyglass.service.schema.SchemaSampler;
+import io.spyglass.service.store.Database;
+import io.spyglass.service.store.History;
+import io.spyglass.service.store.SavedQueries;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code spyglass serve}: a {@link QueryRuntime} behind an HTTP API that many people and programs
+ * use at once. Owns the runtime, the database, the queries and the server; {@link #shutdown} ends
+ * every query with its final result, lets the streams deliver it, then stops.
+ *
+ * <pre>{@code
+ * QueryRuntime runtime = EmbeddedRuntime.start(Sources.open("gen"), EngineConfig.defaults());
+ * try (SpyglassService s = SpyglassService.start(ServiceConfig.defaults(), runtime)) {
+ *   System.out.println(s.url());
+ * }
+ * }</pre>
+ */
+public final class SpyglassService implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(SpyglassService.class);
+
+  private final ServiceConfig config;
+  private final Tokens tokens;
+  private final QueryRuntime runtime;
+  private final Database db;
+  private final History history;
+  private final QueryManager queries;
+  private final ServiceMetrics metrics;
+  private final SchemaSampler schema;
+  private final ScheduledExecutorService sweeper;
+  private final ApiServer server;
+  private boolean closed;
+
+  private SpyglassService(ServiceConfig config, Tokens tokens, QueryRuntime runtime, Database db) {
+    LongSupplier clock = System::currentTimeMillis;
+    this.config = config;
+    this.tokens = tokens;
+    this.runtime = runtime;
+    this.db = db;
+    this.history = new History(db);
+    this.queries =
+        new QueryManager(
+            runtime,
+            new QueryManager.Limits(
+                config.maxQueries(),
+                config.maxQueriesPerUser(),
+                config.graceMs(),
+                config.keepMs(),
+                config.keepResults(),
+                config.keepBytes(),
+                config.queryLimits()),
+            clock);
+    this.metrics = new ServiceMetrics(runtime, queries);
+    queries.observe(metrics);
+    queries.observe(history);
+    this.schema = new SchemaSampler(runtime, config.sampleEveryN(), config.schemaPeriodMs(), clock);
+    this.sweeper =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "spyglass-sweeper");
+              t.setDaemon(true);
+              return t;
+            });
+    sweeper.scheduleWithFixedDelay(this::sweep, 250, 250, TimeUnit.MILLISECONDS);
+    this.server =
+        new ApiServer(
+            new ApiServer.Settings(
+                config.bind(),
+                config.port(),
+                config.streams(),
+                config.headerTimeoutMs(),
+                clock.getAsLong()),
+            tokens,
+            runtime,
+            queries,
+            metrics,
+            schema,
+            new SavedQueries(db, clock),
+            history);
+  }
+
+  /**
+   * Starts the service on {@code runtime}, which it owns from then on (and closes).
+   *
+   * @throws IllegalArgumentException when the settings are refused: e.g. a non-loopback address
+   *     without tokens or {@code insecure}, or a malformed tokens file; the message says what to do
+   * @throws IOException when the tokens file or the database cannot be read
+   */
+  public static SpyglassService start(ServiceConfig config, QueryRuntime runtime)
+      throws IOException {
+    try {
+      Tokens tokens =
+          config.tokensFile() == null ? Tokens.none() : Tokens.load(config.tokensFile());
+      if (!tokens.required() && !config.insecure() && !isLoopback(config.bind())) {
+        throw new IllegalArgumentException(
+            "without --tokens the service only listens on loopback (127.0.0.1); to serve "
+                + config.bind()
+                + " give --tokens FILE, or --insecure to let anyone who reaches it in");
+      }
+      Database db = Database.open(config.dataDir());
+      try {
+        return new SpyglassService(config, tokens, runtime, db);
+      } catch (RuntimeException e) {
+        db.close();
+        throw e;
+      }
+    } catch (IOException | RuntimeException e) {
+      runtime.close();
+      throw e;
+    }
+  }
+
+  static boolean isLoopback(String bind) {
+    try {
+      return InetAddress.getByName(bind).isLoopbackAddress();
+    } catch (UnknownHostException e) {
+      throw new IllegalArgumentException("cannot resolve the address to bind: " + bind, e);
+    }
+  }
+
+  private void sweep() {
+    try {
+      queries.sweep();
+    } catch (RuntimeException e) {
+      LOG.warn("sweep failed: {}", e.toString());
+    }
+  }
+
+  public ServiceConfig config() {
+    return config;
+  }
+
+  public int port() {
+    return server.port();
+  }
+
+  /** The URL people open: {@code http://HOST:PORT/}. */
+  public String url() {
+    String host = config.bind();
+    try {
+      InetAddress a = InetAddress.getByName(host);
+      if (a.isAnyLocalAddress()) {
+        host = InetAddress.getLocalHost().getHostName();
+      } else if (host.contains(":")) {
+        host = "[" + host + "]";
+      }
+    } catch (UnknownHostException e) {
+      // keep the address as given
+    }
+    return "http://" + host + ":" + port() + "/";
+  }
+
+  public boolean requiresTokens() {
+    return tokens.required();
+  }
+
+  public QueryRuntime runtime() {
+    return runtime;
+  }
+
+  public QueryManager queries() {
+    return queries;
+  }
+
+  public ServiceMetrics metrics() {
+    return metrics;
+  }
+
+  public ApiServer server() {
+    return server;
+  }
+
+  /**
+   * Stops gracefully: refuses new queries, ends every running one (each emits its final result),
+   * waits for the streams to deliver it, then closes everything.
+   *
+   * @return true if every query and stream ended within the timeout
+   */
+  public boolean shutdown(long timeoutMs) {
+    long deadline = System.currentTimeMillis() + timeoutMs;
+    boolean clean = false;
+    try {
+      queries.stopAll();
+      clean = queries.awaitAllEnded(Math.max(0, deadline - System.currentTimeMillis()));
+      clean &= server.awaitStreamsEnded(Math.max(0, deadline - System.currentTimeMillis()));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      close();
+    }
+    return clean;
+  }
+
+  /** Stops at once: streams are cut and running queries end without a final result. */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    server.close();
+    sweeper.shutdownNow();
+    schema.close();
+    runtime.close();
+    history.close();
+    db.close();
+  }
+}

@@ -1,0 +1,283 @@
+package io.spyglass.service.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.util.RawValue;
+import io.javalin.http.Context;
+import io.spyglass.core.plan.Bql;
+import io.spyglass.core.plan.QueryLimits;
+import io.spyglass.core.plan.QueryPlan;
+import io.spyglass.core.query.Explain;
+import io.spyglass.core.syntax.BqlException;
+import io.spyglass.service.auth.User;
+import io.spyglass.service.metrics.ServiceMetrics;
+import io.spyglass.service.query.AdmissionException;
+import io.spyglass.service.query.QueryManager;
+import io.spyglass.service.query.ResultLog;
+import io.spyglass.service.query.ServiceQuery;
+import io.spyglass.service.runtime.QueryProgress;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The query routes: submit, list, describe, end, stream results (SSE), run to the end, validate.
+ */
+final class QueriesApi {
+  private final QueryManager manager;
+  private final ServiceMetrics metrics;
+  private final Streams streams;
+  private final QueryLimits limits;
+
+  QueriesApi(QueryManager manager, ServiceMetrics metrics, Streams streams) {
+    this.manager = manager;
+    this.metrics = metrics;
+    this.streams = streams;
+    this.limits = manager.limits().queryLimits();
+  }
+
+  /** A query in a request body: JSON {@code {"query": ..., "detached": ...}} or plain BQL. */
+  record QueryRequest(String text, boolean detached) {}
+
+  static QueryRequest queryRequest(Context ctx) {
+    String type = ctx.contentType() == null ? "" : ctx.contentType().toLowerCase();
+    String body = ctx.body();
+    if (type.startsWith(Json.TYPE)) {
+      ObjectNode o = Json.parseObject(body);
+      JsonNode q = o.get("query");
+      if (q == null || !q.isTextual() || q.asText().isBlank()) {
+        throw ApiException.badRequest(
+            "The request needs a query: a field \"query\" holding BQL text",
+            "Send {\"query\": \"SELECT * FROM STREAM(10s, TIME)\"}");
+      }
+      JsonNode d = o.get("detached");
+      if (d != null && !d.isBoolean()) {
+        throw ApiException.badRequest(
+            "\"detached\" must be true or false", "Send {\"query\": ..., \"detached\": true}");
+      }
+      return new QueryRequest(q.asText(), d != null && d.asBoolean());
+    }
+    if (type.startsWith("text/plain")) {
+      if (body.isBlank()) {
+        throw ApiException.badRequest("The request body is empty", "Send the BQL text as the body");
+      }
+      return new QueryRequest(body, "true".equals(ctx.queryParam("detached")));
+    }
+    throw new ApiException(
+        415,
+        "Unsupported content type '" + (type.isEmpty() ? "none" : ctx.contentType()) + "'",
+        "Send JSON with Content-Type: application/json ({\"query\": BQL}), or the BQL itself"
+            + " with Content-Type: text/plain");
+  }
+
+  static ApiException tooMany(AdmissionException e) {
+    return new ApiException(429, e.getMessage(), e.resolution())
+        .with("limit", e.limit())
+        .with("retryAfterSeconds", e.retryAfterSeconds())
+        .header("Retry-After", Long.toString(e.retryAfterSeconds()));
+  }
+
+  static ApiException unavailable(IllegalStateException e) {
+    return new ApiException(503, e.getMessage(), "Retry in a moment").header("Retry-After", "5");
+  }
+
+  static ApiException noSuchQuery(String id) {
+    return ApiException.notFound(
+        "No query with id '" + id + "'",
+        "List your queries with GET /api/queries; an ended query's results are kept for a while,"
+            + " then forgotten");
+  }
+
+  private ServiceQuery submit(User user, QueryRequest r) {
+    try {
+      return manager.submit(user, r.text(), r.detached());
+    } catch (AdmissionException e) {
+      throw tooMany(e);
+    } catch (IllegalStateException e) {
+      throw unavailable(e);
+    }
+  }
+
+  private ServiceQuery find(Context ctx) {
+    String id = ctx.pathParam("id");
+    return manager.find(Auth.user(ctx), id).orElseThrow(() -> noSuchQuery(id));
+  }
+
+  void submit(Context ctx) {
+    ServiceQuery q = submit(Auth.user(ctx), queryRequest(ctx));
+    ObjectNode body = Json.object();
+    body.put("id", q.id());
+    body.put("query", q.text());
+    body.put("detached", q.detached());
+    body.put("results", "/api/queries/" + q.id() + "/results");
+    ctx.header("Location", "/api/queries/" + q.id());
+    Json.send(ctx, 201, body);
+  }
+
+  void list(Context ctx) {
+    User user = Auth.user(ctx);
+    Map<String, QueryProgress> live = manager.progress();
+    ObjectNode body = Json.object();
+    ArrayNode list = body.putArray("queries");
+    for (ServiceQuery q : manager.list(user)) {
+      list.add(describe(q, live, false));
+    }
+    ObjectNode quota = body.putObject("quota");
+    quota.put("user", user.name());
+    quota.put("admin", user.admin());
+    quota.put("running", manager.running(user.name()));
+    quota.put("maxQueriesPerUser", manager.limits().maxQueriesPerUser());
+    quota.put("runningAll", manager.running());
+    quota.put("maxQueries", manager.limits().maxQueries());
+    Json.send(ctx, 200, body);
+  }
+
+  void get(Context ctx) {
+    Json.send(ctx, 200, describe(find(ctx), manager.progress(), true));
+  }
+
+  void delete(Context ctx) {
+    manager.kill(find(ctx));
+    ctx.status(204);
+  }
+
+  private ObjectNode describe(ServiceQuery q, Map<String, QueryProgress> live, boolean last) {
+    long now = System.currentTimeMillis();
+    ObjectNode o = Json.object();
+    o.put("id", q.id());
+    o.put("query", q.text());
+    o.put("owner", q.owner());
+    o.put("state", q.state());
+    o.put("detached", q.detached());
+    o.put("submitted", q.submittedMs());
+    if (q.isRunning()) {
+      o.putNull("ended");
+    } else {
+      o.put("ended", q.endedMs());
+    }
+    o.put("clients", q.clients());
+    QueryProgress p = QueryManager.progress(q, live);
+    ObjectNode progress = o.putObject("progress");
+    progress.put("elapsedMs", q.elapsedMs(now));
+    progress.put("durationMs", q.durationMs());
+    progress.put("recordsSeen", p.recordsSeen());
+    progress.put("recordsMatched", p.recordsMatched());
+    progress.put("resultsEmitted", q.log().lastId());
+    if (q.error() != null) {
+      o.putObject("error")
+          .put("message", q.error())
+          .put("resolution", "Fix the query or its limits and submit it again");
+    }
+    if (last) {
+      ResultLog.Event e = q.log().last();
+      if (e == null) {
+        o.putNull("lastResult");
+      } else {
+        o.putRawValue("lastResult", new RawValue(e.json()));
+      }
+    }
+    return o;
+  }
+
+  /** {@code GET /api/queries/{id}/results}: the results as Server-Sent Events. */
+  void results(Context ctx) {
+    ServiceQuery q = find(ctx);
+    long after = lastEventId(ctx);
+    ResultLog log = q.log();
+    if (log.isEnded() && after >= log.lastId() && after > 0) {
+      ctx.status(204); // nothing after the last result: an EventSource stops reconnecting
+      return;
+    }
+    ctx.future(
+        () -> {
+          try {
+            return new SseStream(q, after, manager, metrics, streams, ctx.req(), ctx.res()).start();
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        });
+  }
+
+  private static long lastEventId(Context ctx) {
+    String v = ctx.header("Last-Event-ID");
+    if (v == null || v.isBlank()) {
+      v = ctx.queryParam("lastEventId");
+    }
+    if (v == null || v.isBlank()) {
+      return 0;
+    }
+    try {
+      long id = Long.parseLong(v.strip());
+      if (id >= 0) {
+        return id;
+      }
+    } catch (NumberFormatException e) {
+      // answered below
+    }
+    throw ApiException.badRequest(
+        "Last-Event-ID must be the number of a result event: '" + v + "' is not",
+        "Send the id: of the last event you received, or no Last-Event-ID to start over");
+  }
+
+  /** {@code POST /api/query}: runs a query to its end; answers with all its results. */
+  void run(Context ctx) {
+    ServiceQuery q = submit(Auth.user(ctx), queryRequest(ctx));
+    Collector c = new Collector(q);
+    manager.clientJoined(q);
+    q.log().subscribe(c);
+    ctx.future(
+        () ->
+            c.done.thenAccept(
+                results -> {
+                  ctx.status(200).contentType(Json.TYPE).result("[" + results + "]");
+                }));
+  }
+
+  /** Collects every result of a query as it comes, until the query ends. */
+  private final class Collector implements ResultLog.Subscriber {
+    final ServiceQuery q;
+    final CompletableFuture<String> done = new CompletableFuture<>();
+    final List<String> results = new ArrayList<>();
+    long cursor;
+
+    Collector(ServiceQuery q) {
+      this.q = q;
+    }
+
+    @Override
+    public synchronized void wake() {
+      if (done.isDone()) {
+        return;
+      }
+      for (ResultLog.Event e : q.log().after(cursor, Integer.MAX_VALUE)) {
+        results.add(e.json());
+        cursor = e.id();
+      }
+      if (q.log().isEnded() && cursor >= q.log().lastId()) {
+        q.log().unsubscribe(this);
+        manager.clientLeft(q);
+        done.complete(String.join(",", results));
+      }
+    }
+  }
+
+  /** {@code POST /api/validate}: the canonical form and the plan, or 422 with the errors. */
+  void validate(Context ctx) {
+    QueryRequest r = queryRequest(ctx);
+    QueryPlan plan = Bql.compile(r.text(), limits); // BqlException: 422
+    ObjectNode body = Json.object();
+    body.put("valid", true);
+    body.put("canonical", Bql.print(plan));
+    body.put("explain", Explain.of(plan, limits));
+    body.put("durationMs", Math.min(plan.durationMs(), limits.maxDurationMs()));
+    Json.send(ctx, 200, body);
+  }
+
+  static void invalid(BqlException e, Context ctx) {
+    Json.send(ctx, 422, Json.errors(e));
+  }
+}

@@ -1,0 +1,266 @@
+package io.spyglass.service.http;
+
+import io.spyglass.service.metrics.ServiceMetrics;
+import io.spyglass.service.query.QueryManager;
+import io.spyglass.service.query.ResultLog;
+import io.spyglass.service.query.ServiceQuery;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.ServletOutputStream;
+import jakarta.servlet.WriteListener;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
+
+/**
+ * One client reading a query's results as Server-Sent Events, written without blocking: the
+ * servlet's non-blocking output ({@link WriteListener}) takes the next result only when the
+ * connection can take it, so no thread ever waits on a slow client. Each result is one {@code
+ * event: result} whose {@code id:} is its number in the query's {@link ResultLog}; after the final
+ * result (or an {@code event: error} when the query failed) the stream ends.
+ *
+ * <p>A client that stops reading is dropped, with a last {@code event: error}, when more than
+ * {@link StreamSettings#bufferResults()} results arrived while its connection was full, when it
+ * stayed full for {@link StreamSettings#slowClientMs()}, or when results it had not read are no
+ * longer kept.
+ */
+final class SseStream implements ResultLog.Subscriber, WriteListener, AsyncListener {
+  static final String KIND = "sse";
+  private static final byte[] HEARTBEAT = ": keep-alive\n\n".getBytes(StandardCharsets.UTF_8);
+
+  private final ServiceQuery query;
+  private final QueryManager manager;
+  private final ServiceMetrics metrics;
+  private final Streams streams;
+  private final HttpServletRequest req;
+  private final HttpServletResponse res;
+  private final CompletableFuture<Void> done = new CompletableFuture<>();
+  private ServletOutputStream out;
+  private long cursor;
+  private boolean unflushed = true; // the first flush sends the headers
+  private boolean heartbeatDue;
+  private boolean finalSent;
+  private boolean errorSent;
+  private byte[] lastWords;
+  private boolean dropped;
+  private boolean finished;
+  private long blockedSinceMs;
+  private long blockedAtLastId;
+
+  SseStream(
+      ServiceQuery query,
+      long afterId,
+      QueryManager manager,
+      ServiceMetrics metrics,
+      Streams streams,
+      HttpServletRequest req,
+      HttpServletResponse res) {
+    this.query = query;
+    this.cursor = afterId;
+    this.manager = manager;
+    this.metrics = metrics;
+    this.streams = streams;
+    this.req = req;
+    this.res = res;
+  }
+
+  /** Starts streaming (the request must be asynchronous already); completes when it ends. */
+  CompletableFuture<Void> start() throws IOException {
+    res.setStatus(200);
+    res.setCharacterEncoding("UTF-8");
+    res.setContentType("text/event-stream");
+    res.setHeader("Cache-Control", "no-cache");
+    res.setHeader("X-Accel-Buffering", "no");
+    res.setHeader("Connection", "close"); // a stream is one response: its end closes it
+    manager.clientJoined(query);
+    metrics.clientConnected(KIND);
+    streams.add(this);
+    req.getAsyncContext().addListener(this);
+    out = res.getOutputStream();
+    out.setWriteListener(this); // from here on, writes only when isReady()
+    query.log().subscribe(this);
+    return done;
+  }
+
+  @Override
+  public void wake() {
+    pump();
+  }
+
+  @Override
+  public void onWritePossible() {
+    pump();
+  }
+
+  /** Asks for a comment line soon, so that a dead connection is noticed; checks for slowness. */
+  void heartbeat() {
+    synchronized (this) {
+      heartbeatDue = true;
+    }
+    pump();
+  }
+
+  /** Writes what it can without blocking. */
+  private synchronized void pump() {
+    if (finished || out == null) {
+      return;
+    }
+    ResultLog log = query.log();
+    try {
+      while (out.isReady()) {
+        blockedSinceMs = 0;
+        if (dropped || errorSent) {
+          if (lastWords != null) {
+            out.write(lastWords);
+            lastWords = null;
+            unflushed = true;
+          } else if (unflushed) {
+            out.flush();
+            unflushed = false;
+          } else {
+            finish();
+            return;
+          }
+          continue;
+        }
+        if (!finalSent) {
+          if (cursor + 1 < log.firstKeptId()) {
+            drop(
+                "This stream fell behind: results it had not read yet are no longer kept",
+                "Read results as they come; reconnect to read what is kept");
+            continue;
+          }
+          List<ResultLog.Event> next = log.after(cursor, 1);
+          if (!next.isEmpty()) {
+            ResultLog.Event e = next.get(0);
+            out.write(e.sse());
+            cursor = e.id();
+            unflushed = true;
+            finalSent = e.isFinal();
+            metrics.delivered(KIND, e.emitMs(), System.currentTimeMillis());
+            continue;
+          }
+        }
+        if (unflushed) {
+          out.flush();
+          unflushed = false;
+        } else if (finalSent) {
+          finish();
+          return;
+        } else if (log.isEnded() && cursor >= log.lastId()) {
+          String error = log.error();
+          lastWords =
+              errorEvent(
+                  error != null ? error : "The query ended without a final result",
+                  "See the query's state with GET /api/queries/" + query.id());
+          errorSent = true;
+        } else if (heartbeatDue) {
+          out.write(HEARTBEAT);
+          heartbeatDue = false;
+          unflushed = true;
+        } else {
+          return; // nothing to write until woken
+        }
+      }
+      long now = System.currentTimeMillis();
+      if (blockedSinceMs == 0) {
+        blockedSinceMs = now;
+        blockedAtLastId = log.lastId();
+      } else if (!dropped
+          && (log.lastId() - blockedAtLastId > streams.settings().bufferResults()
+              || now - blockedSinceMs > streams.settings().slowClientMs())) {
+        drop(
+            "This stream fell too far behind and was dropped: the client did not read its"
+                + " results as fast as they came",
+            "Read results as they come (or use a longer window); reconnect with Last-Event-ID "
+                + cursor
+                + " to resume");
+      }
+    } catch (IOException | IllegalStateException e) {
+      finish(); // the client went away
+    }
+  }
+
+  private static byte[] errorEvent(String message, String resolution) {
+    String data =
+        Json.write(Json.error(message, resolution, java.util.Map.of()))
+            .replace("\n", " ")
+            .replace("\r", " ");
+    return ("event: error\ndata: " + data + "\n\n").getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** Stops sending results; the error event goes out when the connection takes it, or never. */
+  private void drop(String message, String resolution) {
+    dropped = true;
+    query.log().unsubscribe(this);
+    metrics.clientDropped(KIND);
+    lastWords = errorEvent(message, resolution);
+    streams.abortLater(this, 5_000);
+  }
+
+  /** Ends a dropped stream that never took its last words: closes the connection. */
+  void abort() {
+    synchronized (this) {
+      if (finished) {
+        return;
+      }
+    }
+    try {
+      ServletContextRequest r = ServletContextRequest.getServletContextRequest(req);
+      if (r != null) {
+        r.getServletChannel().abort(new IOException("result stream dropped"));
+      }
+    } finally {
+      synchronized (this) {
+        finish();
+      }
+    }
+  }
+
+  private void finish() {
+    if (finished) {
+      return;
+    }
+    finished = true;
+    query.log().unsubscribe(this);
+    streams.remove(this);
+    manager.clientLeft(query);
+    metrics.clientDisconnected(KIND);
+    done.complete(null);
+  }
+
+  @Override
+  public void onError(Throwable t) {
+    synchronized (this) {
+      finish();
+    }
+  }
+
+  @Override
+  public void onComplete(AsyncEvent event) {
+    synchronized (this) {
+      finish();
+    }
+  }
+
+  @Override
+  public void onTimeout(AsyncEvent event) {
+    synchronized (this) {
+      finish();
+    }
+  }
+
+  @Override
+  public void onError(AsyncEvent event) {
+    synchronized (this) {
+      finish();
+    }
+  }
+
+  @Override
+  public void onStartAsync(AsyncEvent event) {}
+}

@@ -1,0 +1,66 @@
+package io.spyglass.service.http;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/** The open SSE streams, and the timer that sends them heartbeats and aborts dropped ones. */
+final class Streams implements AutoCloseable {
+  private final StreamSettings settings;
+  private final Set<SseStream> open = ConcurrentHashMap.newKeySet();
+  private final ScheduledExecutorService timer =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "spyglass-streams");
+            t.setDaemon(true);
+            return t;
+          });
+
+  Streams(StreamSettings settings) {
+    this.settings = settings;
+    long every = Math.max(1, Math.min(settings.heartbeatMs(), settings.slowClientMs() / 2));
+    timer.scheduleWithFixedDelay(this::beat, every, every, TimeUnit.MILLISECONDS);
+  }
+
+  StreamSettings settings() {
+    return settings;
+  }
+
+  void add(SseStream s) {
+    open.add(s);
+  }
+
+  void remove(SseStream s) {
+    open.remove(s);
+  }
+
+  int size() {
+    return open.size();
+  }
+
+  void abortLater(SseStream s, long delayMs) {
+    timer.schedule(s::abort, delayMs, TimeUnit.MILLISECONDS);
+  }
+
+  private void beat() {
+    for (SseStream s : open) {
+      s.heartbeat();
+    }
+  }
+
+  /** Waits until every stream has ended; true if they did in time. */
+  boolean awaitEmpty(long timeoutMs) throws InterruptedException {
+    long deadline = System.nanoTime() + timeoutMs * 1_000_000;
+    while (!open.isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    return open.isEmpty();
+  }
+
+  @Override
+  public void close() {
+    timer.shutdownNow();
+  }
+}

@@ -1,0 +1,185 @@
+package io.spyglass.service.metrics;
+
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
+import io.prometheus.metrics.core.metrics.Gauge;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.spyglass.service.query.QueryManager;
+import io.spyglass.service.query.QueryObserver;
+import io.spyglass.service.query.ResultLog;
+import io.spyglass.service.query.ServiceQuery;
+import io.spyglass.service.runtime.QueryRuntime;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+
+/**
+ * The service's Prometheus metrics, in a registry of its own: the stream (records read and
+ * malformed), queries (running, started, rejected by reason, failed), results emitted, the latency
+ * from a result's emission to its delivery to a stream client, stream clients (connected and
+ * dropped for falling behind), HTTP requests, and the JVM.
+ */
+public final class ServiceMetrics implements QueryObserver {
+  /** The media type of {@link #scrape()}. */
+  public static final String CONTENT_TYPE = PrometheusTextFormatWriter.CONTENT_TYPE;
+
+  private final PrometheusRegistry registry = new PrometheusRegistry();
+  private final Counter started;
+  private final Counter rejected;
+  private final Counter failed;
+  private final Counter results;
+  private final Histogram resultLatency;
+  private final Gauge streamClients;
+  private final Counter streamClientsDropped;
+  private final Counter requests;
+
+  public ServiceMetrics(QueryRuntime runtime, QueryManager queries) {
+    CounterWithCallback.builder()
+        .name("spyglass_records_read_total")
+        .help("Records read from the source")
+        .callback(cb -> cb.call(runtime.stats().recordsRead()))
+        .register(registry);
+    CounterWithCallback.builder()
+        .name("spyglass_records_malformed_total")
+        .help("Records that could not be read (bad JSON, over a limit) and were skipped")
+        .callback(cb -> cb.call(runtime.stats().recordsMalformed()))
+        .register(registry);
+    GaugeWithCallback.builder()
+        .name("spyglass_records_per_second")
+        .help("Records processed per second, lately")
+        .callback(cb -> cb.call(runtime.stats().recordsPerSecond()))
+        .register(registry);
+    GaugeWithCallback.builder()
+        .name("spyglass_queries_running")
+        .help("Queries running now")
+        .callback(cb -> cb.call(queries.running()))
+        .register(registry);
+    started =
+        Counter.builder()
+            .name("spyglass_queries_started_total")
+            .help("Queries started")
+            .register(registry);
+    rejected =
+        Counter.builder()
+            .name("spyglass_queries_rejected_total")
+            .help("Queries refused: invalid, or over max-queries or max-queries-per-user")
+            .labelNames("reason")
+            .register(registry);
+    failed =
+        Counter.builder()
+            .name("spyglass_queries_failed_total")
+            .help("Queries that ended with an error")
+            .register(registry);
+    results =
+        Counter.builder()
+            .name("spyglass_results_emitted_total")
+            .help("Results emitted by queries")
+            .register(registry);
+    resultLatency =
+        Histogram.builder()
+            .name("spyglass_result_latency_seconds")
+            .help("From a result's emission by the engine to its delivery to a stream client")
+            .classicOnly()
+            .classicUpperBounds(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5)
+            .labelNames("stream")
+            .register(registry);
+    streamClients =
+        Gauge.builder()
+            .name("spyglass_stream_clients")
+            .help("Clients reading results now, by kind of stream")
+            .labelNames("stream")
+            .register(registry);
+    streamClientsDropped =
+        Counter.builder()
+            .name("spyglass_stream_clients_dropped_total")
+            .help("Stream clients dropped because they fell too far behind")
+            .labelNames("stream")
+            .register(registry);
+    requests =
+        Counter.builder()
+            .name("spyglass_http_requests_total")
+            .help("HTTP requests answered, by method and status")
+            .labelNames("method", "status")
+            .register(registry);
+    for (String reason : new String[] {"invalid", "max-queries", "max-queries-per-user"}) {
+      rejected.labelValues(reason).inc(0);
+    }
+    for (String s : new String[] {"sse", "websocket"}) {
+      resultLatency.labelValues(s);
+      streamClients.labelValues(s).set(0);
+      streamClientsDropped.labelValues(s).inc(0);
+    }
+    JvmMetrics.builder().register(registry);
+  }
+
+  @Override
+  public void started(ServiceQuery q) {
+    started.inc();
+  }
+
+  @Override
+  public void rejected(String reason) {
+    rejected.labelValues(reason).inc();
+  }
+
+  @Override
+  public void result(ServiceQuery q, ResultLog.Event e) {
+    results.inc();
+  }
+
+  @Override
+  public void ended(ServiceQuery q) {
+    if (q.error() != null) {
+      failed.inc();
+    }
+  }
+
+  /** A result reached a client: {@code stream} is {@code sse} or {@code websocket}. */
+  public void delivered(String stream, long emitMs, long nowMs) {
+    resultLatency.labelValues(stream).observe(Math.max(0, nowMs - emitMs) / 1000.0);
+  }
+
+  /** Mean delay from emission to delivery on a kind of stream so far, in ms (NaN before any). */
+  public double meanDeliveryMs(String stream) {
+    var d = resultLatency.labelValues(stream);
+    return d.getCount() == 0 ? Double.NaN : d.getSum() / d.getCount() * 1000;
+  }
+
+  public void clientConnected(String stream) {
+    streamClients.labelValues(stream).inc();
+  }
+
+  public void clientDisconnected(String stream) {
+    streamClients.labelValues(stream).dec();
+  }
+
+  public void clientDropped(String stream) {
+    streamClientsDropped.labelValues(stream).inc();
+  }
+
+  public void request(String method, int status) {
+    requests.labelValues(method, Integer.toString(status)).inc();
+  }
+
+  /** Clients dropped for falling behind, over all streams. */
+  public long droppedClients() {
+    return (long)
+        (streamClientsDropped.labelValues("sse").get()
+            + streamClientsDropped.labelValues("websocket").get());
+  }
+
+  /** Every metric in the Prometheus text format. */
+  public byte[] scrape() {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(16 * 1024);
+    try {
+      PrometheusTextFormatWriter.create().write(out, registry.scrape());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out.toByteArray();
+  }
+}

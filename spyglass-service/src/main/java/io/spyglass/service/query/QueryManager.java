@@ -1,0 +1,308 @@
+package io.spyglass.service.query;
+
+import io.spyglass.core.plan.Bql;
+import io.spyglass.core.plan.QueryLimits;
+import io.spyglass.core.plan.QueryPlan;
+import io.spyglass.core.result.Meta;
+import io.spyglass.core.result.Result;
+import io.spyglass.core.syntax.BqlException;
+import io.spyglass.service.auth.User;
+import io.spyglass.service.runtime.QueryProgress;
+import io.spyglass.service.runtime.QueryRuntime;
+import io.spyglass.service.runtime.ResultListener;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.LongSupplier;
+
+/**
+ * The service's queries: admits them within the limits, starts them on the {@link QueryRuntime},
+ * keeps their results in a {@link ResultLog} while they run and for a while after, ends those whose
+ * clients all left, and tells {@link QueryObserver}s.
+ *
+ * <p>Thread-safe.
+ */
+public final class QueryManager {
+  private static final char[] ID_CHARS = "abcdefghijkmnpqrstuvwxyz23456789".toCharArray();
+
+  /** What the manager enforces; each as the {@code ServiceConfig} setting of the same name. */
+  public record Limits(
+      int maxQueries,
+      int maxQueriesPerUser,
+      long graceMs,
+      long keepMs,
+      int keepResults,
+      long keepBytes,
+      QueryLimits queryLimits) {}
+
+  private final QueryRuntime runtime;
+  private final Limits limits;
+  private final LongSupplier clock;
+  private final List<QueryObserver> observers = new CopyOnWriteArrayList<>();
+  private final Map<String, ServiceQuery> queries = new ConcurrentHashMap<>();
+  private final Map<String, Integer> runningByUser = new HashMap<>();
+  private final SecureRandom random = new SecureRandom();
+  private int running;
+  private volatile boolean accepting = true;
+
+  public QueryManager(QueryRuntime runtime, Limits limits, LongSupplier clock) {
+    this.runtime = runtime;
+    this.limits = limits;
+    this.clock = clock;
+  }
+
+  public void observe(QueryObserver o) {
+    observers.add(o);
+  }
+
+  public Limits limits() {
+    return limits;
+  }
+
+  /**
+   * Checks, admits and starts a query.
+   *
+   * @throws BqlException when the text is not a valid query
+   * @throws AdmissionException when a limit is reached
+   * @throws IllegalStateException when the service is shutting down or the runtime refuses
+   */
+  public ServiceQuery submit(User user, String text, boolean detached) {
+    QueryPlan plan;
+    try {
+      plan = Bql.compile(text, limits.queryLimits());
+    } catch (BqlException e) {
+      observers.forEach(o -> o.rejected("invalid"));
+      throw e;
+    }
+    long now = clock.getAsLong();
+    String id = newId();
+    ServiceQuery q =
+        new ServiceQuery(
+            id,
+            user.name(),
+            text,
+            detached,
+            now,
+            Math.min(plan.durationMs(), limits.queryLimits().maxDurationMs()),
+            new ResultLog(limits.keepResults(), limits.keepBytes()));
+    admit(user, now);
+    queries.put(id, q);
+    try {
+      runtime.submit(id, text, new Listener(q));
+    } catch (RuntimeException e) {
+      queries.remove(id);
+      release(user.name());
+      throw e;
+    }
+    observers.forEach(o -> o.started(q));
+    return q;
+  }
+
+  private synchronized void admit(User user, long now) {
+    if (!accepting) {
+      throw new IllegalStateException("The service is shutting down");
+    }
+    int mine = runningByUser.getOrDefault(user.name(), 0);
+    if (running >= limits.maxQueries()) {
+      observers.forEach(o -> o.rejected("max-queries"));
+      throw new AdmissionException(
+          "max-queries",
+          "Too many queries: " + running + " of " + limits.maxQueries() + " are running",
+          "Retry after the time in Retry-After, when running queries end; the operator can raise"
+              + " --max-queries",
+          retryAfter(null, now));
+    }
+    if (mine >= limits.maxQueriesPerUser()) {
+      observers.forEach(o -> o.rejected("max-queries-per-user"));
+      throw new AdmissionException(
+          "max-queries-per-user",
+          "Too many queries for "
+              + user.name()
+              + ": "
+              + mine
+              + " of "
+              + limits.maxQueriesPerUser()
+              + " allowed per user are running",
+          "Stop one of your queries (DELETE /api/queries/{id}) or retry after the time in"
+              + " Retry-After; the operator can raise --max-queries-per-user",
+          retryAfter(user.name(), now));
+    }
+    running++;
+    runningByUser.merge(user.name(), 1, Integer::sum);
+  }
+
+  private synchronized void release(String owner) {
+    running--;
+    runningByUser.computeIfPresent(owner, (k, n) -> n <= 1 ? null : n - 1);
+  }
+
+  /** Seconds until the first of the relevant running queries ends by its duration, 1 to 60. */
+  private long retryAfter(String owner, long now) {
+    long soonest = Long.MAX_VALUE;
+    for (ServiceQuery q : queries.values()) {
+      if (q.isRunning() && (owner == null || owner.equals(q.owner()))) {
+        long end = q.submittedMs() + q.durationMs();
+        soonest = Math.min(soonest, end < q.submittedMs() ? Long.MAX_VALUE : end - now);
+      }
+    }
+    return soonest == Long.MAX_VALUE ? 60 : Math.max(1, Math.min(60, (soonest + 999) / 1000));
+  }
+
+  private String newId() {
+    char[] c = new char[12];
+    while (true) {
+      for (int i = 0; i < c.length; i++) {
+        c[i] = ID_CHARS[random.nextInt(ID_CHARS.length)];
+      }
+      String id = new String(c);
+      if (!queries.containsKey(id)) {
+        return id;
+      }
+    }
+  }
+
+  /** The query if {@code user} may see it; empty when there is none or it is someone else's. */
+  public Optional<ServiceQuery> find(User user, String id) {
+    ServiceQuery q = queries.get(id);
+    return q != null && user.canSee(q.owner()) ? Optional.of(q) : Optional.empty();
+  }
+
+  /** The queries {@code user} may see, running or recently ended, newest first. */
+  public List<ServiceQuery> list(User user) {
+    List<ServiceQuery> out = new ArrayList<>();
+    for (ServiceQuery q : queries.values()) {
+      if (user.canSee(q.owner())) {
+        out.add(q);
+      }
+    }
+    out.sort(Comparator.comparingLong(ServiceQuery::submittedMs).reversed());
+    return out;
+  }
+
+  /** Ends a query now; its final result follows. */
+  public void kill(ServiceQuery q) {
+    if (q.isRunning()) {
+      q.markKilled();
+      runtime.kill(q.id());
+    }
+  }
+
+  /** Queries running now, over all users. */
+  public synchronized int running() {
+    return running;
+  }
+
+  /** Queries running now for one user. */
+  public synchronized int running(String user) {
+    return runningByUser.getOrDefault(user, 0);
+  }
+
+  public void clientJoined(ServiceQuery q) {
+    q.clientJoined();
+  }
+
+  public void clientLeft(ServiceQuery q) {
+    q.clientLeft(clock.getAsLong());
+  }
+
+  /**
+   * Counters of every running query, by id, as the runtime has them now; each query keeps them so
+   * that its last counters stay readable after it ends.
+   */
+  public Map<String, QueryProgress> progress() {
+    Map<String, QueryProgress> live = runtime.progress();
+    live.forEach(
+        (id, p) -> {
+          ServiceQuery q = queries.get(id);
+          if (q != null) {
+            q.progress(p);
+          }
+        });
+    return live;
+  }
+
+  /** A query's counters: live ones if it runs and {@code live} has them, else its last. */
+  public static QueryProgress progress(ServiceQuery q, Map<String, QueryProgress> live) {
+    QueryProgress p = q.isRunning() ? live.get(q.id()) : null;
+    return p != null ? p : q.lastProgress();
+  }
+
+  /**
+   * Ends queries that have had no client for the grace period (unless detached) and forgets those
+   * that ended longer ago than they are kept. Call it every few hundred milliseconds.
+   */
+  public void sweep() {
+    progress();
+    long now = clock.getAsLong();
+    for (ServiceQuery q : queries.values()) {
+      if (q.isRunning()) {
+        if (!q.detached()
+            && !q.killed()
+            && q.clients() == 0
+            && now - q.lastClientLeftMs() > limits.graceMs()) {
+          kill(q);
+        }
+      } else if (now - q.endedMs() > limits.keepMs()) {
+        queries.remove(q.id(), q);
+      }
+    }
+  }
+
+  /** Refuses new queries from now on and ends every running one; each emits its final result. */
+  public void stopAll() {
+    synchronized (this) {
+      accepting = false;
+    }
+    runtime.killAll();
+  }
+
+  /** Waits until no query runs; true if none does within the timeout. */
+  public boolean awaitAllEnded(long timeoutMs) throws InterruptedException {
+    long deadline = System.nanoTime() + timeoutMs * 1_000_000;
+    while (running() > 0) {
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      Thread.sleep(10);
+    }
+    return true;
+  }
+
+  /** Moves a query's results from the runtime into its log. */
+  private final class Listener implements ResultListener {
+    private final ServiceQuery q;
+
+    Listener(ServiceQuery q) {
+      this.q = q;
+    }
+
+    @Override
+    public void onResult(Result result) {
+      Meta m = result.meta();
+      long emitMs =
+          m.window()
+              .map(Meta.WindowMeta::emitTimeMs)
+              .orElseGet(() -> m.finishTimeMs().orElse(clock.getAsLong()));
+      ResultLog.Event e = q.log().append(result.toJson(), m.isFinal(), emitMs);
+      for (QueryObserver o : observers) {
+        o.result(q, e);
+      }
+    }
+
+    @Override
+    public void onEnd(String error) {
+      q.ended(clock.getAsLong());
+      release(q.owner());
+      q.log().end(error);
+      for (QueryObserver o : observers) {
+        o.ended(q);
+      }
+    }
+  }
+}

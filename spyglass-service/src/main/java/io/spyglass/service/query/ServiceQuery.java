@@ -1,0 +1,139 @@
+package io.spyglass.service.query;
+
+import io.spyglass.service.runtime.QueryProgress;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A query the service runs for someone: who submitted it, how, its results so far and its clients.
+ * Thread-safe.
+ */
+public final class ServiceQuery {
+  private final String id;
+  private final String owner;
+  private final String text;
+  private final boolean detached;
+  private final long submittedMs;
+  private final long durationMs;
+  private final ResultLog log;
+  private final AtomicInteger clients = new AtomicInteger();
+  private volatile long lastClientLeftMs;
+  private volatile long endedMs;
+  private volatile boolean killed;
+  private volatile QueryProgress progress = QueryProgress.NONE;
+
+  ServiceQuery(
+      String id,
+      String owner,
+      String text,
+      boolean detached,
+      long submittedMs,
+      long durationMs,
+      ResultLog log) {
+    this.id = id;
+    this.owner = owner;
+    this.text = text;
+    this.detached = detached;
+    this.submittedMs = submittedMs;
+    this.durationMs = durationMs;
+    this.log = log;
+    this.lastClientLeftMs = submittedMs;
+  }
+
+  public String id() {
+    return id;
+  }
+
+  public String owner() {
+    return owner;
+  }
+
+  public String text() {
+    return text;
+  }
+
+  /** Whether it runs on without clients. */
+  public boolean detached() {
+    return detached;
+  }
+
+  public long submittedMs() {
+    return submittedMs;
+  }
+
+  /** How long it runs unless ended earlier, in ms (capped at the service's longest duration). */
+  public long durationMs() {
+    return durationMs;
+  }
+
+  public ResultLog log() {
+    return log;
+  }
+
+  public boolean isRunning() {
+    return endedMs == 0;
+  }
+
+  /** {@code running} or {@code finished}. */
+  public String state() {
+    return isRunning() ? "running" : "finished";
+  }
+
+  /** When it ended (epoch ms), or 0 while it runs. */
+  public long endedMs() {
+    return endedMs;
+  }
+
+  /** Milliseconds since it was submitted, up to its end. */
+  public long elapsedMs(long nowMs) {
+    long end = endedMs == 0 ? nowMs : endedMs;
+    return Math.max(0, end - submittedMs);
+  }
+
+  /** Why it failed, or null. */
+  public String error() {
+    return log.error();
+  }
+
+  /** Whether someone ended it (DELETE, kill, or no client left). */
+  public boolean killed() {
+    return killed;
+  }
+
+  /** Its counters as last seen while it ran. */
+  public QueryProgress lastProgress() {
+    return progress;
+  }
+
+  void progress(QueryProgress p) {
+    if (p != null) {
+      progress = p;
+    }
+  }
+
+  /** Streams reading its results now. */
+  public int clients() {
+    return clients.get();
+  }
+
+  long lastClientLeftMs() {
+    return lastClientLeftMs;
+  }
+
+  void clientJoined() {
+    clients.incrementAndGet();
+  }
+
+  void clientLeft(long nowMs) {
+    if (clients.decrementAndGet() == 0) {
+      lastClientLeftMs = nowMs;
+    }
+  }
+
+  void markKilled() {
+    killed = true;
+  }
+
+  void ended(long nowMs) {
+    endedMs = Math.max(nowMs, submittedMs + 1);
+  }
+}

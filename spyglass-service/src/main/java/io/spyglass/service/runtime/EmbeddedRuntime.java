@@ -1,0 +1,193 @@
+package io.spyglass.service.runtime;
+
+import io.spyglass.core.query.QueryStats;
+import io.spyglass.core.result.Result;
+import io.spyglass.engine.Engine;
+import io.spyglass.engine.EngineConfig;
+import io.spyglass.engine.EngineMetrics;
+import io.spyglass.engine.QueryHandle;
+import io.spyglass.engine.source.Source;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The embedded {@link Engine} as a {@link QueryRuntime}. One dispatcher thread moves every query's
+ * results from its handle to its listener: a handle signals it has news ({@link
+ * QueryHandle#onUpdate}), so thousands of queries cost nothing while they are quiet.
+ */
+public final class EmbeddedRuntime implements QueryRuntime {
+  private static final Logger LOG = LoggerFactory.getLogger(EmbeddedRuntime.class);
+
+  private final Engine engine;
+  private final String description;
+  private final Map<String, Running> running = new ConcurrentHashMap<>();
+  private final BlockingQueue<Running> news = new LinkedBlockingQueue<>();
+  private final Thread dispatcher;
+  private volatile boolean closed;
+
+  /** One query: its handle, its listener, and whether it waits in {@link #news} already. */
+  private static final class Running {
+    final QueryHandle handle;
+    final ResultListener listener;
+    final AtomicBoolean queued = new AtomicBoolean();
+    boolean ended;
+
+    Running(QueryHandle handle, ResultListener listener) {
+      this.handle = handle;
+      this.listener = listener;
+    }
+  }
+
+  private EmbeddedRuntime(Engine engine, String description) {
+    this.engine = engine;
+    this.description = description;
+    this.dispatcher = new Thread(this::dispatch, "spyglass-results");
+    dispatcher.setDaemon(true);
+    dispatcher.start();
+  }
+
+  /**
+   * Starts an engine on {@code source}. The source's end does not stop the engine: a service keeps
+   * taking queries (they see no more records).
+   */
+  public static EmbeddedRuntime start(Source source, EngineConfig config) {
+    Engine engine = Engine.start(source, config.withStopWhenSourceEnds(false));
+    return new EmbeddedRuntime(
+        engine,
+        "embedded engine on "
+            + source.describe()
+            + " ("
+            + config.workers()
+            + (config.workers() == 1 ? " worker)" : " workers)"));
+  }
+
+  /** The engine, for benchmarks that compare it with and without the service. */
+  public Engine engine() {
+    return engine;
+  }
+
+  @Override
+  public void submit(String id, String bql, ResultListener listener) {
+    if (closed) {
+      throw new IllegalStateException("The runtime has stopped");
+    }
+    QueryHandle h = engine.submit(id, bql);
+    Running r = new Running(h, listener);
+    running.put(id, r);
+    h.onUpdate(() -> signal(r));
+    signal(r); // results queued before the listener was set
+  }
+
+  private void signal(Running r) {
+    if (r.queued.compareAndSet(false, true)) {
+      news.add(r);
+    }
+  }
+
+  private void dispatch() {
+    try {
+      while (!closed) {
+        Running r = news.poll(100, TimeUnit.MILLISECONDS);
+        if (r != null) {
+          r.queued.set(false); // news arriving from now on queues it again
+          deliver(r);
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void deliver(Running r) throws InterruptedException {
+    if (r.ended) {
+      return;
+    }
+    QueryHandle h = r.handle;
+    Result result;
+    while ((result = h.poll(0, TimeUnit.MILLISECONDS)) != null) {
+      try {
+        r.listener.onResult(result);
+      } catch (RuntimeException e) {
+        LOG.error("result listener of {} failed", h.id(), e);
+      }
+    }
+    if (h.isDone()) {
+      while ((result = h.poll(0, TimeUnit.MILLISECONDS)) != null) {
+        r.listener.onResult(result);
+      }
+      r.ended = true;
+      running.remove(h.id(), r);
+      try {
+        r.listener.onEnd(h.error());
+      } catch (RuntimeException e) {
+        LOG.error("result listener of {} failed at its end", h.id(), e);
+      }
+    }
+  }
+
+  @Override
+  public void kill(String id) {
+    Running r = running.get(id);
+    if (r != null) {
+      r.handle.finish();
+    }
+  }
+
+  @Override
+  public void killAll() {
+    engine.finishAll();
+  }
+
+  @Override
+  public Map<String, QueryProgress> progress() {
+    Map<String, QueryProgress> out = new HashMap<>();
+    for (Map.Entry<String, QueryStats> e : engine.metrics().queries().entrySet()) {
+      out.put(e.getKey(), new QueryProgress(e.getValue().seen(), e.getValue().matched()));
+    }
+    return out;
+  }
+
+  @Override
+  public RuntimeStats stats() {
+    EngineMetrics m = engine.metrics();
+    return new RuntimeStats(
+        m.recordsRead(),
+        m.malformed(),
+        m.recordsPerSecond(),
+        m.runningQueries(),
+        m.resultsEmitted(),
+        engine.sourceError());
+  }
+
+  @Override
+  public void sampleRecords(int everyN, RecordSampler sampler) {
+    engine.sampleRecords(everyN, sampler == null ? null : sampler::sample);
+  }
+
+  @Override
+  public String describe() {
+    return description;
+  }
+
+  @Override
+  public void close() {
+    engine.close();
+    closed = true;
+    dispatcher.interrupt();
+    try {
+      dispatcher.join(2_000);
+      for (Running r : running.values()) {
+        deliver(r); // the engine ended them: their listeners hear of it
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,58 @@
+package io.spyglass.service.runtime;
+
+import io.spyglass.core.syntax.BqlException;
+import java.util.Map;
+
+/**
+ * Where the service's queries run: the embedded engine in this process ({@link EmbeddedRuntime}),
+ * or a runtime elsewhere reached through a message bus. The service's routes only see this
+ * interface: submit a query, end it, read its progress and the stream's counters.
+ *
+ * <p>Implementations are thread-safe. Results and ends are delivered to each query's {@link
+ * ResultListener} on a thread of the runtime's, in order.
+ */
+public interface QueryRuntime extends AutoCloseable {
+  /**
+   * Starts a query over the records read from now on.
+   *
+   * @param id the query's id, unique among the running ones
+   * @param listener receives its results, then its end, on a runtime thread; it must not block
+   * @throws BqlException when the text is not a valid query
+   * @throws IllegalStateException when the runtime cannot take more queries or has stopped
+   */
+  void submit(String id, String bql, ResultListener listener);
+
+  /**
+   * Ends a query now: it emits its final result, holding every record read until then, and its
+   * listener's {@link ResultListener#onEnd} follows. Nothing happens when it is not running.
+   */
+  void kill(String id);
+
+  /** Ends every running query as {@link #kill} does: what a shutdown does first. */
+  void killAll();
+
+  /** Counters of every running query, by id (as of the runtime's last tick). */
+  Map<String, QueryProgress> progress();
+
+  /** Counters of the stream. */
+  RuntimeStats stats();
+
+  /**
+   * Hands {@code sampler} one record in {@code everyN} as raw JSON bytes, on a runtime thread
+   * (valid only during the call, which must return at once). Null stops sampling.
+   */
+  void sampleRecords(int everyN, RecordSampler sampler);
+
+  /** A short description for people, e.g. {@code embedded engine on gen (2 workers)}. */
+  String describe();
+
+  /** Stops the runtime at once; queries still running end without a final result. */
+  @Override
+  void close();
+
+  /** Sees one record's bytes. */
+  @FunctionalInterface
+  interface RecordSampler {
+    void sample(byte[] data, int offset, int length);
+  }
+}

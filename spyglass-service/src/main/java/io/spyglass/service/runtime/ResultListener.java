@@ -1,0 +1,15 @@
+package io.spyglass.service.runtime;
+
+import io.spyglass.core.result.Result;
+
+/** Receives one query's results and then its end, in order, on one runtime thread at a time. */
+public interface ResultListener {
+  void onResult(Result result);
+
+  /**
+   * The query ended: after its final result, or without one when it failed or the runtime stopped.
+   *
+   * @param error why it failed, or null when it ended normally
+   */
+  void onEnd(String error);
+}

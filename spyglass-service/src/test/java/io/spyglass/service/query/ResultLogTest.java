@@ -1,0 +1,47 @@
+package io.spyglass.service.query;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class ResultLogTest {
+  @Test
+  void numbersResultsFromOneAndReadsAfterAnyOfThem() {
+    ResultLog log = new ResultLog(100, 1 << 20);
+    AtomicInteger wakes = new AtomicInteger();
+    log.subscribe(wakes::incrementAndGet);
+    for (int i = 1; i <= 5; i++) {
+      log.append("{\"n\":" + i + "}", i == 5, 1000 + i);
+    }
+    log.end(null);
+    assertThat(wakes.get()).isEqualTo(1 + 5 + 1); // on subscribe, each append, the end
+    assertThat(log.after(0, 10))
+        .extracting(ResultLog.Event::id)
+        .containsExactly(1L, 2L, 3L, 4L, 5L);
+    assertThat(log.after(3, 10)).extracting(ResultLog.Event::id).containsExactly(4L, 5L);
+    assertThat(log.after(1, 2)).extracting(ResultLog.Event::id).containsExactly(2L, 3L);
+    assertThat(log.after(5, 10)).isEmpty();
+    assertThat(log.after(0, Integer.MAX_VALUE)).hasSize(5);
+    assertThat(log.last().isFinal()).isTrue();
+    assertThat(new String(log.last().sse(), StandardCharsets.UTF_8))
+        .isEqualTo("id: 5\nevent: result\ndata: {\"n\":5}\n\n");
+  }
+
+  @Test
+  void keepsTheNewestWithinItsBoundsAndSaysWhereItStarts() {
+    ResultLog log = new ResultLog(3, 1 << 20);
+    for (int i = 1; i <= 2_000; i++) {
+      log.append("{}", false, 0);
+    }
+    assertThat(log.firstKeptId()).isEqualTo(1_998);
+    List<ResultLog.Event> after = log.after(0, 10);
+    assertThat(after).extracting(ResultLog.Event::id).containsExactly(1_998L, 1_999L, 2_000L);
+    ResultLog bytes = new ResultLog(100, 10);
+    bytes.append("0123456789", false, 0);
+    bytes.append("0123456789", false, 0);
+    assertThat(bytes.firstKeptId()).isEqualTo(2); // always at least the last one
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * BQL in CodeMirror: highlighting (lang-sql's tokenizer with BQL's words), completion of keywords,
+ * functions and the live stream's fields with their types, and lint from the server's validator.
+ */
+import { Completion, CompletionContext, CompletionResult } from '@codemirror/autocomplete';
+import { SQLDialect } from '@codemirror/lang-sql';
+import { HighlightStyle, LanguageSupport, syntaxHighlighting } from '@codemirror/language';
+import { Diagnostic, linter } from '@codemirror/lint';
+import { EditorView } from '@codemirror/view';
+import { tags } from '@lezer/highlight';
+import { ApiError, BqlError, SchemaField, Validated, api } from '../api';
+import { FUNCTIONS, KEYWORDS, TYPES } from './words';
+
+const dialect = SQLDialect.define({
+  keywords: KEYWORDS.join(' ').toLowerCase(),
+  builtin: FUNCTIONS.map((f) => f.name).join(' ').toLowerCase(),
+  types: TYPES.join(' ').toLowerCase(),
+  identifierQuotes: '"',
+  doubleQuotedStrings: false,
+  backslashEscapes: false,
+  hashComments: false,
+  slashComments: false,
+  operatorChars: '*+-%<>!=/:',
+});
+
+const style = HighlightStyle.define([
+  { tag: tags.keyword, class: 'tok-keyword' },
+  { tag: [tags.standard(tags.name), tags.typeName], class: 'tok-builtin' },
+  { tag: tags.string, class: 'tok-string' },
+  { tag: [tags.number, tags.bool, tags.null], class: 'tok-number' },
+  { tag: tags.special(tags.string), class: 'tok-name' },
+  { tag: tags.operator, class: 'tok-operator' },
+  { tag: tags.comment, class: 'tok-comment' },
+]);
+
+export function bqlLanguage(): LanguageSupport {
+  return new LanguageSupport(dialect.language, [syntaxHighlighting(style)]);
+}
+
+function fieldDetail(f: SchemaField): string {
+  return f.types.join(' | ') + ` · ${Math.round(f.share * 100)}%`;
+}
+
+/** Completion of keywords, functions and fields; {@code fields} is read on each completion. */
+export function bqlCompletion(fields: () => readonly SchemaField[]) {
+  const words: Completion[] = [
+    ...KEYWORDS.map((k) => ({ label: k, type: 'keyword', boost: -1 })),
+    ...FUNCTIONS.map((f) => ({
+      label: f.name,
+      type: 'function',
+      detail: f.signature,
+      info: f.info,
+      apply: f.name === 'NOW' ? 'NOW()' : f.name + '(',
+    })),
+  ];
+  return (ctx: CompletionContext): CompletionResult | null => {
+    const word = ctx.matchBefore(/[\w.]+/);
+    if (!word && !ctx.explicit) return null;
+    const from = word ? word.from : ctx.pos;
+    const text = word ? word.text : '';
+    const inQuotes = /'[^']*$/.test(ctx.state.sliceDoc(Math.max(0, from - 200), from).replace(/'[^']*'/g, ''));
+    if (inQuotes) return null;
+    const fieldOptions: Completion[] = fields().map((f) => ({
+      label: f.path,
+      type: 'variable',
+      detail: fieldDetail(f),
+      info: f.examples.length ? 'e.g. ' + f.examples.slice(0, 3).map((e) => JSON.stringify(e)).join(', ') : undefined,
+      boost: 1,
+    }));
+    const options = text.includes('.') ? fieldOptions : [...fieldOptions, ...words];
+    return { from, options, validFor: /^[\w.]*$/ };
+  };
+}
+
+/** Where an error of the server's validator stands in the editor's text. */
+export function errorRange(doc: string, e: BqlError): { from: number; to: number } {
+  const len = doc.length;
+  let from: number;
+  if (typeof e.start === 'number') {
+    from = e.start;
+  } else {
+    const lines = doc.split('\n');
+    from = 0;
+    for (let i = 0; i < Math.min(e.line - 1, lines.length); i++) from += lines[i].length + 1;
+    from += Math.max(0, e.column - 1);
+  }
+  from = Math.max(0, Math.min(from, len));
+  let to = typeof e.end === 'number' ? Math.min(e.end, len) : from;
+  if (to <= from) {
+    // an empty span: underline the word there, or the character before the end
+    const m = /^[\w.]+/.exec(doc.slice(from));
+    to = m ? from + m[0].length : Math.min(len, from + 1);
+    if (to === from && from > 0) from--;
+  }
+  return { from, to };
+}
+
+/**
+ * Lint from POST /api/validate, debounced: errors underlined at their place with the fix shown.
+ * {@code onResult} hears the canonical form of a valid query, or the errors.
+ */
+export function bqlLinter(onResult: (v: Validated | null, errors: BqlError[]) => void, delayMs = 350) {
+  return linter(
+    async (view: EditorView): Promise<Diagnostic[]> => {
+      const doc = view.state.doc.toString();
+      if (!doc.trim()) {
+        onResult(null, []);
+        return [];
+      }
+      try {
+        const v = await api<Validated>('POST', '/api/validate', { query: doc });
+        if (view.state.doc.toString() === doc) onResult(v, []);
+        return [];
+      } catch (e) {
+        if (!(e instanceof ApiError) || !e.errors.length) return [];
+        if (view.state.doc.toString() !== doc) return [];
+        onResult(null, e.errors);
+        return e.errors.map((err) => ({
+          ...errorRange(doc, err),
+          severity: 'error' as const,
+          message: err.message + (err.fix ? `\nFix: ${err.fix}` : ''),
+          source: `line ${err.line}, column ${err.column}`,
+        }));
+      }
+    },
+    { delay: delayMs },
+  );
+}

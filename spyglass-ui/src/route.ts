@@ -1,0 +1,71 @@
+/**
+ * The page's state in its URL (after #), so that a copied URL reopens what the person saw:
+ * #/query?q=BQL&view=chart&chart=bars&w=3&run=ID, #/saved/ID (a shared saved query),
+ * #/saved, #/history, #/running, #/schema.
+ */
+export type View = 'table' | 'json' | 'chart' | 'pivot';
+export const VIEWS: View[] = ['table', 'chart', 'pivot', 'json'];
+
+export interface QueryState {
+  /** The editor's text. */
+  q: string;
+  view: View;
+  /** A chart type chosen over the default one for the result's shape. */
+  chart?: string;
+  /** The metric a chart or pivot shows, when there are several. */
+  metric?: string;
+  /** The window shown; absent follows the latest (live). */
+  w?: number;
+  /** The run whose results are shown. */
+  run?: string;
+  /** The builder is open. */
+  builder?: boolean;
+}
+
+export type Route =
+  | ({ page: 'query'; saved?: string } & QueryState)
+  | { page: 'saved' }
+  | { page: 'history' }
+  | { page: 'running' }
+  | { page: 'schema' };
+
+export const PAGES = ['query', 'running', 'saved', 'history', 'schema'] as const;
+
+export function parseRoute(hash: string): Route {
+  const h = hash.replace(/^#/, '');
+  const [path, query = ''] = h.split('?', 2);
+  const p = new URLSearchParams(query);
+  const parts = path.split('/').filter(Boolean);
+  const page = parts[0] ?? 'query';
+  if (page === 'saved' && !parts[1]) return { page: 'saved' };
+  if (page === 'history' || page === 'running' || page === 'schema') return { page };
+  const view = p.get('view');
+  const w = p.get('w');
+  const state: Route = {
+    page: 'query',
+    q: p.get('q') ?? '',
+    view: VIEWS.includes(view as View) ? (view as View) : 'table',
+  };
+  if (page === 'saved' && parts[1]) state.saved = decodeURIComponent(parts[1]);
+  if (p.get('chart')) state.chart = p.get('chart')!;
+  if (p.get('metric')) state.metric = p.get('metric')!;
+  if (w && /^\d+$/.test(w)) state.w = Number(w);
+  if (p.get('run')) state.run = p.get('run')!;
+  if (p.get('builder') === '1') state.builder = true;
+  return state;
+}
+
+export function formatRoute(r: Route): string {
+  if (r.page !== 'query') return '#/' + r.page;
+  const p = new URLSearchParams();
+  if (r.q) p.set('q', r.q);
+  if (r.view !== 'table') p.set('view', r.view);
+  if (r.chart) p.set('chart', r.chart);
+  if (r.metric) p.set('metric', r.metric);
+  if (r.w != null) p.set('w', String(r.w));
+  if (r.run) p.set('run', r.run);
+  if (r.builder) p.set('builder', '1');
+  const s = p.toString().replace(/\+/g, '%20');
+  const base = r.saved ? '#/saved/' + encodeURIComponent(r.saved) : '#/query';
+  return s ? base + '?' + s : base;
+}
