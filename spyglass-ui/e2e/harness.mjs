@@ -43,7 +43,7 @@ export async function startServer({ source = 'gen?rate=5000', extra = [], token 
   const data = mkdtempSync(join(tmpdir(), 'spyglass-ui-e2e-'));
   const proc = spawn(
     'java',
-    ['-Xmx512m', '--add-modules=jdk.incubator.foreign', '-jar', jar, 'serve', '--source', source, '--port', '0', '--data', data, ...extra],
+    ['-Xmx512m', '-jar', jar, 'serve', '--source', source, '--port', '0', '--data', data, ...extra],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let log = '';

@@ -145,9 +145,14 @@ final class JsonScanner {
             return false;
           }
         }
-        p = ws(b, p + 1, end);
-        if (p >= end) {
+        if (++p >= end) {
           return false;
+        }
+        if (b[p] <= ' ') {
+          p = ws(b, p, end);
+          if (p >= end) {
+            return false;
+          }
         }
         int start = p;
         p = value(b, p, end, 1);
@@ -171,9 +176,14 @@ final class JsonScanner {
         if (c != ',') {
           return false;
         }
-        p = ws(b, p + 1, end);
-        if (p >= end) {
+        if (++p >= end) {
           return false;
+        }
+        if (b[p] <= ' ') {
+          p = ws(b, p, end);
+          if (p >= end) {
+            return false;
+          }
         }
       }
     }
@@ -246,18 +256,21 @@ final class JsonScanner {
 
   /** Scans the value at {@code p}; returns the index after it, or FAIL. Sets {@link #kind}. */
   private int value(byte[] b, int p, int end, int depth) {
-    switch (b[p]) {
-      case '"':
-        {
-          int q = string(b, p + 1, end);
-          if (q < 0) {
-            return FAIL;
-          }
-          kind = escaped ? ESCAPED_STRING : STRING;
-          valueStart = p + 1;
-          valueEnd = q;
-          return q + 1;
-        }
+    byte c = b[p];
+    if (c == '"') {
+      int q = string(b, p + 1, end);
+      if (q < 0) {
+        return FAIL;
+      }
+      kind = escaped ? ESCAPED_STRING : STRING;
+      valueStart = p + 1;
+      valueEnd = q;
+      return q + 1;
+    }
+    if ((c >= '0' && c <= '9') || c == '-') {
+      return number(b, p, end);
+    }
+    switch (c) {
       case '{':
         {
           int after = object(b, p + 1, end, depth + 1);
@@ -286,7 +299,7 @@ final class JsonScanner {
         kind = NULL;
         return p + 3 < end && b[p + 1] == 'u' && b[p + 2] == 'l' && b[p + 3] == 'l' ? p + 4 : FAIL;
       default:
-        return number(b, p, end);
+        return FAIL;
     }
   }
 
@@ -320,9 +333,14 @@ final class JsonScanner {
           return FAIL;
         }
       }
-      p = ws(b, p + 1, end);
-      if (p >= end) {
+      if (++p >= end) {
         return FAIL;
+      }
+      if (b[p] <= ' ') {
+        p = ws(b, p, end);
+        if (p >= end) {
+          return FAIL;
+        }
       }
       p = value(b, p, end, depth);
       if (p < 0 || p >= end) {
@@ -342,9 +360,14 @@ final class JsonScanner {
       if (c != ',') {
         return FAIL;
       }
-      p = ws(b, p + 1, end);
-      if (p >= end) {
+      if (++p >= end) {
         return FAIL;
+      }
+      if (b[p] <= ' ') {
+        p = ws(b, p, end);
+        if (p >= end) {
+          return FAIL;
+        }
       }
     }
   }
@@ -380,9 +403,14 @@ final class JsonScanner {
       if (c != ',') {
         return FAIL;
       }
-      p = ws(b, p + 1, end);
-      if (p >= end) {
+      if (++p >= end) {
         return FAIL;
+      }
+      if (b[p] <= ' ') {
+        p = ws(b, p, end);
+        if (p >= end) {
+          return FAIL;
+        }
       }
     }
   }
