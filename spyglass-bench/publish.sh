@@ -48,7 +48,6 @@ mvn -B -q -ntp package -DskipTests -Dspotless.check.skip=true -pl spyglass-cli,s
 rm -rf "$results"
 mkdir -p "$results"
 jar="spyglass-bench/target/spyglass-benchmarks.jar"
-java_flags=(--add-modules=jdk.incubator.foreign)
 
 ./spyglass bench report "${quickflag[@]}" --results "$results" \
   --begin "spyglass-bench/publish.sh ${*:-} (ONLY=${ONLY:-all})"
@@ -67,7 +66,7 @@ for part in $parts; do
         'io.spyglass.bench.QuerySetupBench' | tee "$results/jmh-cold.txt"
       ;;
     memory)
-      java "${java_flags[@]}" -Xms4g -Xmx4g -cp "$jar" io.spyglass.bench.IdleQueryMemory \
+      java -Xms4g -Xmx4g -cp "$jar" io.spyglass.bench.IdleQueryMemory \
         "$memory_queries" "$results/memory.csv" | tee "$results/memory.txt"
       ;;
     versus-bullet)

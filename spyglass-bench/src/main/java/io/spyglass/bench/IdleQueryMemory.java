@@ -19,9 +19,8 @@ import java.util.function.IntFunction;
  * a record, and compares the used heap after full collections before and after. Parsing the same
  * sort of queries first in a processor that is thrown away keeps parser caches out of the count.
  *
- * <p>Run with {@code java --add-modules=jdk.incubator.foreign -cp spyglass-benchmarks.jar
- * io.spyglass.bench.IdleQueryMemory [queries [csv]]}; with a second argument the table is also
- * written to that CSV file.
+ * <p>Run with {@code java -cp spyglass-benchmarks.jar io.spyglass.bench.IdleQueryMemory [queries
+ * [csv]]}; with a second argument the table is also written to that CSV file.
  */
 public final class IdleQueryMemory {
   private enum Sort {

@@ -70,12 +70,16 @@ final class Spyglass {
 
   /** {@code java} and its flags up to and including {@code -jar spyglass.jar}. */
   static List<String> javaCommand() {
+    return javaCommand(Path.of(System.getProperty("java.home"), "bin", "java"));
+  }
+
+  /** As {@link #javaCommand()}, with another {@code java}. */
+  static List<String> javaCommand(Path java) {
     String jar = System.getProperty("spyglass.jar");
     assertThat(jar).as("system property spyglass.jar (set by failsafe)").isNotNull();
     assertThat(Path.of(jar)).as("the shaded jar; run mvn verify").exists();
     return List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "--add-modules=jdk.incubator.foreign",
+        java.toString(),
         // short runs: the quick compiler and a small heap start faster on a busy machine
         "-XX:TieredStopAtLevel=1",
         "-Xmx512m",
@@ -94,6 +98,12 @@ final class Spyglass {
 
   /** Runs a prepared process to its end, collecting stdout and stderr through files. */
   static Run run(ProcessBuilder pb, Path stdin) throws IOException, InterruptedException {
+    return run(pb, stdin, TIMEOUT_S);
+  }
+
+  /** {@link #run(ProcessBuilder, Path)} with a time limit of its own (a Flink mini cluster). */
+  static Run run(ProcessBuilder pb, Path stdin, long timeoutS)
+      throws IOException, InterruptedException {
     Path out = Files.createTempFile("spyglass-out", ".txt");
     Path err = Files.createTempFile("spyglass-err", ".txt");
     try {
@@ -105,11 +115,11 @@ final class Spyglass {
       if (stdin == null) {
         p.getOutputStream().close();
       }
-      if (!p.waitFor(TIMEOUT_S, TimeUnit.SECONDS)) {
+      if (!p.waitFor(timeoutS, TimeUnit.SECONDS)) {
         p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
         fail(
             "still running after %d s: %s%n--- stdout%n%s--- stderr%n%s",
-            TIMEOUT_S, pb.command(), Files.readString(out), Files.readString(err));
+            timeoutS, pb.command(), Files.readString(out), Files.readString(err));
       }
       return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
     } finally {

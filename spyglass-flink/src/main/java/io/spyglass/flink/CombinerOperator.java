@@ -11,10 +11,12 @@ import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
 import io.spyglass.flink.client.ControlMessage;
 import io.spyglass.flink.client.Reply;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.flink.api.common.state.ValueState;
@@ -36,6 +38,11 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * QueryCombiner} per query. Event-time timers at each query's next deadline close its windows and
  * end it when every filter subtask's time (the watermark) has passed the deadline; a query whose
  * records end (a bounded source, a stop with drain) finishes on the final watermark.
+ *
+ * <p>With clock marks, each partial carries the time of its records. One that arrives before every
+ * filter has passed that time (another partition is behind) waits, and is merged when the watermark
+ * gets there, after the windows due by then have closed: a replay gives the same windows however
+ * its partitions interleave.
  *
  * <p>Each query's state (its message, which subtasks run it, its combiner's snapshot) is keyed
  * Flink state. Combiners are used from a cache and written to the state backend for each
@@ -74,7 +81,10 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
   /** One query's combining state. */
   private final class Active {
     final ControlMessage message;
-    final Query query;
+
+    /** The parsed query; null for a refused one, which only keeps the query from starting again. */
+    Query query;
+
     QueryCombiner combiner;
     final BitSet started = new BitSet();
     final BitSet finishing = new BitSet();
@@ -87,9 +97,12 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     final BitSet statsRound = new BitSet();
     final Map<Long, Integer> syncs = new HashMap<>();
 
-    Active(ControlMessage message) {
+    /** With clock marks: partials ahead of the watermark, in the order of their times. */
+    final List<Pending> pending = new ArrayList<>();
+
+    Active(ControlMessage message, Query query) {
       this.message = message;
-      this.query = Query.parse(message.queryId(), message.bql(), LIMITS, message.receiveTimeMs());
+      this.query = query;
     }
 
     String id() {
@@ -127,6 +140,9 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     }
   }
 
+  /** A partial waiting for the watermark to reach its time. */
+  private record Pending(long timeMs, byte[] partial) {}
+
   @Override
   public void open() throws Exception {
     super.open();
@@ -149,17 +165,42 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
   public void processElement(StreamRecord<FilterMessage> element) throws Exception {
     FilterMessage m = element.getValue();
     Active a = load(m.queryId);
+    try {
+      handle(a, m);
+    } catch (RuntimeException e) {
+      failed(cache.get(m.queryId), e);
+    }
+  }
+
+  /**
+   * Ends a query whose handling threw: one query's failure must not fail the job and every other
+   * query with it.
+   */
+  private void failed(Active a, RuntimeException e) {
+    LOG.warn("query {} failed; ending it", a == null ? "?" : a.id(), e);
+    if (a != null && !a.ended) {
+      end(a, "The query failed in the job: " + e, true);
+    }
+  }
+
+  private void handle(Active a, FilterMessage m) {
     switch (m.kind) {
       case FilterMessage.START -> start(a, m);
       case FilterMessage.PARTIAL -> {
         if (a != null && !a.ended) {
-          try {
-            a.combiner.accept(Partials.decode(m.payload), nowMs());
-          } catch (PartialFormatException e) {
-            a.combiner.fail(
-                "A partial result could not be read: " + e.getMessage(), "Report this", nowMs());
+          if (settings.clock() == JobOptions.Clock.MARKS && m.clockMs > lastWatermark) {
+            // another partition has not passed this time yet: wait for the watermark
+            int at = a.pending.size();
+            while (at > 0 && a.pending.get(at - 1).timeMs() > m.clockMs) {
+              at--;
+            }
+            a.pending.add(at, new Pending(m.clockMs, m.payload));
+            timers.registerEventTimeTimer(VoidNamespace.INSTANCE, m.clockMs);
+            changed(a);
+          } else {
+            merge(a, m.payload, at(m));
+            settle(a, true);
           }
-          settle(a, true);
         }
       }
       case FilterMessage.KILL -> {
@@ -172,8 +213,11 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
           a.finishing.set(m.subtask);
           changed(a);
           if (a.finishing.cardinality() >= m.subtasks) {
-            a.combiner.finish(nowMs());
-            settle(a, false);
+            catchUp(a, Long.MAX_VALUE);
+            if (!a.ended) {
+              a.combiner.finish(at(m));
+              settle(a, false);
+            }
           }
         }
       }
@@ -204,6 +248,38 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     }
   }
 
+  private void merge(Active a, byte[] partial, long atMs) {
+    try {
+      a.combiner.accept(Partials.decode(partial), atMs);
+    } catch (PartialFormatException e) {
+      a.combiner.fail("A partial result could not be read: " + e.getMessage(), "Report this", atMs);
+    }
+  }
+
+  /**
+   * Merges the waiting partials up to {@code untilMs} in the order of their times, closing before
+   * each the windows due by its time (records at a window's end belong to the next).
+   */
+  private void catchUp(Active a, long untilMs) {
+    while (!a.pending.isEmpty() && a.pending.get(0).timeMs() <= untilMs && !a.ended) {
+      Pending p = a.pending.remove(0);
+      a.combiner.advance(p.timeMs());
+      if (!a.combiner.isDone()) {
+        merge(a, p.partial(), p.timeMs());
+      }
+      settle(a, true);
+    }
+  }
+
+  /**
+   * The time of a message: with clock marks, the sender's clock when it is ahead of the watermark
+   * (another subtask has not passed the mark yet), so a replay stamps results alike every time.
+   */
+  private long at(FilterMessage m) {
+    long now = nowMs();
+    return settings.clock() == JobOptions.Clock.MARKS ? Math.max(now, m.clockMs) : now;
+  }
+
   private static Reply.Progress progress(FilterMessage m) {
     return new Reply.Progress(m.seen, m.matched, m.errors, m.malformed);
   }
@@ -215,7 +291,7 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
       if (message.receiveTimeMs() == ControlMessage.JOB_TIME) {
         message = message.withReceiveTime(nowMs());
       }
-      a = new Active(message);
+      a = new Active(message, parse(message));
       a.combiner = a.newCombiner();
       a.subtasks = m.subtasks;
       cache.put(a.id(), a);
@@ -235,7 +311,7 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
 
   private void reject(Active known, FilterMessage m) {
     if (known == null) {
-      Active a = new Active(ControlMessage.parse(m.payload));
+      Active a = new Active(ControlMessage.parse(m.payload), null);
       cache.put(a.id(), a);
       a.ended = true;
       a.forgetAtMs = forgetAt(a);
@@ -260,6 +336,7 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
   private void end(Active a, String error, boolean announce) {
     a.ended = true;
     a.combiner = null;
+    a.pending.clear();
     reply(a, Reply.ended(a.id(), error));
     if (announce && settings.feedbackTopic() != null) {
       output.collect(
@@ -272,8 +349,12 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     changed(a);
   }
 
+  private static Query parse(ControlMessage m) {
+    return Query.parse(m.queryId(), m.bql(), LIMITS, m.receiveTimeMs());
+  }
+
   private long forgetAt(Active a) {
-    long end = Math.max(a.query.endTimeMs(LIMITS), nowMs());
+    long end = a.query == null ? nowMs() : Math.max(a.query.endTimeMs(LIMITS), nowMs());
     return end > Long.MAX_VALUE - REMEMBER_MS ? Long.MAX_VALUE - 1 : end + REMEMBER_MS;
   }
 
@@ -283,6 +364,14 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     if (a == null) {
       return;
     }
+    try {
+      onTime(a);
+    } catch (RuntimeException e) {
+      failed(a, e);
+    }
+  }
+
+  private void onTime(Active a) {
     long watermark = timers.currentWatermark();
     if (a.ended) {
       if (watermark >= a.forgetAtMs && watermark != Long.MAX_VALUE) {
@@ -290,6 +379,10 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
         dirty.remove(a.id());
         state.clear();
       }
+      return;
+    }
+    catchUp(a, watermark);
+    if (a.ended) {
       return;
     }
     if (watermark == Long.MAX_VALUE) {
@@ -384,6 +477,10 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     writeBits(out, a.statsRound);
     out.writeVarInt(a.syncs.size());
     a.syncs.forEach((s, n) -> out.writeVarLong(s).writeVarInt(n));
+    out.writeVarInt(a.pending.size());
+    for (Pending p : a.pending) {
+      out.writeLong(p.timeMs()).writeBytes(p.partial());
+    }
     return out.toByteArray();
   }
 
@@ -393,7 +490,7 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     if (version != STATE_VERSION) {
       throw new PartialFormatException("unsupported combiner state version " + version);
     }
-    Active a = new Active(ControlMessage.parse(in.readBytes()));
+    Active a = new Active(ControlMessage.parse(in.readBytes()), null);
     a.subtasks = in.readVarInt();
     readBits(in, a.started);
     readBits(in, a.finishing);
@@ -402,6 +499,7 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     a.fatalError = in.readBoolean() ? in.readString() : null;
     a.forgetAtMs = in.readLong();
     if (in.readBoolean()) {
+      a.query = parse(a.message);
       a.combiner = QueryCombiner.restore(a.query, LIMITS, a::onResult, this::nowMs, in.readBytes());
     }
     int n = in.readCount(4);
@@ -415,6 +513,10 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     int syncs = in.readCount(2);
     for (int i = 0; i < syncs; i++) {
       a.syncs.put(in.readVarLong(), in.readVarInt());
+    }
+    int pending = in.readCount(9);
+    for (int i = 0; i < pending; i++) {
+      a.pending.add(new Pending(in.readLong(), in.readBytes()));
     }
     in.requireEnd();
     return a;

@@ -30,6 +30,10 @@ public class FilterMessage {
   public String queryId;
   public int subtask;
   public int subtasks;
+
+  /** The sending subtask's clock when it sent this, epoch ms. */
+  public long clockMs;
+
   public byte[] payload;
   public String error;
   public long seen;

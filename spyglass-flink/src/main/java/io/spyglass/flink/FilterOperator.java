@@ -83,7 +83,16 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
   private transient JsonRecordReader reader;
   private transient Record record;
   private transient Set<String> selected;
+
+  /** The filter's watermark: the last tick (wall clock) or clock mark passed by every partition. */
   private transient long clockMs;
+
+  /**
+   * With clock marks: the time of the records whose partials the filter holds; the partials are
+   * flushed before records of another time come in, so each partial belongs to one time.
+   */
+  private transient long epochMs;
+
   private transient boolean inputEnded;
   private transient long malformed;
   private transient int sinceBatch;
@@ -96,6 +105,11 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
 
   /** A query running here; {@code malformedBase} counts malformed records before it started. */
   private record Installed(ControlMessage message, long endTimeMs, long malformedBase) {}
+
+  /** With clock marks: a query whose receive time the records here have not reached yet. */
+  private record Waiting(Query query, byte[] json, boolean announce) {}
+
+  private transient List<Waiting> waiting;
 
   /**
    * @param initialQueries query messages (JSON) to run from the start, before any record is read (a
@@ -114,9 +128,11 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
     filters = new FilterSet(LIMITS, this::nowMs, this::onPartial);
     installed = new LinkedHashMap<>();
     pending = new ArrayList<>();
+    waiting = new ArrayList<>();
     reader = new JsonRecordReader();
     record = new Record(128);
     clockMs = Long.MIN_VALUE;
+    epochMs = Long.MIN_VALUE;
     stored = getOperatorStateBackend().getBroadcastState(QUERIES);
     if (context.isRestored()) {
       List<Map.Entry<String, byte[]>> entries = new ArrayList<>();
@@ -144,12 +160,12 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
     opened = true;
   }
 
-  /** The filter's clock: the wall clock, or the last clock mark's time. */
+  /** The filter's clock: the wall clock, or the time of the records it holds (clock marks). */
   private long nowMs() {
     if (settings.clock() == JobOptions.Clock.WALL) {
       return getProcessingTimeService().getCurrentProcessingTime();
     }
-    return Math.max(0, clockMs);
+    return Math.max(0, Math.max(clockMs, epochMs));
   }
 
   // ---- records
@@ -169,7 +185,19 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
       }
       return;
     }
-    long readMs = settings.clock() == JobOptions.Clock.WALL ? b.readTimeMs : nowMs();
+    long readMs = b.readTimeMs;
+    if (settings.clock() == JobOptions.Clock.MARKS) {
+      // the records' time: their Kafka timestamp, written by whoever replays them
+      long time = element.hasTimestamp() ? element.getTimestamp() : clockMs;
+      if (time != epochMs) {
+        flushAll();
+        epochMs = time;
+        if (!waiting.isEmpty()) {
+          activateUntil(time);
+        }
+      }
+      readMs = nowMs();
+    }
     long bad = 0;
     for (int i = 0; i < b.count; i++) {
       int start = b.start(i);
@@ -179,11 +207,13 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
         bad++;
         continue;
       }
-      record.putLong(READ_TIME, readMs);
-      if (b.positions != null) {
-        record.putLong(KAFKA_PARTITION, b.positions[3 * i]);
-        record.putLong(KAFKA_OFFSET, b.positions[3 * i + 1]);
-        record.putLong(KAFKA_TIMESTAMP, b.positions[3 * i + 2]);
+      if (settings.virtualFields()) {
+        record.putLong(READ_TIME, readMs);
+        if (b.positions != null) {
+          record.putLong(KAFKA_PARTITION, b.positions[3 * i]);
+          record.putLong(KAFKA_OFFSET, b.positions[3 * i + 1]);
+          record.putLong(KAFKA_TIMESTAMP, b.positions[3 * i + 2]);
+        }
       }
       filters.process(record);
       if (++sinceBatch >= settings.batchRecords()) {
@@ -210,7 +240,12 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
   }
 
   private void onPartial(Query query, Partial partial) {
-    emit(FilterMessage.PARTIAL, query.id(), Partials.encode(partial));
+    FilterMessage m =
+        FilterMessage.of(
+            FilterMessage.PARTIAL, query.id(), subtask, subtasks, Partials.encode(partial));
+    // with clock marks, a partial holds records of one time: its own
+    m.clockMs = settings.clock() == JobOptions.Clock.MARKS && epochMs >= 0 ? epochMs : nowMs();
+    emit(m);
   }
 
   // ---- queries
@@ -257,6 +292,11 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
     } catch (BqlException e) {
       reject(id, json, describe(e));
       return;
+    } catch (RuntimeException e) {
+      // one query the core cannot take must not fail the job and every other query with it
+      LOG.warn("query {} cannot run", id, e);
+      reject(id, json, "The query cannot run: " + e);
+      return;
     }
     // the combiner times a query the job starts: it ends here when the combiner says so
     long end = jobTime ? Long.MAX_VALUE : query.endTimeMs(LIMITS);
@@ -274,20 +314,45 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
       return;
     }
     installed.put(id, new Installed(m, end, malformed));
-    filters.add(query);
     try {
       stored.put(id, json);
     } catch (Exception e) {
       throw new IllegalStateException("cannot keep query " + id + " in broadcast state", e);
     }
+    if (settings.clock() == JobOptions.Clock.MARKS
+        && query.receiveTimeMs() > Math.max(epochMs, clockMs)) {
+      // with clock marks a query sees the records of its time and later: older ones may still
+      // be on their way here
+      waiting.add(new Waiting(query, json, announce));
+    } else {
+      activate(query, json, announce);
+    }
+  }
+
+  private void activate(Query query, byte[] json, boolean announce) {
+    filters.add(query);
     refreshSelection();
     if (announce) {
-      emit(FilterMessage.START, id, json);
+      emit(FilterMessage.START, query.id(), json);
+    }
+  }
+
+  /** Starts the waiting queries received at {@code timeMs} or before. */
+  private void activateUntil(long timeMs) {
+    for (Iterator<Waiting> it = waiting.iterator(); it.hasNext(); ) {
+      Waiting w = it.next();
+      if (w.query().receiveTimeMs() <= timeMs) {
+        it.remove();
+        if (installed.containsKey(w.query().id())) {
+          activate(w.query(), w.json(), w.announce());
+        }
+      }
     }
   }
 
   private void reject(String id, byte[] json, String why) {
     FilterMessage m = FilterMessage.of(FilterMessage.REJECTED, id, subtask, subtasks, json);
+    m.clockMs = nowMs();
     m.error = why;
     emit(m);
   }
@@ -361,6 +426,9 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
   private void advanceTo(long t) {
     clockMs = t;
     flushAll();
+    if (!waiting.isEmpty()) {
+      activateUntil(t);
+    }
     for (Iterator<Map.Entry<String, Installed>> it = installed.entrySet().iterator();
         it.hasNext(); ) {
       Map.Entry<String, Installed> e = it.next();
@@ -400,6 +468,7 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
 
   private FilterMessage counters(byte kind, String id, Installed i) {
     FilterMessage m = FilterMessage.of(kind, id, subtask, subtasks, null);
+    m.clockMs = nowMs();
     QueryStats s = filters.stats(id);
     if (s != null) {
       m.seen = s.seen();
@@ -451,7 +520,9 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
   }
 
   private void emit(byte kind, String id, byte[] payload) {
-    emit(FilterMessage.of(kind, id, subtask, subtasks, payload));
+    FilterMessage m = FilterMessage.of(kind, id, subtask, subtasks, payload);
+    m.clockMs = nowMs();
+    emit(m);
   }
 
   private void emit(FilterMessage m) {

@@ -68,11 +68,28 @@ public final class JobOptions {
                   + " least as many partitions as the job's parallelism (the source then feeds"
                   + " its own filter subtask without a network hop)");
 
+  public static final ConfigOption<Boolean> VIRTUAL_FIELDS =
+      key("spyglass.records.virtual-fields")
+          .booleanType()
+          .defaultValue(true)
+          .withDescription(
+              "Add _read_ms, _kafka_partition, _kafka_offset and _kafka_timestamp to each record,"
+                  + " as the embedded engine does");
+
   public static final ConfigOption<String> QUERIES_TOPIC =
       key("spyglass.queries.topic")
           .stringType()
           .defaultValue(FlinkQueryClient.DEFAULT_QUERY_TOPIC)
           .withDescription("The topic of query messages (JSON); any number of partitions");
+
+  public static final ConfigOption<Start> QUERIES_START =
+      key("spyglass.queries.start")
+          .enumType(Start.class)
+          .defaultValue(Start.COMMITTED)
+          .withDescription(
+              "Where to start reading query messages without a checkpoint: COMMITTED (the job's"
+                  + " committed offsets, else the end), LATEST or EARLIEST (queries still within"
+                  + " their duration start again; the others are refused)");
 
   public static final ConfigOption<String> GROUP =
       key("spyglass.group")
@@ -141,7 +158,9 @@ public final class JobOptions {
           RECORDS_TOPIC,
           RECORDS_START,
           RECORDS_REBALANCE,
+          VIRTUAL_FIELDS,
           QUERIES_TOPIC,
+          QUERIES_START,
           GROUP,
           CLOCK,
           TICK_MS,
@@ -161,6 +180,7 @@ public final class JobOptions {
         c.get(BATCH_MS),
         c.get(MAX_QUERIES),
         c.get(PROGRESS_MS),
-        feedbackTopic);
+        feedbackTopic,
+        c.get(VIRTUAL_FIELDS));
   }
 }

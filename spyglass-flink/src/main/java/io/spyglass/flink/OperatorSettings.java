@@ -14,6 +14,9 @@ import java.io.Serializable;
  * @param progressMs how often queries that asked for progress get a progress reply
  * @param feedbackTopic where the combiner tells the filters that a query ended early (the query
  *     topic); null when the job has none
+ * @param virtualFields whether records get the fields {@code _read_ms} (and from Kafka {@code
+ *     _kafka_partition}, {@code _kafka_offset}, {@code _kafka_timestamp}), as in the embedded
+ *     engine
  */
 public record OperatorSettings(
     JobOptions.Clock clock,
@@ -22,7 +25,8 @@ public record OperatorSettings(
     long batchMs,
     int maxQueries,
     long progressMs,
-    String feedbackTopic)
+    String feedbackTopic,
+    boolean virtualFields)
     implements Serializable {
   private static final long serialVersionUID = 1L;
 
@@ -33,17 +37,8 @@ public record OperatorSettings(
     }
   }
 
+  /** The job's defaults (see {@link JobOptions}), without a feedback topic. */
   public static OperatorSettings defaults() {
-    return new OperatorSettings(JobOptions.Clock.WALL, 100, 64, 10, 20_000, 1_000, null);
-  }
-
-  public OperatorSettings withClock(JobOptions.Clock c) {
-    return new OperatorSettings(
-        c, tickMs, batchRecords, batchMs, maxQueries, progressMs, feedbackTopic);
-  }
-
-  public OperatorSettings withFeedbackTopic(String topic) {
-    return new OperatorSettings(
-        clock, tickMs, batchRecords, batchMs, maxQueries, progressMs, topic);
+    return new OperatorSettings(JobOptions.Clock.WALL, 100, 64, 10, 20_000, 1_000, null, true);
   }
 }

@@ -122,7 +122,7 @@ public final class SpyglassJob {
             .setBootstrapServers(kafka)
             .setTopics(queryTopic)
             .setGroupId(group + "-queries")
-            .setStartingOffsets(start(JobOptions.Start.COMMITTED))
+            .setStartingOffsets(start(conf.get(JobOptions.QUERIES_START)))
             .setDeserializer(new KafkaFormats.Queries())
             .build();
     DataStream<byte[]> queries =

@@ -23,7 +23,7 @@ final class CountDistinctBinder {
     this.cx = cx;
   }
 
-  Shape bind(Select query) {
+  BoundAggregation bind(Select query) {
     Metric metric = cx.metric((Expression.Call) BindContext.allAggregates(query).get(0));
     String name = metric.name();
     for (SelectItem item : query.select()) {
@@ -75,6 +75,6 @@ final class CountDistinctBinder {
             Optional.empty(),
             culled,
             columnOrder(natural, selected));
-    return new Shape(new Aggregation.CountDistinct(metric.arguments(), cdName), post);
+    return new BoundAggregation(new Aggregation.CountDistinct(metric.arguments(), cdName), post);
   }
 }

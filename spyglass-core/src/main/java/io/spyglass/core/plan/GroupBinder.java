@@ -29,7 +29,7 @@ final class GroupBinder {
     this.cx = cx;
   }
 
-  Shape distinct(Select query) {
+  BoundAggregation distinct(Select query) {
     List<NamedExpr> keys = new ArrayList<>();
     Map<Expr, String> known = new LinkedHashMap<>();
     for (SelectItem item : query.select()) {
@@ -95,7 +95,7 @@ final class GroupBinder {
     }
   }
 
-  Shape group(Select query) {
+  BoundAggregation group(Select query) {
     Map<Expr, String> keyNames = keyNames(query);
     List<NamedExpr> keys = new ArrayList<>();
     keyNames.forEach((expr, name) -> keys.add(new NamedExpr(expr, name)));
@@ -151,7 +151,7 @@ final class GroupBinder {
     List<String> all = new ArrayList<>(natural);
     all.addAll(culled);
     cx.checkDuplicates(all, query.span());
-    Optional<Shape> topK =
+    Optional<BoundAggregation> topK =
         specialK(query, keys, g.metrics, computations, having, orderBy, selected);
     if (topK.isPresent()) {
       return topK.get();
@@ -209,7 +209,7 @@ final class GroupBinder {
     }
   }
 
-  private Shape shape(
+  private BoundAggregation shape(
       Select query,
       List<NamedExpr> keys,
       List<Metric> metrics,
@@ -230,14 +230,14 @@ final class GroupBinder {
     }
     PostAggregation post =
         new PostAggregation(having, computations, orderBy, postLimit, culled, columnOrder);
-    return new Shape(new Aggregation.Group(keys, metrics, groupLimit), post);
+    return new BoundAggregation(new Aggregation.Group(keys, metrics, groupLimit), post);
   }
 
   /**
    * Bullet's rewrite of {@code SELECT keys, COUNT(*) ... GROUP BY keys [HAVING COUNT(*) >= n] ORDER
    * BY COUNT(*) DESC LIMIT k} to a TOP K.
    */
-  private Optional<Shape> specialK(
+  private Optional<BoundAggregation> specialK(
       Select query,
       List<NamedExpr> keys,
       List<Metric> metrics,
@@ -289,6 +289,7 @@ final class GroupBinder {
             Optional.empty(),
             List.of(),
             columnOrder(natural, selected));
-    return Optional.of(new Shape(new Aggregation.TopK((int) k, minCount, keys, count), post));
+    return Optional.of(
+        new BoundAggregation(new Aggregation.TopK((int) k, minCount, keys, count), post));
   }
 }

@@ -28,7 +28,7 @@ final class TopKBinder {
   /** TOP's arguments: k, the optional minimum count, and where the fields start. */
   private record Arguments(int k, Optional<Long> minCount, int firstField) {}
 
-  Shape bind(Select query) {
+  BoundAggregation bind(Select query) {
     Expression.Call top = theTop(query);
     Arguments args = arguments(top);
     List<Expr> fields = new ArrayList<>();
@@ -86,7 +86,8 @@ final class TopKBinder {
     PostAggregation post =
         new PostAggregation(
             Optional.empty(), computations, List.of(), Optional.empty(), List.of(), order);
-    return new Shape(new Aggregation.TopK(args.k(), args.minCount(), named, countName), post);
+    return new BoundAggregation(
+        new Aggregation.TopK(args.k(), args.minCount(), named, countName), post);
   }
 
   /** The query's TOP call; another, different TOP is an error. */

@@ -11,14 +11,17 @@ import java.nio.charset.StandardCharsets;
  * and a small JSON value. Write each mark to every partition of the topic.
  *
  * <pre>
- * {"v": 1, "time": 1700000001000}             clock: the time is now this (job clock "marks")
+ * {"v": 1, "time": 1700000001000}             clock: the time is now this (job clock MARKS)
  * {"v": 1, "sync": 7, "partitions": 4}        sync: reply SYNCED 7 to every running query once
  *                                             the records before it in all 4 partitions reached it
  * </pre>
  *
- * With the job's clock set to {@code marks}, time advances only by clock marks: windows close and
- * queries end when every partition has passed the mark of their time, so a replay gives the same
- * results however fast it runs. Sync marks work with either clock.
+ * With the job's clock set to {@code MARKS}, a record's time is its Kafka timestamp (whoever
+ * replays records sets it) and time moves only by clock marks: a clock mark says that the records
+ * after it in its partition are at least that late. Windows close and queries end when every
+ * partition has passed the mark of their time, and a query sees the records of its receive time and
+ * later, so a replay gives the same results however fast it runs and however its partitions
+ * interleave. Sync marks work with either clock.
  *
  * @param timeMs for a clock mark, epoch ms; -1 for a sync mark
  * @param sync for a sync mark, its number; -1 for a clock mark

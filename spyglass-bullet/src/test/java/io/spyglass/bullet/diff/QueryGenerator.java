@@ -7,19 +7,19 @@ import java.util.Random;
 import java.util.Set;
 
 /**
- * A grammar of BQL generating queries of every kind over {@link Records}' fields. Each query says
- * which documented differences it may meet ({@link Difference}), from what it reads: an aggregate
- * of the mixed field {@code x}, a key that is not a string, and so on. Any other disagreement is
- * unexplained.
+ * A grammar of BQL generating queries of every kind over {@link RecordGenerator}' fields. Each
+ * query says which documented differences it may meet ({@link Difference}), from what it reads: an
+ * aggregate of the mixed field {@code x}, a key that is not a string, and so on. Any other
+ * disagreement is unexplained.
  */
-final class Queries {
+final class QueryGenerator {
   /** A generated query; {@code ordered} when its records come in an order both must keep. */
   record Generated(String bql, Set<Difference> mayDiffer, boolean ordered) {}
 
   private final Random random;
   private final Set<Difference> tags = new LinkedHashSet<>();
 
-  Queries(Random random) {
+  QueryGenerator(Random random) {
     this.random = random;
   }
 
@@ -322,8 +322,8 @@ final class Queries {
     return switch (random.nextInt(22)) {
       case 0 -> "n " + cmp() + " " + random.nextInt(20);
       case 1 -> "d " + cmp() + " " + pick("2.5", "0", "5", "1.25");
-      case 2 -> "s " + pick("=", "!=") + " '" + pick(Records.STRINGS) + "'";
-      case 3 -> "s " + cmp() + " '" + pick(Records.STRINGS) + "'";
+      case 2 -> "s " + pick("=", "!=") + " '" + pick(RecordGenerator.STRINGS) + "'";
+      case 3 -> "s " + cmp() + " '" + pick(RecordGenerator.STRINGS) + "'";
       case 4 -> "b" + pick("", " = true", " = false", " != true");
       case 5 -> "NOT b";
       case 6 ->
@@ -353,7 +353,8 @@ final class Queries {
       case 11 -> "SIZEOF(" + pick("l", "ln", "m", "s") + ") " + cmp() + " " + random.nextInt(3);
       case 12 ->
           "CONTAINSKEY(" + pick("m", "ms", "mm", "lm") + ", '" + pick("k", "j", "é", "z") + "')";
-      case 13 -> "CONTAINSVALUE(" + pick("l", "ms", "lm") + ", '" + pick(Records.STRINGS) + "')";
+      case 13 ->
+          "CONTAINSVALUE(" + pick("l", "ms", "lm") + ", '" + pick(RecordGenerator.STRINGS) + "')";
       case 14 -> "m.k " + cmp() + " " + random.nextInt(5);
       case 15 -> "ln[0] = " + random.nextInt(5);
       case 16 -> "x " + pick("=", "!=", ">") + " " + pick("7", "'7'", "'abc'", "true", "2.5");
@@ -424,6 +425,7 @@ final class Queries {
     if (then.startsWith("'") != otherwise.startsWith("'")) {
       tags.add(Difference.IF_TYPES);
     }
+    tags.add(Difference.NULL_LOGIC); // its condition may compare with a missing value
     return "IF(" + condition(0) + ", " + then + ", " + otherwise + ")";
   }
 
