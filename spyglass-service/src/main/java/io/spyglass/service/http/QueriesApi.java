@@ -223,21 +223,32 @@ final class QueriesApi {
         "Send the id: of the last event you received, or no Last-Event-ID to start over");
   }
 
-  /** {@code POST /api/query}: runs a query to its end; answers with all its results. */
+  /**
+   * {@code POST /api/query}: runs a query to its end; answers with all its results. A client that
+   * disconnects meanwhile (Jetty notices the connection's end while the answer waits) leaves the
+   * query as a closed stream does: it ends after the grace period, unless detached.
+   */
   void run(Context ctx) {
     ServiceQuery q = submit(Auth.user(ctx), queryRequest(ctx));
     Collector c = new Collector(q);
     manager.clientJoined(q);
+    ctx.header("Connection", "close"); // the connection is watched for its end: not reused
+    Disconnects.watch(ctx.req(), c::clientGone);
     q.log().subscribe(c);
     ctx.future(
         () ->
             c.done.thenAccept(
                 results -> {
-                  ctx.status(200).contentType(Json.TYPE).result("[" + results + "]");
+                  if (results != null) {
+                    ctx.status(200).contentType(Json.TYPE).result("[" + results + "]");
+                  }
                 }));
   }
 
-  /** Collects every result of a query as it comes, until the query ends. */
+  /**
+   * Collects every result of a query as it comes, until the query ends (completes with them) or the
+   * client goes away (completes with null).
+   */
   private final class Collector implements ResultLog.Subscriber {
     final ServiceQuery q;
     final CompletableFuture<String> done = new CompletableFuture<>();
@@ -246,6 +257,15 @@ final class QueriesApi {
 
     Collector(ServiceQuery q) {
       this.q = q;
+    }
+
+    synchronized void clientGone() {
+      if (!done.isDone()) {
+        q.log().unsubscribe(this);
+        manager.clientLeft(q);
+        results.clear();
+        done.complete(null);
+      }
     }
 
     @Override
