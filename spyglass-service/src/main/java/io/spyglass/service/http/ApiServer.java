@@ -26,8 +26,6 @@ import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.eclipse.jetty.http.HttpException;
-import org.eclipse.jetty.server.handler.SizeLimitHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -141,9 +139,6 @@ public final class ApiServer implements AutoCloseable {
     cfg.http.asyncTimeout = 0;
     cfg.router.ignoreTrailingSlashes = true;
     cfg.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrorHandler()));
-    // counts bodies as they arrive, chunked ones too: reading past the limit fails with 413
-    cfg.jetty.modifyServletContextHandler(
-        h -> h.insertHandler(new SizeLimitHandler(MAX_BODY_BYTES, -1)));
     cfg.jetty.modifyHttpConfiguration(
         h -> {
           h.setSendServerVersion(false);
@@ -159,7 +154,7 @@ public final class ApiServer implements AutoCloseable {
     }
   }
 
-  static ApiException tooLarge() {
+  private static ApiException tooLarge() {
     return new ApiException(
         413,
         "The request body is larger than " + MAX_BODY_BYTES + " bytes (1 MiB)",
@@ -205,10 +200,6 @@ public final class ApiServer implements AutoCloseable {
     cfg.routes.exception(
         Exception.class,
         (e, ctx) -> {
-          if (isTooLarge(e)) {
-            Json.send(ctx, 413, Json.error(tooLarge()));
-            return;
-          }
           LOG.error("{} {} failed", ctx.method(), ctx.path(), e);
           Json.send(
               ctx,
@@ -218,16 +209,6 @@ public final class ApiServer implements AutoCloseable {
                   "Retry; if it happens again, report it with the server's log",
                   Map.of()));
         });
-  }
-
-  /** Whether reading the body failed because it went past the limit. */
-  private static boolean isTooLarge(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof HttpException h && h.getCode() == 413) {
-        return true;
-      }
-    }
-    return false;
   }
 
   private static void health(

@@ -2,6 +2,7 @@ package io.spyglass.service.http;
 
 import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
+import java.util.concurrent.TimeoutException;
 import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.util.BufferUtil;
@@ -20,8 +21,9 @@ final class Disconnects {
   private Disconnects() {}
 
   /**
-   * Calls {@code gone} (at most once per call of it that matters to the caller; it may be called
-   * again when the connection closes after the answer) when the client's connection ends.
+   * Calls {@code gone} when the client's connection ends, or Jetty fails the request. It may be
+   * called more than once, and also when the connection closes after the answer: it must do nothing
+   * once the answer is on its way.
    */
   static void watch(HttpServletRequest req, Runnable gone) {
     ServletContextRequest r = ServletContextRequest.getServletContextRequest(req);
@@ -49,7 +51,13 @@ final class Disconnects {
                   gone.run();
                 }
               },
-              failure -> gone.run()));
+              failure -> {
+                if (failure instanceof TimeoutException && ep.isOpen()) {
+                  watch(ep, gone); // the connection was idle, not closed: a long query is quiet
+                } else {
+                  gone.run();
+                }
+              }));
     } catch (IllegalStateException e) { // ReadPendingException among them
       // Jetty reads this connection itself: its failure listener tells
     }

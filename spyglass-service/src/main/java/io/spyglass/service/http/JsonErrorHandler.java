@@ -23,14 +23,12 @@ final class JsonErrorHandler extends ErrorHandler {
   }
 
   private static byte[] body(int code, String message) {
-    if (code == 413) {
-      return Json.write(Json.error(ApiServer.tooLarge())).getBytes(StandardCharsets.UTF_8);
-    }
     String m = message == null || message.isBlank() ? HttpStatus.getMessage(code) : message;
     String resolution =
         switch (code) {
           case 431 -> "Send smaller headers";
           case 414 -> "Send a shorter URI: put the query in the request body";
+          case 413 -> "Send a body of at most 1 MiB";
           default -> "Send a well-formed HTTP/1.1 request";
         };
     return Json.write(Json.error(m, resolution, Map.of())).getBytes(StandardCharsets.UTF_8);
