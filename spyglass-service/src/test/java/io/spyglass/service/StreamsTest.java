@@ -94,6 +94,7 @@ class StreamsTest {
       Thread.sleep(GRACE_MS * 3 / 2); // longer than the grace period: a client keeps it alive
       assertThat(query(attached).get("state").asText()).isEqualTo("running");
       assertThat(query(attached).get("clients").asInt()).isEqualTo(1);
+      assertThat(sse.next().isFinal()).isFalse(); // and its results go on
     }
     awaitState(attached, "finished");
     Thread.sleep(GRACE_MS * 3 / 2);

@@ -225,8 +225,8 @@ final class QueriesApi {
 
   /**
    * {@code POST /api/query}: runs a query to its end; answers with all its results. A client that
-   * disconnects meanwhile (Jetty notices the connection's end while the answer waits) leaves the
-   * query as a closed stream does: it ends after the grace period, unless detached.
+   * disconnects meanwhile leaves the query as a closed stream does: it ends after the grace period,
+   * unless detached (and the answer goes nowhere).
    */
   void run(Context ctx) {
     ServiceQuery q = submit(Auth.user(ctx), queryRequest(ctx));
@@ -239,32 +239,33 @@ final class QueriesApi {
         () ->
             c.done.thenAccept(
                 results -> {
-                  if (results != null) {
-                    ctx.status(200).contentType(Json.TYPE).result("[" + results + "]");
-                  }
+                  ctx.status(200).contentType(Json.TYPE).result("[" + results + "]");
                 }));
   }
 
   /**
-   * Collects every result of a query as it comes, until the query ends (completes with them) or the
-   * client goes away (completes with null).
+   * Collects every result of a query as it comes, until the query ends; its client counts as having
+   * left once its connection ended.
    */
   private final class Collector implements ResultLog.Subscriber {
     final ServiceQuery q;
     final CompletableFuture<String> done = new CompletableFuture<>();
     final List<String> results = new ArrayList<>();
     long cursor;
+    boolean left;
 
     Collector(ServiceQuery q) {
       this.q = q;
     }
 
     synchronized void clientGone() {
-      if (!done.isDone()) {
-        q.log().unsubscribe(this);
+      leave();
+    }
+
+    private void leave() {
+      if (!left) {
+        left = true;
         manager.clientLeft(q);
-        results.clear();
-        done.complete(null);
       }
     }
 
@@ -279,7 +280,7 @@ final class QueriesApi {
       }
       if (q.log().isEnded() && cursor >= q.log().lastId()) {
         q.log().unsubscribe(this);
-        manager.clientLeft(q);
+        leave();
         done.complete(String.join(",", results));
       }
     }
