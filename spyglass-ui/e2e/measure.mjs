@@ -2,6 +2,7 @@
 // the time from Run to the first result on screen, and the frames the page keeps while raw
 // results arrive at 1,000 rows per second. Run after building the jar: npm run measure
 import { readFileSync, readdirSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { launchBrowser, newPage, queryUrl, startServer } from './harness.mjs';
@@ -15,11 +16,14 @@ function weight() {
     return { file: f, bytes: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };
   });
   const sum = (pred) => rows.filter(pred).reduce((a, r) => ({ bytes: a.bytes + r.bytes, gzip: a.gzip + r.gzip }), { bytes: 0, gzip: 0 });
+  const chart = (r) => r.file.includes('Chart');
   return {
     files: rows,
-    firstLoad: sum((r) => !r.file.includes('Chart')),
-    firstLoadJs: sum((r) => r.file.endsWith('.js') && !r.file.includes('Chart')),
-    chartJs: sum((r) => r.file.endsWith('.js') && r.file.includes('Chart')),
+    firstLoad: sum((r) => !chart(r)),
+    firstLoadJs: sum((r) => r.file.endsWith('.js') && !chart(r)),
+    firstLoadCss: sum((r) => r.file.endsWith('.css') && !chart(r)),
+    chartJs: sum((r) => r.file.endsWith('.js') && chart(r)),
+    chartCss: sum((r) => r.file.endsWith('.css') && chart(r)),
   };
 }
 
@@ -91,10 +95,16 @@ async function frames(page, url, ms, run = true) {
   );
 }
 
+const load = () => loadavg().map((x) => x.toFixed(1)).join(', ');
+console.log(`## Machine: ${cpus().length} cores, load average ${load()} (1, 5, 15 min) at the start`);
 const w = weight();
+const both = (x) => `${kb(x.bytes)} raw, ${kb(x.gzip)} gzip`;
 console.log('## Page weight (gzip level 9)');
-for (const f of w.files) console.log(`  ${f.file}: ${kb(f.bytes)}, gzip ${kb(f.gzip)}`);
-console.log(`  first load (html + css + js): gzip ${kb(w.firstLoad.gzip)} (JS ${kb(w.firstLoadJs.gzip)}); charts, loaded on first use: gzip ${kb(w.chartJs.gzip)}`);
+for (const f of w.files) console.log(`  ${f.file}: ${both(f)}`);
+console.log(`  first load, HTML + CSS + JS: ${both(w.firstLoad)}`);
+console.log(`    JS:  ${both(w.firstLoadJs)}`);
+console.log(`    CSS: ${both(w.firstLoadCss)}`);
+console.log(`  charts, loaded on the first chart shown: JS ${both(w.chartJs)}; CSS ${both(w.chartCss)}`);
 
 const server = await startServer({ source: 'gen?rate=1000' });
 const browser = await launchBrowser();
@@ -117,6 +127,7 @@ try {
     );
     await page.keyboard.press('Escape');
   }
+  console.log(`## Load average at the end: ${load()}`);
 } finally {
   await browser.close();
   await server.stop();

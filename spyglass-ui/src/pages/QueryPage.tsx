@@ -43,7 +43,10 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
   const [notice, setNotice] = useState<string | null>(null);
   const q = state.q;
   const read = readBuilder(q);
-  const keys = read.ok && (read.builder.kind === 'group' || read.builder.kind === 'top') ? read.builder.fields : undefined;
+  // the result's grouping columns as the query says, none for raw records (no chart, no pivot of ids)
+  let keys: string[] | undefined;
+  if (read.ok && read.builder.kind === 'raw') keys = [];
+  else if (read.ok && (read.builder.kind === 'group' || read.builder.kind === 'top') && read.builder.fields.length) keys = read.builder.fields;
 
   // results can arrive hundreds of times a second: the page shows the latest at most every
   // RENDER_EVERY_MS, in an animation frame, and the first one at once
@@ -188,7 +191,7 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
     try {
       const s = await api<Saved>('POST', '/api/saved', { name, query: q });
       setSaving(null);
-      setNotice(`Saved as “${s.name}”. Share it with the link below.`);
+      setNotice(`Saved as “${s.name}”. Share it with the link above.`);
       nav({ saved: s.id });
     } catch (e) {
       setProblem(e instanceof ApiError ? e.plain() : String(e));
