@@ -59,14 +59,20 @@ async function frames(page, url, ms, run = true) {
     await page.getByRole('button', { name: 'Run' }).click();
     await page.locator('table.data tbody tr').first().waitFor({ timeout: 30_000 });
   }
-  return page.evaluate(
+  // the main thread's time, as Chromium counts it, over the same span
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable');
+  const metrics = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
+  const before = await metrics();
+  const f = await page.evaluate(
     (ms) =>
       new Promise((done) => {
         const long = [];
         const obs = new PerformanceObserver((l) => l.getEntries().forEach((e) => long.push(e.duration)));
         obs.observe({ entryTypes: ['longtask'] });
-        const rowsAt = (sel) => document.querySelectorAll(sel).length;
-        const startResults = rowsAt('select[aria-label="Window"] option');
+        // the results received, as the progress line says ("· 123 results")
+        const received = () => Number((/([\d,]+) results?/.exec(document.querySelector('.progress .stats')?.textContent ?? '') ?? [0, '0'])[1].replace(/,/g, ''));
+        const startResults = received();
         const t0 = performance.now();
         let n = 0;
         let last = t0;
@@ -84,7 +90,7 @@ async function frames(page, url, ms, run = true) {
               worstFrameMs: worst,
               longTasks: long.length,
               longTaskMs: long.reduce((a, b) => a + b, 0),
-              results: rowsAt('select[aria-label="Window"] option') - startResults,
+              results: received() - startResults,
               seconds,
             });
           }
@@ -93,6 +99,10 @@ async function frames(page, url, ms, run = true) {
       }),
     ms,
   );
+  const after = await metrics();
+  await cdp.detach();
+  for (const k of ['TaskDuration', 'ScriptDuration', 'LayoutDuration', 'LayoutCount']) f[k] = after[k] - before[k];
+  return f;
 }
 
 const load = () => loadavg().map((x) => x.toFixed(1)).join(', ');
@@ -123,7 +133,8 @@ try {
   ]) {
     const f = await frames(page, queryUrl(server.url, q), 10_000, run !== false);
     console.log(
-      `  ${label}: ${f.fps.toFixed(1)} frames/s, worst frame ${f.worstFrameMs.toFixed(0)} ms, ${f.longTasks} long tasks (${f.longTaskMs.toFixed(0)} ms), ${(f.results / f.seconds).toFixed(1)} results/s arrived`,
+      `  ${label}: ${f.fps.toFixed(1)} frames/s, worst frame ${f.worstFrameMs.toFixed(0)} ms, ${f.longTasks} long tasks (${f.longTaskMs.toFixed(0)} ms), ${(f.results / f.seconds).toFixed(1)} results/s arrived; ` +
+        `main thread busy ${f.TaskDuration.toFixed(2)} s (script ${f.ScriptDuration.toFixed(2)} s, layout ${f.LayoutDuration.toFixed(2)} s in ${f.LayoutCount} layouts)`,
     );
     await page.keyboard.press('Escape');
   }

@@ -47,6 +47,7 @@ describe('the web UI', () => {
   it('completes fields with their types while typing, and streams results into a table and a chart', T, async () => {
     const page = await newPage(browser);
     await page.goto(server.url + '/');
+    await page.getByText(`ann: 0 of ${LIMIT} running`).waitFor();
     await shot(page, 'query-empty');
     // the schema is sampled live: wait until the stream's fields are known
     await expectEventually(async () => (await server.api('GET', '/api/schema')).body.fields.length > 10);

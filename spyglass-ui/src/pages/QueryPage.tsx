@@ -353,7 +353,7 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
           <p>
             Write a BQL query above (completion knows the stream's fields: Ctrl-Space), or open the <strong>Builder</strong>. Run it with <kbd>Ctrl</kbd>/<kbd>⌘</kbd>+<kbd>Enter</kbd>; results arrive as the stream does.
           </p>
-          <p>Try one of these:</p>
+          <p>Try one of these (a click puts it in the editor, then Run):</p>
           <ul>
             {[
               'SELECT device, COUNT(*) AS n FROM STREAM(30s, TIME) GROUP BY device WINDOWING TUMBLING(2s, TIME)',
