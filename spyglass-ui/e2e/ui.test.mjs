@@ -136,6 +136,8 @@ describe('the web UI', () => {
     await page.goto(queryUrl(server.url, q));
     await page.getByRole('button', { name: 'Save…' }).click();
     await page.getByLabel('Name of the saved query').fill('top browsers');
+    await page.waitForTimeout(1000); // the page renders again meanwhile (lint, quota): the name must stay
+    assert.equal(await page.getByLabel('Name of the saved query').inputValue(), 'top browsers');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     const link = page.locator('a.share-link');
     await link.waitFor();

@@ -293,6 +293,8 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
         </ul>
       )}
       {saving != null && (
+        // the name field is uncontrolled (defaultValue): a render while it is typed in (a lint
+        // result, the quota) must not put back the value it opened with
         <form
           class="save-form"
           onSubmit={(e) => {
@@ -302,7 +304,7 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
           }}
         >
           <label>
-            Name <input name="name" aria-label="Name of the saved query" value={saving} required autoFocus />
+            Name <input name="name" aria-label="Name of the saved query" defaultValue={saving} required autoFocus />
           </label>
           <button type="submit" class="primary">
             Save
