@@ -9,7 +9,9 @@ import io.spyglass.core.query.Query;
 import io.spyglass.core.query.QueryCombiner;
 import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
+import io.spyglass.engine.source.BadInput;
 import io.spyglass.flink.client.ControlMessage;
+import io.spyglass.flink.client.JobStatus;
 import io.spyglass.flink.client.Reply;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -28,10 +30,11 @@ import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.streaming.api.operators.InternalTimerService;
-import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.operators.Triggerable;
+import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
 
 /**
  * The combining side: the stream of filter messages keyed by query id, one core {@link
@@ -52,7 +55,8 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * an error) is announced on the query topic, so that the filters drop it at once.
  */
 final class CombinerOperator extends AbstractStreamOperator<Outgoing>
-    implements OneInputStreamOperator<FilterMessage, Outgoing>, Triggerable<String, VoidNamespace> {
+    implements TwoInputStreamOperator<FilterMessage, FilterMessage, Outgoing>,
+        Triggerable<String, VoidNamespace> {
   private static final long serialVersionUID = 1L;
 
   private static final QueryLimits LIMITS = QueryLimits.DEFAULTS;
@@ -73,6 +77,9 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
   private transient Map<String, Active> cache;
   private transient Set<String> dirty;
   private transient long lastWatermark;
+  private transient Map<Integer, BadInput.Snapshot> badBySubtask;
+  private transient boolean input1Ended;
+  private transient boolean input2Ended;
 
   CombinerOperator(OperatorSettings settings) {
     this.settings = settings;
@@ -97,6 +104,9 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     final BitSet statsRound = new BitSet();
     final Map<Long, Integer> syncs = new HashMap<>();
 
+    /** The bad input counted when the query last emitted (or started); not kept in state. */
+    BadInput.Snapshot badSeen;
+
     /** With clock marks: partials ahead of the watermark, in the order of their times. */
     final List<Pending> pending = new ArrayList<>();
 
@@ -109,7 +119,15 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
       return message.queryId();
     }
 
-    void onResult(Query q, Result r) {
+    void onResult(Query q, Result result) {
+      Result r = result;
+      BadInput.Snapshot now = badInput();
+      if (badSeen == null) {
+        badSeen = now;
+      } else if (now.total() != badSeen.total()) {
+        r = new Result(r.records(), r.meta().withBadInput(now.since(badSeen)));
+        badSeen = now;
+      }
       for (Meta.QueryError e : r.meta().errors()) {
         if (e.fatal() && fatalError == null) {
           fatalError = e.message() + ". " + e.resolution();
@@ -149,6 +167,7 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     state = getPartitionedState(STATE);
     timers = getInternalTimerService("spyglass-deadlines", VoidNamespaceSerializer.INSTANCE, this);
     cache = new HashMap<>();
+    badBySubtask = new HashMap<>();
     dirty = new HashSet<>();
     lastWatermark = Long.MIN_VALUE;
   }
@@ -162,7 +181,24 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
   }
 
   @Override
-  public void processElement(StreamRecord<FilterMessage> element) throws Exception {
+  public void processElement2(StreamRecord<FilterMessage> element) {
+    FilterMessage m = element.getValue();
+    if (m.kind == FilterMessage.BAD) {
+      badBySubtask.put(m.subtask, Statuses.bad(JobStatus.parse(m.payload)));
+    }
+  }
+
+  /** The bad input every filter subtask has told of, summed. */
+  private BadInput.Snapshot badInput() {
+    BadInput.Snapshot sum = BadInput.Snapshot.EMPTY;
+    for (BadInput.Snapshot s : badBySubtask.values()) {
+      sum = sum.plus(s);
+    }
+    return sum;
+  }
+
+  @Override
+  public void processElement1(StreamRecord<FilterMessage> element) throws Exception {
     FilterMessage m = element.getValue();
     Active a = load(m.queryId);
     try {
@@ -293,6 +329,7 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
       }
       a = new Active(message, parse(message));
       a.combiner = a.newCombiner();
+      a.badSeen = badInput();
       a.subtasks = m.subtasks;
       cache.put(a.id(), a);
       timers.registerEventTimeTimer(VoidNamespace.INSTANCE, a.combiner.nextDeadlineMs());
@@ -403,10 +440,42 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     // no processing-time timers
   }
 
+  /**
+   * Time comes from the filters' messages (input 1) alone: the bad-input counts (input 2) travel on
+   * other channels and must not hold windows back, nor let them close before the partials and syncs
+   * that precede a watermark on input 1. Only the end of input waits for both, so that the final
+   * results carry the filters' last counts.
+   */
+  @Override
+  public void processWatermark1(Watermark mark) throws Exception {
+    if (mark.getTimestamp() == Long.MAX_VALUE) {
+      input1Ended = true;
+      if (!input2Ended) {
+        return;
+      }
+    }
+    processWatermark(mark);
+  }
+
+  @Override
+  public void processWatermark2(Watermark mark) throws Exception {
+    if (mark.getTimestamp() == Long.MAX_VALUE) {
+      input2Ended = true;
+      if (input1Ended) {
+        processWatermark(mark);
+      }
+    }
+  }
+
+  @Override
+  protected void processWatermarkStatus(WatermarkStatus status, int index) {
+    // the filters never go idle (they tick); the counts' channels carry no time
+  }
+
   @Override
   public void processWatermark(Watermark mark) throws Exception {
     if (mark.getTimestamp() != Long.MAX_VALUE) {
-      lastWatermark = mark.getTimestamp();
+      lastWatermark = Math.max(lastWatermark, mark.getTimestamp());
     }
     super.processWatermark(mark);
   }
