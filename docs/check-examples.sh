@@ -25,7 +25,7 @@ while IFS= read -r -d '' query; do
   else
     failed=$((failed + 1))
     echo "FAIL: $query"
-    echo "$out" | grep -v 'incubator modules' | sed 's/^/  /'
+    echo "$out" | sed 's/^/  /'
   fi
 done < "$queries"
 

@@ -30,7 +30,7 @@ stamp="$(date -u +%Y%m%dT%H%M%SZ)"
 if [[ "${1:-}" == "memory" ]]; then
   shift
   out="bench-results/$stamp-memory.txt"
-  java --add-modules=jdk.incubator.foreign -Xms4g -Xmx4g -cp "$jar" \
+  java -Xms4g -Xmx4g -cp "$jar" \
     io.spyglass.bench.IdleQueryMemory "$@" | tee "$out"
   echo "results: $out"
   exit 0

@@ -37,13 +37,13 @@ export function requireChromium() {
 }
 
 /** Starts `spyglass serve` from the shaded jar; resolves when it prints its URL. */
-export async function startServer({ source = 'gen?rate=5000', extra = [] } = {}) {
+export async function startServer({ source = 'gen?rate=5000', extra = [], token = null } = {}) {
   const jar = process.env.SPYGLASS_JAR ?? join(repo, 'spyglass-cli/target/spyglass.jar');
   if (!existsSync(jar)) throw new Error(`No ${jar}: build it first (mvn -B package -DskipTests -pl spyglass-cli -am)`);
   const data = mkdtempSync(join(tmpdir(), 'spyglass-ui-e2e-'));
   const proc = spawn(
     'java',
-    ['-Xmx512m', '--add-modules=jdk.incubator.foreign', '-jar', jar, 'serve', '--source', source, '--port', '0', '--data', data, ...extra],
+    ['-Xmx512m', '-jar', jar, 'serve', '--source', source, '--port', '0', '--data', data, ...extra],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let log = '';
@@ -64,10 +64,11 @@ export async function startServer({ source = 'gen?rate=5000', extra = [] } = {})
   return {
     url,
     log: () => log,
-    async api(method, path, body, token) {
+    /** Calls the API as the holder of {@code as} (the server's default token unless given). */
+    async api(method, path, body, as = token) {
       const headers = { Accept: 'application/json' };
       if (body !== undefined) headers['Content-Type'] = 'application/json';
-      if (token) headers.Authorization = 'Bearer ' + token;
+      if (as) headers.Authorization = 'Bearer ' + as;
       const res = await fetch(url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
       const text = await res.text();
       return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
@@ -89,9 +90,14 @@ export async function launchBrowser() {
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
 }
 
-/** A page of a new browser context (its own storage: another browser, as far as the UI knows). */
-export async function newPage(browser, { width = 1280, height = 800, colorScheme = 'light' } = {}) {
+/**
+ * A page of a new browser context (its own storage: another browser, as far as the UI knows),
+ * holding {@code token} as if it had been entered before.
+ */
+export async function newPage(browser, { width = 1280, height = 800, colorScheme = 'light', token = null } = {}) {
   const context = await browser.newContext({ viewport: { width, height }, colorScheme, acceptDownloads: true });
+  // a token kept from an earlier visit, as the UI keeps it
+  if (token) await context.addInitScript((t) => localStorage.setItem('spyglass.token', t), token);
   context.setDefaultTimeout(20_000);
   const page = await context.newPage();
   const problems = [];

@@ -1,15 +1,26 @@
 // Browser tests of the web UI in Debian's headless Chromium against a real `spyglass serve` on the
 // generator. Each test drives the page as a person would and checks what the page and the API say.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { launchBrowser, newPage, queryUrl, shot, startServer } from './harness.mjs';
+import { launchBrowser, newPage as openPage, queryUrl, shot, startServer } from './harness.mjs';
 
 let server;
 let browser;
 
+// the service runs with tokens: every page below holds ann's, but for the test of the prompt
+const TOKENS = 'ann-secret ann\nbob-secret bob\n';
+const LIMIT = 5;
+let newPage;
+
 before(async () => {
-  [server, browser] = await Promise.all([startServer(), launchBrowser()]);
+  const tokens = join(mkdtempSync(join(tmpdir(), 'spyglass-ui-tokens-')), 'tokens');
+  writeFileSync(tokens, TOKENS);
+  const extra = ['--tokens', tokens, '--max-queries-per-user', String(LIMIT)];
+  [server, browser] = await Promise.all([startServer({ extra, token: 'ann-secret' }), launchBrowser()]);
+  newPage = (b, options = {}) => openPage(b, { token: 'ann-secret', ...options });
 });
 
 after(async () => {
@@ -144,7 +155,7 @@ describe('the web UI', () => {
     await page.goto(server.url + '/#/saved');
     await page.getByRole('button', { name: 'Rename top browsers' }).click();
     await page.getByLabel('New name for top browsers').fill('browsers, top 5');
-    await page.getByRole('button', { name: 'OK' }).click();
+    await page.getByRole('button', { name: 'OK', exact: true }).click();
     await page.getByRole('link', { name: 'browsers, top 5' }).waitFor();
     await shot(page, 'saved');
     const id = href.split('/').pop();
@@ -157,9 +168,9 @@ describe('the web UI', () => {
     await page.context().close();
   });
 
-  it('exports the result as CSV with the rows the API returns', T, async () => {
+  it('exports the result as CSV with the rows the API returns, and pivots two keys', T, async () => {
     const page = await newPage(browser);
-    await page.goto(queryUrl(server.url, 'SELECT device, COUNT(*) AS n, MAX(latency_ms) AS worst FROM STREAM(2s, TIME) GROUP BY device'));
+    await page.goto(queryUrl(server.url, "SELECT device, app.name, COUNT(*) AS n, MAX(latency_ms) AS worst FROM STREAM(2s, TIME) WHERE device IN ('mobile', 'desktop', 'tablet', 'watch') GROUP BY device, app.name"));
     await page.getByRole('button', { name: 'Run' }).click();
     await waitFinal(page);
     const id = runId(page);
@@ -167,10 +178,18 @@ describe('the web UI', () => {
     const csv = readFileSync(await download.path(), 'utf8');
     const api = (await server.api('GET', `/api/queries/${id}`)).body.lastResult.records;
     const lines = csv.trimEnd().split('\r\n');
-    assert.equal(lines[0], 'device,n,worst');
-    const expected = api.map((r) => [r.device, r.n, r.worst].map((v) => (v == null ? '' : String(v))).join(','));
+    assert.equal(lines[0], 'device,app.name,n,worst');
+    const expected = api.map((r) => [r.device, r['app.name'], r.n, r.worst].map((v) => (v == null ? '' : String(v))).join(','));
     assert.deepEqual(lines.slice(1).sort(), expected.sort());
     assert.ok(expected.length > 3);
+
+    await page.getByRole('tab', { name: 'Pivot' }).click();
+    const pivot = page.locator('table.pivot');
+    await pivot.waitFor();
+    assert.match(await pivot.locator('caption').textContent(), /n by device \(down\) and app\.name \(across\)/);
+    const total = api.reduce((a, r) => a + r.n, 0);
+    assert.equal((await pivot.locator('tfoot td').last().textContent()).replace(/\D/g, ''), String(total));
+    await shot(page, 'results-pivot');
     noProblems(page);
     await page.context().close();
   });
@@ -220,12 +239,42 @@ describe('the web UI', () => {
     const row = page.locator(`tr[data-query-id="${id}"]`);
     await row.waitFor();
     await page.waitForTimeout(1200);
-    assert.match(await row.textContent(), /anonymous/);
+    assert.match(await row.textContent(), /ann/);
     assert.ok(Number(await row.getByRole('progressbar').getAttribute('aria-valuenow')) >= 0);
     await shot(page, 'running');
     await page.getByRole('button', { name: `Stop query ${id}` }).click();
     await expectEventually(async () => (await server.api('GET', `/api/queries/${id}`)).body.state === 'finished');
     await page.getByRole('heading', { name: 'Ended recently' }).waitFor();
+    noProblems(page);
+    await page.context().close();
+  });
+
+  it('asks for a token once and keeps it; says when to retry after too many queries', T, async () => {
+    const page = await openPage(browser); // no token kept
+    await page.goto(server.url + '/');
+    await page.getByRole('heading', { name: 'This Spyglass needs a token' }).waitFor();
+    await shot(page, 'token');
+    await page.getByLabel('Token', { exact: true }).fill('bob-secret');
+    await page.getByRole('button', { name: 'Use this token' }).click();
+    await page.getByText(`bob: 0 of ${LIMIT} running`).waitFor();
+    await page.reload();
+    await page.getByText(`bob: 0 of ${LIMIT} running`).waitFor(); // kept in the browser
+    assert.equal(await page.getByRole('heading', { name: 'This Spyglass needs a token' }).isVisible(), false);
+
+    const ids = [];
+    for (let i = 0; i < LIMIT; i++) {
+      const r = await server.api('POST', '/api/queries', { query: 'SELECT COUNT(*) AS n FROM STREAM(60s, TIME)', detached: true }, 'bob-secret');
+      assert.equal(r.status, 201);
+      ids.push(r.body.id);
+    }
+    await page.goto(queryUrl(server.url, 'SELECT COUNT(*) AS n FROM STREAM(10s, TIME)'));
+    await page.getByRole('button', { name: 'Run' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    assert.match(await alert.textContent(), /^Too many queries.+\. Try again in \d+ s \(at .+\)\.$/);
+    await page.getByText(`bob: ${LIMIT} of ${LIMIT} running`).waitFor({ timeout: 10_000 });
+    await shot(page, 'too-many');
+    for (const id of ids) assert.equal((await server.api('DELETE', `/api/queries/${id}`, undefined, 'bob-secret')).status, 204);
     noProblems(page);
     await page.context().close();
   });

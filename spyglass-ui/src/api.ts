@@ -30,7 +30,8 @@ export class ApiError extends Error {
   plain(): string {
     if (this.status === 429) {
       const when = this.retryAfterS != null ? retryText(this.retryAfterS) : 'in a moment';
-      return `Too many queries are running: ${this.message}. Try again ${when}.`;
+      const what = /^too many/i.test(this.message) ? this.message : `Too many queries are running: ${this.message}`;
+      return `${what.replace(/\.$/, '')}. Try again ${when}.`;
     }
     if (this.errors.length) {
       const e = this.errors[0];

@@ -24,7 +24,7 @@ def server():
     with open(tokens, "w") as f:
         f.write(TOKENS)
     cmd = [
-        java, "--add-modules=jdk.incubator.foreign", "-XX:TieredStopAtLevel=1", "-Xmx512m",
+        java, "-XX:TieredStopAtLevel=1", "-Xmx512m",
         "-jar", jar, "serve",
         "--source", "gen?rate=2000&size=300",
         "--port", "0",

@@ -20,6 +20,9 @@ export interface QueryPageProps {
 export const timings: { runAt?: number; firstResultMs?: number } = {};
 (globalThis as any).__spyglassTimings = timings;
 
+/** How often, at most, arriving results are drawn. */
+const RENDER_EVERY_MS = 200;
+
 function seconds(ms: number): string {
   return ms >= 10_000 ? `${Math.round(ms / 1000)} s` : `${(ms / 1000).toFixed(1)} s`;
 }
@@ -28,6 +31,7 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
   const results = useRef<Result[]>([]);
   const [version, setVersion] = useState(0);
   const frame = useRef(0);
+  const lastRender = useRef(0);
   const stream = useRef<Stream | null>(null);
   const attached = useRef<string | null>(null);
   const [running, setRunning] = useState(false);
@@ -41,13 +45,18 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
   const read = readBuilder(q);
   const keys = read.ok && (read.builder.kind === 'group' || read.builder.kind === 'top') ? read.builder.fields : undefined;
 
+  // results can arrive hundreds of times a second: the page shows the latest at most every
+  // RENDER_EVERY_MS, in an animation frame, and the first one at once
   const refresh = () => {
-    if (!frame.current) {
-      frame.current = requestAnimationFrame(() => {
+    if (frame.current) return;
+    const wait = Math.max(0, lastRender.current + RENDER_EVERY_MS - performance.now());
+    frame.current = window.setTimeout(() => {
+      requestAnimationFrame(() => {
         frame.current = 0;
+        lastRender.current = performance.now();
         setVersion((v) => v + 1);
       });
-    }
+    }, wait);
   };
 
   const attach = (id: string) => {
@@ -314,7 +323,7 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
       {state.run && (
         <div class="progress" aria-label="Progress">
           <div class="bar" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(done ? 100 : pct)} aria-label="Time elapsed">
-            <span style={{ width: `${done ? 100 : pct}%` }} />
+            <span style={{ transform: `scaleX(${(done ? 100 : pct) / 100})` }} />
           </div>
           <span class="stats">
             {running ? (duration ? `${seconds(Math.max(0, duration - elapsed))} left` : 'running') : last?.meta.final ? 'finished' : 'ended'}

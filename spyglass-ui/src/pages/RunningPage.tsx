@@ -93,7 +93,7 @@ function QueryTable({ queries, stop }: { queries: QueryInfo[]; stop?(id: string)
                 <td>{q.owner}</td>
                 <td>
                   <div class="bar small" role="progressbar" aria-label={`Progress of ${q.id}`} aria-valuenow={Math.round(pct)} aria-valuemin={0} aria-valuemax={100}>
-                    <span style={{ width: `${q.state === 'running' ? pct : 100}%` }} />
+                    <span style={{ transform: `scaleX(${(q.state === 'running' ? pct : 100) / 100})` }} />
                   </div>
                   <span class="muted">
                     {Math.round(p.elapsedMs / 1000)} of {Math.round(p.durationMs / 1000)} s

@@ -103,7 +103,7 @@ export function BuilderPanel({ query, fields, onQuery }: BuilderProps) {
           <label>
             Window{' '}
             <select
-              aria-label="Window"
+              aria-label="Window kind"
               value={b.window.type}
               onChange={(e) => {
                 const t = (e.target as HTMLSelectElement).value as 'none' | 'tumbling' | 'additive';

@@ -39,6 +39,19 @@ export interface ResultsProps {
   onChange(p: { view?: View; chart?: string; metric?: string; w?: number | undefined }): void;
 }
 
+/** Windows whose shape decides the chart. */
+const SHAPE_WINDOWS = 20;
+/** Windows the selector lists at most (the latest, and the one shown); the arrows reach all. */
+const MAX_CHOICES = 300;
+
+function windowChoices(n: number, selected: number): number[] {
+  const from = Math.max(0, n - MAX_CHOICES);
+  const out: number[] = [];
+  if (selected < from) out.push(selected);
+  for (let i = n - 1; i >= from; i--) out.push(i);
+  return out;
+}
+
 export function windowNumber(r: Result, i: number): number {
   return r.meta.window?.number ?? i + 1;
 }
@@ -73,7 +86,8 @@ export function Results(p: ResultsProps) {
     if (i >= 0) index = i;
   }
   const current = results[index];
-  const shape = useMemo(() => shapeOf(results, p.keys), [p.version, p.keys?.join(',')]);
+  // the shape of the latest results (reading every window again on each arrival would grow)
+  const shape = useMemo(() => shapeOf(results.slice(-SHAPE_WINDOWS), p.keys), [p.version, p.keys?.join(',')]);
   const charts = chartsFor(shape);
   const chartType = (charts.includes(p.chart as ChartType) ? p.chart : charts[0]) as ChartType | undefined;
   const data = useMemo(
@@ -106,11 +120,11 @@ export function Results(p: ResultsProps) {
             }}
           >
             <option value="live">Latest (live)</option>
-            {results.map((r, i) => (
-              <option value={String(windowNumber(r, i))}>
-                {windowNumber(r, i)}
-                {r.meta.window ? ' · ' + new Date(r.meta.window.emitTime).toLocaleTimeString() : ''}
-                {r.meta.final ? ' · final' : ''}
+            {windowChoices(n, index).map((i) => (
+              <option value={String(windowNumber(results[i], i))}>
+                {windowNumber(results[i], i)}
+                {results[i].meta.window ? ' · ' + new Date(results[i].meta.window!.emitTime).toLocaleTimeString() : ''}
+                {results[i].meta.final ? ' · final' : ''}
               </option>
             ))}
           </select>

@@ -29,7 +29,7 @@ import org.openjdk.jmh.annotations.State;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Fork(
     value = 1,
-    jvmArgsAppend = {Bench.ADD_MODULES, Bench.XMS, Bench.XMX})
+    jvmArgsAppend = {Bench.XMS, Bench.XMX})
 public class AggregationBench {
   public enum Kind {
     GROUP_BY(

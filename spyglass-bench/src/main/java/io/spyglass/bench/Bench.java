@@ -6,9 +6,6 @@ import io.spyglass.core.record.Record;
 
 /** Settings and helpers shared by the benchmarks. */
 final class Bench {
-  /** DataSketches 7 runs on Java 17 only with the incubating foreign memory module. */
-  static final String ADD_MODULES = "--add-modules=jdk.incubator.foreign";
-
   static final String XMS = "-Xms2g";
   static final String XMX = "-Xmx2g";
 

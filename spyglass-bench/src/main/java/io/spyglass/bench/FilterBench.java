@@ -37,7 +37,7 @@ import org.openjdk.jmh.annotations.State;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Fork(
     value = 1,
-    jvmArgsAppend = {Bench.ADD_MODULES, Bench.XMS, Bench.XMX})
+    jvmArgsAppend = {Bench.XMS, Bench.XMX})
 public class FilterBench {
   public enum Filter {
     EQUALITY("device = 'mobile' AND duration > 225000"),

@@ -3,9 +3,13 @@ package io.spyglass.bench;
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.query.QueryProcessor;
 import io.spyglass.testkit.ManualClock;
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.lang.ref.Reference;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.function.IntFunction;
@@ -15,8 +19,8 @@ import java.util.function.IntFunction;
  * a record, and compares the used heap after full collections before and after. Parsing the same
  * sort of queries first in a processor that is thrown away keeps parser caches out of the count.
  *
- * <p>Run with {@code java --add-modules=jdk.incubator.foreign -cp spyglass-benchmarks.jar
- * io.spyglass.bench.IdleQueryMemory [queries]}.
+ * <p>Run with {@code java -cp spyglass-benchmarks.jar io.spyglass.bench.IdleQueryMemory [queries
+ * [csv]]}; with a second argument the table is also written to that CSV file.
  */
 public final class IdleQueryMemory {
   private enum Sort {
@@ -50,8 +54,9 @@ public final class IdleQueryMemory {
 
   private IdleQueryMemory() {}
 
-  public static void main(String[] args) throws InterruptedException {
+  public static void main(String[] args) throws InterruptedException, IOException {
     int n = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
+    StringBuilder csv = new StringBuilder("queries,count,heap bytes,bytes per query\n");
     MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
     System.out.printf(
         Locale.ROOT, "%-15s %8s %14s %10s%n", "queries", "count", "heap bytes", "per query");
@@ -67,7 +72,18 @@ public final class IdleQueryMemory {
           processor.size(),
           after - before,
           (after - before) / n);
+      csv.append(
+          String.format(
+              Locale.ROOT,
+              "%s,%d,%d,%d%n",
+              sort,
+              processor.size(),
+              after - before,
+              (after - before) / n));
       Reference.reachabilityFence(processor);
+    }
+    if (args.length > 1) {
+      Files.writeString(Path.of(args[1]), csv, StandardCharsets.UTF_8);
     }
   }
 

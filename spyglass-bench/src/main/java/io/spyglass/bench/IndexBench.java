@@ -27,7 +27,7 @@ import org.openjdk.jmh.annotations.State;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Fork(
     value = 1,
-    jvmArgsAppend = {Bench.ADD_MODULES, Bench.XMS, Bench.XMX})
+    jvmArgsAppend = {Bench.XMS, Bench.XMX})
 public class IndexBench {
   static final int QUERIES = 10_000;
   static final int NEEDLE_EVERY = 1_000;

@@ -45,7 +45,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 10)
 @Fork(
     value = 1,
-    jvmArgsAppend = {Bench.ADD_MODULES, Bench.XMS, Bench.XMX})
+    jvmArgsAppend = {Bench.XMS, Bench.XMX})
 public class QuerySetupBench {
   static final int QUERIES = 10_000;
 

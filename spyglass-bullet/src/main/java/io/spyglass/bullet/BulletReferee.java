@@ -76,15 +76,15 @@ public final class BulletReferee {
   /** One window Bullet emitted: its records and its metadata, as Bullet names them. */
   public record Window(List<Map<String, Object>> records, Map<String, Object> meta) {}
 
-  /** An error of Bullet's: its message and resolutions. */
-  public record Error(String message, List<String> resolutions) {}
+  /** One of the errors Bullet rejects a query with: its message and resolutions. */
+  public record Rejection(String message, List<String> resolutions) {}
 
   /**
    * What Bullet made of a query: its errors if it rejected it, else the windows it emitted.
    *
    * @param done whether the query ended before the last record (a raw query holding its LIMIT)
    */
-  public record Outcome(List<Error> errors, List<Window> windows, boolean done) {
+  public record Outcome(List<Rejection> errors, List<Window> windows, boolean done) {
     public boolean rejected() {
       return !errors.isEmpty();
     }
@@ -114,7 +114,7 @@ public final class BulletReferee {
    */
   public Queries open(Map<String, String> queries) {
     Map<String, Object> response = runner.apply(Map.of("op", "open", "queries", queries));
-    Map<String, List<Error>> rejected = new LinkedHashMap<>();
+    Map<String, List<Rejection>> rejected = new LinkedHashMap<>();
     ((Map<?, ?>) response.get("rejected"))
         .forEach((id, errors) -> rejected.put((String) id, errors(errors)));
     return new Queries((Integer) response.get("handle"), rejected);
@@ -160,15 +160,15 @@ public final class BulletReferee {
   /** Queries running in Bullet, fed in batches. Valid until {@link #finish}. */
   public final class Queries {
     private final int handle;
-    private final Map<String, List<Error>> rejected;
+    private final Map<String, List<Rejection>> rejected;
 
-    private Queries(int handle, Map<String, List<Error>> rejected) {
+    private Queries(int handle, Map<String, List<Rejection>> rejected) {
       this.handle = handle;
       this.rejected = rejected;
     }
 
     /** The queries Bullet rejected, by id, with its errors; the others run. */
-    public Map<String, List<Error>> rejected() {
+    public Map<String, List<Rejection>> rejected() {
       return rejected;
     }
 
@@ -223,13 +223,13 @@ public final class BulletReferee {
     }
   }
 
-  private static List<Error> errors(Object list) {
-    List<Error> errors = new ArrayList<>();
+  private static List<Rejection> errors(Object list) {
+    List<Rejection> errors = new ArrayList<>();
     for (Object each : (List<?>) list) {
       Map<?, ?> e = (Map<?, ?>) each;
       List<String> resolutions = new ArrayList<>();
       ((List<?>) e.get("resolutions")).forEach(r -> resolutions.add(String.valueOf(r)));
-      errors.add(new Error(String.valueOf(e.get("error")), List.copyOf(resolutions)));
+      errors.add(new Rejection(String.valueOf(e.get("error")), List.copyOf(resolutions)));
     }
     return List.copyOf(errors);
   }

@@ -9,13 +9,22 @@ final class Errors {
   private Errors() {}
 
   static void print(PrintWriter err, String label, String text, BqlException e) {
+    print(err, label, text, 0, e);
+  }
+
+  /**
+   * @param label where the query comes from (a file's name), or empty
+   * @param firstLine lines before the query's first in what {@code label} names: positions are
+   *     given as lines of the file
+   */
+  static void print(PrintWriter err, String label, String text, int firstLine, BqlException e) {
     String[] lines = text.split("\n", -1);
     for (BqlError error : e.errors()) {
       int line = error.span().line();
       int column = error.span().column();
       err.printf(
           "spyglass: %sinvalid query at line %d, column %d: %s%n",
-          label.isEmpty() ? "" : label + ": ", line, column, error.message());
+          label.isEmpty() ? "" : label + ": ", firstLine + line, column, error.message());
       if (line >= 1 && line <= lines.length) {
         String source = lines[line - 1];
         err.println("  " + source);

@@ -16,8 +16,12 @@ import io.spyglass.flink.client.FlinkQueryClient;
 import io.spyglass.flink.client.RemoteQuery;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.MalformedInputException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -113,30 +117,62 @@ final class QueryCommand implements Callable<Integer> {
       description = "with --kafka: the job's query topic (default: ${DEFAULT-VALUE})")
   String queryTopic = FlinkQueryClient.DEFAULT_QUERY_TOPIC;
 
+  @Option(
+      names = "--max-queries",
+      paramLabel = "N",
+      description = "most queries running at once (default: ${DEFAULT-VALUE})")
+  int maxQueries = EngineConfig.defaults().maxQueries();
+
+  /** A query to run, and where it was written: a line of the queries file, or the argument. */
+  record QueryText(String text, Path file, int line) {
+    String label() {
+      return file == null ? "" : file.toString();
+    }
+  }
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() {
     PrintWriter err = spec.commandLine().getErr();
-    List<String> texts;
+    List<QueryText> texts;
+    Long durationMs = null;
     try {
+      if (duration != null) {
+        durationMs = parseDuration(duration);
+      }
+      if (maxQueries < 1) {
+        throw new IllegalArgumentException("--max-queries must be at least 1, not " + maxQueries);
+      }
       texts = queryTexts();
-    } catch (IOException | IllegalArgumentException e) {
+      if (texts.size() > maxQueries) {
+        throw new IllegalArgumentException(
+            texts.size()
+                + " queries, more than --max-queries "
+                + maxQueries
+                + " lets run at once; raise --max-queries");
+      }
+    } catch (IllegalArgumentException e) {
       err.println("spyglass: " + e.getMessage());
+      err.flush();
+      return USAGE;
+    } catch (IOException e) {
+      err.println("spyglass: " + describe(e));
       err.flush();
       return 1;
     }
     // one reader of every result: hold up the source rather than drop a query whose results wait
-    EngineConfig config = EngineConfig.defaults().withResultBackPressure(true);
+    EngineConfig config =
+        EngineConfig.defaults().withResultBackPressure(true).withMaxQueries(maxQueries);
     if (workers != null) {
       config = config.withWorkers(workers);
     }
     boolean invalid = false;
-    for (int i = 0; i < texts.size(); i++) {
+    for (QueryText q : texts) {
       try {
-        Query.parse("check", texts.get(i), config.limits(), 0);
+        Query.parse("check", q.text(), config.limits(), 0);
       } catch (BqlException e) {
-        Errors.print(err, texts.size() > 1 ? "query " + (i + 1) : "", texts.get(i), e);
+        Errors.print(err, q.label(), q.text(), Math.max(0, q.line() - 1), e);
         invalid = true;
       }
     }
@@ -144,13 +180,17 @@ final class QueryCommand implements Callable<Integer> {
       return SpyglassCommand.BAD_QUERY;
     }
     if (runtime == QueryRuntime.flink) {
-      return runOnFlink(texts, config, err);
+      return runOnFlink(texts, config, durationMs, err);
     }
     Source src;
     try {
       src = Sources.open(source);
-    } catch (IOException | IllegalArgumentException e) {
+    } catch (IllegalArgumentException e) {
       err.println("spyglass: cannot open source " + source + ": " + e.getMessage());
+      err.flush();
+      return 1;
+    } catch (IOException e) {
+      err.println("spyglass: cannot open source " + source + ": " + describe(e));
       err.flush();
       return 1;
     }
@@ -158,14 +198,14 @@ final class QueryCommand implements Callable<Integer> {
     try (Engine engine = Engine.startPaused(src, config)) {
       List<QueryHandle> handles = new ArrayList<>();
       for (int i = 0; i < texts.size(); i++) {
-        handles.add(engine.submit("q" + (i + 1), texts.get(i)));
+        handles.add(engine.submit("q" + (i + 1), texts.get(i).text()));
       }
       for (QueryHandle h : handles) {
         h.awaitRunning(30, TimeUnit.SECONDS);
       }
       engine.resume();
       CountDownLatch printed = new CountDownLatch(1);
-      finishOnExit(engine::finishAll, printed);
+      finishOnExit(engine::finishAll, printed, durationMs);
       ResultPrinter printer = new ResultPrinter(System.out, format, texts.size() > 1);
       Progress progress = Progress.forTerminal(engine);
       List<RunningQuery> running = new ArrayList<>();
@@ -200,9 +240,10 @@ final class QueryCommand implements Callable<Integer> {
   private record Printed(int failed, boolean outputClosed) {}
 
   /** The same queries, sources and output, on the Flink job in a local mini cluster. */
-  private int runOnFlink(List<String> texts, EngineConfig config, PrintWriter err) {
+  private int runOnFlink(
+      List<QueryText> texts, EngineConfig config, Long durationMs, PrintWriter err) {
     if (kafka != null) {
-      return runOnFlinkJob(texts, err);
+      return runOnFlinkJob(texts, durationMs, err);
     }
     if (!source.equals("-") && !source.startsWith("stdin")) {
       // the job opens the source itself: check it here first, for the same error as embedded
@@ -217,14 +258,14 @@ final class QueryCommand implements Callable<Integer> {
     List<Query> queries = new ArrayList<>();
     long now = System.currentTimeMillis();
     for (int i = 0; i < texts.size(); i++) {
-      queries.add(Query.parse("q" + (i + 1), texts.get(i), config.limits(), now));
+      queries.add(Query.parse("q" + (i + 1), texts.get(i).text(), config.limits(), now));
     }
     try (LocalRun run = LocalRun.start(source, queries, config.workers())) {
       for (RemoteQuery q : run.queries()) {
         q.awaitRunning(60, TimeUnit.SECONDS);
       }
       CountDownLatch printed = new CountDownLatch(1);
-      finishOnExit(run::finishAll, printed);
+      finishOnExit(run::finishAll, printed, durationMs);
       ResultPrinter printer = new ResultPrinter(System.out, format, texts.size() > 1);
       List<RunningQuery> running = new ArrayList<>();
       run.queries().forEach(q -> running.add(RunningQuery.of(q)));
@@ -252,7 +293,7 @@ final class QueryCommand implements Callable<Integer> {
   }
 
   /** The queries on a Spyglass job that runs on a Flink cluster, through its Kafka topics. */
-  private int runOnFlinkJob(List<String> texts, PrintWriter err) {
+  private int runOnFlinkJob(List<QueryText> texts, Long durationMs, PrintWriter err) {
     if (spec.commandLine().getParseResult().hasMatchedOption("--source")) {
       err.println(
           "spyglass: --source does not go with --kafka: the job reads its own records topic");
@@ -273,7 +314,7 @@ final class QueryCommand implements Callable<Integer> {
     try (client) {
       List<RemoteQuery> queries = new ArrayList<>();
       for (int i = 0; i < texts.size(); i++) {
-        queries.add(client.submit("q" + (i + 1), texts.get(i)));
+        queries.add(client.submit("q" + (i + 1), texts.get(i).text()));
       }
       for (RemoteQuery q : queries) {
         if (!q.awaitRunning(30, TimeUnit.SECONDS)) {
@@ -289,7 +330,7 @@ final class QueryCommand implements Callable<Integer> {
         }
       }
       CountDownLatch printed = new CountDownLatch(1);
-      finishOnExit(() -> queries.forEach(q -> client.finish(q.id())), printed);
+      finishOnExit(() -> queries.forEach(q -> client.finish(q.id())), printed, durationMs);
       ResultPrinter printer = new ResultPrinter(System.out, format, texts.size() > 1);
       List<RunningQuery> running = new ArrayList<>();
       queries.forEach(q -> running.add(RunningQuery.of(q)));
@@ -307,7 +348,7 @@ final class QueryCommand implements Callable<Integer> {
    * Ctrl-C ends every query and lets the main thread print the final results; so does the end of
    * {@code --duration}.
    */
-  private void finishOnExit(Runnable finishAll, CountDownLatch printed) {
+  private void finishOnExit(Runnable finishAll, CountDownLatch printed, Long durationMs) {
     Thread onInterrupt =
         new Thread(
             () -> {
@@ -320,8 +361,8 @@ final class QueryCommand implements Callable<Integer> {
             },
             "spyglass-interrupt");
     Runtime.getRuntime().addShutdownHook(onInterrupt);
-    if (duration != null) {
-      long ms = parseDuration(duration);
+    if (durationMs != null) {
+      long ms = durationMs;
       Thread stopper =
           new Thread(
               () -> {
@@ -380,43 +421,80 @@ final class QueryCommand implements Callable<Integer> {
     return new Printed(failed, false);
   }
 
-  private List<String> queryTexts() throws IOException {
-    List<String> out = new ArrayList<>();
+  private List<QueryText> queryTexts() throws IOException {
+    List<QueryText> out = new ArrayList<>();
     if (queriesFile != null) {
-      for (String line : Files.readAllLines(queriesFile, StandardCharsets.UTF_8)) {
+      List<String> lines;
+      try {
+        lines = Files.readAllLines(queriesFile, StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        throw new IOException("cannot read the queries file: " + describe(e), e);
+      }
+      for (int i = 0; i < lines.size(); i++) {
+        String line = lines.get(i);
+        if (i == 0 && line.startsWith("\uFEFF")) {
+          line = line.substring(1); // a byte order mark, as some editors write
+        }
         String t = line.strip();
         if (!t.isEmpty() && !t.startsWith("#") && !t.startsWith("--")) {
-          out.add(t);
+          out.add(new QueryText(t, queriesFile, i + 1));
         }
       }
     }
     if (bql != null) {
-      out.add(bql);
+      out.add(new QueryText(bql, null, 0));
     }
     if (out.isEmpty()) {
       throw new IllegalArgumentException(
-          "no query: give one as an argument, or a file of queries with --queries");
+          queriesFile == null
+              ? "no query: give one as an argument, or a file of queries with --queries"
+              : "no query in " + queriesFile + ": write one BQL query per line");
     }
     return out;
   }
 
+  /** What went wrong with a file, for people. */
+  static String describe(IOException e) {
+    if (e instanceof NoSuchFileException) {
+      return "no such file: " + ((NoSuchFileException) e).getFile();
+    }
+    if (e instanceof AccessDeniedException) {
+      return "permission denied: " + ((AccessDeniedException) e).getFile();
+    }
+    if (e instanceof MalformedInputException || e instanceof CharacterCodingException) {
+      return "not UTF-8 text";
+    }
+    return e.getMessage() == null ? e.toString() : e.getMessage();
+  }
+
+  /** Exit code of a bad option value, as picocli gives for unknown options. */
+  static final int USAGE = 2;
+
+  /** Milliseconds of {@code 30s}, {@code 5m}, {@code 1h}, {@code 1500ms} or {@code 1500}. */
   static long parseDuration(String text) {
     String t = text.strip().toLowerCase();
+    long ms;
     try {
       if (t.endsWith("ms")) {
-        return Long.parseLong(t.substring(0, t.length() - 2));
+        ms = Long.parseLong(t.substring(0, t.length() - 2));
       } else if (t.endsWith("s")) {
-        return Duration.ofSeconds(Long.parseLong(t.substring(0, t.length() - 1))).toMillis();
+        ms = Duration.ofSeconds(Long.parseLong(t.substring(0, t.length() - 1))).toMillis();
       } else if (t.endsWith("m")) {
-        return Duration.ofMinutes(Long.parseLong(t.substring(0, t.length() - 1))).toMillis();
+        ms = Duration.ofMinutes(Long.parseLong(t.substring(0, t.length() - 1))).toMillis();
       } else if (t.endsWith("h")) {
-        return Duration.ofHours(Long.parseLong(t.substring(0, t.length() - 1))).toMillis();
+        ms = Duration.ofHours(Long.parseLong(t.substring(0, t.length() - 1))).toMillis();
+      } else {
+        ms = Long.parseLong(t);
       }
-      return Long.parseLong(t);
-    } catch (NumberFormatException e) {
+    } catch (NumberFormatException | ArithmeticException e) {
       throw new IllegalArgumentException(
           "--duration " + text + " is not a duration; write e.g. 30s, 5m, 1h or 1500ms", e);
     }
+    if (ms <= 0) {
+      throw new IllegalArgumentException(
+          "--duration " + text + " must be longer than zero; write e.g. 30s, 5m, 1h or 1500ms");
+    }
+    return ms;
   }
 
   /** What the printing loop needs of a query, on either runtime. */

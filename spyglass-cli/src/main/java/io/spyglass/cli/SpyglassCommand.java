@@ -1,5 +1,6 @@
 package io.spyglass.cli;
 
+import io.spyglass.core.partial.Partials;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -38,7 +39,30 @@ public final class SpyglassCommand implements Runnable {
   }
 
   public static void main(String[] args) {
+    String unsupported = unsupportedJava(Runtime.version().feature(), Partials.sketchLibrary());
+    if (unsupported != null) {
+      System.err.println("spyglass: " + unsupported);
+      System.exit(1);
+    }
     System.exit(commandLine().execute(args));
+  }
+
+  /**
+   * Why Spyglass cannot run on this Java, or null. Its sketches (DataSketches) come in one line for
+   * Java 17 and 21 and one for Java 25 and later, which the build adds when it finds a JDK 25.
+   */
+  static String unsupportedJava(int feature, String sketchLibrary) {
+    if (feature >= 25 && !sketchLibrary.equals("DataSketches 9")) {
+      return "this build of Spyglass runs on Java 17 and 21 only (it was built without a JDK 25):"
+          + " run it on Java 17 or 21, or build it again with a JDK 25"
+          + " (mvn -Djdk25.home=/path/to/jdk-25 ...)";
+    }
+    if (feature != 17 && feature != 21 && feature < 25) {
+      return "Spyglass runs on Java 17, 21 and 25 (or later), not on Java "
+          + feature
+          + "; run it with one of these (./spyglass takes the java on the PATH)";
+    }
+    return null;
   }
 
   static CommandLine commandLine() {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** What people see when they get something wrong: where, why, and what to write instead. */
@@ -23,16 +24,54 @@ class ErrorsIT {
   }
 
   @Test
-  void badQueryInAFileNamesIt() throws Exception {
+  void badQueryInAFileNamesTheFileAndItsLine() throws Exception {
     Path file = Files.createTempFile("queries", ".bql");
     try {
+      // a byte order mark, a comment and a blank line: the bad query is on the file's line 4
       Files.writeString(
-          file, "SELECT COUNT(*) FROM STREAM(1s, TIME)\nSELECT * FROM STREAM() WHERE a =\n");
+          file,
+          "\uFEFFSELECT COUNT(*) FROM STREAM(1s, TIME)\n# counts\n\n"
+              + "SELECT * FROM STREAM() WHERE a =\n");
       Spyglass.Run run = Spyglass.run("query", "--queries", file.toString());
       assertThat(run.exitCode()).as(run.toString()).isEqualTo(2);
       assertThat(run.stdout()).isEmpty();
-      assertThat(run.stderr()).containsPattern("query 2: invalid query at line 1, column \\d+");
+      assertThat(run.stderr())
+          .containsOnlyOnce("invalid query")
+          .containsPattern(
+              "spyglass: "
+                  + Pattern.quote(file.toString())
+                  + ": invalid query at line 4, column 3\\d");
       assertThat(run.stderr()).contains("^").contains("fix: ");
+    } finally {
+      Files.deleteIfExists(file);
+    }
+  }
+
+  @Test
+  void badOptionsAndMissingFilesSayWhat() throws Exception {
+    Spyglass.Run run = Spyglass.run("query", "--duration", "-5s", "SELECT * FROM STREAM()");
+    assertThat(run.exitCode()).as(run.toString()).isEqualTo(2);
+    assertThat(run.stderr()).contains("--duration -5s must be longer than zero");
+
+    run = Spyglass.run("query", "--queries", "/no/such/queries.bql");
+    assertThat(run.exitCode()).as(run.toString()).isEqualTo(1);
+    assertThat(run.stderr())
+        .isEqualTo("spyglass: cannot read the queries file: no such file: /no/such/queries.bql\n");
+
+    run = Spyglass.run("query", "--source", "file:/no/such/events.json", "SELECT * FROM STREAM()");
+    assertThat(run.exitCode()).as(run.toString()).isEqualTo(1);
+    assertThat(run.stderr())
+        .isEqualTo(
+            "spyglass: cannot open source file:/no/such/events.json:"
+                + " no such file: /no/such/events.json\n");
+
+    Path file = Files.createTempFile("queries", ".bql");
+    try {
+      Files.writeString(file, "SELECT * FROM STREAM()\nSELECT * FROM STREAM()\n");
+      run = Spyglass.run("query", "--max-queries", "1", "--queries", file.toString());
+      assertThat(run.exitCode()).as(run.toString()).isEqualTo(2);
+      assertThat(run.stderr())
+          .contains("2 queries, more than --max-queries 1 lets run at once; raise --max-queries");
     } finally {
       Files.deleteIfExists(file);
     }

@@ -70,12 +70,16 @@ final class Spyglass {
 
   /** {@code java} and its flags up to and including {@code -jar spyglass.jar}. */
   static List<String> javaCommand() {
+    return javaCommand(Path.of(System.getProperty("java.home"), "bin", "java"));
+  }
+
+  /** As {@link #javaCommand()}, with another {@code java}. */
+  static List<String> javaCommand(Path java) {
     String jar = System.getProperty("spyglass.jar");
     assertThat(jar).as("system property spyglass.jar (set by failsafe)").isNotNull();
     assertThat(Path.of(jar)).as("the shaded jar; run mvn verify").exists();
     return List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "--add-modules=jdk.incubator.foreign",
+        java.toString(),
         // short runs: the quick compiler and a small heap start faster on a busy machine
         "-XX:TieredStopAtLevel=1",
         "-Xmx512m",

@@ -17,10 +17,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A filter worker: takes the next batch any worker may take from the engine's queue, parses it
- * (only the fields its queries need) and offers each record to its {@link FilterSet}. Partials go
- * to the combiner as copies. Commands (add or remove a query, flush) are taken between batches, so
- * a batch is never interleaved with them.
+ * A filter worker: takes the next batch any worker may take from the engine's queue and reads each
+ * record through its {@link FilterSet} ({@link FilterSet#read}: scanned, ruled out from its bytes
+ * when no query can match it, else only the fields its queries need decoded), then offers it.
+ * Partials go to the combiner as copies. Commands (add or remove a query, flush) are taken between
+ * batches, so a batch is never interleaved with them.
  *
  * <p>A query that throws here is dropped by the filter set and ended by the combiner with the
  * error; anything else thrown here is a failure of the engine (see {@link Engine#failure()}).
@@ -54,9 +55,7 @@ final class Worker implements Runnable, PartialSink {
   private final BlockingQueue<Command> commands;
   private final Engine engine;
   private final FilterSet filters;
-  private final JsonRecordReader reader;
   private final Record record = new Record(128);
-  private Set<String> selected;
   private volatile boolean stop;
 
   Worker(int id, BlockingQueue<RawBatch> batches, Engine engine) {
@@ -64,9 +63,13 @@ final class Worker implements Runnable, PartialSink {
     this.batches = batches;
     this.engine = engine;
     this.commands = new ArrayBlockingQueue<>(commandCapacity(engine.config().maxQueries()));
-    this.reader =
-        new JsonRecordReader(JsonRecordReader.Limits.forRecordBytes(engine.maxRecordBytes()));
-    this.filters = new FilterSet(engine.config().limits(), engine.config().clock(), this);
+    this.filters =
+        new FilterSet(
+            engine.config().limits(),
+            JsonRecordReader.Limits.forRecordBytes(engine.maxRecordBytes()),
+            engine.config().clock(),
+            this);
+    filters.virtualFields(Set.of(READ_TIME, KAFKA_PARTITION, KAFKA_OFFSET, KAFKA_TIMESTAMP));
   }
 
   /**
@@ -126,12 +129,10 @@ final class Worker implements Runnable, PartialSink {
     while ((c = commands.poll()) != null) {
       if (c instanceof Add) {
         filters.add(((Add) c).query());
-        refreshSelection();
         engine.combiner().added(((Add) c).query().id());
       } else if (c instanceof Remove) {
         Remove r = (Remove) c;
         filters.remove(r.queryId());
-        refreshSelection();
         if (r.workersLeft().decrementAndGet() == 0) {
           engine.released();
         }
@@ -154,14 +155,6 @@ final class Worker implements Runnable, PartialSink {
     return false;
   }
 
-  private void refreshSelection() {
-    Set<String> want = filters.referencedFields();
-    if (want != selected) {
-      selected = want;
-      reader.select(want);
-    }
-  }
-
   private void publishStats() {
     Map<String, QueryStats> stats = filters.stats();
     engine.publishStats(id, stats);
@@ -175,7 +168,9 @@ final class Worker implements Runnable, PartialSink {
     int n = batch.size();
     for (int i = 0; i < n; i++) {
       try {
-        reader.read(data, batch.start(i), batch.length(i), record);
+        if (!filters.read(data, batch.start(i), batch.length(i), record)) {
+          continue; // no query can match it: ruled out from its bytes, never decoded
+        }
       } catch (MalformedRecordException e) {
         malformed++;
         engine.badRecord(e.reason(), batch.where(i));

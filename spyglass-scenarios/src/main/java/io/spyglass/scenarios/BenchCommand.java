@@ -21,7 +21,8 @@ import picocli.CommandLine.Parameters;
       "Run a benchmark scenario against the embedded engine: tables on stdout, CSV and PNG charts"
           + " in --out.",
       "Scenarios: latency, find, raw-queries, data-scaling, query-scaling, query-kinds, pipeline,"
-          + " metering, service, versus-bullet, end-to-end."
+          + " metering, service, versus-bullet, end-to-end.",
+      "And report: rewrite the generated tables of docs/performance.md from a run's results."
     },
     footer = {
       "",
@@ -97,6 +98,28 @@ public final class BenchCommand implements Callable<Integer> {
   int poolRecords;
 
   @Option(
+      names = "--results",
+      paramLabel = "DIR",
+      description = "report: the folder of a run's results (default: docs/bench-results)")
+  Path results;
+
+  @Option(
+      names = "--doc",
+      paramLabel = "FILE",
+      description =
+          "report: the document whose generated tables to rewrite (default:"
+              + " docs/performance.md)")
+  Path doc;
+
+  @Option(
+      names = "--begin",
+      paramLabel = "COMMAND",
+      description =
+          "report: start a run instead: write its run.json (machine, commit, JDK, load"
+              + " now) with the command that runs it")
+  String begin;
+
+  @Option(
       names = "--ingest",
       description = "metering: how documents reach the engine: source or http (default: source)",
       defaultValue = "source")
@@ -118,6 +141,9 @@ public final class BenchCommand implements Callable<Integer> {
             latencyBoundMs,
             pairs > 0 ? pairs : d.pairs(),
             poolRecords > 0 ? poolRecords : d.poolRecords());
+    if (scenario.equals("report")) {
+      return report();
+    }
     Scenario sc = Scenarios.byName().get(scenario);
     if (sc == null) {
       throw new CommandLine.ParameterException(
@@ -130,6 +156,26 @@ public final class BenchCommand implements Callable<Integer> {
     Path dir = out != null ? out : Path.of("bench-results", scenario);
     Report r = run(sc, s, dir, System.out);
     return r.problems().isEmpty() ? 0 : 1;
+  }
+
+  /**
+   * {@code spyglass bench report}: with {@code --begin}, writes the run's {@code run.json} at its
+   * start; else rewrites the generated tables of the document from the run's results.
+   */
+  private int report() throws Exception {
+    Path dir = results != null ? results : Path.of("docs", "bench-results");
+    if (begin != null) {
+      java.nio.file.Files.createDirectories(dir);
+      java.nio.file.Files.writeString(
+          dir.resolve("run.json"),
+          Machine.runJson("all", quick, java.time.Instant.now(), 0, Machine.loadAverage(), begin));
+      System.out.println("run.json written to " + dir);
+      return 0;
+    }
+    Path file = doc != null ? doc : Path.of("docs", "performance.md");
+    int blocks = new BenchReport(dir, file).regenerate();
+    System.out.println(blocks + " generated blocks of " + file + " rewritten from " + dir);
+    return 0;
   }
 
   /** Runs a scenario, printing to {@code console} and writing files to {@code out}. */
@@ -151,7 +197,8 @@ public final class BenchCommand implements Callable<Integer> {
             s.quick(),
             java.time.Instant.ofEpochMilli(start),
             (System.currentTimeMillis() - start) / 1000.0,
-            loadBefore));
+            loadBefore,
+            null));
     console.println();
     console.printf(
         "%s in %.1f s; files in %s%s%n",

@@ -93,7 +93,12 @@ final class Machine {
 
   /** What a results file needs to be read later: the run, the commit, the machine, the JDK. */
   static String runJson(
-      String scenario, boolean quick, Instant start, double seconds, double loadBefore) {
+      String scenario,
+      boolean quick,
+      Instant start,
+      double seconds,
+      double loadBefore,
+      String command) {
     StringWriter out = new StringWriter();
     try (JsonGenerator g = new JsonFactory().createGenerator(out)) {
       g.useDefaultPrettyPrinter();
@@ -114,6 +119,9 @@ final class Machine {
           "os", System.getProperty("os.name") + " " + System.getProperty("os.version"));
       g.writeNumberField("loadAverageBefore", Math.round(loadBefore * 100) / 100.0);
       g.writeNumberField("loadAverageAfter", Math.round(loadAverage() * 100) / 100.0);
+      if (command != null) {
+        g.writeStringField("command", command);
+      }
       g.writeEndObject();
     } catch (IOException e) {
       throw new UncheckedIOException(e);

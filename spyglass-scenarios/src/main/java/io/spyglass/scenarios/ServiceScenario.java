@@ -53,8 +53,9 @@ final class ServiceScenario implements Scenario {
 
   @Override
   public void run(Settings s, Report report) throws Exception {
-    int clients = s.quick() ? 50 : 1_000;
-    int queries = s.quick() ? 50 : 1_000;
+    // --queries N sets both counts
+    int clients = s.queriesOr(List.of(s.quick() ? 50 : 1_000)).get(0);
+    int queries = clients;
     report.note(
         String.format(
             "%,d SSE clients, %,d simultaneous queries, %d cores; server and clients share this"
@@ -159,7 +160,7 @@ final class ServiceScenario implements Scenario {
   /** Part 1: {@code clients} SSE clients on one windowed query. */
   private void fanOut(Settings s, Report report, HttpClient http, int clients) throws Exception {
     report.heading("1. " + clients + " SSE clients on one windowed query");
-    long rate = s.rateOr(s.quick() ? 5_000 : Settings.BULLET_RATE);
+    long rate = s.rateOr(s.quick() ? 5_000 : 10_000);
     int windows = s.quick() ? 2 : 10;
     try (Served sv = Served.start(rate, s.recordBytes(), 64)) {
       String id = submit(http, sv.base(), FAN_OUT_QUERY, true);
@@ -206,6 +207,9 @@ final class ServiceScenario implements Scenario {
       t.row("window emitted -> event received, p50 (ms)", Table.num(delay.percentile(50), 0));
       t.row("window emitted -> event received, p99 (ms)", Table.num(delay.percentile(99), 0));
       t.row("window emitted -> event received, max (ms)", Table.num(delay.max(), 0));
+      t.row(
+          "server side: window emitted -> written to the connection, mean (ms)",
+          Table.num(sv.service().metrics().meanDeliveryMs("sse"), 1));
       t.row("engine records/s meanwhile", Table.count(rps));
       report.table(t);
     }
@@ -215,7 +219,7 @@ final class ServiceScenario implements Scenario {
   private void simultaneousQueries(Settings s, Report report, HttpClient http, int n)
       throws Exception {
     report.heading("2. " + n + " simultaneous queries from " + n + " connections");
-    long rate = s.rateOr(s.quick() ? 5_000 : 20_000);
+    long rate = s.rateOr(s.quick() ? 5_000 : 10_000);
     long durationMs = s.quick() ? 2_000 : 5_000;
     try (Served sv = Served.start(rate, s.recordBytes(), n + 16)) {
       Map<Integer, Long> submitMs = new ConcurrentHashMap<>();

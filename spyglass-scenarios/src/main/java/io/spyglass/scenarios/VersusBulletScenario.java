@@ -71,7 +71,7 @@ final class VersusBulletScenario implements Scenario {
   }
 
   enum Input {
-    SMALL_POOL("256-record pool"),
+    SMALL_POOL("pool of 256 records"),
     LARGE_POOL("large pool"),
     JSON("JSON bytes");
 
@@ -195,7 +195,13 @@ final class VersusBulletScenario implements Scenario {
       filters.add(Query.parse(q.getKey(), q.getValue(), QueryLimits.DEFAULTS, NOW_MS));
     }
     for (Input in : Input.values()) {
-      report.progress(w + " on " + in.label);
+      String inputLabel =
+          switch (in) {
+            case SMALL_POOL -> in.label;
+            case LARGE_POOL -> String.format("pool of %,d records", data.records.length);
+            default -> String.format("JSON bytes (%,d records cycled)", data.json.size());
+          };
+      report.progress(w + " on " + inputLabel);
       List<Engine> engines = new ArrayList<>();
       switch (in) {
         case SMALL_POOL -> {
@@ -225,7 +231,7 @@ final class VersusBulletScenario implements Scenario {
           runs.row(w, in, pair, engines.get(e).name(), m.records, m.cpuNs, m.wallNs);
         }
       }
-      summary.row(row(w, in, byEngine));
+      summary.row(row(w, inputLabel, byEngine));
     }
     bulletQueries.finish();
     long matched = 0;
@@ -237,7 +243,7 @@ final class VersusBulletScenario implements Scenario {
     }
   }
 
-  private static Object[] row(Workload w, Input in, List<List<Measured>> byEngine) {
+  private static Object[] row(Workload w, String input, List<List<Measured>> byEngine) {
     Stats sCpu = Stats.of(byEngine.get(0), true);
     Stats bCpu = Stats.of(byEngine.get(1), true);
     Stats sWall = Stats.of(byEngine.get(0), false);
@@ -245,7 +251,7 @@ final class VersusBulletScenario implements Scenario {
     String first = byEngine.size() > 2 ? Stats.of(byEngine.get(2), true).cell() : "";
     return new Object[] {
       w.label,
-      in.label,
+      input,
       sCpu.cell(),
       bCpu.cell(),
       Table.num(sCpu.median / bCpu.median, 1) + "x",

@@ -14,7 +14,6 @@ import com.yahoo.bullet.record.BulletRecord;
 import com.yahoo.bullet.record.BulletRecordProvider;
 import com.yahoo.bullet.result.Clip;
 import java.io.IOException;
-import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -300,9 +299,5 @@ public final class BulletRunner implements Function<Map<String, Object>, Map<Str
   @SuppressWarnings("unchecked")
   private static Map<String, String> strings(Object o) {
     return (Map<String, String>) o;
-  }
-
-  static Serializable serializable(Object o) {
-    return (Serializable) o;
   }
 }

@@ -4,8 +4,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.datasketches.theta.CompactSketch;
-import org.apache.datasketches.theta.Union;
 
 /**
  * {@code COUNT(DISTINCT ...)}: a theta sketch of the distinct tuples. Exact up to about {@code
@@ -17,7 +15,7 @@ public final class CountDistinctPartial implements Partial {
   private final String name;
 
   /** Null until first needed: thousands of idle queries hold no sketch. */
-  private Union union;
+  private Sketches.Distinct union;
 
   private boolean empty = true;
 
@@ -35,9 +33,9 @@ public final class CountDistinctPartial implements Partial {
     this.name = name;
   }
 
-  private Union union() {
+  private Sketches.Distinct union() {
     if (union == null) {
-      union = SketchImages.newThetaUnion(nominalEntries);
+      union = new Sketches.Distinct(nominalEntries);
     }
     return union;
   }
@@ -64,7 +62,7 @@ public final class CountDistinctPartial implements Partial {
 
   /** The current estimate of distinct tuples. */
   public double estimate() {
-    return union().getResult(false, null).getEstimate();
+    return union().estimate();
   }
 
   @Override
@@ -82,8 +80,7 @@ public final class CountDistinctPartial implements Partial {
     }
     CountDistinctPartial o = (CountDistinctPartial) other;
     if (!o.empty) {
-      // an unordered result is a plain copy of the retained hashes: no sort on the merge path
-      union().union(o.union.getResult(false, null));
+      union().union(o.union);
       empty = false;
     }
   }
@@ -92,7 +89,7 @@ public final class CountDistinctPartial implements Partial {
   public void writeTo(PartialWriter out) {
     out.writeVarInt(nominalEntries);
     out.writeString(name);
-    out.writeBytes(union().getResult().toByteArray());
+    out.writeBytes(union().toByteArray());
   }
 
   static CountDistinctPartial readFrom(PartialReader in) {
@@ -106,7 +103,7 @@ public final class CountDistinctPartial implements Partial {
       throw new PartialFormatException(e.getMessage());
     }
     SketchImages.unionThetaImage(p.union(), image);
-    p.empty = p.union.getResult(false, null).isEmpty();
+    p.empty = p.union.isEmpty();
     return p;
   }
 
@@ -121,15 +118,16 @@ public final class CountDistinctPartial implements Partial {
 
   @Override
   public Map<String, Object> metadata() {
-    CompactSketch result = union().getResult();
+    Sketches.DistinctSummary result = union().summary();
     Map<String, Object> meta = new LinkedHashMap<>();
-    meta.put(MetadataKeys.WAS_ESTIMATED, result.isEstimationMode());
+    meta.put(MetadataKeys.WAS_ESTIMATED, result.estimationMode());
     meta.put(MetadataKeys.FAMILY, MetadataKeys.FAMILY_THETA);
-    meta.put(MetadataKeys.SIZE, result.getCurrentBytes());
-    meta.put(MetadataKeys.THETA, result.getTheta());
+    meta.put(MetadataKeys.SIZE, result.currentBytes());
+    meta.put(MetadataKeys.THETA, result.theta());
     meta.put(
         MetadataKeys.STANDARD_DEVIATIONS,
-        MetadataKeys.standardDeviations(result::getUpperBound, result::getLowerBound));
+        MetadataKeys.standardDeviations(
+            sd -> result.upper()[sd - 1], sd -> result.lower()[sd - 1]));
     return meta;
   }
 

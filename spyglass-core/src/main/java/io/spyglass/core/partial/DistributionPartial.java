@@ -8,11 +8,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.datasketches.memory.Memory;
-import org.apache.datasketches.quantiles.DoublesSketch;
-import org.apache.datasketches.quantiles.DoublesUnion;
-import org.apache.datasketches.quantiles.UpdateDoublesSketch;
-import org.apache.datasketches.quantilescommon.QuantileSearchCriteria;
 
 /**
  * {@code QUANTILE}, {@code FREQ} (PMF) and {@code CUMFREQ} (CDF) of a numeric expression: a classic
@@ -43,7 +38,6 @@ public final class DistributionPartial implements Partial {
 
   private static final String NEG_INF = "-\u221e";
   private static final String POS_INF = "+\u221e";
-  private static final QuantileSearchCriteria CRITERIA = QuantileSearchCriteria.EXCLUSIVE;
 
   private final DistributionKind kind;
   private final Points points;
@@ -51,7 +45,7 @@ public final class DistributionPartial implements Partial {
   private final int maxPoints;
 
   /** Null until first needed: thousands of idle queries hold no sketch. */
-  private UpdateDoublesSketch sketch;
+  private Sketches.Quantiles sketch;
 
   /**
    * @param kind QUANTILE, PMF or CDF
@@ -125,16 +119,16 @@ public final class DistributionPartial implements Partial {
     }
   }
 
-  private UpdateDoublesSketch sketch() {
+  private Sketches.Quantiles sketch() {
     if (sketch == null) {
-      sketch = DoublesSketch.builder().setK(k).build();
+      sketch = new Sketches.Quantiles(k);
     }
     return sketch;
   }
 
   /** Values seen. */
   public long count() {
-    return sketch == null ? 0 : sketch.getN();
+    return sketch == null ? 0 : sketch.n();
   }
 
   @Override
@@ -152,10 +146,7 @@ public final class DistributionPartial implements Partial {
     if (o.isEmpty()) {
       return;
     }
-    DoublesUnion union = DoublesUnion.builder().setMaxK(k).build();
-    union.union(sketch());
-    union.union(o.sketch);
-    sketch = union.getResult();
+    sketch().merge(k, o.sketch);
   }
 
   private boolean sameParameters(DistributionPartial o) {
@@ -179,7 +170,7 @@ public final class DistributionPartial implements Partial {
     }
     out.writeVarInt(k);
     out.writeVarInt(maxPoints);
-    out.writeBytes(sketch().toByteArray(true));
+    out.writeBytes(sketch().toByteArray());
   }
 
   static DistributionPartial readFrom(PartialReader in) {
@@ -220,9 +211,7 @@ public final class DistributionPartial implements Partial {
       throw new PartialFormatException(e.getMessage());
     }
     SketchImages.checkQuantilesImage(image, k);
-    DoublesUnion union = DoublesUnion.builder().setMaxK(k).build();
-    union.union(Memory.wrap(image));
-    p.sketch = union.getResult();
+    p.sketch = Sketches.Quantiles.fromImage(k, image);
     return p;
   }
 
@@ -230,12 +219,12 @@ public final class DistributionPartial implements Partial {
   public List<Map<String, Object>> rows() {
     sketch();
     boolean empty = sketch.isEmpty();
-    double min = empty ? Double.POSITIVE_INFINITY : sketch.getMinItem();
-    double max = empty ? Double.NEGATIVE_INFINITY : sketch.getMaxItem();
+    double min = empty ? Double.POSITIVE_INFINITY : sketch.min();
+    double max = empty ? Double.NEGATIVE_INFINITY : sketch.max();
     double[] domain = domain(min, max);
     List<Map<String, Object>> rows = new ArrayList<>(domain.length + 1);
     if (kind == DistributionKind.QUANTILE) {
-      double[] values = empty ? emptyQuantiles(domain) : sketch.getQuantiles(domain, CRITERIA);
+      double[] values = empty ? emptyQuantiles(domain) : sketch.quantiles(domain);
       for (int i = 0; i < domain.length; i++) {
         Map<String, Object> row = new LinkedHashMap<>();
         row.put(QUANTILE, domain[i]);
@@ -249,12 +238,9 @@ public final class DistributionPartial implements Partial {
       probabilities = new double[domain.length + 1];
       java.util.Arrays.fill(probabilities, Double.NaN);
     } else {
-      probabilities =
-          kind == DistributionKind.PMF
-              ? sketch.getPMF(domain, CRITERIA)
-              : sketch.getCDF(domain, CRITERIA);
+      probabilities = kind == DistributionKind.PMF ? sketch.pmf(domain) : sketch.cdf(domain);
     }
-    long n = sketch.getN();
+    long n = sketch.n();
     String[] ranges = kind == DistributionKind.PMF ? pmfRanges(domain) : cdfRanges(domain);
     boolean exact = !sketch.isEstimationMode();
     for (int i = 0; i < ranges.length; i++) {
@@ -370,11 +356,11 @@ public final class DistributionPartial implements Partial {
     Map<String, Object> meta = new LinkedHashMap<>();
     meta.put(MetadataKeys.WAS_ESTIMATED, sketch.isEstimationMode());
     meta.put(MetadataKeys.FAMILY, MetadataKeys.FAMILY_QUANTILES);
-    meta.put(MetadataKeys.SIZE, sketch.getCurrentCompactSerializedSizeBytes());
-    meta.put(MetadataKeys.NORMALIZED_RANK_ERROR, sketch.getNormalizedRankError(false));
-    meta.put(MetadataKeys.ITEMS_SEEN, sketch.getN());
-    meta.put(MetadataKeys.MINIMUM_VALUE, empty ? Double.POSITIVE_INFINITY : sketch.getMinItem());
-    meta.put(MetadataKeys.MAXIMUM_VALUE, empty ? Double.NEGATIVE_INFINITY : sketch.getMaxItem());
+    meta.put(MetadataKeys.SIZE, sketch.compactBytes());
+    meta.put(MetadataKeys.NORMALIZED_RANK_ERROR, sketch.normalizedRankError());
+    meta.put(MetadataKeys.ITEMS_SEEN, sketch.n());
+    meta.put(MetadataKeys.MINIMUM_VALUE, empty ? Double.POSITIVE_INFINITY : sketch.min());
+    meta.put(MetadataKeys.MAXIMUM_VALUE, empty ? Double.NEGATIVE_INFINITY : sketch.max());
     return meta;
   }
 

@@ -9,8 +9,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import org.apache.datasketches.theta.Union;
-import org.apache.datasketches.thetacommon.BinomialBoundsN;
 
 /**
  * GROUP BY, GROUP ALL (no keys) and DISTINCT (no metrics): groups keyed by a tuple of values, each
@@ -40,7 +38,7 @@ public final class GroupPartial implements Partial {
   private static final Object[][] NO_KEYS = new Object[0][];
   private static final long[] NO_LONGS = new long[0];
   private static final double[] NO_DOUBLES = new double[0];
-  private static final Union[] NO_UNIONS = new Union[0];
+  private static final Sketches.Distinct[] NO_UNIONS = new Sketches.Distinct[0];
 
   /** One empty cell: a lookup in a partial without groups finds nothing. Never written. */
   private static final int[] NO_INDEX = new int[1];
@@ -59,7 +57,7 @@ public final class GroupPartial implements Partial {
   private long[] hashes;
   private double[] values;
   private long[] counts;
-  private Union[] distincts;
+  private Sketches.Distinct[] distincts;
 
   /** Open addressing over {@link #hashes}: slot + 1, 0 when empty; at most half full. */
   private int[] index;
@@ -207,9 +205,9 @@ public final class GroupPartial implements Partial {
   /** COUNT_DISTINCT: one tuple, given as the 64-bit hash of its values. */
   public void distinct(int slot, int metric, long tupleHash) {
     int j = slot * m + metric;
-    Union u = distincts[j];
+    Sketches.Distinct u = distincts[j];
     if (u == null) {
-      u = SketchImages.newThetaUnion(countDistinctEntries);
+      u = new Sketches.Distinct(countDistinctEntries);
       distincts[j] = u;
     }
     u.update(tupleHash);
@@ -396,12 +394,12 @@ public final class GroupPartial implements Partial {
           }
           break;
         case COUNT_DISTINCT:
-          Union ou = o.distincts[oj];
+          Sketches.Distinct ou = o.distincts[oj];
           if (ou != null) {
             if (distincts[j] == null) {
-              distincts[j] = SketchImages.newThetaUnion(countDistinctEntries);
+              distincts[j] = new Sketches.Distinct(countDistinctEntries);
             }
-            distincts[j].union(ou.getResult(false, null));
+            distincts[j].union(ou);
           }
           break;
         default:
@@ -468,8 +466,8 @@ public final class GroupPartial implements Partial {
       case AVG:
         return c == 0 ? null : values[j] / c;
       case COUNT_DISTINCT:
-        Union u = distincts[j];
-        return u == null ? 0L : Math.round(u.getResult(false, null).getEstimate());
+        Sketches.Distinct u = distincts[j];
+        return u == null ? 0L : Math.round(u.estimate());
       default:
         throw new IllegalStateException("unknown metric kind " + kinds[i]);
     }
@@ -497,8 +495,8 @@ public final class GroupPartial implements Partial {
     meta.put(
         MetadataKeys.STANDARD_DEVIATIONS,
         MetadataKeys.standardDeviations(
-            sd -> BinomialBoundsN.getUpperBound(n, theta, sd, noData),
-            sd -> BinomialBoundsN.getLowerBound(n, theta, sd, noData)));
+            sd -> Sketches.upperBound(n, theta, sd, noData),
+            sd -> Sketches.lowerBound(n, theta, sd, noData)));
     return meta;
   }
 
@@ -547,8 +545,8 @@ public final class GroupPartial implements Partial {
       for (int i = 0; i < m; i++) {
         int j = s * m + i;
         if (isDistinct(i)) {
-          Union u = distincts[j];
-          out.writeBytes(u == null ? new byte[0] : u.getResult().toByteArray());
+          Sketches.Distinct u = distincts[j];
+          out.writeBytes(u == null ? new byte[0] : u.toByteArray());
         } else {
           out.writeVarLong(counts[j]);
           if (kinds[i] != MetricKind.COUNT && counts[j] > 0) {
@@ -609,7 +607,7 @@ public final class GroupPartial implements Partial {
         if (kinds[i] == MetricKind.COUNT_DISTINCT) {
           byte[] image = in.readBytes();
           if (image.length > 0) {
-            Union u = SketchImages.newThetaUnion(cdEntries);
+            Sketches.Distinct u = new Sketches.Distinct(cdEntries);
             SketchImages.unionThetaImage(u, image);
             p.distincts[j] = u;
           }

@@ -21,6 +21,14 @@ public final class Partials {
 
   private Partials() {}
 
+  /**
+   * The DataSketches line behind the sketches on this JVM: {@code DataSketches 6} (Java 17 and 21)
+   * or {@code DataSketches 9} (Java 25 and later, from the multi-release jar).
+   */
+  public static String sketchLibrary() {
+    return Sketches.line();
+  }
+
   public static byte[] encode(Partial partial) {
     PartialWriter out = new PartialWriter(128);
     out.writeRaw(MAGIC, 0, MAGIC.length);

@@ -1,28 +1,14 @@
 package io.spyglass.core.partial;
 
-import org.apache.datasketches.common.ResizeFactor;
-import org.apache.datasketches.memory.Memory;
-import org.apache.datasketches.theta.SetOperation;
-import org.apache.datasketches.theta.Union;
-
 /**
- * Helpers around DataSketches' serialized images: building the theta unions used as mutable
- * distinct-count states, and checking image headers before DataSketches allocates from the counts
- * they declare.
+ * Checks of DataSketches' serialized images, made before DataSketches allocates from the counts
+ * their headers declare.
  */
 final class SketchImages {
   private SketchImages() {}
 
-  /** A theta union that grows by doubling from the smallest table, so tiny sets stay tiny. */
-  static Union newThetaUnion(int nominalEntries) {
-    return SetOperation.builder()
-        .setNominalEntries(nominalEntries)
-        .setResizeFactor(ResizeFactor.X2)
-        .buildUnion();
-  }
-
   /** Unions a compact theta image (checked first) into {@code union}. */
-  static void unionThetaImage(Union union, byte[] image) {
+  static void unionThetaImage(Sketches.Distinct union, byte[] image) {
     if (image.length < 8) {
       throw new PartialFormatException("theta image of " + image.length + " bytes is too short");
     }
@@ -40,7 +26,7 @@ final class SketchImages {
             "theta image declares " + entries + " entries but has " + image.length + " bytes");
       }
     }
-    union.union(Memory.wrap(image));
+    union.unionImage(image);
   }
 
   /** Checks a frequent-items image header against the expected maximum map size. */

@@ -7,9 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import org.apache.datasketches.frequencies.ErrorType;
-import org.apache.datasketches.frequencies.ItemsSketch;
-import org.apache.datasketches.memory.Memory;
 
 /**
  * {@code TOP(k[, minCount], fields...)}: a frequent-items sketch of key tuples. Exact while fewer
@@ -22,17 +19,14 @@ import org.apache.datasketches.memory.Memory;
  * only counts of at least {@code minCount} (and of at least the maximum error).
  */
 public final class TopKPartial implements Partial {
-  private static final ErrorType ERROR_TYPE = ErrorType.NO_FALSE_NEGATIVES;
-
   private final int k;
   private final Optional<Long> minCount;
   private final List<String> fieldNames;
   private final String countName;
   private final int maxMapSize;
-  private final GroupKeySerDe serDe;
 
   /** Null until first needed: thousands of idle queries hold no sketch. */
-  private ItemsSketch<GroupKey> sketch;
+  private Sketches.Frequent sketch;
 
   /*
    * A frequent-items sketch whose purge removed every item reports itself empty, and DataSketches
@@ -64,12 +58,11 @@ public final class TopKPartial implements Partial {
     this.fieldNames = List.copyOf(fieldNames);
     this.countName = Objects.requireNonNull(countName);
     this.maxMapSize = maxMapSize;
-    this.serDe = new GroupKeySerDe(this.fieldNames.size());
   }
 
-  private ItemsSketch<GroupKey> sketch() {
+  private Sketches.Frequent sketch() {
     if (sketch == null) {
-      sketch = new ItemsSketch<>(maxMapSize);
+      sketch = new Sketches.Frequent(maxMapSize, fieldNames.size());
     }
     return sketch;
   }
@@ -126,8 +119,8 @@ public final class TopKPartial implements Partial {
       return;
     }
     if (o.sketch.isEmpty()) {
-      extraError += o.sketch.getMaximumError();
-      extraItemsSeen += o.sketch.getStreamLength();
+      extraError += o.sketch.maximumError();
+      extraItemsSeen += o.sketch.streamLength();
     } else {
       sketch().merge(o.sketch);
     }
@@ -135,12 +128,12 @@ public final class TopKPartial implements Partial {
 
   /** The largest amount by which a reported count may exceed the true count. */
   public long maximumCountError() {
-    return (sketch == null ? 0 : sketch.getMaximumError()) + extraError;
+    return (sketch == null ? 0 : sketch.maximumError()) + extraError;
   }
 
   /** Tuples counted. */
   public long itemsSeen() {
-    return (sketch == null ? 0 : sketch.getStreamLength()) + extraItemsSeen;
+    return (sketch == null ? 0 : sketch.streamLength()) + extraItemsSeen;
   }
 
   private boolean sameParameters(TopKPartial o) {
@@ -164,11 +157,11 @@ public final class TopKPartial implements Partial {
     }
     out.writeString(countName);
     out.writeVarInt(maxMapSize);
-    ItemsSketch<GroupKey> sk = sketch();
+    Sketches.Frequent sk = sketch();
     boolean lost = sk.isEmpty();
-    out.writeVarLong(extraError + (lost ? sk.getMaximumError() : 0));
-    out.writeVarLong(extraItemsSeen + (lost ? sk.getStreamLength() : 0));
-    out.writeBytes(sk.toByteArray(serDe));
+    out.writeVarLong(extraError + (lost ? sk.maximumError() : 0));
+    out.writeVarLong(extraItemsSeen + (lost ? sk.streamLength() : 0));
+    out.writeBytes(sk.toByteArray());
   }
 
   static TopKPartial readFrom(PartialReader in) {
@@ -195,7 +188,7 @@ public final class TopKPartial implements Partial {
       throw new PartialFormatException(e.getMessage());
     }
     SketchImages.checkFrequencyImage(image, maxMapSize);
-    p.sketch = ItemsSketch.getInstance(Memory.wrap(image), p.serDe);
+    p.sketch = Sketches.Frequent.fromImage(image, fields.size());
     p.extraError = extraError;
     p.extraItemsSeen = extraItemsSeen;
     return p;
@@ -206,26 +199,24 @@ public final class TopKPartial implements Partial {
     // The sketch keeps rows whose upper bound reaches max(threshold, its own error); the extra
     // error is added to every upper bound.
     long threshold = minCount.isPresent() ? minCount.get() - extraError : -1L;
-    ItemsSketch.Row<GroupKey>[] items = sketch().getFrequentItems(threshold, ERROR_TYPE);
+    List<Sketches.FrequentRow> items = sketch().rows(threshold);
     // Ties are ordered by the encoded values so that rows do not depend on merge order.
-    Arrays.sort(
-        items,
+    items.sort(
         (a, b) -> {
-          int c = Long.compare(b.getUpperBound(), a.getUpperBound());
+          int c = Long.compare(b.upperBound(), a.upperBound());
           return c != 0
               ? c
-              : Arrays.compare(
-                  serDe.serializeToByteArray(a.getItem()), serDe.serializeToByteArray(b.getItem()));
+              : Arrays.compare(GroupKeyCodec.encode(a.item()), GroupKeyCodec.encode(b.item()));
         });
-    int n = Math.min(k, items.length);
+    int n = Math.min(k, items.size());
     List<Map<String, Object>> rows = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
-      GroupKey key = items[i].getItem();
+      GroupKey key = items.get(i).item();
       Map<String, Object> row = new LinkedHashMap<>();
       for (int f = 0; f < fieldNames.size(); f++) {
         row.put(fieldNames.get(f), key.get(f));
       }
-      row.put(countName, items[i].getUpperBound() + extraError);
+      row.put(countName, items.get(i).upperBound() + extraError);
       rows.add(row);
     }
     return rows;
@@ -237,7 +228,7 @@ public final class TopKPartial implements Partial {
     meta.put(MetadataKeys.WAS_ESTIMATED, maximumCountError() > 0);
     meta.put(MetadataKeys.FAMILY, MetadataKeys.FAMILY_FREQUENCY);
     meta.put(MetadataKeys.MAXIMUM_COUNT_ERROR, maximumCountError());
-    meta.put(MetadataKeys.ACTIVE_ITEMS, sketch == null ? 0 : sketch.getNumActiveItems());
+    meta.put(MetadataKeys.ACTIVE_ITEMS, sketch == null ? 0 : sketch.activeItems());
     meta.put(MetadataKeys.ITEMS_SEEN, itemsSeen());
     return meta;
   }

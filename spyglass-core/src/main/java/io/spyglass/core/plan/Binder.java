@@ -108,7 +108,7 @@ final class Binder {
       where = Optional.of(bound);
     }
     Kind kind = classify(query);
-    Shape shape =
+    BoundAggregation shape =
         switch (kind) {
           case RAW -> raw.projection(query);
           case ALL -> raw.all(query);

@@ -1,6 +1,5 @@
 package io.spyglass.core.plan;
 
-import static io.spyglass.core.plan.BindContext.aliasOr;
 import static io.spyglass.core.plan.BindContext.columnOrder;
 
 import io.spyglass.core.plan.Aggregation.Metric;
@@ -23,14 +22,14 @@ final class CountDistinctBinder {
     this.cx = cx;
   }
 
-  Shape bind(Select query) {
+  BoundAggregation bind(Select query) {
     Metric metric = cx.metric((Expression.Call) BindContext.allAggregates(query).get(0));
     String name = metric.name();
     for (SelectItem item : query.select()) {
       if (item instanceof Item i
           && i.expression() instanceof Expression.Call c
           && ExpressionBinder.isAggregate(c)) {
-        name = aliasOr(i, name);
+        name = cx.nameOf(i);
         break;
       }
     }
@@ -49,7 +48,7 @@ final class CountDistinctBinder {
       String itemName;
       if (!cdSelected
           && ExpressionBinder.isAggregate(i.expression())
-          && aliasOr(i, metric.name()).equals(cdName)) {
+          && cx.nameOf(i).equals(cdName)) {
         cdSelected = true;
         itemName = cdName;
       } else {
@@ -75,6 +74,6 @@ final class CountDistinctBinder {
             Optional.empty(),
             culled,
             columnOrder(natural, selected));
-    return new Shape(new Aggregation.CountDistinct(metric.arguments(), cdName), post);
+    return new BoundAggregation(new Aggregation.CountDistinct(metric.arguments(), cdName), post);
   }
 }

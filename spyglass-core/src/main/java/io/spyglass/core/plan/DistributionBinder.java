@@ -24,7 +24,7 @@ final class DistributionBinder {
   private static final List<String> QUANTILE_COLUMNS = List.of("Value", "Quantile");
   private static final List<String> FREQUENCY_COLUMNS = List.of("Probability", "Count", "Range");
 
-  Shape bind(Select query) {
+  BoundAggregation bind(Select query) {
     Expression.Distribution d = null;
     for (Expression a : BindContext.allAggregates(query)) {
       if (a instanceof Expression.Distribution found) {
@@ -85,7 +85,7 @@ final class DistributionBinder {
     PostAggregation post =
         new PostAggregation(
             Optional.empty(), computations, orderBy, Optional.empty(), List.of(), Optional.empty());
-    return new Shape(new Aggregation.Distribution(kind, value, points, limit), post);
+    return new BoundAggregation(new Aggregation.Distribution(kind, value, points, limit), post);
   }
 
   private static boolean sameDistribution(Expression.Distribution a, Expression.Distribution b) {

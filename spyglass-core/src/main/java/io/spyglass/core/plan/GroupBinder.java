@@ -1,8 +1,6 @@
 package io.spyglass.core.plan;
 
-import static io.spyglass.core.plan.BindContext.aliasOr;
 import static io.spyglass.core.plan.BindContext.columnOrder;
-import static io.spyglass.core.plan.BindContext.defaultName;
 
 import io.spyglass.core.plan.Aggregation.Metric;
 import io.spyglass.core.plan.Aggregation.MetricKind;
@@ -29,7 +27,7 @@ final class GroupBinder {
     this.cx = cx;
   }
 
-  Shape distinct(Select query) {
+  BoundAggregation distinct(Select query) {
     List<NamedExpr> keys = new ArrayList<>();
     Map<Expr, String> known = new LinkedHashMap<>();
     for (SelectItem item : query.select()) {
@@ -95,7 +93,7 @@ final class GroupBinder {
     }
   }
 
-  Shape group(Select query) {
+  BoundAggregation group(Select query) {
     Map<Expr, String> keyNames = keyNames(query);
     List<NamedExpr> keys = new ArrayList<>();
     keyNames.forEach((expr, name) -> keys.add(new NamedExpr(expr, name)));
@@ -151,7 +149,7 @@ final class GroupBinder {
     List<String> all = new ArrayList<>(natural);
     all.addAll(culled);
     cx.checkDuplicates(all, query.span());
-    Optional<Shape> topK =
+    Optional<BoundAggregation> topK =
         specialK(query, keys, g.metrics, computations, having, orderBy, selected);
     if (topK.isPresent()) {
       return topK.get();
@@ -169,14 +167,13 @@ final class GroupBinder {
 
   /** The GROUP BY keys, each named after the select item that selects it, in GROUP BY order. */
   private Map<Expr, String> keyNames(Select query) {
-    List<Expr> keyExprs = new ArrayList<>();
+    Map<Expr, String> written = new LinkedHashMap<>();
     for (Expression key : query.groupBy().orElse(List.of())) {
       Expr bound = cx.bindRecord(key, "in GROUP BY");
       cx.primitiveKey(bound, key.span(), "GROUP BY");
-      if (!keyExprs.contains(bound)) {
-        keyExprs.add(bound);
-      }
+      written.putIfAbsent(bound, cx.nameOf(key));
     }
+    List<Expr> keyExprs = new ArrayList<>(written.keySet());
     Map<Expr, String> selectedNames = new HashMap<>();
     for (SelectItem item : query.select()) {
       if (item instanceof Item i && ExpressionBinder.aggregatesIn(i.expression()).isEmpty()) {
@@ -187,7 +184,7 @@ final class GroupBinder {
       }
     }
     Map<Expr, String> names = new LinkedHashMap<>();
-    keyExprs.forEach(k -> names.put(k, selectedNames.getOrDefault(k, defaultName(k))));
+    keyExprs.forEach(k -> names.put(k, selectedNames.getOrDefault(k, written.get(k))));
     return names;
   }
 
@@ -200,7 +197,7 @@ final class GroupBinder {
           && !call.name().equals("TOP")) {
         Metric m = cx.quietly(() -> cx.metric(call));
         if (!g.metricNames.containsKey(m)) {
-          String name = aliasOr(i, m.name());
+          String name = cx.nameOf(i);
           g.metricNames.put(m, name);
           g.metrics.add(new Metric(m.kind(), m.arguments(), name));
           g.columns.add(name);
@@ -209,7 +206,7 @@ final class GroupBinder {
     }
   }
 
-  private Shape shape(
+  private BoundAggregation shape(
       Select query,
       List<NamedExpr> keys,
       List<Metric> metrics,
@@ -230,14 +227,14 @@ final class GroupBinder {
     }
     PostAggregation post =
         new PostAggregation(having, computations, orderBy, postLimit, culled, columnOrder);
-    return new Shape(new Aggregation.Group(keys, metrics, groupLimit), post);
+    return new BoundAggregation(new Aggregation.Group(keys, metrics, groupLimit), post);
   }
 
   /**
    * Bullet's rewrite of {@code SELECT keys, COUNT(*) ... GROUP BY keys [HAVING COUNT(*) >= n] ORDER
    * BY COUNT(*) DESC LIMIT k} to a TOP K.
    */
-  private Optional<Shape> specialK(
+  private Optional<BoundAggregation> specialK(
       Select query,
       List<NamedExpr> keys,
       List<Metric> metrics,
@@ -289,6 +286,7 @@ final class GroupBinder {
             Optional.empty(),
             List.of(),
             columnOrder(natural, selected));
-    return Optional.of(new Shape(new Aggregation.TopK((int) k, minCount, keys, count), post));
+    return Optional.of(
+        new BoundAggregation(new Aggregation.TopK((int) k, minCount, keys, count), post));
   }
 }

@@ -23,7 +23,7 @@ final class RawBinder {
   }
 
   /** {@code SELECT a, b AS c ...}: ORDER BY may name fields not selected, projected then culled. */
-  Shape projection(Select query) {
+  BoundAggregation projection(Select query) {
     List<NamedExpr> projection = items(query);
     Map<Expr, String> known = new LinkedHashMap<>();
     projection.forEach(p -> known.putIfAbsent(p.expr(), p.name()));
@@ -63,17 +63,17 @@ final class RawBinder {
     PostAggregation post =
         new PostAggregation(
             Optional.empty(), List.of(), orderBy, Optional.empty(), culled, Optional.empty());
-    return new Shape(new Aggregation.Raw(Optional.of(projection), limit(query)), post);
+    return new BoundAggregation(new Aggregation.Raw(Optional.of(projection), limit(query)), post);
   }
 
   /** {@code SELECT *[, expr AS name ...]}: whole records, with computed columns added. */
-  Shape all(Select query) {
+  BoundAggregation all(Select query) {
     List<NamedExpr> computations = items(query);
     List<SortKey> orderBy = cx.orderBy(query, cx.new RecordScope("in ORDER BY of raw records"));
     PostAggregation post =
         new PostAggregation(
             Optional.empty(), computations, orderBy, Optional.empty(), List.of(), Optional.empty());
-    return new Shape(new Aggregation.Raw(Optional.empty(), limit(query)), post);
+    return new BoundAggregation(new Aggregation.Raw(Optional.empty(), limit(query)), post);
   }
 
   /** The select items other than {@code *}, bound over the record and named. */

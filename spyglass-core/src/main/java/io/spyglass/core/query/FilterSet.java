@@ -366,14 +366,18 @@ public final class FilterSet {
   /** Statistics of one query in this partition, or null when it is not here. */
   public QueryStats stats(String queryId) {
     QueryFilter f = filters.get(queryId);
-    return f == null ? null : new QueryStats(processed - f.seenBase, f.matched, f.stats.errors());
+    return f == null ? null : stats(f);
+  }
+
+  private QueryStats stats(QueryFilter f) {
+    return new QueryStats(processed - f.seenBase, f.matched, f.stats.errors());
   }
 
   /** Statistics of every query here, by query id. */
   public Map<String, QueryStats> stats() {
-    Map<String, QueryStats> out = new HashMap<>();
-    for (String id : filters.keySet()) {
-      out.put(id, stats(id));
+    Map<String, QueryStats> out = new HashMap<>(filters.size() * 4 / 3 + 1);
+    for (QueryFilter f : filters.values()) {
+      out.put(f.query.id(), stats(f));
     }
     return out;
   }

@@ -23,8 +23,10 @@ final class JsonDecoder {
     1e17, 1e18, 1e19, 1e20, 1e21, 1e22
   };
 
-  private final byte[][] cachedBytes = new byte[CACHE][];
-  private final String[] cachedNames = new String[CACHE];
+  /** Names decoded before, by a hash of their bytes; made on first use. */
+  private byte[][] cachedBytes;
+
+  private String[] cachedNames;
   private char[] chars = new char[64];
 
   /** The end of the value decoded last by {@link #value}. */
@@ -171,7 +173,7 @@ final class JsonDecoder {
       case '"':
         {
           int q = stringEnd(b, p + 1);
-          String s = escapes(b, p + 1, q) ? escapedString(b, p + 1, q) : plainString(b, p + 1, q);
+          String s = hasEscape(b, p + 1, q) ? escapedString(b, p + 1, q) : plainString(b, p + 1, q);
           pos = q + 1;
           return s;
         }
@@ -259,12 +261,16 @@ final class JsonDecoder {
 
   /** A name inside an object, interned through the cache. */
   private String name(byte[] b, int from, int to) {
-    if (escapes(b, from, to)) {
+    if (hasEscape(b, from, to)) {
       return escapedString(b, from, to).intern();
     }
     int h = 0;
     for (int i = from; i < to; i++) {
       h = 31 * h + b[i];
+    }
+    if (cachedBytes == null) {
+      cachedBytes = new byte[CACHE][];
+      cachedNames = new String[CACHE];
     }
     int slot = (h ^ (h >>> 9)) & (CACHE - 1);
     byte[] cached = cachedBytes[slot];
@@ -287,8 +293,52 @@ final class JsonDecoder {
     return negative ? -v : v;
   }
 
+  /**
+   * The value of an object's member starting at {@code p}, for {@link JsonObjectMap}: as {@link
+   * #value} reads it, except that an object is kept as a {@link JsonObjectMap} of a copy of its
+   * bytes.
+   */
+  static Object member(byte[] b, int p) {
+    if (b[p] == '{') {
+      return new JsonObjectMap(java.util.Arrays.copyOfRange(b, p, skip(b, p)));
+    }
+    return new JsonDecoder().value(b, p);
+  }
+
+  /** The index after the checked value starting at {@code p}. */
+  static int skip(byte[] b, int p) {
+    byte c = b[p];
+    if (c == '"') {
+      return stringEnd(b, p + 1) + 1;
+    }
+    if (c == '{' || c == '[') {
+      int depth = 0;
+      while (true) {
+        c = b[p];
+        if (c == '"') {
+          p = stringEnd(b, p + 1) + 1;
+          continue;
+        }
+        if (c == '{' || c == '[') {
+          depth++;
+        } else if ((c == '}' || c == ']') && --depth == 0) {
+          return p + 1;
+        }
+        p++;
+      }
+    }
+    // a number or a literal: up to the delimiter
+    while (true) {
+      c = b[p];
+      if (c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+        return p;
+      }
+      p++;
+    }
+  }
+
   /** The closing quote of a checked string whose first byte is {@code p}. */
-  private static int stringEnd(byte[] b, int p) {
+  static int stringEnd(byte[] b, int p) {
     while (true) {
       byte c = b[p];
       if (c == '"') {
@@ -298,7 +348,7 @@ final class JsonDecoder {
     }
   }
 
-  private static boolean escapes(byte[] b, int from, int to) {
+  static boolean hasEscape(byte[] b, int from, int to) {
     for (int i = from; i < to; i++) {
       if (b[i] == '\\') {
         return true;
@@ -307,7 +357,7 @@ final class JsonDecoder {
     return false;
   }
 
-  private static int ws(byte[] b, int p) {
+  static int ws(byte[] b, int p) {
     while (true) {
       byte c = b[p];
       if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {

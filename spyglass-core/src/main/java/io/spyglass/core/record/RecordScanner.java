@@ -1,5 +1,6 @@
 package io.spyglass.core.record;
 
+import java.util.Arrays;
 import java.util.Set;
 
 /**
@@ -144,11 +145,17 @@ public final class RecordScanner {
       case JsonScanner.FALSE:
         return Boolean.FALSE;
       case JsonScanner.OBJECT:
+        return object(b, slot);
       case JsonScanner.ARRAY:
         return decoder.value(b, scanner.start(slot));
       default:
         return null;
     }
+  }
+
+  /** An object field as a map that decodes a member when it is read (see {@link JsonObjectMap}). */
+  private JsonObjectMap object(byte[] b, int slot) {
+    return new JsonObjectMap(Arrays.copyOfRange(b, scanner.start(slot), scanner.end(slot)));
   }
 
   /**
@@ -189,7 +196,7 @@ public final class RecordScanner {
           into.putNull(name);
           break;
         case JsonScanner.OBJECT:
-          into.putMap(name, (java.util.Map<String, Object>) decoder.value(b, s.start(slot)));
+          into.putMap(name, object(b, slot));
           break;
         case JsonScanner.ARRAY:
           into.putList(name, (java.util.List<Object>) decoder.value(b, s.start(slot)));

@@ -8,7 +8,6 @@ import io.spyglass.core.plan.Aggregation.DistributionKind;
 import io.spyglass.core.plan.Aggregation.Points;
 import java.util.List;
 import java.util.Map;
-import org.apache.datasketches.quantiles.DoublesSketch;
 import org.junit.jupiter.api.Test;
 
 /** Expectations taken from Bullet's behaviour for the same inputs. */
@@ -68,7 +67,7 @@ class DistributionPartialTest {
         .containsEntry(MetadataKeys.MINIMUM_VALUE, 0.0)
         .containsEntry(MetadataKeys.MAXIMUM_VALUE, 9.0)
         .containsEntry(
-            MetadataKeys.NORMALIZED_RANK_ERROR, DoublesSketch.getNormalizedRankError(64, false));
+            MetadataKeys.NORMALIZED_RANK_ERROR, Sketches.Quantiles.normalizedRankError(64));
     assertThat((Integer) meta.get(MetadataKeys.SIZE)).isGreaterThan(60 * 8);
   }
 
@@ -136,7 +135,7 @@ class DistributionPartialTest {
       p.update((i * 7919L) % n);
     }
     assertThat(p.metadata()).containsEntry(MetadataKeys.WAS_ESTIMATED, true);
-    double eps = DoublesSketch.getNormalizedRankError(k, false);
+    double eps = Sketches.Quantiles.normalizedRankError(k);
     for (Map<String, Object> r : p.rows()) {
       double q = (Double) r.get("Quantile");
       double rank = (Double) r.get("Value") / n;

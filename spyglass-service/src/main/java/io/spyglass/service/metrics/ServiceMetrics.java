@@ -143,6 +143,12 @@ public final class ServiceMetrics implements QueryObserver {
     resultLatency.labelValues(stream).observe(Math.max(0, nowMs - emitMs) / 1000.0);
   }
 
+  /** Mean delay from emission to delivery on a kind of stream so far, in ms (NaN before any). */
+  public double meanDeliveryMs(String stream) {
+    var d = resultLatency.labelValues(stream);
+    return d.getCount() == 0 ? Double.NaN : d.getSum() / d.getCount() * 1000;
+  }
+
   public void clientConnected(String stream) {
     streamClients.labelValues(stream).inc();
   }

@@ -11,10 +11,10 @@ import java.util.Random;
  * with unicode and the empty string, booleans, NULLs and missing fields, empty and nested maps and
  * lists, lists of maps. Field {@code x} mixes types across records.
  */
-final class Records {
+final class RecordGenerator {
   static final String[] STRINGS = {"a", "b", "abc", "a.c", "", "é", "漢字", "7", "2.5", "x y", "B"};
 
-  private Records() {}
+  private RecordGenerator() {}
 
   static List<Map<String, Object>> generate(Random random, int count) {
     List<Map<String, Object>> records = new ArrayList<>();

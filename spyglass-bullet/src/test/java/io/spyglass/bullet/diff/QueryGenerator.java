@@ -7,24 +7,30 @@ import java.util.Random;
 import java.util.Set;
 
 /**
- * A grammar of BQL generating queries of every kind over {@link Records}' fields. Each query says
- * which documented differences it may meet ({@link Difference}), from what it reads: an aggregate
- * of the mixed field {@code x}, a key that is not a string, and so on. Any other disagreement is
- * unexplained.
+ * A grammar of BQL generating queries of every kind over {@link RecordGenerator}' fields. Each
+ * query says which documented differences it may meet ({@link Difference}), from what it reads: an
+ * aggregate of the mixed field {@code x}, a key that is not a string, and so on. Any other
+ * disagreement is unexplained.
  */
-final class Queries {
-  /** A generated query; {@code ordered} when its records come in an order both must keep. */
-  record Generated(String bql, Set<Difference> mayDiffer, boolean ordered) {}
+final class QueryGenerator {
+  /**
+   * A generated query; {@code ordered} when its records come in an order both must keep; {@code
+   * keyColumns} the result columns that hold group keys (Bullet makes them strings).
+   */
+  record Generated(
+      String bql, Set<Difference> mayDiffer, boolean ordered, Set<String> keyColumns) {}
 
   private final Random random;
   private final Set<Difference> tags = new LinkedHashSet<>();
+  private final Set<String> keyColumns = new LinkedHashSet<>();
 
-  Queries(Random random) {
+  QueryGenerator(Random random) {
     this.random = random;
   }
 
   Generated next() {
     tags.clear();
+    keyColumns.clear();
     int kind = random.nextInt(100);
     String bql;
     boolean ordered = false;
@@ -57,7 +63,7 @@ final class Queries {
     } else {
       bql = invalid();
     }
-    return new Generated(bql, Set.copyOf(tags), ordered);
+    return new Generated(bql, Set.copyOf(tags), ordered, Set.copyOf(keyColumns));
   }
 
   // ---------------------------------------------------------------- query kinds
@@ -80,6 +86,7 @@ final class Queries {
       keys.add(key());
     }
     keys = distinctItems(keys);
+    keyColumns.addAll(keys);
     List<String> items = new ArrayList<>(keys);
     for (int i = 1 + random.nextInt(3); i > 0; i--) {
       items.add(metric());
@@ -126,6 +133,7 @@ final class Queries {
     for (int i = 1 + random.nextInt(2); i > 0; i--) {
       keys.add(key());
     }
+    keyColumns.addAll(keys);
     return "SELECT DISTINCT "
         + String.join(", ", distinctItems(keys))
         + " FROM STREAM(MAX, TIME)"
@@ -153,6 +161,8 @@ final class Queries {
     }
     String threshold = random.nextBoolean() ? ", " + (1 + random.nextInt(3)) : "";
     String alias = random.nextBoolean() ? " AS cnt" : "";
+    keyColumns.addAll(keys);
+    tags.add(Difference.TOP_K_TIES);
     return "SELECT TOP("
         + (1 + random.nextInt(5))
         + threshold
@@ -210,6 +220,8 @@ final class Queries {
   private String outer() {
     String inner = "SELECT s, COUNT(*) AS c FROM STREAM(MAX, TIME)" + where() + " GROUP BY s";
     tags.add(Difference.EMPTY_STRING_KEY);
+    tags.add(Difference.TYPED_KEYS);
+    keyColumns.add("s");
     return pick(
         "SELECT COUNT(*) AS groups FROM (" + inner + ")",
         "SELECT SUM(c) AS total, MAX(c) AS most FROM (" + inner + ")",
@@ -264,15 +276,11 @@ final class Queries {
     return random.nextInt(3) == 0 ? " LIMIT " + (1 + random.nextInt(raw ? 30 : 10)) : "";
   }
 
-  /** A key of a group: a field or subfield of primitive values. */
+  /** A key of a group: a field or subfield of primitive values, sometimes missing. */
   private String key() {
     String key = pick("s", "s", "b", "n", "x", "m.k", "ms.k", "ms['j']", "lm[0].k");
-    if (!key.startsWith("s") && !key.startsWith("ms") && !key.startsWith("lm")) {
-      tags.add(Difference.TYPED_KEYS);
-    }
-    if (key.equals("x")) {
-      tags.add(Difference.TYPED_KEYS);
-    }
+    // every key may be missing, which Bullet makes the string "null", or not a string
+    tags.add(Difference.TYPED_KEYS);
     tags.add(Difference.EMPTY_STRING_KEY);
     return key;
   }
@@ -322,8 +330,8 @@ final class Queries {
     return switch (random.nextInt(22)) {
       case 0 -> "n " + cmp() + " " + random.nextInt(20);
       case 1 -> "d " + cmp() + " " + pick("2.5", "0", "5", "1.25");
-      case 2 -> "s " + pick("=", "!=") + " '" + pick(Records.STRINGS) + "'";
-      case 3 -> "s " + cmp() + " '" + pick(Records.STRINGS) + "'";
+      case 2 -> "s " + pick("=", "!=") + " '" + pick(RecordGenerator.STRINGS) + "'";
+      case 3 -> "s " + cmp() + " '" + pick(RecordGenerator.STRINGS) + "'";
       case 4 -> "b" + pick("", " = true", " = false", " != true");
       case 5 -> "NOT b";
       case 6 ->
@@ -353,7 +361,8 @@ final class Queries {
       case 11 -> "SIZEOF(" + pick("l", "ln", "m", "s") + ") " + cmp() + " " + random.nextInt(3);
       case 12 ->
           "CONTAINSKEY(" + pick("m", "ms", "mm", "lm") + ", '" + pick("k", "j", "é", "z") + "')";
-      case 13 -> "CONTAINSVALUE(" + pick("l", "ms", "lm") + ", '" + pick(Records.STRINGS) + "')";
+      case 13 ->
+          "CONTAINSVALUE(" + pick("l", "ms", "lm") + ", '" + pick(RecordGenerator.STRINGS) + "')";
       case 14 -> "m.k " + cmp() + " " + random.nextInt(5);
       case 15 -> "ln[0] = " + random.nextInt(5);
       case 16 -> "x " + pick("=", "!=", ">") + " " + pick("7", "'7'", "'abc'", "true", "2.5");
@@ -424,6 +433,7 @@ final class Queries {
     if (then.startsWith("'") != otherwise.startsWith("'")) {
       tags.add(Difference.IF_TYPES);
     }
+    tags.add(Difference.NULL_LOGIC); // its condition may compare with a missing value
     return "IF(" + condition(0) + ", " + then + ", " + otherwise + ")";
   }
 

@@ -1,4 +1,4 @@
 package io.spyglass.core.plan;
 
 /** What a clause binder makes of a SELECT: its aggregation and what follows it. */
-record Shape(Aggregation aggregation, PostAggregation post) {}
+record BoundAggregation(Aggregation aggregation, PostAggregation post) {}

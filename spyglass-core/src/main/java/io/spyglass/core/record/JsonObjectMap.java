@@ -1,0 +1,139 @@
+package io.spyglass.core.record;
+
+import java.nio.charset.StandardCharsets;
+import java.util.AbstractMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A JSON object kept as a copy of its bytes: {@link #get} and {@link #containsKey} find one member
+ * without decoding the others (a query that reads {@code demographics.country} decodes one string,
+ * not the whole map), and anything else decodes the whole object once, into the map {@link
+ * JsonRecordReader} would have made. Equal to, and hashing as, that map.
+ *
+ * <p>Only for bytes a {@link JsonScanner} has checked. Reading from several threads is safe (the
+ * bytes never change and the whole object is decoded once); changing it is not.
+ */
+final class JsonObjectMap extends AbstractMap<String, Object> {
+  /** The object, from its '{' to its '}'. */
+  private final byte[] json;
+
+  private volatile Map<String, Object> decoded;
+
+  /** Takes ownership of {@code json}: one checked JSON object, nothing before or after it. */
+  JsonObjectMap(byte[] json) {
+    this.json = json;
+  }
+
+  private Map<String, Object> map() {
+    Map<String, Object> m = decoded;
+    return m != null ? m : decode();
+  }
+
+  @SuppressWarnings("unchecked")
+  private synchronized Map<String, Object> decode() {
+    if (decoded == null) {
+      decoded = (Map<String, Object>) new JsonDecoder().value(json, 0);
+    }
+    return decoded;
+  }
+
+  @Override
+  public Object get(Object key) {
+    Map<String, Object> m = decoded;
+    if (m != null) {
+      return m.get(key);
+    }
+    int at = find(key);
+    return at < 0 ? null : JsonDecoder.member(json, at);
+  }
+
+  @Override
+  public boolean containsKey(Object key) {
+    Map<String, Object> m = decoded;
+    return m != null ? m.containsKey(key) : find(key) >= 0;
+  }
+
+  /** Where the value of the last member named {@code key} starts, or -1. */
+  private int find(Object key) {
+    if (!(key instanceof String)) {
+      return -1;
+    }
+    String name = (String) key;
+    byte[] b = json;
+    int found = -1;
+    int p = JsonDecoder.ws(b, 1);
+    if (b[p] == '}') {
+      return -1;
+    }
+    byte[] utf8 = null;
+    while (true) {
+      int nameEnd = JsonDecoder.stringEnd(b, p + 1);
+      boolean match;
+      if (isPlainAscii(name)) {
+        match = sameAscii(b, p + 1, nameEnd, name);
+      } else {
+        if (utf8 == null) {
+          utf8 = name.getBytes(StandardCharsets.UTF_8);
+        }
+        match = java.util.Arrays.equals(b, p + 1, nameEnd, utf8, 0, utf8.length);
+      }
+      if (!match && JsonDecoder.hasEscape(b, p + 1, nameEnd)) {
+        match = new JsonDecoder().escapedString(b, p + 1, nameEnd).equals(name);
+      }
+      p = JsonDecoder.ws(b, nameEnd + 1); // at ':'
+      p = JsonDecoder.ws(b, p + 1);
+      if (match) {
+        found = p;
+      }
+      p = JsonDecoder.ws(b, JsonDecoder.skip(b, p));
+      if (b[p] == '}') {
+        return found;
+      }
+      p = JsonDecoder.ws(b, p + 1);
+    }
+  }
+
+  private static boolean isPlainAscii(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c >= 0x80 || c == '"' || c == '\\' || c < 0x20) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Whether the bytes are exactly the characters of {@code s}, which are plain ASCII. */
+  private static boolean sameAscii(byte[] b, int from, int to, String s) {
+    if (to - from != s.length()) {
+      return false;
+    }
+    for (int i = 0; i < s.length(); i++) {
+      if (b[from + i] != s.charAt(i)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Override
+  public Set<Entry<String, Object>> entrySet() {
+    return map().entrySet();
+  }
+
+  @Override
+  public int size() {
+    return map().size();
+  }
+
+  @Override
+  public Object put(String key, Object value) {
+    return map().put(key, value);
+  }
+
+  @Override
+  public Object remove(Object key) {
+    return map().remove(key);
+  }
+}

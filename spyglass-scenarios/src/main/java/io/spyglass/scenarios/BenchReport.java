@@ -1,0 +1,416 @@
+package io.spyglass.scenarios;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Regenerates the tables of a Markdown document from the raw results of a benchmark run, so that no
+ * figure is typed by hand. The document marks each generated block:
+ *
+ * <pre>
+ * &lt;!-- generated: SPEC --&gt;
+ * (replaced on every run)
+ * &lt;!-- end --&gt;
+ * </pre>
+ *
+ * <p>where SPEC is one of: {@code run} (the run: date, commit, machine, JDK, load); {@code csv
+ * PATH} (a CSV file of the results, as a table); {@code jmh REGEX} (the JMH results whose benchmark
+ * matches, one row per benchmark and parameters, secondary scores beside the primary one; {@code
+ * jmh FILE.json REGEX} reads another file of JMH results than {@code jmh.json}); {@code targets}
+ * (each target of the performance work, its figure in this run and whether it is met); {@code image
+ * PATH} (a chart of the run). Paths are relative to the results folder. A block whose results are
+ * missing says so rather than keeping old figures.
+ */
+final class BenchReport {
+  private static final Pattern BLOCK =
+      Pattern.compile("<!-- generated: (.+?) -->\\n.*?<!-- end -->", Pattern.DOTALL);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final Path results;
+  private final Path doc;
+
+  BenchReport(Path results, Path doc) {
+    this.results = results;
+    this.doc = doc;
+  }
+
+  /** Rewrites every generated block of the document; returns how many there were. */
+  int regenerate() throws IOException {
+    String text = Files.readString(doc, StandardCharsets.UTF_8);
+    Matcher m = BLOCK.matcher(text);
+    StringBuilder out = new StringBuilder();
+    int blocks = 0;
+    while (m.find()) {
+      String spec = m.group(1).strip();
+      String body = render(spec);
+      m.appendReplacement(
+          out,
+          Matcher.quoteReplacement(
+              "<!-- generated: " + spec + " -->\n" + body.stripTrailing() + "\n<!-- end -->"));
+      blocks++;
+    }
+    m.appendTail(out);
+    Files.writeString(doc, out.toString(), StandardCharsets.UTF_8);
+    return blocks;
+  }
+
+  private String render(String spec) throws IOException {
+    int space = spec.indexOf(' ');
+    String kind = space < 0 ? spec : spec.substring(0, space);
+    String arg = space < 0 ? "" : spec.substring(space + 1).strip();
+    return switch (kind) {
+      case "run" -> run();
+      case "csv" -> csv(arg);
+      case "jmh" -> jmh(arg);
+      case "targets" -> targets();
+      case "image" -> image(arg);
+      default -> throw new IllegalArgumentException("Unknown generated block: " + spec);
+    };
+  }
+
+  private String missing(String what) {
+    return "_Not measured in this run (" + what + " missing)._\n";
+  }
+
+  // ------------------------------------------------------------------ run
+
+  private String run() throws IOException {
+    Path p = results.resolve("run.json");
+    if (!Files.exists(p)) {
+      return missing("run.json");
+    }
+    JsonNode r = JSON.readTree(p.toFile());
+    StringBuilder sb = new StringBuilder();
+    sb.append("| run | ").append(text(r, "start")).append(" |\n");
+    sb.append("| :--- | :--- |\n");
+    sb.append("| commit | `").append(text(r, "commit")).append("` |\n");
+    sb.append("| machine | ")
+        .append(text(r, "cores"))
+        .append(" cores (")
+        .append(text(r, "cpu"))
+        .append("), ")
+        .append(
+            String.format(Locale.ROOT, "%.1f GiB", r.path("memoryBytes").asDouble() / (1L << 30)))
+        .append(" |\n");
+    sb.append("| JDK | ").append(text(r, "jdk")).append(" |\n");
+    sb.append("| OS | ").append(text(r, "os")).append(" |\n");
+    sb.append("| load average when it started | ")
+        .append(text(r, "loadAverageBefore"))
+        .append(" |\n");
+    sb.append("| command | `").append(text(r, "command")).append("` |\n");
+    if (r.path("quick").asBoolean(false)) {
+      sb.append("| quick | yes: a check of the tooling, not a measurement |\n");
+    }
+    return sb.toString();
+  }
+
+  private static String text(JsonNode n, String field) {
+    JsonNode v = n.get(field);
+    return v == null || v.isNull() ? "unknown" : v.asText();
+  }
+
+  // ------------------------------------------------------------------ csv
+
+  private String csv(String path) throws IOException {
+    Path p = results.resolve(path);
+    if (!Files.exists(p)) {
+      return missing(path);
+    }
+    List<List<String>> rows = readCsv(p);
+    if (rows.isEmpty()) {
+      return missing(path + " is empty");
+    }
+    return markdown(rows.get(0), rows.subList(1, rows.size()));
+  }
+
+  static List<List<String>> readCsv(Path p) throws IOException {
+    List<List<String>> rows = new ArrayList<>();
+    for (String line : Files.readAllLines(p, StandardCharsets.UTF_8)) {
+      if (line.isEmpty()) {
+        continue;
+      }
+      List<String> cells = new ArrayList<>();
+      StringBuilder cell = new StringBuilder();
+      boolean quoted = false;
+      for (int i = 0; i < line.length(); i++) {
+        char c = line.charAt(i);
+        if (quoted) {
+          if (c == '"' && i + 1 < line.length() && line.charAt(i + 1) == '"') {
+            cell.append('"');
+            i++;
+          } else if (c == '"') {
+            quoted = false;
+          } else {
+            cell.append(c);
+          }
+        } else if (c == '"') {
+          quoted = true;
+        } else if (c == ',') {
+          cells.add(cell.toString());
+          cell.setLength(0);
+        } else {
+          cell.append(c);
+        }
+      }
+      cells.add(cell.toString());
+      rows.add(cells);
+    }
+    return rows;
+  }
+
+  private static String markdown(List<String> header, List<List<String>> rows) {
+    StringBuilder sb = new StringBuilder("| ").append(String.join(" | ", header)).append(" |\n|");
+    for (int i = 0; i < header.size(); i++) {
+      sb.append(i == 0 ? " :--- |" : " ---: |");
+    }
+    sb.append('\n');
+    for (List<String> r : rows) {
+      sb.append("| ").append(String.join(" | ", r)).append(" |\n");
+    }
+    return sb.toString();
+  }
+
+  // ------------------------------------------------------------------ jmh
+
+  /** {@code [FILE.json] REGEX}: the JMH results of that file (default jmh.json) that match. */
+  private String jmh(String arg) throws IOException {
+    String file = "jmh.json";
+    String regex = arg;
+    int space = arg.indexOf(' ');
+    if (space > 0 && arg.substring(0, space).endsWith(".json")) {
+      file = arg.substring(0, space);
+      regex = arg.substring(space + 1).strip();
+    }
+    Path p = results.resolve(file);
+    if (!Files.exists(p)) {
+      return missing(file);
+    }
+    Pattern wanted = Pattern.compile(regex);
+    List<List<String>> rows = new ArrayList<>();
+    for (JsonNode run : JSON.readTree(p.toFile())) {
+      String name = shortName(run.get("benchmark").asText());
+      if (!wanted.matcher(name).find()) {
+        continue;
+      }
+      JsonNode primary = run.get("primaryMetric");
+      List<String> row = new ArrayList<>();
+      row.add("`" + name + "`");
+      row.add(params(run));
+      row.add(number(primary.get("score").asDouble()) + " " + unit(primary));
+      row.add("± " + number(primary.get("scoreError").asDouble()));
+      StringBuilder secondary = new StringBuilder();
+      JsonNode more = run.get("secondaryMetrics");
+      if (more != null) {
+        for (Map.Entry<String, JsonNode> e : more.properties()) {
+          if (e.getKey().startsWith("·")) {
+            continue; // profilers' metrics
+          }
+          secondary
+              .append(secondary.length() == 0 ? "" : ", ")
+              .append(e.getKey())
+              .append(' ')
+              .append(number(e.getValue().get("score").asDouble()))
+              .append(' ')
+              .append(unit(e.getValue()));
+        }
+      }
+      row.add(secondary.toString());
+      rows.add(row);
+    }
+    if (rows.isEmpty()) {
+      return missing("no JMH result matches " + regex);
+    }
+    return markdown(List.of("benchmark", "parameters", "score", "error (99.9%)", "also"), rows);
+  }
+
+  private static String shortName(String benchmark) {
+    String[] parts = benchmark.split("\\.");
+    return parts[parts.length - 2] + "." + parts[parts.length - 1];
+  }
+
+  private static String params(JsonNode run) {
+    JsonNode params = run.get("params");
+    if (params == null) {
+      return "";
+    }
+    Map<String, String> sorted = new TreeMap<>();
+    params.properties().forEach(e -> sorted.put(e.getKey(), e.getValue().asText()));
+    List<String> out = new ArrayList<>();
+    sorted.forEach((k, v) -> out.add(k + "=" + v));
+    return String.join(", ", out);
+  }
+
+  private static String unit(JsonNode metric) {
+    return metric.get("scoreUnit").asText();
+  }
+
+  /** Three significant figures, with thousands separators. */
+  static String number(double v) {
+    if (Double.isNaN(v)) {
+      return "n/a";
+    }
+    double a = Math.abs(v);
+    if (a >= 100) {
+      return String.format(Locale.ROOT, "%,.0f", v);
+    }
+    if (a >= 10) {
+      return String.format(Locale.ROOT, "%.1f", v);
+    }
+    return String.format(Locale.ROOT, "%.2f", v);
+  }
+
+  // ------------------------------------------------------------------ targets
+
+  /** One target: what, the figure this run gives, the bound, whether it holds. */
+  private record Target(String what, double value, String unit, double bound, boolean atLeast) {
+    String verdict() {
+      if (Double.isNaN(value)) {
+        return "not measured";
+      }
+      return (atLeast ? value >= bound : value <= bound) ? "met" : "not met";
+    }
+  }
+
+  private String targets() throws IOException {
+    List<Target> targets = new ArrayList<>();
+    targets.add(
+        new Target(
+            "10,000 equality queries from JSON bytes, Spyglass / bullet-core per CPU-second",
+            versusBullet("equality", "JSON"),
+            "x",
+            5,
+            true));
+    targets.add(
+        new Target(
+            "GROUP BY from JSON bytes, Spyglass / bullet-core per CPU-second",
+            versusBullet("GROUP BY device", "JSON"),
+            "x",
+            4,
+            true));
+    targets.add(
+        new Target(
+            "spyglass query over 1M records with 10,000 needle queries (2 cores)",
+            endToEnd(),
+            "records/s",
+            300_000,
+            true));
+    targets.add(
+        new Target(
+            "setting up a query when 10,000 arrive at once (QuerySetupBench.submit, MIX)",
+            jmhScore("QuerySetupBench.submit", "kind=MIX"),
+            "µs",
+            100,
+            false));
+    targets.add(
+        new Target(
+            "the selective scan, 3 fields of 1.8 KiB records (ParseBench.scanOnly)",
+            jmhSecondary("ParseBench.scanOnly", "fields=THREE", "bytes") / 1e9,
+            "GB/s",
+            1,
+            true));
+    double jackson = jmhSecondary("ParseBench.jacksonScan", "", "bytes");
+    double scan = jmhSecondary("ParseBench.scanOnly", "fields=THREE", "bytes");
+    List<List<String>> rows = new ArrayList<>();
+    for (Target t : targets) {
+      rows.add(
+          List.of(
+              t.what,
+              Double.isNaN(t.value) ? "n/a" : number(t.value) + " " + t.unit,
+              (t.atLeast ? ">= " : "<= ") + number(t.bound) + " " + t.unit,
+              t.verdict()));
+    }
+    String table = markdown(List.of("target", "this run", "bound", ""), rows);
+    if (!Double.isNaN(jackson) && !Double.isNaN(scan)) {
+      table +=
+          String.format(
+              Locale.ROOT,
+              "%nIn the same run Jackson's streaming parser reads the same bytes at %s MB/s: the"
+                  + " scan is %.1f times as fast.%n",
+              number(jackson / 1e6),
+              scan / jackson);
+    }
+    return table;
+  }
+
+  /** The CPU-second ratio of the versus-bullet row whose workload and input contain these. */
+  private double versusBullet(String workload, String input) throws IOException {
+    Path p = results.resolve("versus-bullet/versus-bullet.csv");
+    if (!Files.exists(p)) {
+      return Double.NaN;
+    }
+    List<List<String>> rows = readCsv(p);
+    int ratio = rows.get(0).indexOf("ratio (CPU)");
+    for (List<String> r : rows.subList(1, rows.size())) {
+      if (r.get(0).contains(workload) && r.get(1).contains(input)) {
+        return Double.parseDouble(r.get(ratio).replace("x", "").replace(",", ""));
+      }
+    }
+    return Double.NaN;
+  }
+
+  private double endToEnd() throws IOException {
+    Path p = results.resolve("end-to-end/end-to-end.csv");
+    if (!Files.exists(p)) {
+      return Double.NaN;
+    }
+    List<List<String>> rows = readCsv(p);
+    int col = rows.get(0).indexOf("records/s");
+    List<Double> rates = new ArrayList<>();
+    for (List<String> r : rows.subList(1, rows.size())) {
+      rates.add(Double.parseDouble(r.get(col).replace(",", "")));
+    }
+    rates.sort(null);
+    return rates.isEmpty() ? Double.NaN : rates.get(rates.size() / 2);
+  }
+
+  private double jmhScore(String benchmark, String params) throws IOException {
+    JsonNode run = jmhRun(benchmark, params);
+    return run == null ? Double.NaN : run.get("primaryMetric").get("score").asDouble();
+  }
+
+  private double jmhSecondary(String benchmark, String params, String metric) throws IOException {
+    JsonNode run = jmhRun(benchmark, params);
+    if (run == null || run.get("secondaryMetrics") == null) {
+      return Double.NaN;
+    }
+    JsonNode m = run.get("secondaryMetrics").get(metric);
+    return m == null ? Double.NaN : m.get("score").asDouble();
+  }
+
+  private JsonNode jmhRun(String benchmark, String params) throws IOException {
+    Path p = results.resolve("jmh.json");
+    if (!Files.exists(p)) {
+      return null;
+    }
+    for (JsonNode run : JSON.readTree(p.toFile())) {
+      if (shortName(run.get("benchmark").asText()).equals(benchmark)
+          && params(run).contains(params)) {
+        return run;
+      }
+    }
+    return null;
+  }
+
+  // ------------------------------------------------------------------ image
+
+  private String image(String path) {
+    Path p = results.resolve(path);
+    if (!Files.exists(p)) {
+      return missing(path);
+    }
+    Path relative = doc.toAbsolutePath().getParent().relativize(p.toAbsolutePath());
+    String name = p.getFileName().toString().replace(".png", "");
+    return "![" + name + "](" + relative.toString().replace('\\', '/') + ")\n";
+  }
+}
