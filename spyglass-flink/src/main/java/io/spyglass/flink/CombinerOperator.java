@@ -7,6 +7,7 @@ import io.spyglass.core.partial.Partials;
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.query.Query;
 import io.spyglass.core.query.QueryCombiner;
+import io.spyglass.core.record.BadRecord;
 import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
 import io.spyglass.engine.source.BadInput;
@@ -16,6 +17,7 @@ import io.spyglass.flink.client.Reply;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -104,8 +106,15 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     final BitSet statsRound = new BitSet();
     final Map<Long, Integer> syncs = new HashMap<>();
 
-    /** The bad input counted when the query last emitted (or started); not kept in state. */
-    BadInput.Snapshot badSeen;
+    /**
+     * Per filter subtask, the bad input it had counted when it started the query: a snapshot, or (a
+     * Long) the count its start message told, until a snapshot of that count arrives. Bad input
+     * travels on another channel than the start, so either may come first. Not kept in state.
+     */
+    final Map<Integer, Object> badBase = new HashMap<>();
+
+    /** The bad input since the start that results have told so far. */
+    BadInput.Snapshot badTold = BadInput.Snapshot.EMPTY;
 
     /** With clock marks: partials ahead of the watermark, in the order of their times. */
     final List<Pending> pending = new ArrayList<>();
@@ -121,12 +130,10 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
 
     void onResult(Query q, Result result) {
       Result r = result;
-      BadInput.Snapshot now = badInput();
-      if (badSeen == null) {
-        badSeen = now;
-      } else if (now.total() != badSeen.total()) {
-        r = new Result(r.records(), r.meta().withBadInput(now.since(badSeen)));
-        badSeen = now;
+      BadInput.Snapshot now = badSinceStart();
+      if (now.total() != badTold.total()) {
+        r = new Result(r.records(), r.meta().withBadInput(now.since(badTold)));
+        badTold = now;
       }
       for (Meta.QueryError e : r.meta().errors()) {
         if (e.fatal() && fatalError == null) {
@@ -134,6 +141,26 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
         }
       }
       reply(this, Reply.result(q.id(), r));
+    }
+
+    /** The bad input the filter subtasks counted since each of them started the query. */
+    BadInput.Snapshot badSinceStart() {
+      BadInput.Snapshot sum = BadInput.Snapshot.EMPTY;
+      for (Map.Entry<Integer, Object> e : badBase.entrySet()) {
+        BadInput.Snapshot latest = badBySubtask.getOrDefault(e.getKey(), BadInput.Snapshot.EMPTY);
+        if (e.getValue() instanceof Long count) {
+          if (count == 0) {
+            e.setValue(BadInput.Snapshot.EMPTY);
+          } else if (latest.total() >= count) {
+            e.setValue(latest);
+          } else {
+            continue;
+          }
+        }
+        BadInput.Snapshot base = (BadInput.Snapshot) e.getValue();
+        sum = sum.plus(subtract(latest, base));
+      }
+      return sum;
     }
 
     QueryCombiner newCombiner() {
@@ -188,13 +215,24 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     }
   }
 
-  /** The bad input every filter subtask has told of, summed. */
-  private BadInput.Snapshot badInput() {
-    BadInput.Snapshot sum = BadInput.Snapshot.EMPTY;
-    for (BadInput.Snapshot s : badBySubtask.values()) {
-      sum = sum.plus(s);
+  /** {@code later} less {@code earlier}, reason by reason (places: the later ones). */
+  private static BadInput.Snapshot subtract(BadInput.Snapshot later, BadInput.Snapshot earlier) {
+    if (earlier.isEmpty()) {
+      return later;
     }
-    return sum;
+    Map<BadRecord, Long> counts = new EnumMap<>(BadRecord.class);
+    later
+        .counts()
+        .forEach(
+            (reason, n) -> {
+              long d = n - earlier.counts().getOrDefault(reason, 0L);
+              if (d > 0) {
+                counts.put(reason, d);
+              }
+            });
+    return counts.isEmpty()
+        ? BadInput.Snapshot.EMPTY
+        : new BadInput.Snapshot(counts, later.places());
   }
 
   @Override
@@ -329,7 +367,6 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
       }
       a = new Active(message, parse(message));
       a.combiner = a.newCombiner();
-      a.badSeen = badInput();
       a.subtasks = m.subtasks;
       cache.put(a.id(), a);
       timers.registerEventTimeTimer(VoidNamespace.INSTANCE, a.combiner.nextDeadlineMs());
@@ -338,6 +375,7 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
       return;
     }
     a.subtasks = m.subtasks;
+    a.badBase.putIfAbsent(m.subtask, m.malformed);
     a.started.set(m.subtask);
     if (!a.runningSent && a.started.cardinality() >= a.subtasks) {
       a.runningSent = true;
@@ -562,6 +600,8 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     Active a = new Active(ControlMessage.parse(in.readBytes()), null);
     a.subtasks = in.readVarInt();
     readBits(in, a.started);
+    // the filters count bad input again from zero after a restore, as does this operator
+    a.started.stream().forEach(i -> a.badBase.put(i, BadInput.Snapshot.EMPTY));
     readBits(in, a.finishing);
     a.runningSent = in.readBoolean();
     a.ended = in.readBoolean();

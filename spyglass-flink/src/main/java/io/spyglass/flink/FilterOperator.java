@@ -379,7 +379,11 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
     filters.add(query);
     refreshSelection();
     if (announce) {
-      emit(FilterMessage.START, query.id(), json);
+      FilterMessage m = FilterMessage.of(FilterMessage.START, query.id(), subtask, subtasks, json);
+      m.clockMs = nowMs();
+      // the bad input counted before the query started here, which its results leave out
+      m.malformed = bad.snapshot().plus(sourceBad).total();
+      emit(m);
     }
   }
 
