@@ -66,7 +66,7 @@ controller_port=$(free_port)
 cat >"$work/server.properties" <<EOF
 process.roles=broker,controller
 node.id=1
-controller.quorum.voters=1@127.0.0.1:$controller_port
+controller.quorum.bootstrap.servers=127.0.0.1:$controller_port
 listeners=PLAINTEXT://127.0.0.1:$kafka_port,CONTROLLER://127.0.0.1:$controller_port
 advertised.listeners=PLAINTEXT://127.0.0.1:$kafka_port
 controller.listener.names=CONTROLLER

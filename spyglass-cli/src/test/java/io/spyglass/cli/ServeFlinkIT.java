@@ -4,12 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.spyglass.flink.SpyglassJob;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -36,7 +42,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Two {@code spyglass serve --runtime flink} processes share one Spyglass job (on a Flink mini
  * cluster in this JVM, over a real Kafka broker): each runs its queries on the job through the same
- * HTTP API as embedded, sees only its own, ends one early with DELETE, and stops cleanly.
+ * HTTP API as embedded, follows each one's windows over SSE and sees only its own queries' results,
+ * ends one early with DELETE, and stops cleanly.
  */
 class ServeFlinkIT {
   @RegisterExtension
@@ -79,49 +86,68 @@ class ServeFlinkIT {
         String urlA = url(a);
         String urlB = url(b);
         HttpClient http = HttpClient.newHttpClient();
-        // one query on each instance at once, each to its end
-        CompletableFuture<HttpResponse<String>> countA =
-            http.sendAsync(
-                post(urlA + "api/query", "SELECT COUNT(*) AS n FROM STREAM(4000, TIME)"),
-                HttpResponse.BodyHandlers.ofString());
-        CompletableFuture<HttpResponse<String>> groupsB =
-            http.sendAsync(
-                post(
-                    urlB + "api/query",
-                    "SELECT k, COUNT(*) AS n FROM STREAM(4000, TIME) GROUP BY k"),
-                HttpResponse.BodyHandlers.ofString());
-        JsonNode resultsA = Spyglass.parse(countA.get(90, TimeUnit.SECONDS).body());
-        JsonNode resultsB = Spyglass.parse(groupsB.get(90, TimeUnit.SECONDS).body());
+        // one windowed query on each instance at once, each followed to its end over SSE
+        String idA =
+            submit(
+                http,
+                urlA,
+                "SELECT COUNT(*) AS n FROM STREAM(4000, TIME)" + " WINDOWING TUMBLING(1000, TIME)");
+        String idB =
+            submit(
+                http,
+                urlB,
+                "SELECT k, COUNT(*) AS n FROM STREAM(4000, TIME) GROUP BY k"
+                    + " WINDOWING TUMBLING(1000, TIME)");
+        CompletableFuture<List<JsonNode>> sseA =
+            sse(http, urlA + "api/queries/" + idA + "/results");
+        CompletableFuture<List<JsonNode>> sseB =
+            sse(http, urlB + "api/queries/" + idB + "/results");
+        List<JsonNode> resultsA = sseA.get(90, TimeUnit.SECONDS);
+        List<JsonNode> resultsB = sseB.get(90, TimeUnit.SECONDS);
+        assertThat(resultsA).as(resultsA.toString()).hasSizeGreaterThanOrEqualTo(2);
+        assertThat(resultsB).as(resultsB.toString()).hasSizeGreaterThanOrEqualTo(2);
+        for (JsonNode r : resultsA) {
+          assertThat(r.at("/meta/query/id").asText()).as(r.toString()).isEqualTo(idA);
+          assertThat(r.has("records")).as(r.toString()).isTrue();
+        }
+        for (JsonNode r : resultsB) {
+          assertThat(r.at("/meta/query/id").asText()).as(r.toString()).isEqualTo(idB);
+        }
         JsonNode finalA = resultsA.get(resultsA.size() - 1);
         assertThat(finalA.at("/meta/final").asBoolean()).as(resultsA.toString()).isTrue();
-        assertThat(finalA.at("/records/0/n").asLong()).as(resultsA.toString()).isPositive();
+        long countedA = 0;
+        for (JsonNode r : resultsA) {
+          countedA += r.at("/records/0/n").asLong();
+        }
+        assertThat(countedA).as(resultsA.toString()).isPositive();
         JsonNode finalB = resultsB.get(resultsB.size() - 1);
-        assertThat(finalB.get("records")).as(resultsB.toString()).hasSize(3);
+        assertThat(finalB.at("/meta/final").asBoolean()).as(resultsB.toString()).isTrue();
+        assertThat(resultsB.stream().anyMatch(r -> r.get("records").size() == 3))
+            .as(resultsB.toString())
+            .isTrue();
 
-        // each instance lists only its own queries
-        String idA = finalA.at("/meta/query/id").asText();
-        String idB = finalB.at("/meta/query/id").asText();
-        String listA = get(http, urlA + "api/queries");
-        assertThat(listA).contains(idA).doesNotContain(idB);
-        assertThat(get(http, urlB + "api/queries")).contains(idB).doesNotContain(idA);
+        // each instance knows only its own queries
+        assertThat(get(http, urlA + "api/queries")).contains(idA);
+        assertThat(get(http, urlB + "api/queries")).contains(idB);
+        if (!idA.equals(idB)) {
+          assertThat(get(http, urlA + "api/queries")).doesNotContain(idB);
+          assertThat(get(http, urlB + "api/queries")).doesNotContain(idA);
+          assertThat(status(http, urlB + "api/queries/" + idA + "/results")).isEqualTo(404);
+        }
 
         // DELETE ends a long query at once with its final result
-        HttpResponse<String> submitted =
-            http.send(
-                post(
-                    urlA + "api/queries?detached=true",
-                    "SELECT COUNT(*) AS n FROM STREAM(600000, TIME)"),
-                HttpResponse.BodyHandlers.ofString());
-        assertThat(submitted.statusCode()).as(submitted.body()).isEqualTo(201);
-        String id = Spyglass.parse(submitted.body()).get("id").asText();
+        String id = submit(http, urlA, "SELECT COUNT(*) AS n FROM STREAM(600000, TIME)");
         awaitRunning(http, urlA + "api/queries/" + id);
         HttpResponse<String> deleted =
             http.send(
                 HttpRequest.newBuilder(URI.create(urlA + "api/queries/" + id)).DELETE().build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(deleted.statusCode()).isEqualTo(204);
-        String events = get(http, urlA + "api/queries/" + id + "/results");
-        assertThat(events).contains("\"final\":true");
+        List<JsonNode> killed =
+            sse(http, urlA + "api/queries/" + id + "/results").get(30, TimeUnit.SECONDS);
+        assertThat(killed.get(killed.size() - 1).at("/meta/final").asBoolean())
+            .as(killed.toString())
+            .isTrue();
 
         // the stream's counters come from the job's status topic
         assertThat(get(http, urlA + "api/health")).contains("Flink job via Kafka");
@@ -156,7 +182,8 @@ class ServeFlinkIT {
   }
 
   private static String url(Spyglass.Running serve) throws InterruptedException {
-    String line = serve.awaitLine("the URL", l -> l.startsWith("Spyglass is serving "));
+    // two JVMs connecting to Kafka beside a mini cluster: slow to start on a busy machine
+    String line = serve.awaitLine("the URL", l -> l.startsWith("Spyglass is serving "), 120);
     return line.substring("Spyglass is serving ".length()).strip();
   }
 
@@ -165,6 +192,51 @@ class ServeFlinkIT {
         .header("Content-Type", "text/plain")
         .POST(HttpRequest.BodyPublishers.ofString(bql))
         .build();
+  }
+
+  private static String submit(HttpClient http, String url, String bql) throws Exception {
+    HttpResponse<String> r =
+        http.send(post(url + "api/queries", bql), HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
+    return Spyglass.parse(r.body()).get("id").asText();
+  }
+
+  private static int status(HttpClient http, String url) throws Exception {
+    return http.send(
+            HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.discarding())
+        .statusCode();
+  }
+
+  /** The results a query's SSE stream sends, until the final one (or the stream's end). */
+  private static CompletableFuture<List<JsonNode>> sse(HttpClient http, String url)
+      throws Exception {
+    HttpResponse<InputStream> stream =
+        http.send(
+            HttpRequest.newBuilder(URI.create(url)).build(),
+            HttpResponse.BodyHandlers.ofInputStream());
+    assertThat(stream.statusCode()).isEqualTo(200);
+    return CompletableFuture.supplyAsync(
+        () -> {
+          List<JsonNode> out = new ArrayList<>();
+          try (BufferedReader r =
+              new BufferedReader(new InputStreamReader(stream.body(), StandardCharsets.UTF_8))) {
+            String l;
+            while ((l = r.readLine()) != null) {
+              if (l.startsWith("data: ")) {
+                JsonNode n = Spyglass.parse(l.substring(6));
+                if (n.has("meta")) {
+                  out.add(n);
+                  if (n.at("/meta/final").asBoolean()) {
+                    break;
+                  }
+                }
+              }
+            }
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+          return out;
+        });
   }
 
   private static String get(HttpClient http, String url) throws Exception {
