@@ -11,7 +11,7 @@
 #
 # ONLY='jmh versus-bullet' runs some parts (jmh, memory and the scenario names); the others' results
 # are then missing and their tables say so. JMH_OPTS replaces the JMH settings; VB_HEAP the heap of
-# versus-bullet (default 16g).
+# versus-bullet (default 16g) and VB_ARGS adds options to it (e.g. --pool-records 262144).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -30,12 +30,14 @@ if ((quick)); then
   cp docs/performance.md "$doc"
   quickflag=(--quick)
   jmh_opts="${JMH_OPTS:--f 1 -wi 1 -w 100ms -i 1 -r 100ms}"
+  cold_forks=1
   memory_queries=500
 else
   results="docs/bench-results"
   doc="docs/performance.md"
   quickflag=()
   jmh_opts="${JMH_OPTS:--f 1 -wi 3 -w 2s -i 5 -r 2s}"
+  cold_forks=3
   memory_queries=10000
 fi
 
@@ -58,6 +60,10 @@ for part in $parts; do
       java -jar "$jar" $jmh_opts -rf json -rff "$results/jmh.json" \
         'io.spyglass.bench.(Filter|Index|Unindexed|Aggregation|ManyGroupBy|Merge|Parse|FromJson|QuerySetup)Bench' \
         | tee "$results/jmh.txt"
+      # setting up 10,000 queries in a JVM that has done nothing yet (a command started with a file
+      # of queries): single shots without warm-up, three forks
+      java -jar "$jar" -f "$cold_forks" -wi 0 -i 1 -rf json -rff "$results/jmh-cold.json" \
+        'io.spyglass.bench.QuerySetupBench' | tee "$results/jmh-cold.txt"
       ;;
     memory)
       java -Xms4g -Xmx4g -cp "$jar" io.spyglass.bench.IdleQueryMemory \
@@ -65,7 +71,7 @@ for part in $parts; do
       ;;
     versus-bullet)
       SPYGLASS_JAVA_OPTS="-Xmx${VB_HEAP:-16g} ${SPYGLASS_JAVA_OPTS:-}" \
-        ./spyglass bench versus-bullet "${quickflag[@]}" --out "$results/versus-bullet" \
+        ./spyglass bench versus-bullet "${quickflag[@]}" ${VB_ARGS:-} --out "$results/versus-bullet" \
         | tee "$results/versus-bullet.txt"
       ;;
     *)

@@ -168,9 +168,9 @@ describe('the web UI', () => {
     await page.context().close();
   });
 
-  it('exports the result as CSV with the rows the API returns', T, async () => {
+  it('exports the result as CSV with the rows the API returns, and pivots two keys', T, async () => {
     const page = await newPage(browser);
-    await page.goto(queryUrl(server.url, 'SELECT device, COUNT(*) AS n, MAX(latency_ms) AS worst FROM STREAM(2s, TIME) GROUP BY device'));
+    await page.goto(queryUrl(server.url, "SELECT device, app.name, COUNT(*) AS n, MAX(latency_ms) AS worst FROM STREAM(2s, TIME) WHERE device IN ('mobile', 'desktop', 'tablet', 'watch') GROUP BY device, app.name"));
     await page.getByRole('button', { name: 'Run' }).click();
     await waitFinal(page);
     const id = runId(page);
@@ -178,10 +178,18 @@ describe('the web UI', () => {
     const csv = readFileSync(await download.path(), 'utf8');
     const api = (await server.api('GET', `/api/queries/${id}`)).body.lastResult.records;
     const lines = csv.trimEnd().split('\r\n');
-    assert.equal(lines[0], 'device,n,worst');
-    const expected = api.map((r) => [r.device, r.n, r.worst].map((v) => (v == null ? '' : String(v))).join(','));
+    assert.equal(lines[0], 'device,app.name,n,worst');
+    const expected = api.map((r) => [r.device, r['app.name'], r.n, r.worst].map((v) => (v == null ? '' : String(v))).join(','));
     assert.deepEqual(lines.slice(1).sort(), expected.sort());
     assert.ok(expected.length > 3);
+
+    await page.getByRole('tab', { name: 'Pivot' }).click();
+    const pivot = page.locator('table.pivot');
+    await pivot.waitFor();
+    assert.match(await pivot.locator('caption').textContent(), /n by device \(down\) and app\.name \(across\)/);
+    const total = api.reduce((a, r) => a + r.n, 0);
+    assert.equal((await pivot.locator('tfoot td').last().textContent()).replace(/\D/g, ''), String(total));
+    await shot(page, 'results-pivot');
     noProblems(page);
     await page.context().close();
   });

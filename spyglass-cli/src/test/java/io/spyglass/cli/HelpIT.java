@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -56,6 +57,47 @@ class HelpIT {
       ran++;
     }
     assertThat(ran).isPositive();
+  }
+
+  @Test
+  void readmeExamplesThatLookForOneRecordFindItOnTheGenerator() throws Exception {
+    List<String> queries =
+        readme().stream()
+            .filter(l -> l.startsWith("| ") && l.contains("`SELECT") && l.contains(" = '"))
+            .map(l -> l.substring(l.indexOf("`SELECT") + 1, l.lastIndexOf('`')))
+            .toList();
+    assertThat(queries).hasSize(2);
+    for (String q : queries) {
+      Spyglass.Run run =
+          Spyglass.run("query", "--source", "gen", "--format", "json", "--duration", "3s", q);
+      assertThat(run.exitCode()).as(run.toString()).isZero();
+      assertThat(run.json().stream().mapToInt(r -> r.get("records").size()).sum())
+          .as(q)
+          .isPositive();
+    }
+  }
+
+  @Test
+  void readmeQueriesFileExampleCreatesItsFile() throws Exception {
+    List<String> lines = readme();
+    StringBuilder script = new StringBuilder();
+    boolean inExample = false;
+    for (String line : lines) {
+      if (line.contains("generate --count 10000 > /tmp/events.json")) {
+        script.append(line).append('\n');
+      } else if (line.startsWith("printf ") || inExample && !line.isBlank()) {
+        inExample = !line.contains("--queries");
+        script.append(line).append('\n');
+      }
+    }
+    assertThat(script.toString()).contains("--queries /tmp/my-queries.bql");
+    Spyglass.Run run = runInShell(script.toString().replace("/tmp/", dir + "/"));
+    assertThat(run.exitCode()).as(script + "\n" + run).isZero();
+    assertThat(run.json()).hasSize(2).allMatch(r -> r.at("/meta/final").asBoolean());
+  }
+
+  private static List<String> readme() throws Exception {
+    return Files.readAllLines(Path.of("..", "README.md"));
   }
 
   @Test

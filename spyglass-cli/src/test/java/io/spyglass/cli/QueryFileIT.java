@@ -5,10 +5,12 @@ import static java.util.stream.Collectors.groupingBy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -17,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -107,6 +110,67 @@ class QueryFileIT {
       assertThat(result.at("/meta/query/text").asText()).isEqualTo(texts.get(i));
       QUERIES.get(texts.get(i)).accept(result.get("records"));
     }
+  }
+
+  @Test
+  void recordWindowsEndingWithTheFileEndWithAFinalResult() throws Exception {
+    long matches = records.stream().filter(r -> r.get("status").asInt() >= 500).count();
+    Path file = dir.resolve("windows.bql");
+    // 1001 records: 143 windows of 7 end exactly with the file, as each match does
+    Files.writeString(
+        file,
+        "SELECT id FROM STREAM(MAX, TIME) WINDOWING TUMBLING(7, RECORD)\n"
+            + "SELECT id FROM STREAM(MAX, TIME) WHERE status >= 500"
+            + " WINDOWING EVERY(1, RECORD, FIRST, 1, RECORD)\n");
+    Spyglass.Run run =
+        Spyglass.run(
+            "query",
+            "--source",
+            "file:" + events,
+            "--format",
+            "json",
+            "--queries",
+            file.toString());
+    assertThat(run.exitCode()).as(run.toString()).isZero();
+    for (String id : List.of("q1", "q2")) {
+      List<JsonNode> results = run.results(id);
+      JsonNode last = results.get(results.size() - 1);
+      assertThat(last.at("/meta/final").asBoolean()).as(id).isTrue();
+      assertThat(last.at("/meta/errors").isMissingNode()).as(id).isTrue();
+      assertThat(results.subList(0, results.size() - 1))
+          .noneMatch(r -> r.at("/meta/final").asBoolean());
+    }
+    assertThat(run.results("q1")).hasSize(COUNT / 7 + 1);
+    assertThat(run.results("q2")).hasSize((int) matches + 1);
+  }
+
+  @Test
+  void aFileThatFailsMidReadEndsEveryQueryWithTheErrorAndExitsWithOne() throws Exception {
+    byte[] gz;
+    try (ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        GZIPOutputStream out = new GZIPOutputStream(bytes)) {
+      out.write(Files.readAllBytes(events));
+      out.finish();
+      gz = bytes.toByteArray();
+    }
+    Path broken = dir.resolve("broken.json.gz");
+    // the first half of the compressed file: its records, then an end in the middle of the stream
+    Files.write(broken, Arrays.copyOf(gz, gz.length / 2));
+    Spyglass.Run run =
+        Spyglass.run(
+            "query",
+            "--source",
+            "file:" + broken,
+            "--format",
+            "json",
+            "SELECT COUNT(*) AS n FROM STREAM(MAX, TIME)");
+    assertThat(run.exitCode()).as(run.toString()).isEqualTo(1);
+    JsonNode r = run.json().get(0);
+    assertThat(r.at("/meta/final").asBoolean()).isTrue();
+    assertThat(r.at("/records/0/n").asLong()).isPositive().isLessThan(COUNT);
+    assertThat(r.at("/meta/errors/0/message").asText()).startsWith("The source failed: ");
+    assertThat(r.at("/meta/errors/0/fatal").asBoolean()).isTrue();
+    assertThat(run.stderr()).contains("spyglass: source file:" + broken + " failed: ");
   }
 
   @Test

@@ -7,6 +7,7 @@ import io.spyglass.core.result.Result;
 import io.spyglass.engine.source.RawBatch;
 import io.spyglass.engine.source.Source;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -178,7 +179,7 @@ class FaultInjectionTest {
               throw new IOException("Corrupt GZIP trailer");
             }
             for (String line : events(polls * 10, 10)) {
-              byte[] b = line.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+              byte[] b = line.getBytes(StandardCharsets.UTF_8);
               batch.add(b, 0, b.length);
             }
             return true;
@@ -203,6 +204,184 @@ class FaultInjectionTest {
       assertThat(errors(r)).singleElement().asString().contains("Corrupt GZIP trailer");
       assertThat(engine.sourceError()).contains("Corrupt GZIP trailer");
       assertThat(engine.failure()).isNull();
+    }
+  }
+
+  /** A source that gives its records, then blocks in poll until released (or interrupted). */
+  static final class StallingSource implements Source {
+    private final List<String> records;
+    private final java.util.concurrent.CountDownLatch release =
+        new java.util.concurrent.CountDownLatch(1);
+    private boolean given;
+    private final java.util.concurrent.CountDownLatch stalled =
+        new java.util.concurrent.CountDownLatch(1);
+
+    StallingSource(List<String> records) {
+      this.records = records;
+    }
+
+    @Override
+    public boolean poll(RawBatch batch, int maxRecords, long maxWaitMs)
+        throws InterruptedException {
+      if (!given) {
+        given = true;
+        for (String line : records) {
+          byte[] b = line.getBytes(StandardCharsets.UTF_8);
+          batch.add(b, 0, b.length);
+        }
+        return true;
+      }
+      stalled.countDown();
+      release.await(); // far longer than maxWaitMs, like a read that blocks
+      return false;
+    }
+
+    @Override
+    public String describe() {
+      return "stalling";
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  @Test
+  void aStalledSourceHoldsUpNothingElse() throws Exception {
+    StallingSource source = new StallingSource(events(0, 100));
+    Engine engine = Engine.startPaused(source, CONFIG);
+    QueryHandle windows;
+    QueryHandle count;
+    try (engine) {
+      windows =
+          engine.submit(
+              "SELECT COUNT(*) AS n FROM STREAM(MAX, TIME) WINDOWING TUMBLING(100, TIME)");
+      count = engine.submit("SELECT COUNT(*) AS n FROM STREAM(MAX, TIME)");
+      awaitRunning(windows, count);
+      engine.resume();
+      assertThat(source.stalled.await(10, TimeUnit.SECONDS)).isTrue();
+      // time windows go on closing while the source blocks
+      long seen = 0;
+      for (int i = 0; i < 5; i++) {
+        Result r = windows.poll(10, TimeUnit.SECONDS);
+        assertThat(r).isNotNull();
+        seen += (Long) r.records().get(0).get("n");
+      }
+      QueryHandle late = engine.submit("SELECT COUNT(*) AS n FROM STREAM(2s, TIME)");
+      assertThat(late.awaitRunning(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(last(drain(late)).records()).containsExactly(Map.of("n", 0L));
+      engine.finishAll();
+      List<Result> rest = drain(windows);
+      for (Result r : rest) {
+        seen += (Long) r.records().get(0).get("n");
+      }
+      assertThat(seen).isEqualTo(100);
+      assertThat(last(drain(count)).records()).containsExactly(Map.of("n", 100L));
+    }
+    // closing does not wait for the blocked poll
+    assertThat(engine.isStopped()).isTrue();
+    source.release.countDown();
+  }
+
+  @Test
+  void garbageFromTheSourceIsCountedAndTheRecordsAmongItAllArrive() throws Exception {
+    java.util.Random random = new java.util.Random(42);
+    List<String> lines = new ArrayList<>();
+    int good = 0;
+    for (int i = 0; i < 2000; i++) {
+      switch (random.nextInt(6)) {
+        case 0 -> {
+          byte[] bytes = new byte[1 + random.nextInt(300)];
+          random.nextBytes(bytes);
+          lines.add(new String(bytes, StandardCharsets.ISO_8859_1));
+        }
+        case 1 -> lines.add("{\"i\": " + i + ", \"s\": \"" + "x".repeat(random.nextInt(50)));
+        case 2 -> lines.add("[" + i + "]");
+        default -> {
+          lines.add("{\"i\":" + i + ",\"g\":\"" + (i % 3) + "\"}");
+          good++;
+        }
+      }
+    }
+    try (Engine engine = Engine.startPaused(ListSource.of(lines), CONFIG)) {
+      QueryHandle count = engine.submit("SELECT COUNT(*) AS n FROM STREAM(MAX, TIME)");
+      QueryHandle groups =
+          engine.submit("SELECT g, COUNT(*) AS n FROM STREAM(MAX, TIME) GROUP BY g");
+      awaitRunning(count, groups);
+      engine.resume();
+      assertThat(engine.awaitStopped(20, TimeUnit.SECONDS)).isTrue();
+      Result r = last(drain(count));
+      assertThat(r.records()).containsExactly(Map.of("n", (long) good));
+      long skipped = r.meta().badInput().values().stream().mapToLong(Long::longValue).sum();
+      assertThat(skipped).isEqualTo(2000 - good);
+      assertThat(last(drain(groups)).records().stream().mapToLong(row -> (Long) row.get("n")).sum())
+          .isEqualTo(good);
+      assertThat(engine.metrics().malformed()).isEqualTo(2000 - good);
+      assertThat(engine.failure()).isNull();
+    }
+  }
+
+  @Test
+  void aSlowCombinerHoldsUpTheWorkersAndLosesNothing() throws Exception {
+    // every message takes the combiner a millisecond: its bounded inbox (256 messages) fills with
+    // the partials of 125 batches, and workers wait
+    LongSupplier slowOnCombiner =
+        () -> {
+          if (Thread.currentThread().getName().equals("spyglass-combiner")) {
+            try {
+              Thread.sleep(1);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+          return System.currentTimeMillis();
+        };
+    EngineConfig config = CONFIG.withClock(slowOnCombiner).withBatchRecords(16);
+    try (Engine engine = Engine.startPaused(ListSource.of(events(0, 2000)), config)) {
+      List<QueryHandle> raw = new ArrayList<>();
+      for (int g = 0; g < 3; g++) {
+        raw.add(engine.submit("SELECT i FROM STREAM(MAX, TIME) WHERE g = '" + g + "' LIMIT 10000"));
+      }
+      QueryHandle count = engine.submit("SELECT COUNT(*) AS n FROM STREAM(MAX, TIME)");
+      QueryHandle windows =
+          engine.submit("SELECT i FROM STREAM(MAX, TIME) WINDOWING TUMBLING(250, RECORD)");
+      awaitRunning(count, windows);
+      awaitRunning(raw.toArray(new QueryHandle[0]));
+      engine.resume();
+      assertThat(engine.awaitStopped(60, TimeUnit.SECONDS)).isTrue();
+      assertThat(last(drain(count)).records()).containsExactly(Map.of("n", 2000L));
+      for (QueryHandle h : raw) {
+        assertThat(last(drain(h)).records()).hasSizeBetween(666, 667);
+      }
+      List<Result> w = drain(windows);
+      assertThat(w.stream().mapToInt(r -> r.records().size()).sum()).isEqualTo(2000);
+      assertThat(w.subList(0, 8)).allMatch(r -> r.records().size() == 250);
+    }
+  }
+
+  @Test
+  void aQueryKilledMidWindowTakesNothingFromTheOthers() throws Exception {
+    ListSource source = new ListSource();
+    try (Engine engine = Engine.start(source, CONFIG)) {
+      QueryHandle killed =
+          engine.submit("SELECT i FROM STREAM(MAX, TIME) WINDOWING TUMBLING(300, RECORD)");
+      QueryHandle count = engine.submit("SELECT COUNT(*) AS n FROM STREAM(MAX, TIME)");
+      QueryHandle windows =
+          engine.submit("SELECT i FROM STREAM(MAX, TIME) WINDOWING TUMBLING(300, RECORD)");
+      awaitRunning(killed, count, windows);
+      source.add(events(0, 450));
+      Result first = killed.poll(10, TimeUnit.SECONDS);
+      assertThat(first).isNotNull();
+      killed.kill(); // with half of its second window
+      assertThat(killed.awaitDone(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(killed.error()).isNull();
+      source.add(events(450, 450));
+      source.end();
+      assertThat(engine.awaitStopped(20, TimeUnit.SECONDS)).isTrue();
+      assertThat(killed.poll(0, TimeUnit.SECONDS)).isNull();
+      assertThat(last(drain(count)).records()).containsExactly(Map.of("n", 900L));
+      List<Result> w = drain(windows);
+      assertThat(w.stream().mapToInt(r -> r.records().size()).sum()).isEqualTo(900);
+      assertThat(w).hasSize(4); // three full windows and the empty final one
     }
   }
 }

@@ -26,10 +26,11 @@ import java.util.regex.Pattern;
  *
  * <p>where SPEC is one of: {@code run} (the run: date, commit, machine, JDK, load); {@code csv
  * PATH} (a CSV file of the results, as a table); {@code jmh REGEX} (the JMH results whose benchmark
- * matches, one row per benchmark and parameters, secondary scores beside the primary one); {@code
- * targets} (each target of the performance work, its figure in this run and whether it is met);
- * {@code image PATH} (a chart of the run). Paths are relative to the results folder. A block whose
- * results are missing says so rather than keeping old figures.
+ * matches, one row per benchmark and parameters, secondary scores beside the primary one; {@code
+ * jmh FILE.json REGEX} reads another file of JMH results than {@code jmh.json}); {@code targets}
+ * (each target of the performance work, its figure in this run and whether it is met); {@code image
+ * PATH} (a chart of the run). Paths are relative to the results folder. A block whose results are
+ * missing says so rather than keeping old figures.
  */
 final class BenchReport {
   private static final Pattern BLOCK =
@@ -182,10 +183,18 @@ final class BenchReport {
 
   // ------------------------------------------------------------------ jmh
 
-  private String jmh(String regex) throws IOException {
-    Path p = results.resolve("jmh.json");
+  /** {@code [FILE.json] REGEX}: the JMH results of that file (default jmh.json) that match. */
+  private String jmh(String arg) throws IOException {
+    String file = "jmh.json";
+    String regex = arg;
+    int space = arg.indexOf(' ');
+    if (space > 0 && arg.substring(0, space).endsWith(".json")) {
+      file = arg.substring(0, space);
+      regex = arg.substring(space + 1).strip();
+    }
+    Path p = results.resolve(file);
     if (!Files.exists(p)) {
-      return missing("jmh.json");
+      return missing(file);
     }
     Pattern wanted = Pattern.compile(regex);
     List<List<String>> rows = new ArrayList<>();

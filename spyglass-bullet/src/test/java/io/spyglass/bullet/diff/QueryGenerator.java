@@ -13,11 +13,16 @@ import java.util.Set;
  * disagreement is unexplained.
  */
 final class QueryGenerator {
-  /** A generated query; {@code ordered} when its records come in an order both must keep. */
-  record Generated(String bql, Set<Difference> mayDiffer, boolean ordered) {}
+  /**
+   * A generated query; {@code ordered} when its records come in an order both must keep; {@code
+   * keyColumns} the result columns that hold group keys (Bullet makes them strings).
+   */
+  record Generated(
+      String bql, Set<Difference> mayDiffer, boolean ordered, Set<String> keyColumns) {}
 
   private final Random random;
   private final Set<Difference> tags = new LinkedHashSet<>();
+  private final Set<String> keyColumns = new LinkedHashSet<>();
 
   QueryGenerator(Random random) {
     this.random = random;
@@ -25,6 +30,7 @@ final class QueryGenerator {
 
   Generated next() {
     tags.clear();
+    keyColumns.clear();
     int kind = random.nextInt(100);
     String bql;
     boolean ordered = false;
@@ -57,7 +63,7 @@ final class QueryGenerator {
     } else {
       bql = invalid();
     }
-    return new Generated(bql, Set.copyOf(tags), ordered);
+    return new Generated(bql, Set.copyOf(tags), ordered, Set.copyOf(keyColumns));
   }
 
   // ---------------------------------------------------------------- query kinds
@@ -80,6 +86,7 @@ final class QueryGenerator {
       keys.add(key());
     }
     keys = distinctItems(keys);
+    keyColumns.addAll(keys);
     List<String> items = new ArrayList<>(keys);
     for (int i = 1 + random.nextInt(3); i > 0; i--) {
       items.add(metric());
@@ -126,6 +133,7 @@ final class QueryGenerator {
     for (int i = 1 + random.nextInt(2); i > 0; i--) {
       keys.add(key());
     }
+    keyColumns.addAll(keys);
     return "SELECT DISTINCT "
         + String.join(", ", distinctItems(keys))
         + " FROM STREAM(MAX, TIME)"
@@ -153,6 +161,8 @@ final class QueryGenerator {
     }
     String threshold = random.nextBoolean() ? ", " + (1 + random.nextInt(3)) : "";
     String alias = random.nextBoolean() ? " AS cnt" : "";
+    keyColumns.addAll(keys);
+    tags.add(Difference.TOP_K_TIES);
     return "SELECT TOP("
         + (1 + random.nextInt(5))
         + threshold
@@ -210,6 +220,8 @@ final class QueryGenerator {
   private String outer() {
     String inner = "SELECT s, COUNT(*) AS c FROM STREAM(MAX, TIME)" + where() + " GROUP BY s";
     tags.add(Difference.EMPTY_STRING_KEY);
+    tags.add(Difference.TYPED_KEYS);
+    keyColumns.add("s");
     return pick(
         "SELECT COUNT(*) AS groups FROM (" + inner + ")",
         "SELECT SUM(c) AS total, MAX(c) AS most FROM (" + inner + ")",
@@ -264,15 +276,11 @@ final class QueryGenerator {
     return random.nextInt(3) == 0 ? " LIMIT " + (1 + random.nextInt(raw ? 30 : 10)) : "";
   }
 
-  /** A key of a group: a field or subfield of primitive values. */
+  /** A key of a group: a field or subfield of primitive values, sometimes missing. */
   private String key() {
     String key = pick("s", "s", "b", "n", "x", "m.k", "ms.k", "ms['j']", "lm[0].k");
-    if (!key.startsWith("s") && !key.startsWith("ms") && !key.startsWith("lm")) {
-      tags.add(Difference.TYPED_KEYS);
-    }
-    if (key.equals("x")) {
-      tags.add(Difference.TYPED_KEYS);
-    }
+    // every key may be missing, which Bullet makes the string "null", or not a string
+    tags.add(Difference.TYPED_KEYS);
     tags.add(Difference.EMPTY_STRING_KEY);
     return key;
   }

@@ -201,8 +201,9 @@ final class BindContext {
     return item.alias().orElseGet(() -> names.of(item.expression()));
   }
 
-  static String defaultName(Expr bound) {
-    return BqlPrinter.name(bound, Map.of());
+  /** The name of a column computed by {@code e} without an alias: {@code e} as written. */
+  String nameOf(Expression e) {
+    return names.of(e);
   }
 
   void checkDuplicates(List<String> names, Span span) {

@@ -1,6 +1,5 @@
 package io.spyglass.core.plan;
 
-import static io.spyglass.core.plan.BindContext.aliasOr;
 import static io.spyglass.core.plan.BindContext.columnOrder;
 
 import io.spyglass.core.plan.Aggregation.Metric;
@@ -30,7 +29,7 @@ final class CountDistinctBinder {
       if (item instanceof Item i
           && i.expression() instanceof Expression.Call c
           && ExpressionBinder.isAggregate(c)) {
-        name = aliasOr(i, name);
+        name = cx.nameOf(i);
         break;
       }
     }
@@ -49,7 +48,7 @@ final class CountDistinctBinder {
       String itemName;
       if (!cdSelected
           && ExpressionBinder.isAggregate(i.expression())
-          && aliasOr(i, metric.name()).equals(cdName)) {
+          && cx.nameOf(i).equals(cdName)) {
         cdSelected = true;
         itemName = cdName;
       } else {

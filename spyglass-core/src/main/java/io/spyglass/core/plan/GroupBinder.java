@@ -1,8 +1,6 @@
 package io.spyglass.core.plan;
 
-import static io.spyglass.core.plan.BindContext.aliasOr;
 import static io.spyglass.core.plan.BindContext.columnOrder;
-import static io.spyglass.core.plan.BindContext.defaultName;
 
 import io.spyglass.core.plan.Aggregation.Metric;
 import io.spyglass.core.plan.Aggregation.MetricKind;
@@ -169,14 +167,13 @@ final class GroupBinder {
 
   /** The GROUP BY keys, each named after the select item that selects it, in GROUP BY order. */
   private Map<Expr, String> keyNames(Select query) {
-    List<Expr> keyExprs = new ArrayList<>();
+    Map<Expr, String> written = new LinkedHashMap<>();
     for (Expression key : query.groupBy().orElse(List.of())) {
       Expr bound = cx.bindRecord(key, "in GROUP BY");
       cx.primitiveKey(bound, key.span(), "GROUP BY");
-      if (!keyExprs.contains(bound)) {
-        keyExprs.add(bound);
-      }
+      written.putIfAbsent(bound, cx.nameOf(key));
     }
+    List<Expr> keyExprs = new ArrayList<>(written.keySet());
     Map<Expr, String> selectedNames = new HashMap<>();
     for (SelectItem item : query.select()) {
       if (item instanceof Item i && ExpressionBinder.aggregatesIn(i.expression()).isEmpty()) {
@@ -187,7 +184,7 @@ final class GroupBinder {
       }
     }
     Map<Expr, String> names = new LinkedHashMap<>();
-    keyExprs.forEach(k -> names.put(k, selectedNames.getOrDefault(k, defaultName(k))));
+    keyExprs.forEach(k -> names.put(k, selectedNames.getOrDefault(k, written.get(k))));
     return names;
   }
 
@@ -200,7 +197,7 @@ final class GroupBinder {
           && !call.name().equals("TOP")) {
         Metric m = cx.quietly(() -> cx.metric(call));
         if (!g.metricNames.containsKey(m)) {
-          String name = aliasOr(i, m.name());
+          String name = cx.nameOf(i);
           g.metricNames.put(m, name);
           g.metrics.add(new Metric(m.kind(), m.arguments(), name));
           g.columns.add(name);

@@ -1,7 +1,6 @@
 package io.spyglass.core.plan;
 
 import static io.spyglass.core.plan.BindContext.columnOrder;
-import static io.spyglass.core.plan.BindContext.defaultName;
 
 import io.spyglass.core.syntax.Expression;
 import io.spyglass.core.syntax.Select;
@@ -32,12 +31,14 @@ final class TopKBinder {
     Expression.Call top = theTop(query);
     Arguments args = arguments(top);
     List<Expr> fields = new ArrayList<>();
+    List<String> writtenNames = new ArrayList<>();
     List<Expression> fieldArgs =
         top.args().subList(Math.min(args.firstField(), top.args().size()), top.args().size());
     for (Expression arg : fieldArgs) {
       Expr bound = cx.bindRecord(arg, "inside TOP: aggregates cannot be nested");
       cx.primitiveKey(bound, arg.span(), "TOP");
       fields.add(bound);
+      writtenNames.add(cx.nameOf(arg));
     }
     // Other select items that are a TOP field name it; the TOP item names the count.
     Map<Expr, String> fieldNames = new LinkedHashMap<>();
@@ -66,8 +67,9 @@ final class TopKBinder {
       rest.add(i);
     }
     List<NamedExpr> named = new ArrayList<>();
-    for (Expr f : fields) {
-      named.add(new NamedExpr(f, fieldNames.getOrDefault(f, defaultName(f))));
+    for (int f = 0; f < fields.size(); f++) {
+      Expr field = fields.get(f);
+      named.add(new NamedExpr(field, fieldNames.getOrDefault(field, writtenNames.get(f))));
     }
     boolean allFieldsListed = fieldNames.keySet().containsAll(fields);
     List<NamedExpr> computations = computations(rest, named, countName, selected);

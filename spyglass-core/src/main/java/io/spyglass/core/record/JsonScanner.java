@@ -155,7 +155,7 @@ final class JsonScanner {
           }
         }
         int start = p;
-        p = value(b, p, end, 1);
+        p = slot >= 0 ? value(b, p, end, 1) : skip(b, p, end, 1);
         if (p < 0 || p >= end) {
           return false;
         }
@@ -303,6 +303,86 @@ final class JsonScanner {
     }
   }
 
+  /**
+   * Checks the value at {@code p} as {@link #value} does, without keeping anything of it: for the
+   * values no query reads, which are most of a record. Returns the index after it, or FAIL.
+   */
+  private int skip(byte[] b, int p, int end, int depth) {
+    byte c = b[p];
+    if (c == '"') {
+      int q = string(b, p + 1, end);
+      return q < 0 ? FAIL : q + 1;
+    }
+    if ((c >= '0' && c <= '9') || c == '-') {
+      return skipNumber(b, p, end);
+    }
+    switch (c) {
+      case '{':
+        return object(b, p + 1, end, depth + 1);
+      case '[':
+        return array(b, p + 1, end, depth + 1);
+      case 't':
+        return p + 3 < end && b[p + 1] == 'r' && b[p + 2] == 'u' && b[p + 3] == 'e' ? p + 4 : FAIL;
+      case 'f':
+        return p + 4 < end
+                && b[p + 1] == 'a'
+                && b[p + 2] == 'l'
+                && b[p + 3] == 's'
+                && b[p + 4] == 'e'
+            ? p + 5
+            : FAIL;
+      case 'n':
+        return p + 3 < end && b[p + 1] == 'u' && b[p + 2] == 'l' && b[p + 3] == 'l' ? p + 4 : FAIL;
+      default:
+        return FAIL;
+    }
+  }
+
+  /**
+   * Checks a number, {@code -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?} of at most {@value
+   * #MAX_NUMBER_CHARS} characters, without computing it; returns the index after it, or FAIL.
+   */
+  private static int skipNumber(byte[] b, int p, int end) {
+    int start = p;
+    if (b[p] == '-' && ++p >= end) {
+      return FAIL;
+    }
+    int d = b[p] - '0';
+    if (d == 0) {
+      p++;
+    } else if (d > 0 && d <= 9) {
+      p++;
+      while (p < end && (d = b[p] - '0') >= 0 && d <= 9) {
+        p++;
+      }
+    } else {
+      return FAIL;
+    }
+    if (p < end && b[p] == '.') {
+      int first = ++p;
+      while (p < end && (d = b[p] - '0') >= 0 && d <= 9) {
+        p++;
+      }
+      if (p == first) {
+        return FAIL;
+      }
+    }
+    if (p < end && (b[p] | 0x20) == 'e') {
+      p++;
+      if (p < end && (b[p] == '+' || b[p] == '-')) {
+        p++;
+      }
+      int first = p;
+      while (p < end && (d = b[p] - '0') >= 0 && d <= 9) {
+        p++;
+      }
+      if (p == first) {
+        return FAIL;
+      }
+    }
+    return p - start > MAX_NUMBER_CHARS ? FAIL : p;
+  }
+
   /** {@code p} is after the '{'. */
   private int object(byte[] b, int p, int end, int depth) {
     if (depth > MAX_DEPTH) {
@@ -342,7 +422,7 @@ final class JsonScanner {
           return FAIL;
         }
       }
-      p = value(b, p, end, depth);
+      p = skip(b, p, end, depth);
       if (p < 0 || p >= end) {
         return FAIL;
       }
@@ -385,7 +465,7 @@ final class JsonScanner {
       return p + 1;
     }
     while (true) {
-      p = value(b, p, end, depth);
+      p = skip(b, p, end, depth);
       if (p < 0 || p >= end) {
         return FAIL;
       }
@@ -416,69 +496,33 @@ final class JsonScanner {
   }
 
   /**
-   * A number: {@code -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?}. Sets {@link #kind} and, for an
-   * integer of at most {@value #LONG_DIGITS} digits, {@link #number}. What follows is checked by
-   * the caller (a delimiter must).
+   * A number: {@code -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?}, checked by {@link
+   * #skipNumber}. Sets {@link #kind} and, for an integer of at most {@value #LONG_DIGITS} digits,
+   * {@link #number}. What follows is checked by the caller (a delimiter must).
    */
   private int number(byte[] b, int p, int end) {
-    int start = p;
-    boolean negative = b[p] == '-';
-    if (negative && ++p >= end) {
+    int after = skipNumber(b, p, end);
+    if (after < 0) {
       return FAIL;
     }
-    int d = b[p] - '0';
-    long v;
-    if (d == 0) {
-      v = 0;
-      p++;
-    } else if (d > 0 && d <= 9) {
-      v = d;
-      p++;
-      while (p < end && (d = b[p] - '0') >= 0 && d <= 9) {
-        v = v * 10 + d;
-        p++;
+    int digits = after - p;
+    for (int i = p; i < after; i++) {
+      byte c = b[i];
+      if (c == '.' || c == 'e' || c == 'E') {
+        kind = DECIMAL;
+        return after;
       }
-    } else {
-      return FAIL;
-    }
-    int digits = p - start - (negative ? 1 : 0);
-    boolean decimal = false;
-    if (p < end && b[p] == '.') {
-      decimal = true;
-      int first = ++p;
-      while (p < end && (d = b[p] - '0') >= 0 && d <= 9) {
-        p++;
-      }
-      if (p == first) {
-        return FAIL;
+      if (c == '-') {
+        digits--;
       }
     }
-    if (p < end && (b[p] | 0x20) == 'e') {
-      decimal = true;
-      p++;
-      if (p < end && (b[p] == '+' || b[p] == '-')) {
-        p++;
-      }
-      int first = p;
-      while (p < end && (d = b[p] - '0') >= 0 && d <= 9) {
-        p++;
-      }
-      if (p == first) {
-        return FAIL;
-      }
-    }
-    if (p - start > MAX_NUMBER_CHARS) {
-      return FAIL;
-    }
-    if (decimal) {
-      kind = DECIMAL;
-    } else if (digits <= LONG_DIGITS) {
+    if (digits <= LONG_DIGITS) {
       kind = INTEGER;
-      number = negative ? -v : v;
+      number = JsonDecoder.parseLong(b, p, after);
     } else {
       kind = BIG_INTEGER;
     }
-    return p;
+    return after;
   }
 
   /**

@@ -21,6 +21,9 @@ final class WholeRecord extends AbstractMap<String, Object> {
   private Object[] values;
   private volatile Map<String, Object> decoded;
 
+  /** Times the JSON was decoded: 1 at most (for tests; fits in the object's alignment padding). */
+  private int decodes;
+
   /** Takes ownership of the arrays: {@code names[i]} is set to {@code values[i]} over the JSON. */
   WholeRecord(byte[] json, String[] names, Object[] values) {
     this.json = json;
@@ -39,6 +42,7 @@ final class WholeRecord extends AbstractMap<String, Object> {
    */
   private synchronized Map<String, Object> decode() {
     if (decoded == null) {
+      decodes++;
       Map<String, Object> m = JsonRecordReader.readWhole(json, 0, json.length);
       for (int i = 0; i < names.length; i++) {
         m.put(names[i], values[i]);
@@ -54,6 +58,11 @@ final class WholeRecord extends AbstractMap<String, Object> {
   /** Whether the JSON has been decoded (for tests). */
   boolean isDecoded() {
     return decoded != null;
+  }
+
+  /** How many times the JSON was decoded (for tests). */
+  synchronized int decodes() {
+    return decodes;
   }
 
   @Override

@@ -86,26 +86,39 @@ class JsonRecordReaderTest {
   @Test
   void aWholeRecordReadFromSeveralThreadsDecodesOnce() throws Exception {
     reader.select(Set.of("a"));
-    byte[] buffer = "{\"a\":1,\"b\":[2],\"c\":{\"d\":\"e\"}}".getBytes(StandardCharsets.UTF_8);
-    ExecutorService pool = Executors.newFixedThreadPool(4);
+    // a record long enough to decode that threads starting together meet inside the decoding
+    StringBuilder json = new StringBuilder("{\"a\":1,\"c\":{\"d\":\"e\"}");
+    for (int i = 0; i < 300; i++) {
+      json.append(",\"f").append(i).append("\":[").append(i).append(",\"x\"]");
+    }
+    byte[] buffer = json.append('}').toString().getBytes(StandardCharsets.UTF_8);
+    int threads = 4;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {
       for (int round = 0; round < 200; round++) {
         reader.read(buffer, 0, buffer.length, r);
-        Map<String, Object> whole = r.toFullMap();
+        WholeRecord whole = (WholeRecord) r.toFullMap();
+        CountDownLatch ready = new CountDownLatch(threads);
         CountDownLatch start = new CountDownLatch(1);
         List<Future<Object>> reads = new ArrayList<>();
-        for (int t = 0; t < 4; t++) {
+        for (int t = 0; t < threads; t++) {
           reads.add(
               pool.submit(
                   () -> {
+                    ready.countDown();
                     start.await();
                     return whole.get("c");
                   }));
         }
+        ready.await();
         start.countDown();
+        Object first = reads.get(0).get();
+        assertThat(first).isEqualTo(Map.of("d", "e"));
         for (Future<Object> f : reads) {
-          assertThat(f.get()).isEqualTo(Map.of("d", "e"));
+          // one decoding: every reader sees the same map, not an equal copy
+          assertThat(f.get()).isSameAs(first);
         }
+        assertThat(whole.decodes()).as("decodings in round %d", round).isEqualTo(1);
       }
     } finally {
       pool.shutdownNow();

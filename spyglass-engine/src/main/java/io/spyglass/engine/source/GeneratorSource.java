@@ -1,5 +1,6 @@
 package io.spyglass.engine.source;
 
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Queue;
@@ -13,9 +14,20 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * before any other record, so a test or a benchmark can look for it. Needles do not count towards
  * {@link Options#count()} and are not paced.
  *
+ * <p>One generated record in {@value #EXAMPLE_EVERY} carries the values that Bullet's documented
+ * examples look for ({@code id} {@value #EXAMPLE_ID}, {@code "browser-id"} {@value
+ * #EXAMPLE_BROWSER_ID}), so that they find something here as written; the random stream is the same
+ * as without them.
+ *
  * <p>Polled from one thread; {@link #insertNeedle} and {@link #close} may be called from any.
  */
 public final class GeneratorSource implements Source {
+  /** One record in this many carries the values of Bullet's examples. */
+  public static final int EXAMPLE_EVERY = 1000;
+
+  public static final String EXAMPLE_ID = "btsg8l9b234ha";
+  public static final String EXAMPLE_BROWSER_ID = "2siknmdd6kaqm";
+
   /** Nominal spacing of event times when unpaced with a fixed start: 10 records per ms. */
   private static final long UNPACED_RECORDS_PER_SECOND = 10_000;
 
@@ -125,10 +137,25 @@ public final class GeneratorSource implements Source {
     int want = pacer.take((int) Math.min(maxRecords - n, remaining), n > 0 ? 0 : maxWaitMs);
     for (int i = 0; i < want; i++) {
       int len = generator.next(eventTime());
-      batch.add(generator.buffer(), 0, len);
+      if (emitted % EXAMPLE_EVERY == EXAMPLE_EVERY - 1) {
+        byte[] example = withExampleValues(generator.buffer(), len);
+        batch.add(example, 0, example.length);
+      } else {
+        batch.add(generator.buffer(), 0, len);
+      }
       emitted++;
     }
     return true;
+  }
+
+  /** The record with the values of Bullet's examples in place of its own. */
+  private static byte[] withExampleValues(byte[] buffer, int length) {
+    String json = new String(buffer, 0, length, StandardCharsets.UTF_8);
+    json = json.replaceFirst("^\\{\"id\":\"[0-9a-z]*\"", "{\"id\":\"" + EXAMPLE_ID + "\"");
+    json =
+        json.replaceFirst(
+            ",\"browser-id\":\"[0-9a-f]*\"", ",\"browser-id\":\"" + EXAMPLE_BROWSER_ID + "\"");
+    return json.getBytes(StandardCharsets.UTF_8);
   }
 
   private long eventTime() {

@@ -51,6 +51,24 @@ class GeneratorSourceTest {
   }
 
   @Test
+  void oneRecordInAThousandHasTheValuesOfBullets() throws Exception {
+    List<String> records = read(FIXED.withCount(2500));
+    JsonRecordReader reader = new JsonRecordReader();
+    Record record = new Record();
+    List<Integer> examples = new ArrayList<>();
+    for (int i = 0; i < records.size(); i++) {
+      reader.read(records.get(i), record);
+      if (GeneratorSource.EXAMPLE_ID.equals(record.get("id"))) {
+        assertThat(record.get("browser-id")).isEqualTo(GeneratorSource.EXAMPLE_BROWSER_ID);
+        examples.add(i);
+      } else {
+        assertThat(record.get("browser-id")).isNotEqualTo(GeneratorSource.EXAMPLE_BROWSER_ID);
+      }
+    }
+    assertThat(examples).containsExactly(999, 1999);
+  }
+
+  @Test
   void smallAndLargeTargetsChangeTheSize() throws Exception {
     for (int size : new int[] {100, 400, 4096, 8192}) {
       List<String> records = read(FIXED.withRecordBytes(size).withCount(300));
