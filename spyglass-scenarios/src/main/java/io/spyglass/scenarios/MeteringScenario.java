@@ -50,6 +50,10 @@ final class MeteringScenario implements Scenario {
                 new int[] {500, 40, 100},
                 new int[] {20_000, 10, 10});
     List<Integer> workers = s.quick() ? List.of(Machine.cores()) : s.workersOrAll();
+    if (ingestion == UsageIngestion.HTTP) {
+      runHttp(s, report, shapes, workers);
+      return;
+    }
     Table t =
         new Table(
             "metering",
@@ -71,6 +75,66 @@ final class MeteringScenario implements Scenario {
       }
     }
     report.table(t);
+  }
+
+  /** Abacus's test over HTTP: a real server, many clients, and the most it takes without a 429. */
+  private void runHttp(Settings s, Report report, List<int[]> shapes, List<Integer> workers)
+      throws Exception {
+    int clients = s.quick() ? 8 : 64;
+    Table t =
+        new Table(
+            "metering-http",
+            "Usage documents POSTed to /api/ingest in batches of 10 by "
+                + clients
+                + " concurrent clients, counted by a standing query (Abacus: 200 to 300 doc/s)",
+            "orgs",
+            "instances",
+            "docs",
+            "documents",
+            "workers",
+            "time (ms)",
+            "doc/s",
+            "requests",
+            "429s",
+            "CPU (cores)",
+            "totals");
+    for (int[] shape : shapes) {
+      for (int w : workers) {
+        report.progress(
+            String.format("HTTP: %d x %d x %d, %d workers", shape[0], shape[1], shape[2], w));
+        UsageDocuments documents = new UsageDocuments(shape[0], shape[1], shape[2]);
+        HttpMetering.Outcome o = new HttpMetering(w).run(report, documents, clients);
+        t.row(
+            Table.count(shape[0]),
+            shape[1],
+            shape[2],
+            Table.count(documents.total()),
+            w,
+            Table.count(o.ms()),
+            Table.count(documents.total() * 1000.0 / Math.max(1, o.ms())),
+            Table.count(o.requests()),
+            Table.count(o.refused()),
+            Table.num(o.cpuCores(), 2),
+            o.wrong() == 0 ? "exact" : o.wrong() + " wrong");
+      }
+    }
+    report.table(t);
+    int w = workers.get(workers.size() - 1);
+    double[] rates =
+        s.quick()
+            ? new double[] {1_000, 4_000}
+            : new double[] {2_000, 5_000, 10_000, 20_000, 40_000, 80_000, 160_000};
+    double[] best = new HttpMetering(w).sustained(report, clients, rates, s.quick() ? 2 : 10);
+    Table sustained =
+        new Table(
+            "metering-http-sustained",
+            "The most documents/s sustained without a 429 (paced clients, rising rates)",
+            "clients",
+            "workers",
+            "target doc/s",
+            "achieved doc/s");
+    sustained.row(clients, w, Table.count(best[0]), Table.count(best[1]));
+    report.table(sustained);
   }
 
   private void run(Report report, Table t, int orgs, int instances, int docs, int workers)
