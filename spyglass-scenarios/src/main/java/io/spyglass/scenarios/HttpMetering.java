@@ -56,22 +56,7 @@ final class HttpMetering {
   /** A service with ingestion over a fresh data folder, GROUP BY limits fit for {@code groups}. */
   static SpyglassService serve(Path data, int workers, int groups)
       throws IOException, InterruptedException {
-    QueryLimits l = QueryLimits.DEFAULTS;
-    QueryLimits limits =
-        new QueryLimits(
-            l.defaultDurationMs(),
-            l.maxDurationMs(),
-            l.defaultRawLimit(),
-            l.maxRawLimit(),
-            Math.max(l.maxGroups(), groups),
-            l.countDistinctEntries(),
-            l.distributionEntries(),
-            l.maxDistributionPoints(),
-            l.topKEntries(),
-            l.maxTopK(),
-            l.minWindowEmitMs(),
-            l.maxQueryLength(),
-            l.maxEmitsPerSecond());
+    QueryLimits limits = MeteringScenario.limits(groups);
     ServiceConfig config =
         ServiceConfig.defaults()
             .with(
