@@ -269,6 +269,10 @@ public final class SpyglassService implements AutoCloseable {
     long deadline = System.currentTimeMillis() + timeoutMs;
     boolean clean = false;
     try {
+      if (metering != null && metering.standing() != null) {
+        // a last checkpoint before every query ends: the standing queries go on after a restart
+        metering.standing().close();
+      }
       queries.stopAll();
       clean = queries.awaitAllEnded(Math.max(0, deadline - System.currentTimeMillis()));
       clean &= server.awaitStreamsEnded(Math.max(0, deadline - System.currentTimeMillis()));
