@@ -1,19 +1,22 @@
 package io.spyglass.cli;
 
 import io.spyglass.engine.EngineConfig;
+import io.spyglass.engine.ingest.Ingestor;
 import io.spyglass.engine.source.Source;
 import io.spyglass.engine.source.Sources;
 import io.spyglass.flink.client.FlinkQueryClient;
 import io.spyglass.service.ServiceConfig;
 import io.spyglass.service.SpyglassService;
+import io.spyglass.service.metering.Metering;
 import io.spyglass.service.runtime.EmbeddedRuntime;
 import io.spyglass.service.runtime.FlinkRuntime;
-import io.spyglass.service.runtime.QueryRuntime;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
@@ -36,14 +39,55 @@ import picocli.CommandLine.Option;
       "Examples:",
       "  ./spyglass serve --source gen",
       "  ./spyglass serve --source 'gen?rate=10000' --port 9090 --data /var/lib/spyglass",
-      "  ./spyglass serve --bind 0.0.0.0 --tokens tokens.txt   # lines: TOKEN USER [admin]"
+      "  ./spyglass serve --bind 0.0.0.0 --tokens tokens.txt   # lines: TOKEN USER [admin]",
+      "  ./spyglass serve --source http --data /var/lib/spyglass   # POST /api/ingest; docs/metering.md"
     })
 final class ServeCommand implements Callable<Integer> {
   @Option(
       names = "--source",
       paramLabel = "SPEC",
-      description = "where records come from (default: ${DEFAULT-VALUE}); see Sources below")
-  String source = "gen";
+      description =
+          "where records come from (default: gen); see Sources below. 'http' is the documents"
+              + " POSTed to /api/ingest, kept durably under --data; give --source twice to read"
+              + " another source beside it")
+  List<String> sources = new ArrayList<>();
+
+  @Option(
+      names = "--id-field",
+      paramLabel = "NAME",
+      description = "with --source http: the field that holds a document's id (default: id)")
+  String idField = "id";
+
+  @Option(
+      names = "--database",
+      paramLabel = "JDBC_URL",
+      description =
+          "with --source http: where standing queries and their final windows are kept, e.g."
+              + " jdbc:postgresql://HOST/DB?user=U&password=P (default: SQLite under --data)")
+  String database;
+
+  @Option(
+      names = "--ingest-backlog",
+      paramLabel = "BYTES",
+      description =
+          "with --source http: ingested bytes the engine may be behind before POST /api/ingest"
+              + " answers 429 (default: 64MiB; KiB, MiB, GiB or plain bytes)")
+  String ingestBacklog = "64MiB";
+
+  @Option(
+      names = "--id-horizon",
+      paramLabel = "TIME",
+      description =
+          "with --source http: how long an accepted id is remembered, a repeat within it is a"
+              + " duplicate (default: 7d)")
+  String idHorizon = "7d";
+
+  @Option(
+      names = "--checkpoint-every",
+      paramLabel = "TIME",
+      description =
+          "with --source http: how often standing queries' states are saved (default: 1s)")
+  String checkpointEvery = "1s";
 
   @Option(names = "--port", description = "port; 0 for any free one (default: ${DEFAULT-VALUE})")
   int port = 8080;
@@ -143,7 +187,31 @@ final class ServeCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     ServiceConfig config;
+    Metering.Settings metering = null;
+    String other = null;
     try {
+      List<String> given = sources.isEmpty() ? List.of("gen") : sources;
+      if (given.size() > 2 || given.size() == 2 && !given.contains("http")) {
+        throw new IllegalArgumentException(
+            "--source is given once, or twice with one of them 'http' (e.g. --source"
+                + " kafka:... --source http)");
+      }
+      for (String g : given) {
+        if (!g.equals("http")) {
+          other = g;
+        }
+      }
+      if (given.contains("http")) {
+        long horizonMs = parseDays(idHorizon);
+        metering =
+            new Metering.Settings(
+                idField,
+                Ingestor.Options.DEFAULTS
+                    .withBacklogBytes(parseBytes(ingestBacklog))
+                    .withHorizonMs(horizonMs),
+                QueryCommand.parseDuration(checkpointEvery),
+                database);
+      }
       if (!runtime.equals("embedded") && !runtime.equals("flink")) {
         throw new IllegalArgumentException(
             "--runtime " + runtime + " is not a runtime: give embedded or flink");
@@ -180,24 +248,28 @@ final class ServeCommand implements Callable<Integer> {
     }
     SpyglassService service;
     try {
-      QueryRuntime rt;
       if (runtime.equals("flink")) {
         // a port of 0 is any free one: the process id tells instances apart then
         String name =
             instance != null
                 ? instance
                 : hostName() + "-" + (port != 0 ? port : ProcessHandle.current().pid());
-        rt = FlinkRuntime.connect(kafka, name, queryTopic, statusTopic);
+        service =
+            SpyglassService.start(
+                config, FlinkRuntime.connect(kafka, name, queryTopic, statusTopic));
       } else {
-        Source src = Sources.open(source);
+        Source src = other == null ? null : Sources.open(other);
         EngineConfig engine = EngineConfig.defaults().withMaxQueries(maxQueries + 64);
         if (workers != null) {
           engine = engine.withWorkers(workers);
         }
-        rt = EmbeddedRuntime.start(src, engine);
+        if (metering != null) {
+          service = SpyglassService.startMetering(config, src, engine, metering);
+        } else {
+          service = SpyglassService.start(config, EmbeddedRuntime.start(src, engine));
+        }
       }
-      service = SpyglassService.start(config, rt);
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException | RuntimeException | InterruptedException e) {
       err.println("spyglass: cannot serve: " + e.getMessage());
       err.flush();
       return 1;
@@ -205,6 +277,15 @@ final class ServeCommand implements Callable<Integer> {
     out.println("Spyglass is serving " + service.url());
     out.println("  runtime: " + service.runtime().describe());
     out.println("  data:    " + data.toAbsolutePath().normalize());
+    if (service.metering() != null) {
+      out.println(
+          "  ingest:  POST "
+              + service.url()
+              + "api/ingest (id field "
+              + idField
+              + "); standing queries in "
+              + service.metering().store().where());
+    }
     if (service.requiresTokens()) {
       out.println("  tokens:  " + tokens + " (every /api route but /api/health needs one)");
     } else if (insecure && !bind.startsWith("127.") && !bind.equals("localhost")) {
@@ -239,6 +320,41 @@ final class ServeCommand implements Callable<Integer> {
     } catch (java.net.UnknownHostException e) {
       return "spyglass";
     }
+  }
+
+  /** Bytes, plain or with a KiB, MiB or GiB suffix. */
+  static long parseBytes(String text) {
+    String t = text.strip();
+    long unit = 1;
+    for (String[] u : new String[][] {{"KiB", "1024"}, {"MiB", "1048576"}, {"GiB", "1073741824"}}) {
+      if (t.endsWith(u[0])) {
+        unit = Long.parseLong(u[1]);
+        t = t.substring(0, t.length() - 3).strip();
+      }
+    }
+    try {
+      long v = Long.parseLong(t);
+      if (v < 0) {
+        throw new NumberFormatException();
+      }
+      return v * unit;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          "a size is bytes, or a number with KiB, MiB or GiB: '" + text + "' is not");
+    }
+  }
+
+  /** A duration that may also be in days ({@code 7d}). */
+  static long parseDays(String text) {
+    String t = text.strip().toLowerCase(java.util.Locale.ROOT);
+    if (t.endsWith("d")) {
+      try {
+        return Long.parseLong(t.substring(0, t.length() - 1)) * 24 * 3600 * 1000;
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("a duration is e.g. 7d, 12h or 30m: '" + text + "'");
+      }
+    }
+    return QueryCommand.parseDuration(text);
   }
 
   /**

@@ -233,6 +233,12 @@ final class Spyglass {
       signal("TERM");
     }
 
+    /** Sends SIGKILL: the process ends at once, with no chance to write anything. */
+    void kill9() throws IOException, InterruptedException {
+      signal("KILL");
+      process.waitFor(TIMEOUT_S, TimeUnit.SECONDS);
+    }
+
     private void signal(String name) throws IOException, InterruptedException {
       Process kill =
           new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();

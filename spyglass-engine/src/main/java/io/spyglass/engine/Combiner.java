@@ -39,7 +39,7 @@ final class Combiner implements Runnable {
 
   private record Tick(boolean finishAll) implements Msg {}
 
-  private record Start(QueryHandle handle) implements Msg {}
+  private record Start(QueryHandle handle, byte[] restore) implements Msg {}
 
   private record Added(String queryId) implements Msg {}
 
@@ -49,7 +49,14 @@ final class Combiner implements Runnable {
 
   private record Finish(String queryId) implements Msg {}
 
-  private static final class Running {
+  /**
+   * Something that needs every partial read so far merged: it runs when a flush round that started
+   * after it arrived completes (a checkpoint's snapshots, a look at a query's open state).
+   */
+  private record AfterFlush(java.util.function.Consumer<Map<String, Running>> action)
+      implements Msg {}
+
+  static final class Running {
     final QueryHandle handle;
     QueryCombiner combiner;
     int workersWithIt;
@@ -75,6 +82,11 @@ final class Combiner implements Runnable {
   private boolean finishAfterTick;
   private final Set<String> finishOneAfterTick = new HashSet<>();
   private int flushedCount;
+
+  /** Waiting for the next flush round, and covered by the round in flight. */
+  private final java.util.List<AfterFlush> afterNextRound = new ArrayList<>();
+
+  private final java.util.List<AfterFlush> afterThisRound = new ArrayList<>();
   private int drainedCount;
   private long tickMs;
 
@@ -110,12 +122,30 @@ final class Combiner implements Runnable {
     }
   }
 
+  /**
+   * Runs {@code action} on the combiner thread once every partial of the records processed before
+   * now is merged (after a flush round of every worker), with the running queries by id. The action
+   * must not keep the map or the queries' combiners beyond the call.
+   */
+  void afterFlush(java.util.function.Consumer<Map<String, Running>> action) {
+    send(new AfterFlush(action));
+  }
+
+  /** A running query's combiner and the results offered so far, for {@link #afterFlush}. */
+  static QueryCombiner combiner(Running r) {
+    return r.combiner;
+  }
+
+  static QueryHandle handle(Running r) {
+    return r.handle;
+  }
+
   void added(String queryId) {
     send(new Added(queryId));
   }
 
-  void start(QueryHandle h) {
-    send(new Start(h));
+  void start(QueryHandle h, byte[] restore) {
+    send(new Start(h, restore));
   }
 
   void kill(String id) {
@@ -195,12 +225,10 @@ final class Combiner implements Runnable {
       }
     } else if (m instanceof Tick) {
       finishAfterTick |= ((Tick) m).finishAll();
-      if (!tickInFlight) {
-        tickInFlight = true;
-        flushedCount = 0;
-        tickMs = now;
-        engine.broadcast(new Worker.Flush(now));
-      }
+      startRound(now);
+    } else if (m instanceof AfterFlush) {
+      afterNextRound.add((AfterFlush) m);
+      startRound(now);
     } else if (m instanceof Flushed) {
       if (tickInFlight && ++flushedCount == workers) {
         tickInFlight = false;
@@ -216,6 +244,13 @@ final class Combiner implements Runnable {
           settle(r);
         }
         finishOneAfterTick.clear(); // ids left over are of queries that ended meanwhile
+        for (AfterFlush a : afterThisRound) {
+          a.action().accept(running);
+        }
+        afterThisRound.clear();
+        if (!afterNextRound.isEmpty()) {
+          startRound(now);
+        }
       }
     } else if (m instanceof Drained) {
       if (++drainedCount == workers) {
@@ -258,8 +293,21 @@ final class Combiner implements Runnable {
             }
             engine.emitted();
           };
-      r.combiner =
-          new QueryCombiner(h.query(), engine.config().limits(), sink, engine.config().clock());
+      byte[] restore = ((Start) m).restore();
+      if (restore == null) {
+        r.combiner =
+            new QueryCombiner(h.query(), engine.config().limits(), sink, engine.config().clock());
+      } else {
+        try {
+          r.combiner =
+              QueryCombiner.restore(
+                  h.query(), engine.config().limits(), sink, engine.config().clock(), restore);
+        } catch (RuntimeException e) {
+          h.end("The query's saved state cannot be restored: " + e.getMessage());
+          engine.released();
+          return;
+        }
+      }
       running.put(h.id(), r);
       engine.broadcast(new Worker.Add(h.query()));
     } else if (m instanceof Added) {
@@ -278,6 +326,22 @@ final class Combiner implements Runnable {
         r.handle.end(null);
       }
     }
+  }
+
+  /**
+   * Starts a flush round unless one is in flight; what waits for the next round is covered by this
+   * one (it arrived before the round's flushes were sent).
+   */
+  private void startRound(long now) {
+    if (tickInFlight) {
+      return;
+    }
+    tickInFlight = true;
+    flushedCount = 0;
+    tickMs = now;
+    afterThisRound.addAll(afterNextRound);
+    afterNextRound.clear();
+    engine.broadcast(new Worker.Flush(now));
   }
 
   /**

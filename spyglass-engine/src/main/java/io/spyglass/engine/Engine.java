@@ -1,6 +1,7 @@
 package io.spyglass.engine;
 
 import io.spyglass.core.query.Query;
+import io.spyglass.core.query.QueryCombiner;
 import io.spyglass.core.query.QueryStats;
 import io.spyglass.core.record.BadRecord;
 import io.spyglass.core.syntax.BqlException;
@@ -8,11 +9,13 @@ import io.spyglass.engine.source.BadInput;
 import io.spyglass.engine.source.RawBatch;
 import io.spyglass.engine.source.Source;
 import java.io.IOException;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
@@ -84,6 +87,12 @@ public final class Engine implements AutoCloseable {
   private long lastSnapshotRecords;
   private double lastRate = -1;
   private final CountDownLatch stopped = new CountDownLatch(1);
+  private final int poolSize;
+  private final java.util.Queue<Barrier> barriers =
+      new java.util.concurrent.ConcurrentLinkedQueue<>();
+  private final java.util.Set<CompletableFuture<?>> pending = ConcurrentHashMap.newKeySet();
+  private final Object barrierLock = new Object();
+  private volatile boolean readerRunning;
   private final ScheduledExecutorService ticker;
   private final Thread readerThread;
   private final Thread combinerThread;
@@ -105,6 +114,7 @@ public final class Engine implements AutoCloseable {
     this.workers = new Worker[config.workers()];
     this.combiner = new Combiner(this, workers.length);
     int pool = workers.length * (config.queueBatches() + 2);
+    this.poolSize = pool;
     this.free = new ArrayBlockingQueue<>(pool);
     this.ready = new ArrayBlockingQueue<>(workers.length * config.queueBatches());
     for (int i = 0; i < pool; i++) {
@@ -213,7 +223,10 @@ public final class Engine implements AutoCloseable {
   /** Starts reading the source, if not already. */
   public synchronized void resume() {
     if (!readerStarted) {
-      readerStarted = true;
+      synchronized (barrierLock) {
+        readerStarted = true;
+        readerRunning = true;
+      }
       readerThread.start();
     }
   }
@@ -239,10 +252,38 @@ public final class Engine implements AutoCloseable {
 
   /** Starts a query with a chosen id, which must not be running already. */
   public QueryHandle submit(String id, String bql) {
+    return submit(id, bql, SubmitOptions.DEFAULTS);
+  }
+
+  /**
+   * How a query starts: now and empty (the defaults), or going on from a saved state.
+   *
+   * @param receiveTimeMs when the query started, on the engine clock; -1 for now. A query that goes
+   *     on from a saved state keeps its first start
+   * @param restore a {@link io.spyglass.core.query.QueryCombiner#snapshot()} of the same query to
+   *     go on from (e.g. from a {@link Checkpoint}); null to start empty. A state that does not fit
+   *     the query ends it with an error saying so
+   * @param backPressure whether this query's results are never dropped: the engine stops reading
+   *     its source while they wait unread (see {@link EngineConfig#resultBackPressure()}, which
+   *     sets it for every query)
+   */
+  public record SubmitOptions(long receiveTimeMs, byte[] restore, boolean backPressure) {
+    public static final SubmitOptions DEFAULTS = new SubmitOptions(-1, null, false);
+  }
+
+  /**
+   * Starts a query with a chosen id, which must not be running already, as {@code options} say.
+   *
+   * @throws BqlException when the text is not a valid query
+   * @throws IllegalStateException when too many queries run, or the engine has stopped
+   */
+  public QueryHandle submit(String id, String bql, SubmitOptions options) {
     if (closing || stopped.getCount() == 0) {
       throw new IllegalStateException("The engine has stopped; start a new one to run queries");
     }
-    Query query = Query.parse(id, bql, config.limits(), config.clock().getAsLong());
+    long receivedMs =
+        options.receiveTimeMs() >= 0 ? options.receiveTimeMs() : config.clock().getAsLong();
+    Query query = Query.parse(id, bql, config.limits(), receivedMs);
     if (running.incrementAndGet() > config.maxQueries()) {
       running.decrementAndGet();
       throw new IllegalStateException(
@@ -251,14 +292,174 @@ public final class Engine implements AutoCloseable {
               + " are running; wait for some to finish, or raise the limit"
               + " (EngineConfig.withMaxQueries; spyglass query --max-queries)");
     }
-    QueryHandle h = new QueryHandle(query, config, this);
+    QueryHandle h = new QueryHandle(query, config, this, options.backPressure());
     if (handles.putIfAbsent(id, h) != null) {
       running.decrementAndGet();
       throw new IllegalArgumentException("A query with id " + id + " is already running");
     }
     started.increment();
-    combiner.start(h);
+    combiner.start(h, options.restore());
     return h;
+  }
+
+  /**
+   * A consistent cut of the stream: every record the source handed out before {@code position} was
+   * processed and merged into the saved states, and none after it.
+   *
+   * @param position the source's {@link Source#position()} at the cut (-1 for a source that has
+   *     none)
+   * @param queries each query's state at the cut, by id
+   */
+  public record Checkpoint(long position, Map<String, QueryState> queries) {}
+
+  /**
+   * One query's state at a {@link Checkpoint}.
+   *
+   * @param snapshot its {@link io.spyglass.core.query.QueryCombiner#snapshot()}, to {@link
+   *     SubmitOptions#restore()} it from
+   * @param emitted the results its handle had been offered by then ({@link QueryHandle#emitted()}):
+   *     results up to this count came from records before the cut
+   */
+  public record QueryState(byte[] snapshot, long emitted) {}
+
+  /** What a checkpoint does at its cut, on the reader thread: which queries to save. */
+  @FunctionalInterface
+  public interface AtCut {
+    /**
+     * Called while reading is paused at {@code position}, with every record before it processed:
+     * the place to start queries that must begin exactly there (they see the records after it).
+     *
+     * @return the ids of the queries whose state to save
+     */
+    Collection<String> at(long position);
+  }
+
+  private record Barrier(AtCut atCut, CompletableFuture<Checkpoint> done) {}
+
+  /**
+   * Takes a checkpoint: reading pauses between two polls of the source, the workers finish every
+   * batch read, {@code atCut} runs, every partial is merged, the queries it names are saved, and
+   * reading resumes. The pause lasts a flush of the workers (a few milliseconds).
+   *
+   * <p>Restarting from a checkpoint: open the source again at {@link Checkpoint#position()}, and
+   * submit each saved query with {@link SubmitOptions#restore()} before reading resumes ({@link
+   * #startPaused}); every record is then counted once.
+   *
+   * @return completes with the checkpoint, or fails when the engine stops first
+   */
+  public CompletableFuture<Checkpoint> checkpoint(AtCut atCut) {
+    CompletableFuture<Checkpoint> done = new CompletableFuture<>();
+    barriers.add(new Barrier(atCut, done));
+    if (!readerRunning) {
+      serveBarriers(); // no reader thread to do it: nothing is being read anyway
+    }
+    if (closing) {
+      failBarriers();
+    }
+    return done;
+  }
+
+  /**
+   * Runs {@code look} on a query's combiner once the partials of every record processed so far are
+   * merged (after a flush of the workers; reading goes on meanwhile), on the combiner thread: e.g.
+   * to read its open windows. The combiner must not be kept beyond the call.
+   *
+   * @return completes with what {@code look} returns, with null when the query is not running, or
+   *     fails when the engine stops first
+   */
+  public <T> CompletableFuture<T> inspect(
+      String queryId, java.util.function.Function<QueryCombiner, T> look) {
+    CompletableFuture<T> done = new CompletableFuture<>();
+    pending.add(done);
+    combiner.afterFlush(
+        running -> {
+          pending.remove(done);
+          Combiner.Running r = running.get(queryId);
+          try {
+            done.complete(r == null ? null : look.apply(Combiner.combiner(r)));
+          } catch (RuntimeException e) {
+            done.completeExceptionally(e);
+          }
+        });
+    if (closing) {
+      failBarriers();
+    }
+    return done;
+  }
+
+  /** Serves the checkpoints asked for: on the reader thread between polls, or on the caller's. */
+  private void serveBarriers() {
+    synchronized (barrierLock) {
+      Barrier b;
+      while ((b = barriers.poll()) != null) {
+        serve(b);
+      }
+    }
+  }
+
+  private void serve(Barrier b) {
+    try {
+      // every batch back in the pool: every record read was processed by a worker
+      while (free.size() < poolSize && !closing) {
+        java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+      }
+      if (closing) {
+        b.done().completeExceptionally(stoppedException());
+        return;
+      }
+      long position = source.position();
+      Collection<String> ids = b.atCut().at(position);
+      CompletableFuture<Checkpoint> merged = new CompletableFuture<>();
+      pending.add(merged);
+      combiner.afterFlush(
+          running -> {
+            Map<String, QueryState> states = new HashMap<>();
+            for (String id : ids) {
+              Combiner.Running r = running.get(id);
+              QueryCombiner c = r == null ? null : Combiner.combiner(r);
+              if (c != null && !c.isDone()) {
+                states.put(id, new QueryState(c.snapshot(), Combiner.handle(r).emitted()));
+              }
+            }
+            pending.remove(merged);
+            merged.complete(new Checkpoint(position, Map.copyOf(states)));
+          });
+      // reading stays paused until the workers' flush is done: a batch read meanwhile would be
+      // merged before the cut
+      while (!merged.isDone()) {
+        try {
+          merged.get(50, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+          if (closing) {
+            merged.completeExceptionally(stoppedException());
+          }
+        }
+      }
+      b.done().complete(merged.join());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      b.done().completeExceptionally(e);
+    } catch (java.util.concurrent.ExecutionException | RuntimeException e) {
+      b.done()
+          .completeExceptionally(
+              e instanceof java.util.concurrent.ExecutionException ? e.getCause() : e);
+    }
+  }
+
+  private static IllegalStateException stoppedException() {
+    return new IllegalStateException("The engine stopped before the checkpoint was taken");
+  }
+
+  /** Fails every checkpoint and look still waiting: the engine stopped. */
+  private void failBarriers() {
+    Barrier b;
+    while ((b = barriers.poll()) != null) {
+      b.done().completeExceptionally(stoppedException());
+    }
+    for (CompletableFuture<?> f : pending) {
+      f.completeExceptionally(stoppedException());
+    }
+    pending.clear();
   }
 
   void kill(String id) {
@@ -394,11 +595,22 @@ public final class Engine implements AutoCloseable {
   }
 
   private void read() {
+    try {
+      readSource();
+    } finally {
+      readerEnded();
+    }
+  }
+
+  private void readSource() {
     // records per batch for about batchBytes a batch, by a moving average of the record size
     double recordBytes = 1024;
     int perBatch = recordsPerBatch(recordBytes);
     try {
       while (!closing) {
+        if (!barriers.isEmpty()) {
+          serveBarriers();
+        }
         awaitSubscribers();
         RawBatch b = free.take();
         b.clear();
@@ -435,6 +647,14 @@ public final class Engine implements AutoCloseable {
       // stops, whether or not it stops at a normal end of its source
       broadcast(new Worker.Drain());
     }
+  }
+
+  /** The reader's end: checkpoints asked for from now on are served by whoever asks. */
+  private void readerEnded() {
+    synchronized (barrierLock) {
+      readerRunning = false;
+    }
+    serveBarriers();
   }
 
   private int recordsPerBatch(double recordBytes) {
@@ -522,6 +742,7 @@ public final class Engine implements AutoCloseable {
       workerThreads[i].interrupt();
     }
     combiner.stop();
+    failBarriers();
     try {
       source.close();
     } catch (IOException e) {

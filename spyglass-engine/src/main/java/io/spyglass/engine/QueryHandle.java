@@ -41,12 +41,12 @@ public final class QueryHandle {
   private volatile long emitted;
   private volatile Runnable onUpdate;
 
-  QueryHandle(Query query, EngineConfig config, Engine engine) {
+  QueryHandle(Query query, EngineConfig config, Engine engine, boolean backPressure) {
     this.query = query;
     this.engine = engine;
     this.maxResults = config.resultQueue();
     this.maxRecords = config.resultQueueRecords();
-    this.backPressure = config.resultBackPressure();
+    this.backPressure = backPressure || config.resultBackPressure();
   }
 
   public String id() {

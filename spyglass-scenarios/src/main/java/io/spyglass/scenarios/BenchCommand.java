@@ -125,6 +125,12 @@ public final class BenchCommand implements Callable<Integer> {
       defaultValue = "source")
   String ingest;
 
+  @Option(
+      names = "--http",
+      description =
+          "metering: POST the documents to a real service's /api/ingest (same as --ingest http)")
+  boolean http;
+
   @Override
   public Integer call() throws Exception {
     Settings d = Settings.defaults(quick);
@@ -151,7 +157,11 @@ public final class BenchCommand implements Callable<Integer> {
           "Unknown scenario " + scenario + "; one of " + String.join(", ", Scenarios.names()));
     }
     if (sc instanceof MeteringScenario) {
-      sc = new MeteringScenario(UsageIngestion.valueOf(ingest.toUpperCase(java.util.Locale.ROOT)));
+      sc =
+          new MeteringScenario(
+              http
+                  ? UsageIngestion.HTTP
+                  : UsageIngestion.valueOf(ingest.toUpperCase(java.util.Locale.ROOT)));
     }
     Path dir = out != null ? out : Path.of("bench-results", scenario);
     Report r = run(sc, s, dir, System.out);

@@ -50,6 +50,20 @@ final class MeteringScenario implements Scenario {
                 new int[] {500, 40, 100},
                 new int[] {20_000, 10, 10});
     List<Integer> workers = s.quick() ? List.of(Machine.cores()) : s.workersOrAll();
+    if (ingestion == UsageIngestion.HTTP) {
+      // every request waits for a sync of the disk: the larger in-process shapes would take long
+      List<int[]> overHttp =
+          s.quick()
+              ? shapes
+              : List.of(
+                  new int[] {500, 4, 10},
+                  new int[] {2_000, 2, 5},
+                  new int[] {20_000, 1, 1},
+                  new int[] {500, 20, 20},
+                  new int[] {20_000, 5, 5});
+      runHttp(s, report, overHttp, List.of(workers.get(workers.size() - 1)));
+      return;
+    }
     Table t =
         new Table(
             "metering",
@@ -73,26 +87,71 @@ final class MeteringScenario implements Scenario {
     report.table(t);
   }
 
+  /** Abacus's test over HTTP: a real server, many clients, and the most it takes without a 429. */
+  private void runHttp(Settings s, Report report, List<int[]> shapes, List<Integer> workers)
+      throws Exception {
+    int clients = s.quick() ? 8 : 64;
+    Table t =
+        new Table(
+            "metering-http",
+            "Usage documents POSTed to /api/ingest in batches of 10 by "
+                + clients
+                + " concurrent clients, counted by a standing query (Abacus: 200 to 300 doc/s)",
+            "orgs",
+            "instances",
+            "docs",
+            "documents",
+            "workers",
+            "time (ms)",
+            "doc/s",
+            "requests",
+            "429s",
+            "CPU (cores)",
+            "totals");
+    for (int[] shape : shapes) {
+      for (int w : workers) {
+        report.progress(
+            String.format("HTTP: %d x %d x %d, %d workers", shape[0], shape[1], shape[2], w));
+        UsageDocuments documents = new UsageDocuments(shape[0], shape[1], shape[2]);
+        HttpMetering.Outcome o = new HttpMetering(w).run(report, documents, clients);
+        t.row(
+            Table.count(shape[0]),
+            shape[1],
+            shape[2],
+            Table.count(documents.total()),
+            w,
+            Table.count(o.ms()),
+            Table.count(documents.total() * 1000.0 / Math.max(1, o.ms())),
+            Table.count(o.requests()),
+            Table.count(o.refused()),
+            Table.num(o.cpuCores(), 2),
+            o.wrong() == 0 ? "exact" : o.wrong() + " wrong");
+      }
+    }
+    report.table(t);
+    int w = workers.get(workers.size() - 1);
+    double[] rates =
+        s.quick()
+            ? new double[] {1_000, 4_000}
+            : new double[] {1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 64_000};
+    double[] best = new HttpMetering(w).sustained(report, clients, rates, s.quick() ? 2 : 10);
+    Table sustained =
+        new Table(
+            "metering-http-sustained",
+            "The most documents/s sustained without a 429 (paced clients, rising rates)",
+            "clients",
+            "workers",
+            "target doc/s",
+            "achieved doc/s");
+    sustained.row(clients, w, Table.count(best[0]), Table.count(best[1]));
+    report.table(sustained);
+  }
+
   private void run(Report report, Table t, int orgs, int instances, int docs, int workers)
       throws InterruptedException {
     UsageDocuments documents = new UsageDocuments(orgs, instances, docs);
     int groups = orgs * UsageDocuments.RESOURCES.length;
-    QueryLimits l = QueryLimits.DEFAULTS;
-    QueryLimits limits =
-        new QueryLimits(
-            l.defaultDurationMs(),
-            l.maxDurationMs(),
-            l.defaultRawLimit(),
-            l.maxRawLimit(),
-            Math.max(l.maxGroups(), groups),
-            l.countDistinctEntries(),
-            l.distributionEntries(),
-            l.maxDistributionPoints(),
-            l.topKEntries(),
-            l.maxTopK(),
-            l.minWindowEmitMs(),
-            l.maxQueryLength(),
-            l.maxEmitsPerSecond());
+    QueryLimits limits = limits(groups);
     EngineConfig config =
         EngineConfig.defaults()
             .withWorkers(workers)
@@ -154,6 +213,25 @@ final class MeteringScenario implements Scenario {
         Table.num(cpu.processCores(), 2),
         Table.count(rate / Math.max(0.01, cpu.processCores())),
         wrong == 0 ? "exact" : wrong + " wrong");
+  }
+
+  /** The default limits, with room for {@code groups} exact groups. */
+  static QueryLimits limits(int groups) {
+    QueryLimits l = QueryLimits.DEFAULTS;
+    return new QueryLimits(
+        l.defaultDurationMs(),
+        l.maxDurationMs(),
+        l.defaultRawLimit(),
+        l.maxRawLimit(),
+        Math.max(l.maxGroups(), groups),
+        l.countDistinctEntries(),
+        l.distributionEntries(),
+        l.maxDistributionPoints(),
+        l.topKEntries(),
+        l.maxTopK(),
+        l.minWindowEmitMs(),
+        l.maxQueryLength(),
+        l.maxEmitsPerSecond());
   }
 
   private static Result last(QueryHandle h) throws InterruptedException {

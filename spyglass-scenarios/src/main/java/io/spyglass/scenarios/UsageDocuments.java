@@ -5,8 +5,8 @@ import io.spyglass.engine.source.Source;
 
 /**
  * Abacus-style usage documents, {@code orgs x instances x docs} of them, made as they are read:
- * {@code {"org", "space", "app", "instance", "resource", "quantity", "time"}}, one resource and an
- * integer quantity each. The source keeps the exact totals of what it emitted, per org and
+ * {@code {"id", "org", "space", "app", "instance", "resource", "quantity", "time"}}, one resource
+ * and an integer quantity each. The source keeps the exact totals of what it emitted, per org and
  * resource, to check the queries' answers against. Bounded: it ends after the last document.
  *
  * <p>Polled from one thread; the totals may be read once the engine has stopped.
@@ -66,7 +66,9 @@ final class UsageDocuments implements Source {
       counts[o * RESOURCES.length + resource]++;
       sums[o * RESOURCES.length + resource] += quantity;
       sb.setLength(0);
-      sb.append("{\"org\":\"org-")
+      sb.append("{\"id\":\"u")
+          .append(next)
+          .append("\",\"org\":\"org-")
           .append(o)
           .append("\",\"space\":\"space-")
           .append(o)

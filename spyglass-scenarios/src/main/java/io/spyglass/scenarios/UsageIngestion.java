@@ -3,10 +3,9 @@ package io.spyglass.scenarios;
 import io.spyglass.engine.source.Source;
 
 /**
- * How metering usage documents reach the engine. Abacus's test posted them to its collector over
- * HTTP; Spyglass has no HTTP ingestion yet, so the scenario feeds them through a {@link Source}. An
- * HTTP path plugs in here: start a server that accepts posted documents, and return a source that
- * hands them to the engine.
+ * How metering usage documents reach the engine: through a {@link Source} in the same process, or
+ * POSTed over HTTP to a real service, as Abacus's test posted them to its collector (see {@link
+ * HttpMetering}, which runs that case).
  */
 enum UsageIngestion {
   /** Documents generated and handed to the engine by a source in the same process. */
@@ -16,12 +15,11 @@ enum UsageIngestion {
       return documents;
     }
   },
-  /** Documents posted over HTTP, as Abacus's collector received them: not available yet. */
+  /** Documents POSTed to {@code /api/ingest}: the service's ingest log is the engine's source. */
   HTTP {
     @Override
     Source open(UsageDocuments documents) {
-      throw new UnsupportedOperationException(
-          "HTTP ingestion of usage documents does not exist yet; use --ingest source");
+      throw new UnsupportedOperationException("over HTTP the service reads its ingest log");
     }
   };
 

@@ -1,9 +1,14 @@
 package io.spyglass.service;
 
+import io.spyglass.engine.EngineConfig;
+import io.spyglass.engine.source.Source;
+import io.spyglass.engine.source.UnionSource;
 import io.spyglass.service.auth.Tokens;
 import io.spyglass.service.http.ApiServer;
+import io.spyglass.service.metering.Metering;
 import io.spyglass.service.metrics.ServiceMetrics;
 import io.spyglass.service.query.QueryManager;
+import io.spyglass.service.runtime.EmbeddedRuntime;
 import io.spyglass.service.runtime.QueryRuntime;
 import io.spyglass.service.schema.SchemaSampler;
 import io.spyglass.service.store.Database;
@@ -44,14 +49,17 @@ public final class SpyglassService implements AutoCloseable {
   private final SchemaSampler schema;
   private final ScheduledExecutorService sweeper;
   private final ApiServer server;
+  private final Metering metering;
   private boolean closed;
 
-  private SpyglassService(ServiceConfig config, Tokens tokens, QueryRuntime runtime, Database db) {
+  private SpyglassService(
+      ServiceConfig config, Tokens tokens, QueryRuntime runtime, Database db, Metering metering) {
     LongSupplier clock = System::currentTimeMillis;
     this.config = config;
     this.tokens = tokens;
     this.runtime = runtime;
     this.db = db;
+    this.metering = metering;
     this.history = new History(db);
     this.queries =
         new QueryManager(
@@ -91,7 +99,8 @@ public final class SpyglassService implements AutoCloseable {
             metrics,
             schema,
             new SavedQueries(db, clock),
-            history);
+            history,
+            metering);
   }
 
   /**
@@ -102,6 +111,16 @@ public final class SpyglassService implements AutoCloseable {
    * @throws IOException when the tokens file or the database cannot be read
    */
   public static SpyglassService start(ServiceConfig config, QueryRuntime runtime)
+      throws IOException {
+    return start(config, runtime, null);
+  }
+
+  /**
+   * Starts the service on {@code runtime} with ingestion and standing queries: {@code metering}'s
+   * source feeds the runtime's engine, whose standing queries it has restored. The service owns
+   * both from then on.
+   */
+  public static SpyglassService start(ServiceConfig config, QueryRuntime runtime, Metering metering)
       throws IOException {
     try {
       Tokens tokens =
@@ -114,15 +133,70 @@ public final class SpyglassService implements AutoCloseable {
       }
       Database db = Database.open(config.dataDir());
       try {
-        return new SpyglassService(config, tokens, runtime, db);
+        return new SpyglassService(config, tokens, runtime, db, metering);
       } catch (RuntimeException e) {
         db.close();
         throw e;
       }
     } catch (IOException | RuntimeException e) {
       runtime.close();
+      closeQuietly(metering);
       throw e;
     }
+  }
+
+  /**
+   * Starts the service with ingestion ({@code POST /api/ingest}) and standing queries, durable
+   * under the data folder: the engine reads the ingested documents, beside {@code other} when not
+   * null. Standing queries are restored before the engine reads its first document.
+   *
+   * @throws IOException when the ingest log or the database cannot be read
+   */
+  public static SpyglassService startMetering(
+      ServiceConfig config, Source other, EngineConfig engineConfig, Metering.Settings settings)
+      throws IOException, InterruptedException {
+    Metering metering;
+    try {
+      metering = Metering.open(config.dataDir(), settings);
+    } catch (IOException | RuntimeException e) {
+      if (other != null) {
+        other.close();
+      }
+      throw e;
+    }
+    EmbeddedRuntime runtime;
+    try {
+      Source ingested = metering.source();
+      Source source = other == null ? ingested : new UnionSource(other, ingested);
+      runtime = EmbeddedRuntime.startPaused(source, engineConfig);
+    } catch (IOException | RuntimeException e) {
+      closeQuietly(metering);
+      throw e;
+    }
+    try {
+      metering.start(runtime.engine(), config.queryLimits());
+      runtime.engine().resume();
+    } catch (RuntimeException | InterruptedException e) {
+      runtime.close();
+      closeQuietly(metering);
+      throw e;
+    }
+    return start(config, runtime, metering);
+  }
+
+  private static void closeQuietly(Metering metering) {
+    if (metering != null) {
+      try {
+        metering.close();
+      } catch (IOException e) {
+        LOG.warn("closing ingestion: {}", e.toString());
+      }
+    }
+  }
+
+  /** Ingestion and standing queries; null when the service has none. */
+  public Metering metering() {
+    return metering;
   }
 
   static boolean isLoopback(String bind) {
@@ -195,6 +269,10 @@ public final class SpyglassService implements AutoCloseable {
     long deadline = System.currentTimeMillis() + timeoutMs;
     boolean clean = false;
     try {
+      if (metering != null && metering.standing() != null) {
+        // a last checkpoint before every query ends: the standing queries go on after a restart
+        metering.standing().close();
+      }
       queries.stopAll();
       clean = queries.awaitAllEnded(Math.max(0, deadline - System.currentTimeMillis()));
       clean &= server.awaitStreamsEnded(Math.max(0, deadline - System.currentTimeMillis()));
@@ -216,7 +294,11 @@ public final class SpyglassService implements AutoCloseable {
     server.close();
     sweeper.shutdownNow();
     schema.close();
+    if (metering != null && metering.standing() != null) {
+      metering.standing().close(); // a last checkpoint, while the engine still runs
+    }
     runtime.close();
+    closeQuietly(metering);
     history.close();
     db.close();
   }

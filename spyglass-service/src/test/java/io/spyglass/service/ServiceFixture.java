@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.spyglass.engine.EngineConfig;
 import io.spyglass.engine.source.GeneratorSource;
+import io.spyglass.service.metering.Metering;
 import io.spyglass.service.runtime.EmbeddedRuntime;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -89,6 +90,32 @@ final class ServiceFixture implements AutoCloseable {
                 })
             .with(settings);
     return new ServiceFixture(SpyglassService.start(config, runtime), source);
+  }
+
+  /** A service with ingestion and standing queries only (--source http) under {@code data}. */
+  static ServiceFixture startMetering(
+      Path data, Metering.Settings metering, Consumer<ServiceConfig.Builder> settings)
+      throws IOException {
+    ServiceConfig config =
+        ServiceConfig.defaults()
+            .with(
+                b -> {
+                  b.port = 0;
+                  b.dataDir = data;
+                })
+            .with(settings);
+    try {
+      return new ServiceFixture(
+          SpyglassService.startMetering(
+              config,
+              null,
+              EngineConfig.defaults().withWorkers(2).withTickMs(20).withMaxQueries(200),
+              metering),
+          null);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
   }
 
   static JsonNode json(String s) {

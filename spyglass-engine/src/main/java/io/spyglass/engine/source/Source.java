@@ -42,6 +42,15 @@ public interface Source extends Closeable {
     return null;
   }
 
+  /**
+   * For a source that can be read again from a position (the ingest log): the position after the
+   * last record handed out by {@link #poll}; -1 for others. The engine's checkpoints record it (see
+   * {@link io.spyglass.engine.Engine#checkpoint}).
+   */
+  default long position() {
+    return -1;
+  }
+
   /** How many records {@link #badInput()} holds. */
   default long skipped() {
     return badInput().total();

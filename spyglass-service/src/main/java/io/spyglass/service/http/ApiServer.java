@@ -10,6 +10,7 @@ import io.javalin.router.ParsedEndpoint;
 import io.javalin.websocket.WsHandlerEntry;
 import io.spyglass.core.syntax.BqlException;
 import io.spyglass.service.auth.Tokens;
+import io.spyglass.service.metering.Metering;
 import io.spyglass.service.metrics.ServiceMetrics;
 import io.spyglass.service.query.QueryManager;
 import io.spyglass.service.runtime.QueryRuntime;
@@ -64,12 +65,14 @@ public final class ApiServer implements AutoCloseable {
       ServiceMetrics metrics,
       SchemaSampler schema,
       SavedQueries saved,
-      History history) {
+      History history,
+      Metering metering) {
     this.streams = new Streams(settings.streams());
     this.ws = new WebSocketApi(manager, metrics, settings.streams());
     Auth auth = new Auth(tokens);
     QueriesApi queries = new QueriesApi(manager, metrics, streams);
     SavedApi savedApi = new SavedApi(saved, history, manager.limits().queryLimits());
+    MeteringApi meteringApi = new MeteringApi(metering);
     byte[] openApi = openApi();
     this.app =
         Javalin.create(
@@ -105,6 +108,11 @@ public final class ApiServer implements AutoCloseable {
               cfg.routes.put("/api/saved/{id}", savedApi::update);
               cfg.routes.delete("/api/saved/{id}", savedApi::delete);
               cfg.routes.get("/api/history", savedApi::history);
+              cfg.routes.post("/api/ingest", meteringApi::ingest);
+              cfg.routes.post("/api/standing-queries", meteringApi::createStanding);
+              cfg.routes.get("/api/standing-queries", meteringApi::listStanding);
+              cfg.routes.delete("/api/standing-queries/{name}", meteringApi::deleteStanding);
+              cfg.routes.get("/api/standing-queries/{name}/results", meteringApi::results);
               cfg.routes.ws("/api/ws", ws::configure);
               errors(cfg);
             });
@@ -134,7 +142,7 @@ public final class ApiServer implements AutoCloseable {
   private static void configure(JavalinConfig cfg, Settings settings, ServiceMetrics metrics) {
     cfg.startup.showJavalinBanner = false;
     cfg.startup.showOldJavalinVersionWarning = false;
-    cfg.http.maxRequestSize = MAX_BODY_BYTES;
+    cfg.http.maxRequestSize = Metering.MAX_BODY_BYTES; // other routes: checkBodySize
     cfg.http.prefer405over404 = true;
     cfg.http.asyncTimeout = 0;
     cfg.router.ignoreTrailingSlashes = true;
@@ -149,7 +157,11 @@ public final class ApiServer implements AutoCloseable {
 
   private static void checkBodySize(Context ctx) {
     long length = ctx.req().getContentLengthLong();
-    if (length > MAX_BODY_BYTES) {
+    if (ctx.path().equals("/api/ingest")) {
+      if (length > Metering.MAX_BODY_BYTES) {
+        throw MeteringApi.tooLarge("as sent");
+      }
+    } else if (length > MAX_BODY_BYTES) {
       throw tooLarge();
     }
   }

@@ -58,7 +58,17 @@ public final class EmbeddedRuntime implements QueryRuntime {
    * taking queries (they see no more records).
    */
   public static EmbeddedRuntime start(Source source, EngineConfig config) {
-    Engine engine = Engine.start(source, config.withStopWhenSourceEnds(false));
+    EmbeddedRuntime r = startPaused(source, config);
+    r.engine.resume();
+    return r;
+  }
+
+  /**
+   * As {@link #start}, but the engine reads nothing until {@link Engine#resume}: queries that must
+   * see every record (restored standing queries) start first.
+   */
+  public static EmbeddedRuntime startPaused(Source source, EngineConfig config) {
+    Engine engine = Engine.startPaused(source, config.withStopWhenSourceEnds(false));
     return new EmbeddedRuntime(
         engine,
         "embedded engine on "

@@ -142,7 +142,7 @@ public final class Database implements AutoCloseable {
   }
 
   /** Splits a script into statements: at semicolons that end a line; comment lines dropped. */
-  static List<String> statements(String script) {
+  public static List<String> statements(String script) {
     StringBuilder current = new StringBuilder();
     java.util.ArrayList<String> out = new java.util.ArrayList<>();
     for (String line : script.split("\n")) {

@@ -1,0 +1,344 @@
+package io.spyglass.engine.ingest;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Takes documents into the {@link IngestLog}, each once: a writer thread takes every request
+ * waiting, drops the documents whose id was accepted within the horizon (or earlier in the same
+ * group), appends the others, forces them to the disk once for the whole group (group commit), and
+ * only then completes each request. A request refused because of the backlog leaves nothing behind.
+ *
+ * <pre>{@code
+ * Ingestor in = Ingestor.open(dataDir.resolve("ingest"), Ingestor.Options.DEFAULTS, clock);
+ * Ingestor.Outcome o = in.submit(List.of(new Ingestor.Doc("a1", bytes, 0, bytes.length))).get();
+ * }</pre>
+ *
+ * <p>Thread-safe.
+ */
+public final class Ingestor implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Ingestor.class);
+
+  /**
+   * @param backlogBytes bytes accepted or waiting to be written that the engine has not read yet,
+   *     beyond which requests are refused ({@link Backlogged}) until it catches up
+   * @param horizonMs how long an accepted id is remembered (a repeat within it is a duplicate)
+   * @param segmentBytes about how large one file of the log grows
+   */
+  public record Options(long backlogBytes, long horizonMs, long segmentBytes) {
+    /** 64 MiB of backlog, ids kept 7 days, segments of 64 MiB. */
+    public static final Options DEFAULTS = new Options(64L << 20, 7L * 24 * 3600 * 1000, 64L << 20);
+
+    public Options {
+      if (backlogBytes < 0 || horizonMs < 0 || segmentBytes < 1) {
+        throw new IllegalArgumentException(
+            "the ingest backlog and horizon must not be negative, segments must be positive");
+      }
+    }
+
+    public Options withBacklogBytes(long v) {
+      return new Options(v, horizonMs, segmentBytes);
+    }
+
+    public Options withHorizonMs(long v) {
+      return new Options(backlogBytes, v, segmentBytes);
+    }
+
+    public Options withSegmentBytes(long v) {
+      return new Options(backlogBytes, horizonMs, v);
+    }
+  }
+
+  /**
+   * One document: its id and its JSON bytes, {@code data[offset, offset + length)}, which must not
+   * change until the request completes.
+   */
+  public record Doc(String id, byte[] data, int offset, int length) {}
+
+  /** What became of a request's documents: how many were taken and how many were repeats. */
+  public record Outcome(int accepted, int duplicates) {}
+
+  /** Refused: the backlog is over its bound; nothing of the request was kept. */
+  public static final class Backlogged extends Exception {
+    private static final long serialVersionUID = 1L;
+    private final long retryAfterSeconds;
+    private final long backlogBytes;
+
+    Backlogged(long backlogBytes, long bound, long retryAfterSeconds) {
+      super(
+          "The ingestion backlog is "
+              + backlogBytes
+              + " bytes, over its bound of "
+              + bound
+              + " bytes: the engine is behind");
+      this.retryAfterSeconds = retryAfterSeconds;
+      this.backlogBytes = backlogBytes;
+    }
+
+    /** When to try again, in seconds: about how long the backlog takes to drain. */
+    public long retryAfterSeconds() {
+      return retryAfterSeconds;
+    }
+
+    public long backlogBytes() {
+      return backlogBytes;
+    }
+  }
+
+  private record Request(List<Doc> docs, long bytes, CompletableFuture<Outcome> done) {}
+
+  private final Options options;
+  private final IngestLog log;
+  private final IdIndex ids;
+  private final LongSupplier clock;
+  private final BlockingQueue<Request> queue = new LinkedBlockingQueue<>();
+  private final AtomicLong queuedBytes = new AtomicLong();
+  private final Thread writer;
+  private volatile boolean closed;
+  private volatile long replayFrom;
+  private long lastRetainMs;
+
+  // counters, for metrics
+  private final AtomicLong accepted = new AtomicLong();
+  private final AtomicLong duplicates = new AtomicLong();
+  private final AtomicLong groups = new AtomicLong();
+  private final AtomicLong refused = new AtomicLong();
+
+  // the drain rate, for Retry-After: read position and time of the last look
+  private long rateAtMs;
+  private long rateAtPosition;
+  private volatile double drainBytesPerS;
+
+  private Ingestor(Options options, IngestLog log, IdIndex ids, LongSupplier clock) {
+    this.options = options;
+    this.log = log;
+    this.ids = ids;
+    this.clock = clock;
+    this.replayFrom = log.start();
+    this.writerIdsSize = ids.size();
+    this.rateAtMs = clock.getAsLong();
+    this.rateAtPosition = log.readPosition();
+    this.writer = new Thread(this::write, "spyglass-ingest");
+    writer.setDaemon(true);
+    writer.start();
+  }
+
+  /**
+   * Opens (and recovers) the log in {@code dir}, with the ids accepted within the horizon.
+   *
+   * @throws IOException when the log cannot be read; the message says which file and what to do
+   */
+  public static Ingestor open(Path dir, Options options, LongSupplier clock) throws IOException {
+    IdIndex ids = new IdIndex();
+    IngestLog log =
+        IngestLog.open(dir, options.segmentBytes(), ids, clock.getAsLong() - options.horizonMs());
+    return new Ingestor(options, log, ids, clock);
+  }
+
+  public IngestLog log() {
+    return log;
+  }
+
+  public Options options() {
+    return options;
+  }
+
+  /**
+   * Bytes the engine has yet to read: accepted and not read, plus waiting to be written. Requests
+   * are refused while it is over {@link Options#backlogBytes()}.
+   */
+  public long backlogBytes() {
+    return queuedBytes.get() + Math.max(0, log.committedEnd() - log.readPosition());
+  }
+
+  /**
+   * Queues documents to be taken; the future completes once those accepted are durable, or fails
+   * with the {@link IOException} that kept them from the disk (then none of them was taken).
+   *
+   * @throws Backlogged when the backlog is over its bound; nothing was kept
+   */
+  public CompletableFuture<Outcome> submit(List<Doc> docs) throws Backlogged {
+    if (closed) {
+      return CompletableFuture.failedFuture(new IOException("ingestion has stopped"));
+    }
+    long backlog = backlogBytes();
+    if (backlog > options.backlogBytes()) {
+      refused.incrementAndGet();
+      throw new Backlogged(backlog, options.backlogBytes(), retryAfter(backlog));
+    }
+    long bytes = 0;
+    for (Doc d : docs) {
+      bytes += d.length() + d.id().length() + IngestLog.RECORD_HEADER + IngestLog.PAYLOAD_FIXED;
+    }
+    CompletableFuture<Outcome> done = new CompletableFuture<>();
+    if (docs.isEmpty()) {
+      done.complete(new Outcome(0, 0));
+      return done;
+    }
+    queuedBytes.addAndGet(bytes);
+    queue.add(new Request(List.copyOf(docs), bytes, done));
+    return done;
+  }
+
+  private long retryAfter(long backlog) {
+    double rate = drainBytesPerS;
+    long excess = Math.max(1, backlog - options.backlogBytes());
+    long s = rate > 0 ? (long) Math.ceil(excess / rate) : 1;
+    return Math.max(1, Math.min(30, s));
+  }
+
+  /**
+   * Records that no restart will replay the log before {@code position} (a checkpoint covers it):
+   * sealed segments before it may go.
+   */
+  public void replayFrom(long position) {
+    this.replayFrom = position;
+  }
+
+  private void write() {
+    List<Request> group = new ArrayList<>();
+    List<long[]> added = new ArrayList<>();
+    while (!closed) {
+      try {
+        Request first = queue.poll(100, TimeUnit.MILLISECONDS);
+        housekeeping();
+        if (first == null) {
+          continue;
+        }
+        group.clear();
+        group.add(first);
+        queue.drainTo(group);
+        commit(group, added);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      } catch (RuntimeException | Error e) {
+        LOG.error("ingestion writer failed", e);
+        for (Request r : group) {
+          r.done.completeExceptionally(e);
+        }
+      }
+    }
+    Request r;
+    while ((r = queue.poll()) != null) {
+      r.done.completeExceptionally(new IOException("ingestion has stopped"));
+    }
+  }
+
+  private void commit(List<Request> group, List<long[]> added) {
+    long now = clock.getAsLong();
+    long since = now - options.horizonMs();
+    int[] acceptedBy = new int[group.size()];
+    int[] duplicatesBy = new int[group.size()];
+    added.clear();
+    long bytes = 0;
+    for (int i = 0; i < group.size(); i++) {
+      Request r = group.get(i);
+      bytes += r.bytes();
+      for (Doc d : r.docs()) {
+        byte[] id = d.id().getBytes(StandardCharsets.UTF_8);
+        long[] h = IdIndex.hash(id);
+        long seen = ids.get(h[0], h[1]);
+        if (seen >= since && seen != -1) {
+          duplicatesBy[i]++;
+          continue;
+        }
+        ids.put(h[0], h[1], now);
+        added.add(h);
+        log.append(now, h, id, d.data(), d.offset(), d.length());
+        acceptedBy[i]++;
+      }
+    }
+    try {
+      log.commitGroup();
+    } catch (IOException e) {
+      for (long[] h : added) {
+        ids.remove(h[0], h[1], now);
+      }
+      queuedBytes.addAndGet(-bytes);
+      LOG.error("ingest log write failed; {} requests answered with the error", group.size(), e);
+      for (Request r : group) {
+        r.done.completeExceptionally(e);
+      }
+      return;
+    }
+    queuedBytes.addAndGet(-bytes);
+    groups.incrementAndGet();
+    writerIdsSize = ids.size();
+    for (int i = 0; i < group.size(); i++) {
+      accepted.addAndGet(acceptedBy[i]);
+      duplicates.addAndGet(duplicatesBy[i]);
+      group.get(i).done.complete(new Outcome(acceptedBy[i], duplicatesBy[i]));
+    }
+  }
+
+  /** Between groups: the drain rate, and at most every 10 s the retention of old segments. */
+  private void housekeeping() {
+    long now = clock.getAsLong();
+    if (now - rateAtMs >= 1000) {
+      long pos = log.readPosition();
+      double rate = (pos - rateAtPosition) * 1000.0 / (now - rateAtMs);
+      drainBytesPerS = drainBytesPerS == 0 ? rate : 0.5 * drainBytesPerS + 0.5 * rate;
+      rateAtMs = now;
+      rateAtPosition = pos;
+    }
+    if (now - lastRetainMs >= 10_000) {
+      lastRetainMs = now;
+      try {
+        log.retain(replayFrom, now - options.horizonMs(), ids::remove);
+      } catch (IOException e) {
+        LOG.warn("ingest log retention failed: {}", e.toString());
+      }
+    }
+  }
+
+  /** Documents accepted since the start. */
+  public long accepted() {
+    return accepted.get();
+  }
+
+  /** Documents refused as repeats since the start. */
+  public long duplicates() {
+    return duplicates.get();
+  }
+
+  /** Groups written (one {@code fsync} each) since the start. */
+  public long groups() {
+    return groups.get();
+  }
+
+  /** Requests refused because of the backlog since the start. */
+  public long refused() {
+    return refused.get();
+  }
+
+  /** Ids remembered now. */
+  public int idsKept() {
+    return writerIdsSize;
+  }
+
+  private volatile int writerIdsSize;
+
+  /** Stops taking documents; those queued are answered with an error. */
+  @Override
+  public void close() throws IOException {
+    closed = true; // the writer sees it within 100 ms (interrupting it would close the log's file)
+    try {
+      writer.join(5_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    log.close();
+  }
+}

@@ -1,0 +1,179 @@
+package io.spyglass.engine.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.spyglass.engine.source.RawBatch;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The ingest log and its writer on a real folder: group commit, duplicates, recovery, retention.
+ */
+class IngestorTest {
+  @TempDir Path dir;
+  final AtomicLong clock = new AtomicLong(1_700_000_000_000L);
+
+  static Ingestor.Doc doc(String id) {
+    byte[] b = ("{\"id\":\"" + id + "\",\"n\":1}").getBytes(StandardCharsets.UTF_8);
+    return new Ingestor.Doc(id, b, 0, b.length);
+  }
+
+  static List<Ingestor.Doc> docs(String prefix, int from, int to) {
+    List<Ingestor.Doc> out = new ArrayList<>();
+    for (int i = from; i < to; i++) {
+      out.add(doc(prefix + i));
+    }
+    return out;
+  }
+
+  Ingestor open(Ingestor.Options o) throws IOException {
+    return Ingestor.open(dir, o, clock::get);
+  }
+
+  static List<String> readAll(IngestLog log, long from) throws IOException {
+    List<String> out = new ArrayList<>();
+    try (IngestLog.Reader r = log.reader(from)) {
+      RawBatch b = new RawBatch();
+      while (r.read(b, 100) > 0) {
+        for (int i = 0; i < b.size(); i++) {
+          out.add(new String(b.data(), b.start(i), b.length(i), StandardCharsets.UTF_8));
+        }
+        b.clear();
+      }
+    }
+    return out;
+  }
+
+  @Test
+  void concurrentRequestsShareWritesAndRepeatsAreDuplicates() throws Exception {
+    try (Ingestor in = open(Ingestor.Options.DEFAULTS)) {
+      List<CompletableFuture<Ingestor.Outcome>> outcomes = new ArrayList<>();
+      for (int r = 0; r < 50; r++) {
+        outcomes.add(in.submit(docs("d", r * 10, r * 10 + 10)));
+      }
+      for (CompletableFuture<Ingestor.Outcome> o : outcomes) {
+        assertThat(o.get(10, TimeUnit.SECONDS)).isEqualTo(new Ingestor.Outcome(10, 0));
+      }
+      assertThat(in.groups()).isLessThanOrEqualTo(50);
+      // a repeat, and a repeat within one request
+      List<Ingestor.Doc> again = new ArrayList<>(docs("d", 495, 505));
+      again.add(doc("d504"));
+      assertThat(in.submit(again).get(10, TimeUnit.SECONDS)).isEqualTo(new Ingestor.Outcome(5, 6));
+      assertThat(readAll(in.log(), 0)).hasSize(505).startsWith("{\"id\":\"d0\",\"n\":1}");
+    }
+  }
+
+  @Test
+  void aRestartRemembersTheIdsAndCutsOffATornLastRecord() throws Exception {
+    long end;
+    try (Ingestor in = open(Ingestor.Options.DEFAULTS)) {
+      in.submit(docs("a", 0, 100)).get(10, TimeUnit.SECONDS);
+      end = in.log().committedEnd();
+    }
+    Path segment;
+    try (Stream<Path> files = Files.list(dir)) {
+      segment = files.filter(p -> p.toString().endsWith(".log")).findFirst().orElseThrow();
+    }
+    // a crash while the next group was being written: half a record at the end
+    try (FileChannel ch = FileChannel.open(segment, StandardOpenOption.APPEND)) {
+      ch.write(java.nio.ByteBuffer.wrap(new byte[] {0, 0, 0, 90, 1, 2, 3, 4, 5, 6}));
+    }
+    try (Ingestor in = open(Ingestor.Options.DEFAULTS)) {
+      assertThat(in.log().committedEnd()).isEqualTo(end);
+      assertThat(in.submit(docs("a", 90, 110)).get(10, TimeUnit.SECONDS))
+          .isEqualTo(new Ingestor.Outcome(10, 10));
+      assertThat(readAll(in.log(), 0)).hasSize(110);
+      assertThat(readAll(in.log(), end)).hasSize(10).first().asString().contains("a100");
+    }
+  }
+
+  @Test
+  void segmentsRollAndRetentionKeepsIdsWithinTheHorizon() throws Exception {
+    Ingestor.Options o = Ingestor.Options.DEFAULTS.withSegmentBytes(2_000).withHorizonMs(60_000);
+    long firstEnd;
+    try (Ingestor in = open(o)) {
+      for (int r = 0; r < 10; r++) {
+        in.submit(docs("s", r * 20, r * 20 + 20)).get(10, TimeUnit.SECONDS);
+      }
+      firstEnd = in.log().committedEnd();
+      assertThat(readAll(in.log(), 0)).hasSize(200);
+    }
+    long logs;
+    try (Stream<Path> files = Files.list(dir)) {
+      logs = files.filter(p -> p.toString().endsWith(".log")).count();
+    }
+    assertThat(logs).isGreaterThan(3);
+    // a restart reads the ids of sealed segments from their ids files
+    try (Ingestor in = open(o)) {
+      assertThat(in.idsKept()).isEqualTo(200);
+      assertThat(in.submit(docs("s", 0, 5)).get(10, TimeUnit.SECONDS))
+          .isEqualTo(new Ingestor.Outcome(0, 5));
+      // once replay no longer needs them, sealed segments lose their records but keep their ids
+      try (IngestLog.Reader r = in.log().reader(0)) {
+        RawBatch b = new RawBatch();
+        while (r.read(b, 1000) > 0) {
+          b.clear();
+        }
+      }
+      in.replayFrom(firstEnd);
+      in.log().retain(firstEnd, clock.get() - 60_000, (h, l, ms) -> {});
+      assertThat(in.log().start()).isGreaterThan(0);
+      assertThatThrownBy(() -> in.log().reader(0)).hasMessageContaining("holds positions");
+    }
+    clock.addAndGet(120_000);
+    try (Ingestor in = open(o)) {
+      assertThat(in.idsKept()).isZero();
+      in.log().retain(firstEnd, clock.get() - 60_000, (h, l, ms) -> {});
+      assertThat(in.submit(docs("s", 0, 5)).get(10, TimeUnit.SECONDS))
+          .isEqualTo(new Ingestor.Outcome(5, 0));
+    }
+  }
+
+  @Test
+  void aBacklogOverItsBoundRefusesAndKeepsNothing() throws Exception {
+    try (Ingestor in = open(Ingestor.Options.DEFAULTS.withBacklogBytes(10))) {
+      in.submit(docs("b", 0, 3)).get(10, TimeUnit.SECONDS); // empty backlog: taken
+      assertThat(in.backlogBytes()).isGreaterThan(10);
+      assertThatThrownBy(() -> in.submit(docs("b", 3, 6)))
+          .isInstanceOf(Ingestor.Backlogged.class)
+          .satisfies(e -> assertThat(((Ingestor.Backlogged) e).retryAfterSeconds()).isPositive());
+      // the engine reads: the backlog drains and the refused documents are new
+      try (IngestLog.Reader r = in.log().reader(0)) {
+        r.read(new RawBatch(), 100);
+      }
+      assertThat(in.submit(docs("b", 3, 6)).get(10, TimeUnit.SECONDS))
+          .isEqualTo(new Ingestor.Outcome(3, 0));
+    }
+  }
+
+  @Test
+  void aDamagedSealedSegmentIsAnErrorThatSaysWhich() throws Exception {
+    try (Ingestor in = open(Ingestor.Options.DEFAULTS.withSegmentBytes(500))) {
+      for (int r = 0; r < 5; r++) {
+        in.submit(docs("x", r * 10, r * 10 + 10)).get(10, TimeUnit.SECONDS);
+      }
+    }
+    Path first = dir.resolve(IngestLog.name(0) + ".log");
+    Files.delete(dir.resolve(IngestLog.name(0) + ".ids"));
+    byte[] b = Files.readAllBytes(first);
+    b[40] ^= 0x55;
+    Files.write(first, b);
+    assertThatThrownBy(() -> open(Ingestor.Options.DEFAULTS))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining(first.getFileName().toString())
+        .hasMessageContaining("damaged");
+  }
+}

@@ -1,0 +1,256 @@
+package io.spyglass.service.http;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.javalin.http.Context;
+import io.spyglass.engine.ingest.Ingestor;
+import io.spyglass.service.metering.IngestBody;
+import io.spyglass.service.metering.Metering;
+import io.spyglass.service.metering.StandingQueries;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.zip.GZIPInputStream;
+import java.util.zip.ZipException;
+
+/**
+ * Ingestion ({@code POST /api/ingest}) and standing queries ({@code /api/standing-queries}).
+ * Without {@code --source http} they answer 404 saying how to turn them on.
+ */
+final class MeteringApi {
+  private final Metering metering;
+
+  MeteringApi(Metering metering) {
+    this.metering = metering;
+  }
+
+  private Metering metering() {
+    if (metering == null) {
+      throw ApiException.notFound(
+          "Ingestion and standing queries are off on this service",
+          "Start it with --source http (alone, or beside another --source)");
+    }
+    return metering;
+  }
+
+  private StandingQueries standing() {
+    return metering().standing();
+  }
+
+  void ingest(Context ctx) {
+    Metering m = metering();
+    byte[] body = body(ctx);
+    IngestBody.Parsed parsed;
+    try {
+      parsed = IngestBody.parse(body, body.length, m.settings().idField());
+    } catch (IngestBody.Malformed e) {
+      throw ApiException.badRequest(
+          "The body is not JSON lines or a JSON array of objects: " + e.getMessage(),
+          "Send one JSON object a line, or a JSON array of objects, each with its id in \""
+              + m.settings().idField()
+              + "\"");
+    }
+    Ingestor.Outcome o;
+    try {
+      o = m.ingestor().submit(parsed.docs()).get(60, TimeUnit.SECONDS);
+    } catch (Ingestor.Backlogged e) {
+      throw new ApiException(
+              429,
+              e.getMessage() + "; nothing of this request was kept",
+              "Send it again after Retry-After seconds")
+          .header("Retry-After", Long.toString(e.retryAfterSeconds()));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ApiException(503, "Interrupted while writing", "Send it again");
+    } catch (ExecutionException | TimeoutException e) {
+      Throwable c = e instanceof ExecutionException ? e.getCause() : e;
+      throw new ApiException(
+              503,
+              "The documents could not be written to the ingest log: " + c.getMessage(),
+              "Send them again later (none of them was acknowledged); if it lasts, see the"
+                  + " server's log")
+          .header("Retry-After", "5");
+    }
+    ObjectNode out = Json.object();
+    out.put("accepted", o.accepted());
+    out.put("duplicates", o.duplicates());
+    ArrayNode rejected = out.putArray("rejected");
+    for (IngestBody.Rejected r : parsed.rejected()) {
+      rejected.addObject().put("index", r.index()).put("reason", r.reason());
+    }
+    Json.send(ctx, 202, out);
+  }
+
+  /** The body, decompressed when gzip; over {@link Metering#MAX_BODY_BYTES} either way: 413. */
+  private static byte[] body(Context ctx) {
+    String encoding = ctx.header("Content-Encoding");
+    boolean gzip = false;
+    if (encoding != null && !encoding.isBlank() && !encoding.equalsIgnoreCase("identity")) {
+      if (!encoding.strip().equalsIgnoreCase("gzip")) {
+        throw new ApiException(
+            415,
+            "Content-Encoding " + encoding + " is not supported",
+            "Send the body plain or with Content-Encoding: gzip");
+      }
+      gzip = true;
+    }
+    try {
+      InputStream raw = ctx.req().getInputStream();
+      byte[] sent = readAtMost(raw, Metering.MAX_BODY_BYTES, "as sent");
+      if (!gzip) {
+        return sent;
+      }
+      try (InputStream in = new GZIPInputStream(new java.io.ByteArrayInputStream(sent))) {
+        return readAtMost(in, Metering.MAX_BODY_BYTES, "once decompressed");
+      } catch (ZipException | java.io.EOFException e) {
+        throw ApiException.badRequest(
+            "The body is not valid gzip: " + e.getMessage(),
+            "Send it gzip-compressed whole, or without Content-Encoding");
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static byte[] readAtMost(InputStream in, int max, String how) throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(64 * 1024);
+    byte[] buf = new byte[64 * 1024];
+    int n;
+    while ((n = in.read(buf)) > 0) {
+      out.write(buf, 0, n);
+      if (out.size() > max) {
+        throw tooLarge(how);
+      }
+    }
+    return out.toByteArray();
+  }
+
+  static ApiException tooLarge(String how) {
+    return new ApiException(
+        413,
+        "The ingestion body is larger than " + Metering.MAX_BODY_BYTES + " bytes (10 MiB) " + how,
+        "Send the documents in several requests of at most 10 MiB each");
+  }
+
+  void createStanding(Context ctx) {
+    StandingQueries s = standing();
+    ObjectNode body = Json.parseObject(ctx.body());
+    String name = text(body, "name");
+    String query = text(body, "query");
+    StandingQueries.Info info = run(() -> s.create(name, query, Auth.user(ctx).name()));
+    ctx.header("Location", "/api/standing-queries/" + info.name());
+    Json.send(ctx, 201, toJson(info));
+  }
+
+  void listStanding(Context ctx) {
+    StandingQueries s = standing();
+    ObjectNode body = Json.object();
+    ArrayNode list = body.putArray("standingQueries");
+    for (StandingQueries.Info i : run(s::list)) {
+      list.add(toJson(i));
+    }
+    Json.send(ctx, 200, body);
+  }
+
+  void deleteStanding(Context ctx) {
+    StandingQueries s = standing();
+    String name = ctx.pathParam("name");
+    run(
+        () -> {
+          s.delete(name);
+          return null;
+        });
+    ctx.status(204);
+  }
+
+  void results(Context ctx) {
+    StandingQueries s = standing();
+    String name = ctx.pathParam("name");
+    long from = epochMs(ctx, "from", Long.MIN_VALUE);
+    long to = epochMs(ctx, "to", Long.MAX_VALUE);
+    List<StandingQueries.WindowView> windows = run(() -> s.windows(name, from, to));
+    StringWriter out = new StringWriter();
+    try (JsonGenerator g = Json.MAPPER.getFactory().createGenerator(out)) {
+      g.writeStartArray();
+      for (StandingQueries.WindowView w : windows) {
+        g.writeStartObject();
+        g.writeObjectFieldStart("window");
+        g.writeNumberField("start", w.start());
+        g.writeNumberField("end", w.end());
+        g.writeBooleanField("final", w.isFinal());
+        g.writeEndObject();
+        g.writeFieldName("records");
+        g.writeRawValue(w.records());
+        g.writeObjectFieldStart("meta");
+        g.writeNumberField("late", w.late());
+        g.writeEndObject();
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    ctx.status(200).contentType(Json.TYPE).result(out.toString());
+  }
+
+  private static long epochMs(Context ctx, String param, long otherwise) {
+    String v = ctx.queryParam(param);
+    if (v == null || v.isBlank()) {
+      return otherwise;
+    }
+    try {
+      return Long.parseLong(v.strip());
+    } catch (NumberFormatException e) {
+      throw ApiException.badRequest(
+          param + " must be epoch milliseconds: '" + v + "' is not",
+          "Send e.g. ?from=1767225600000&to=1767312000000");
+    }
+  }
+
+  private static String text(ObjectNode body, String field) {
+    JsonNode v = body.get(field);
+    if (v == null || !v.isTextual() || v.asText().isBlank()) {
+      throw ApiException.badRequest(
+          "The request needs \"" + field + "\": a string",
+          "Send {\"name\": \"usage\", \"query\": \"SELECT ... FROM STREAM(FOREVER) ...\"}");
+    }
+    return v.asText();
+  }
+
+  private static <T> T run(java.util.function.Supplier<T> call) {
+    try {
+      return call.get();
+    } catch (StandingQueries.Refused e) {
+      String resolution =
+          switch (e.status()) {
+            case 404 -> "See GET /api/standing-queries for the standing queries";
+            case 409 -> "Choose another name, or DELETE /api/standing-queries/NAME first";
+            case 400 -> "Name it e.g. usage-by-org";
+            default -> "Try again; if it lasts, see the server's log";
+          };
+      throw new ApiException(e.status(), e.getMessage(), resolution);
+    }
+  }
+
+  private static ObjectNode toJson(StandingQueries.Info i) {
+    ObjectNode o = Json.object();
+    o.put("name", i.name());
+    o.put("query", i.query());
+    o.put("owner", i.owner());
+    o.put("created", i.createdMs());
+    o.put("state", i.error() == null ? "RUNNING" : "FAILED");
+    if (i.error() != null) {
+      o.put("error", i.error());
+    }
+    o.put("results", "/api/standing-queries/" + i.name() + "/results");
+    return o;
+  }
+}

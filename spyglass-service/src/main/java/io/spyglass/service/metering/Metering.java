@@ -1,0 +1,137 @@
+package io.spyglass.service.metering;
+
+import io.spyglass.core.plan.QueryLimits;
+import io.spyglass.engine.Engine;
+import io.spyglass.engine.ingest.IngestSource;
+import io.spyglass.engine.ingest.Ingestor;
+import io.spyglass.engine.source.Source;
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * Ingestion over HTTP and standing queries, durably, under the data folder: the ingest log ({@code
+ * ingest/}) is the source of truth, the database holds the standing queries' states with the log
+ * position they cover. Opened before the engine (its {@link #source()} starts where the last
+ * checkpoint ended), then {@link #start} restores the standing queries before reading begins.
+ *
+ * <pre>{@code
+ * Metering m = Metering.open(dataDir, Metering.Settings.DEFAULTS);
+ * Engine engine = Engine.startPaused(m.source(), config);
+ * m.start(engine, limits);
+ * engine.resume();
+ * }</pre>
+ */
+public final class Metering implements AutoCloseable {
+  /**
+   * @param idField the top-level field that holds a document's id
+   * @param ingest the ingest log's settings: backlog bound, id horizon, segment size
+   * @param checkpointEveryMs how often standing queries' states are written
+   * @param databaseUrl a JDBC URL for the standing queries' database; null for SQLite under the
+   *     data folder
+   */
+  public record Settings(
+      String idField, Ingestor.Options ingest, long checkpointEveryMs, String databaseUrl) {
+    /** Id field {@code id}, the ingest log's defaults, a checkpoint a second, SQLite. */
+    public static final Settings DEFAULTS =
+        new Settings("id", Ingestor.Options.DEFAULTS, 1000, null);
+
+    public Settings {
+      if (idField == null || idField.isEmpty()) {
+        throw new IllegalArgumentException("--id-field must name a field");
+      }
+      if (checkpointEveryMs < 10) {
+        throw new IllegalArgumentException("checkpoints must be at least 10 ms apart");
+      }
+    }
+  }
+
+  /** Largest request body taken, as sent and once decompressed: 10 MiB. */
+  public static final int MAX_BODY_BYTES = 10 << 20;
+
+  private final Settings settings;
+  private final Ingestor ingestor;
+  private final StandingStore store;
+  private final long replayFrom;
+  private StandingQueries standing;
+
+  private Metering(Settings settings, Ingestor ingestor, StandingStore store, long replayFrom) {
+    this.settings = settings;
+    this.ingestor = ingestor;
+    this.store = store;
+    this.replayFrom = replayFrom;
+  }
+
+  /**
+   * Opens the ingest log under {@code dataDir} and the database, and finds where replay starts.
+   *
+   * @throws IOException when either cannot be read; the message says which and what to do
+   */
+  public static Metering open(Path dataDir, Settings settings) throws IOException {
+    Ingestor ingestor =
+        Ingestor.open(dataDir.resolve("ingest"), settings.ingest(), System::currentTimeMillis);
+    try {
+      StandingStore store = StandingStore.open(dataDir, settings.databaseUrl());
+      long from = store.logPosition().orElse(ingestor.log().start());
+      if (from < ingestor.log().start() || from > ingestor.log().committedEnd()) {
+        store.close();
+        throw new IOException(
+            "the database's checkpoint is at ingest log position "
+                + from
+                + " but the log under "
+                + dataDir.resolve("ingest")
+                + " holds "
+                + ingestor.log().start()
+                + " to "
+                + ingestor.log().committedEnd()
+                + "; give the --data folder and --database that were used together");
+      }
+      return new Metering(settings, ingestor, store, from);
+    } catch (IOException | RuntimeException e) {
+      ingestor.close();
+      throw e;
+    }
+  }
+
+  /** The ingested documents as a source, from the last checkpoint on. */
+  public Source source() throws IOException {
+    return new IngestSource(ingestor.log(), replayFrom);
+  }
+
+  /** Restores the standing queries on {@code engine}, which must not be reading yet. */
+  public void start(Engine engine, QueryLimits limits) throws InterruptedException {
+    standing =
+        StandingQueries.restore(
+            engine,
+            store,
+            ingestor,
+            limits,
+            settings.checkpointEveryMs(),
+            System::currentTimeMillis);
+  }
+
+  public Settings settings() {
+    return settings;
+  }
+
+  public Ingestor ingestor() {
+    return ingestor;
+  }
+
+  public StandingStore store() {
+    return store;
+  }
+
+  /** The standing queries, once {@link #start}ed. */
+  public StandingQueries standing() {
+    return standing;
+  }
+
+  @Override
+  public void close() throws IOException {
+    if (standing != null) {
+      standing.close();
+    }
+    store.close();
+    ingestor.close();
+  }
+}

@@ -1,0 +1,492 @@
+package io.spyglass.service.metering;
+
+import io.spyglass.core.plan.Bql;
+import io.spyglass.core.plan.QueryLimits;
+import io.spyglass.core.result.Result;
+import io.spyglass.engine.Engine;
+import io.spyglass.engine.QueryHandle;
+import io.spyglass.engine.ingest.Ingestor;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Standing queries: queries without end that survive restarts. One thread owns them: it takes their
+ * results as they come, and every checkpoint period it takes an engine checkpoint and writes, in
+ * one transaction, each query's state, the final windows and late counts the states cover, and the
+ * ingest log position they cover. A restart restores the states and replays the log from that
+ * position: every document is counted once.
+ *
+ * <p>Thread-safe: changes go through the owning thread; reads see a consistent copy.
+ */
+public final class StandingQueries implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(StandingQueries.class);
+  static final String ID_PREFIX = "standing-";
+
+  /** A standing query as listed. */
+  public record Info(String name, String query, String owner, long createdMs, String error) {}
+
+  /** A window as read: from the database, or still held in memory (open, or not yet written). */
+  public record WindowView(long start, long end, boolean isFinal, String records, long late) {}
+
+  /** Refused: the name is taken, unknown, or the query is not valid; the message says which. */
+  public static final class Refused extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    private final int status;
+
+    Refused(int status, String message) {
+      super(message);
+      this.status = status;
+    }
+
+    public int status() {
+      return status;
+    }
+  }
+
+  private record Indexed<T>(long index, T value) {}
+
+  /** One running standing query; its fields are the owning thread's, but for reads under lock. */
+  private static final class Sq {
+    final StandingStore.Stored stored;
+    QueryHandle handle;
+    long consumed;
+    final TreeMap<Long, WindowUpdate> open = new TreeMap<>();
+    final List<Indexed<WindowUpdate>> finals = new ArrayList<>();
+    final List<Indexed<WindowUpdate>> late = new ArrayList<>();
+    volatile String error;
+
+    Sq(StandingStore.Stored stored) {
+      this.stored = stored;
+    }
+
+    String id() {
+      return ID_PREFIX + stored.name();
+    }
+  }
+
+  private final Engine engine;
+  private final StandingStore store;
+  private final Ingestor ingestor;
+  private final QueryLimits limits;
+  private final LongSupplier clock;
+  private final Map<String, Sq> queries = new LinkedHashMap<>();
+  private final ScheduledExecutorService owner;
+  private final AtomicBoolean drainQueued = new AtomicBoolean();
+  private volatile long checkpoints;
+  private volatile boolean closed;
+
+  private StandingQueries(
+      Engine engine,
+      StandingStore store,
+      Ingestor ingestor,
+      QueryLimits limits,
+      LongSupplier clock) {
+    this.engine = engine;
+    this.store = store;
+    this.ingestor = ingestor;
+    this.limits = limits;
+    this.clock = clock;
+    this.owner =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "spyglass-standing");
+              t.setDaemon(true);
+              return t;
+            });
+  }
+
+  /**
+   * Restores every standing query of {@code store} on {@code engine}, which must not be reading yet
+   * (the caller resumes it after), and checkpoints every {@code checkpointEveryMs}.
+   */
+  public static StandingQueries restore(
+      Engine engine,
+      StandingStore store,
+      Ingestor ingestor,
+      QueryLimits limits,
+      long checkpointEveryMs,
+      LongSupplier clock)
+      throws InterruptedException {
+    StandingQueries s = new StandingQueries(engine, store, ingestor, limits, clock);
+    for (StandingStore.Stored st : store.list()) {
+      Sq q = new Sq(st);
+      try {
+        q.handle =
+            engine.submit(
+                q.id(), st.query(), new Engine.SubmitOptions(st.createdMs(), st.state(), true));
+        s.listen(q);
+      } catch (RuntimeException e) {
+        q.error = "cannot restart: " + e.getMessage();
+        LOG.error("standing query {} cannot restart: {}", st.name(), e.getMessage());
+      }
+      s.queries.put(st.name(), q);
+    }
+    for (Sq q : s.queries.values()) {
+      if (q.handle != null) {
+        q.handle.awaitRunning(30, TimeUnit.SECONDS);
+      }
+    }
+    s.owner.scheduleWithFixedDelay(
+        s::checkpointQuietly, checkpointEveryMs, checkpointEveryMs, TimeUnit.MILLISECONDS);
+    return s;
+  }
+
+  private void listen(Sq q) {
+    q.handle.onUpdate(
+        () -> {
+          if (!closed && drainQueued.compareAndSet(false, true)) {
+            try {
+              owner.execute(this::drainAll);
+            } catch (RejectedExecutionException e) {
+              // stopping: nothing more is taken
+            }
+          }
+        });
+  }
+
+  /** Checkpoints taken since the start. */
+  public long checkpoints() {
+    return checkpoints;
+  }
+
+  /**
+   * Starts a standing query at the next cut of the stream and writes it with its state before
+   * returning.
+   *
+   * @throws Refused 409 when the name is taken, 400 when it is not a valid name
+   * @throws io.spyglass.core.syntax.BqlException when the query is not valid
+   */
+  public Info create(String name, String query, String user) {
+    if (!name.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,99}")) {
+      throw new Refused(
+          400,
+          "A standing query's name is 1 to 100 letters, digits, '.', '_' or '-', starting with a"
+              + " letter or digit: '"
+              + name
+              + "' is not");
+    }
+    Bql.compile(query, limits);
+    return call(
+        () -> {
+          if (queries.containsKey(name)) {
+            throw new Refused(409, "A standing query named " + name + " exists");
+          }
+          Sq q = new Sq(new StandingStore.Stored(name, query, user, clock.getAsLong(), null));
+          checkpoint(q, null);
+          return info(q);
+        });
+  }
+
+  /**
+   * Ends a standing query and forgets it and its windows.
+   *
+   * @throws Refused 404 when there is none of that name
+   */
+  public void delete(String name) {
+    call(
+        () -> {
+          Sq q = queries.get(name);
+          if (q == null) {
+            throw new Refused(404, "No standing query named " + name);
+          }
+          if (q.handle != null) {
+            q.handle.kill();
+          }
+          queries.remove(name);
+          checkpoint(null, name);
+          return null;
+        });
+  }
+
+  /** Every standing query, oldest first. */
+  public List<Info> list() {
+    return call(
+        () -> {
+          List<Info> out = new ArrayList<>();
+          for (Sq q : queries.values()) {
+            out.add(info(q));
+          }
+          return out;
+        });
+  }
+
+  private static Info info(Sq q) {
+    String error = q.error;
+    if (error == null && q.handle != null && q.handle.isDone()) {
+      error = q.handle.error() != null ? q.handle.error() : "ended";
+    }
+    return new Info(
+        q.stored.name(), q.stored.query(), q.stored.owner(), q.stored.createdMs(), error);
+  }
+
+  /**
+   * The windows of a standing query that overlap {@code [fromMs, toMs)}, oldest first: final ones
+   * (written, or taken since the last checkpoint) and open ones.
+   *
+   * @throws Refused 404 when there is none of that name
+   */
+  public List<WindowView> windows(String name, long fromMs, long toMs) {
+    // the owning thread copies what memory holds, then the database is read: a window written
+    // meanwhile is in both, and memory's copy is the same or newer
+    record Held(List<WindowUpdate> finals, List<WindowUpdate> late, List<WindowUpdate> open) {}
+    Held held =
+        call(
+            () -> {
+              Sq q = queries.get(name);
+              if (q == null) {
+                throw new Refused(404, "No standing query named " + name);
+              }
+              drain(q);
+              List<WindowUpdate> f = new ArrayList<>();
+              q.finals.forEach(i -> f.add(i.value()));
+              List<WindowUpdate> l = new ArrayList<>();
+              q.late.forEach(i -> l.add(i.value()));
+              return new Held(f, l, new ArrayList<>(q.open.values()));
+            });
+    TreeMap<Long, WindowView> out = new TreeMap<>();
+    for (StandingStore.Window w : store.windows(name, fromMs, toMs)) {
+      out.put(w.start(), new WindowView(w.start(), w.end(), true, w.records(), w.late()));
+    }
+    for (WindowUpdate w : held.finals()) {
+      if (w.end() > fromMs && w.start() < toMs) {
+        out.put(w.start(), new WindowView(w.start(), w.end(), true, w.records(), w.late()));
+      }
+    }
+    for (WindowUpdate w : held.late()) {
+      WindowView v = out.get(w.start());
+      if (v != null) {
+        out.put(
+            w.start(), new WindowView(v.start(), v.end(), true, v.records(), v.late() + w.late()));
+      }
+    }
+    for (WindowUpdate w : held.open()) {
+      if (w.end() > fromMs && w.start() < toMs && !out.containsKey(w.start())) {
+        out.put(w.start(), new WindowView(w.start(), w.end(), false, w.records(), w.late()));
+      }
+    }
+    return new ArrayList<>(out.values());
+  }
+
+  @FunctionalInterface
+  private interface Task<T> {
+    T run() throws Exception;
+  }
+
+  /** Runs {@code task} on the owning thread and waits for it. */
+  private <T> T call(Task<T> task) {
+    if (closed) {
+      throw new Refused(503, "The service is stopping");
+    }
+    Future<T> f =
+        owner.submit(
+            () -> {
+              return task.run();
+            });
+    try {
+      return f.get(120, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new Refused(503, "Interrupted");
+    } catch (TimeoutException e) {
+      throw new Refused(503, "The standing queries did not answer within 120 s");
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new IllegalStateException(e.getCause());
+    }
+  }
+
+  private void drainAll() {
+    drainQueued.set(false);
+    for (Sq q : queries.values()) {
+      drain(q);
+    }
+  }
+
+  /** Takes the results a query has ready. Owning thread only. */
+  private void drain(Sq q) {
+    if (q.handle == null) {
+      return;
+    }
+    Result r;
+    try {
+      while ((r = q.handle.poll(0, TimeUnit.MILLISECONDS)) != null) {
+        apply(q, r);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void apply(Sq q, Result r) {
+    long index = ++q.consumed;
+    WindowUpdate w = WindowUpdate.of(r);
+    if (w.lateUpdate()) {
+      q.late.add(new Indexed<>(index, w));
+    } else if (w.isFinal()) {
+      q.open.remove(w.start());
+      q.finals.add(new Indexed<>(index, w));
+    } else {
+      q.open.put(w.start(), w);
+    }
+  }
+
+  private void checkpointQuietly() {
+    try {
+      checkpoint(null, null);
+    } catch (RuntimeException e) {
+      if (!closed) {
+        LOG.warn("standing queries' checkpoint failed: {}", e.toString());
+      }
+    }
+  }
+
+  /**
+   * Takes a checkpoint and writes it: with {@code added} started at its cut, and {@code removed}
+   * forgotten. Owning thread only.
+   */
+  private void checkpoint(Sq added, String removed) {
+    CompletableFuture<Engine.Checkpoint> f =
+        engine.checkpoint(
+            position -> {
+              if (added != null) {
+                added.handle =
+                    engine.submit(
+                        added.id(),
+                        added.stored.query(),
+                        new Engine.SubmitOptions(added.stored.createdMs(), null, true));
+              }
+              Collection<String> ids = new ArrayList<>();
+              for (Sq q : queries.values()) {
+                ids.add(q.id());
+              }
+              if (added != null) {
+                ids.add(added.id());
+              }
+              return ids;
+            });
+    Engine.Checkpoint cp;
+    try {
+      // results are taken meanwhile: a query whose results wait unread may hold up the workers
+      while (true) {
+        drainAll();
+        try {
+          cp = f.get(20, TimeUnit.MILLISECONDS);
+          break;
+        } catch (TimeoutException e) {
+          // again
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    } catch (ExecutionException e) {
+      throw new Refused(
+          e.getCause() instanceof IllegalStateException ? 503 : 500,
+          "The query could not start: " + e.getCause().getMessage());
+    }
+    if (added != null) {
+      listen(added);
+      queries.put(added.stored.name(), added);
+    }
+    Map<String, byte[]> states = new LinkedHashMap<>();
+    Map<String, List<StandingStore.Window>> finals = new LinkedHashMap<>();
+    List<StandingStore.Late> late = new ArrayList<>();
+    for (Sq q : queries.values()) {
+      Engine.QueryState st = cp.queries().get(q.id());
+      if (st == null) {
+        continue; // ended: its last saved state stays
+      }
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (q.consumed < st.emitted() && System.nanoTime() < deadline) {
+        try {
+          Result r = q.handle.poll(50, TimeUnit.MILLISECONDS);
+          if (r != null) {
+            apply(q, r);
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+      if (q.consumed < st.emitted()) {
+        LOG.warn("standing query {}: results before the cut did not come; not saved", q.id());
+        continue;
+      }
+      states.put(q.stored.name(), st.snapshot());
+      List<StandingStore.Window> fw = new ArrayList<>();
+      for (Indexed<WindowUpdate> i : q.finals) {
+        if (i.index() <= st.emitted()) {
+          WindowUpdate w = i.value();
+          fw.add(new StandingStore.Window(w.start(), w.end(), w.records(), w.late()));
+        }
+      }
+      finals.put(q.stored.name(), fw);
+      for (Indexed<WindowUpdate> i : q.late) {
+        if (i.index() <= st.emitted()) {
+          late.add(new StandingStore.Late(q.stored.name(), i.value().start(), i.value().late()));
+        }
+      }
+    }
+    StandingStore.Stored addedRow = null;
+    if (added != null) {
+      StandingStore.Stored s = added.stored;
+      addedRow =
+          new StandingStore.Stored(
+              s.name(), s.query(), s.owner(), s.createdMs(), states.get(s.name()));
+    }
+    store.commit(new StandingStore.Commit(cp.position(), states, finals, late), addedRow, removed);
+    for (Sq q : queries.values()) {
+      Engine.QueryState st = cp.queries().get(q.id());
+      if (st != null && states.containsKey(q.stored.name())) {
+        q.finals.removeIf(i -> i.index() <= st.emitted());
+        q.late.removeIf(i -> i.index() <= st.emitted());
+      }
+    }
+    if (cp.position() >= 0) {
+      ingestor.replayFrom(cp.position());
+    }
+    checkpoints++;
+  }
+
+  /** Stops checkpointing; the queries end with the engine. */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    try {
+      call(
+          () -> {
+            checkpoint(null, null); // what was read so far needs no replay
+            return null;
+          });
+    } catch (RuntimeException e) {
+      LOG.warn("last checkpoint failed: {}", e.toString());
+    }
+    closed = true;
+    owner.shutdownNow();
+    try {
+      owner.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,320 @@
+package io.spyglass.service.metering;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+
+/**
+ * Where standing queries, their saved states and their final windows are kept: a SQLite file under
+ * the data folder ({@value #FILE}) or a PostgreSQL database ({@code jdbc:postgresql://...}). A
+ * checkpoint is one transaction: the states, the final windows they cover and the ingest log
+ * position, so that a restart finds them consistent.
+ *
+ * <p>Thread-safe: one connection, used by one caller at a time.
+ */
+public final class StandingStore implements AutoCloseable {
+  /** The SQLite file's name under the data folder. */
+  public static final String FILE = "standing.db";
+
+  static final List<String> MIGRATIONS = List.of("V1__standing_queries.sql");
+
+  private final Connection c;
+  private final String where;
+  private final boolean postgres;
+
+  /** A standing query as stored. */
+  public record Stored(String name, String query, String owner, long createdMs, byte[] state) {}
+
+  /** A final window as stored: its records are a JSON array. */
+  public record Window(long start, long end, String records, long late) {}
+
+  /** A late-document count to add to a final window. */
+  public record Late(String name, long start, long count) {}
+
+  /** What one checkpoint writes. */
+  public record Commit(
+      long logPosition,
+      Map<String, byte[]> states,
+      Map<String, List<Window>> finals,
+      List<Late> late) {}
+
+  private StandingStore(Connection c, String where, boolean postgres) {
+    this.c = c;
+    this.where = where;
+    this.postgres = postgres;
+  }
+
+  /**
+   * Opens the store: {@code url} is a JDBC URL ({@code jdbc:postgresql://HOST/DB?user=..}), or null
+   * for SQLite under {@code dataDir}; its tables are created when missing.
+   *
+   * @throws IOException when it cannot be reached or read; the message says which
+   */
+  public static StandingStore open(Path dataDir, String url) throws IOException {
+    String jdbc = url;
+    if (jdbc == null) {
+      Files.createDirectories(dataDir);
+      jdbc = "jdbc:sqlite:" + dataDir.resolve(FILE).toAbsolutePath();
+    } else if (!jdbc.startsWith("jdbc:postgresql:") && !jdbc.startsWith("jdbc:sqlite:")) {
+      throw new IOException(
+          "--database must be a jdbc:postgresql:// or jdbc:sqlite: URL, not " + redact(jdbc));
+    }
+    String where = redact(jdbc);
+    try {
+      Connection c = DriverManager.getConnection(jdbc);
+      boolean pg = jdbc.startsWith("jdbc:postgresql:");
+      if (!pg) {
+        try (Statement s = c.createStatement()) {
+          s.execute("PRAGMA journal_mode=WAL");
+          s.execute("PRAGMA synchronous=FULL");
+          s.execute("PRAGMA busy_timeout=5000");
+        }
+      }
+      StandingStore store = new StandingStore(c, where, pg);
+      store.migrate();
+      return store;
+    } catch (SQLException e) {
+      throw new IOException("cannot open the database " + where + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The URL without its password, to print. */
+  static String redact(String url) {
+    return url.replaceAll("(?i)(password=)[^&;]*", "$1***");
+  }
+
+  public String where() {
+    return where;
+  }
+
+  private void migrate() throws SQLException {
+    boolean exists;
+    try (ResultSet rs = c.getMetaData().getTables(null, null, "standing_schema_version", null)) {
+      exists = rs.next();
+    }
+    int current = 0;
+    if (exists) {
+      try (Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("SELECT MAX(version) FROM standing_schema_version")) {
+        current = rs.next() ? rs.getInt(1) : 0;
+      }
+    }
+    if (current > MIGRATIONS.size()) {
+      throw new SQLException(
+          "its standing-query tables are version "
+              + current
+              + ", newer than this Spyglass knows; run a newer Spyglass or use another database");
+    }
+    for (int v = current + 1; v <= MIGRATIONS.size(); v++) {
+      String sql = read(MIGRATIONS.get(v - 1)).replace("${BLOB}", postgres ? "BYTEA" : "BLOB");
+      c.setAutoCommit(false);
+      try (Statement s = c.createStatement()) {
+        for (String one : io.spyglass.service.store.Database.statements(sql)) {
+          s.execute(one);
+        }
+        s.execute("INSERT INTO standing_schema_version (version) VALUES (" + v + ")");
+        c.commit();
+      } catch (SQLException e) {
+        c.rollback();
+        throw e;
+      } finally {
+        c.setAutoCommit(true);
+      }
+    }
+  }
+
+  private static String read(String name) {
+    try (InputStream in = StandingStore.class.getResourceAsStream(name)) {
+      if (in == null) {
+        throw new IllegalStateException(name + " is missing from the jar");
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @FunctionalInterface
+  private interface Work<T> {
+    T run() throws SQLException;
+  }
+
+  private synchronized <T> T with(Work<T> work) {
+    try {
+      return work.run();
+    } catch (SQLException e) {
+      throw new IllegalStateException("database " + where + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Every standing query, oldest first. */
+  public List<Stored> list() {
+    return with(
+        () -> {
+          List<Stored> out = new ArrayList<>();
+          try (Statement s = c.createStatement();
+              ResultSet rs =
+                  s.executeQuery(
+                      "SELECT name, query, owner, created_ms, state FROM standing_query"
+                          + " ORDER BY created_ms, name")) {
+            while (rs.next()) {
+              out.add(
+                  new Stored(
+                      rs.getString(1),
+                      rs.getString(2),
+                      rs.getString(3),
+                      rs.getLong(4),
+                      rs.getBytes(5)));
+            }
+          }
+          return out;
+        });
+  }
+
+  /** The log position of the last checkpoint, if any. */
+  public OptionalLong logPosition() {
+    return with(
+        () -> {
+          try (Statement s = c.createStatement();
+              ResultSet rs =
+                  s.executeQuery("SELECT log_position FROM ingest_checkpoint WHERE id = 1")) {
+            return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
+          }
+        });
+  }
+
+  /** Final windows of a standing query that overlap {@code [fromMs, toMs)}, oldest first. */
+  public List<Window> windows(String name, long fromMs, long toMs) {
+    return with(
+        () -> {
+          List<Window> out = new ArrayList<>();
+          try (PreparedStatement p =
+              c.prepareStatement(
+                  "SELECT window_start, window_end, records, late FROM standing_window"
+                      + " WHERE name = ? AND window_end > ? AND window_start < ?"
+                      + " ORDER BY window_start")) {
+            p.setString(1, name);
+            p.setLong(2, fromMs);
+            p.setLong(3, toMs);
+            try (ResultSet rs = p.executeQuery()) {
+              while (rs.next()) {
+                out.add(new Window(rs.getLong(1), rs.getLong(2), rs.getString(3), rs.getLong(4)));
+              }
+            }
+          }
+          return out;
+        });
+  }
+
+  /**
+   * Writes a checkpoint in one transaction: the log position, the states, the final windows
+   * (replacing a window of the same start) and the late counts; {@code added} is a standing query
+   * that starts at this checkpoint, {@code removed} names one that ends (its windows go too).
+   */
+  public void commit(Commit commit, Stored added, String removed) {
+    with(
+        () -> {
+          c.setAutoCommit(false);
+          try {
+            if (added != null) {
+              try (PreparedStatement p =
+                  c.prepareStatement(
+                      "INSERT INTO standing_query (name, query, owner, created_ms, state)"
+                          + " VALUES (?, ?, ?, ?, ?)")) {
+                p.setString(1, added.name());
+                p.setString(2, added.query());
+                p.setString(3, added.owner());
+                p.setLong(4, added.createdMs());
+                p.setBytes(5, added.state());
+                p.executeUpdate();
+              }
+            }
+            if (removed != null) {
+              for (String table : List.of("standing_query", "standing_window")) {
+                try (PreparedStatement p =
+                    c.prepareStatement("DELETE FROM " + table + " WHERE name = ?")) {
+                  p.setString(1, removed);
+                  p.executeUpdate();
+                }
+              }
+            }
+            try (PreparedStatement p =
+                c.prepareStatement("UPDATE standing_query SET state = ? WHERE name = ?")) {
+              for (Map.Entry<String, byte[]> e : commit.states().entrySet()) {
+                p.setBytes(1, e.getValue());
+                p.setString(2, e.getKey());
+                p.addBatch();
+              }
+              p.executeBatch();
+            }
+            try (PreparedStatement p =
+                c.prepareStatement(
+                    "INSERT INTO standing_window (name, window_start, window_end, records, late)"
+                        + " VALUES (?, ?, ?, ?, ?) ON CONFLICT (name, window_start) DO UPDATE SET"
+                        + " window_end = excluded.window_end, records = excluded.records,"
+                        + " late = excluded.late")) {
+              for (Map.Entry<String, List<Window>> e : commit.finals().entrySet()) {
+                for (Window w : e.getValue()) {
+                  p.setString(1, e.getKey());
+                  p.setLong(2, w.start());
+                  p.setLong(3, w.end());
+                  p.setString(4, w.records());
+                  p.setLong(5, w.late());
+                  p.addBatch();
+                }
+              }
+              p.executeBatch();
+            }
+            try (PreparedStatement p =
+                c.prepareStatement(
+                    "UPDATE standing_window SET late = late + ? WHERE name = ? AND window_start = ?")) {
+              for (Late l : commit.late()) {
+                p.setLong(1, l.count());
+                p.setString(2, l.name());
+                p.setLong(3, l.start());
+                p.addBatch();
+              }
+              p.executeBatch();
+            }
+            try (PreparedStatement p =
+                c.prepareStatement(
+                    "INSERT INTO ingest_checkpoint (id, log_position, taken_ms) VALUES (1, ?, ?)"
+                        + " ON CONFLICT (id) DO UPDATE SET log_position = excluded.log_position,"
+                        + " taken_ms = excluded.taken_ms")) {
+              p.setLong(1, commit.logPosition());
+              p.setLong(2, System.currentTimeMillis());
+              p.executeUpdate();
+            }
+            c.commit();
+          } catch (SQLException | RuntimeException e) {
+            c.rollback();
+            throw e;
+          } finally {
+            c.setAutoCommit(true);
+          }
+          return null;
+        });
+  }
+
+  @Override
+  public synchronized void close() {
+    try {
+      c.close();
+    } catch (SQLException e) {
+      // closing: nothing left to do with it
+    }
+  }
+}

@@ -1,0 +1,54 @@
+package io.spyglass.service.metering;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import io.spyglass.core.result.Meta;
+import io.spyglass.core.result.Result;
+import io.spyglass.core.result.ResultJson;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.util.Map;
+
+/**
+ * What one result of a standing query says about one window.
+ *
+ * @param start where the window starts (epoch ms)
+ * @param end where it ends, exclusive
+ * @param isFinal whether its records will not change any more
+ * @param late documents that came for it after it was final
+ * @param lateUpdate whether the result only adds {@code late} to a window already final (its
+ *     records are not the window's)
+ * @param records the window's records, a JSON array
+ */
+record WindowUpdate(
+    long start, long end, boolean isFinal, long late, boolean lateUpdate, String records) {
+  private static final JsonFactory JSON = new JsonFactory();
+
+  /**
+   * The window of a result: an event-time window as the result's metadata describes it; the window
+   * of the engine clock otherwise (from its start to its emission, final).
+   */
+  static WindowUpdate of(Result r) {
+    Meta.WindowMeta w = r.meta().window().orElse(null);
+    if (w == null) {
+      long at = r.meta().finishTimeMs().orElse(r.meta().receiveTimeMs());
+      return new WindowUpdate(r.meta().receiveTimeMs(), at, true, 0, false, json(r));
+    }
+    return new WindowUpdate(w.startTimeMs(), w.emitTimeMs(), true, 0, false, json(r));
+  }
+
+  static String json(Result r) {
+    StringWriter out = new StringWriter();
+    try (JsonGenerator g = JSON.createGenerator(out)) {
+      g.writeStartArray();
+      for (Map<String, Object> rec : r.records()) {
+        ResultJson.writeValue(g, rec);
+      }
+      g.writeEndArray();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out.toString();
+  }
+}

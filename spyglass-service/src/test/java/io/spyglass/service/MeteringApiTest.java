@@ -1,0 +1,229 @@
+package io.spyglass.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.spyglass.engine.ingest.Ingestor;
+import io.spyglass.service.metering.Metering;
+import io.spyglass.service.metering.StandingStore;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.zip.GZIPOutputStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Ingestion and standing queries over a real server on a loopback port: plain and gzip bodies, a
+ * malformed line among good ones, repeats, 413, 429 with Retry-After under a small backlog bound,
+ * and exact totals across a restart on the same data folder.
+ */
+class MeteringApiTest {
+  static final String COUNT =
+      "SELECT COUNT(*) AS docs, SUM(quantity) AS total FROM STREAM(MAX, TIME)"
+          + " WINDOWING TUMBLING(300, TIME)";
+
+  @TempDir Path data;
+
+  static Metering.Settings settings() {
+    return new Metering.Settings("id", Ingestor.Options.DEFAULTS, 100, null);
+  }
+
+  static String doc(String id, int quantity) {
+    return "{\"id\":\"" + id + "\",\"org\":\"o1\",\"quantity\":" + quantity + "}";
+  }
+
+  static String lines(String prefix, int from, int to) {
+    StringBuilder b = new StringBuilder();
+    for (int i = from; i < to; i++) {
+      b.append(doc(prefix + i, 1)).append('\n');
+    }
+    return b.toString();
+  }
+
+  static HttpResponse<String> ingest(ServiceFixture f, String body) {
+    return f.post("/api/ingest", "application/x-ndjson", body);
+  }
+
+  static byte[] gzip(String s) throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try (GZIPOutputStream z = new GZIPOutputStream(out)) {
+      z.write(s.getBytes(StandardCharsets.UTF_8));
+    }
+    return out.toByteArray();
+  }
+
+  /** The standing query's totals over every window, once they reach {@code docs} (or 20 s). */
+  static long[] totals(ServiceFixture f, String name, long docs) throws InterruptedException {
+    long[] t = {0, 0, 0};
+    long deadline = System.currentTimeMillis() + 20_000;
+    while (System.currentTimeMillis() < deadline) {
+      HttpResponse<String> r = f.get("/api/standing-queries/" + name + "/results");
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+      t = new long[] {0, 0, 0};
+      for (JsonNode w : ServiceFixture.json(r.body())) {
+        for (JsonNode rec : w.get("records")) {
+          t[0] += rec.path("docs").asLong();
+          t[1] += rec.path("total").asLong();
+        }
+        t[2] += w.get("meta").get("late").asLong();
+      }
+      if (t[0] >= docs) {
+        return t;
+      }
+      Thread.sleep(100);
+    }
+    return t;
+  }
+
+  @Test
+  void ingestsCountsOnceAndKeepsItAcrossARestart() throws Exception {
+    exactAcrossARestart(settings());
+  }
+
+  @Test
+  void keepsStandingQueriesInPostgreSql() throws Exception {
+    try (EmbeddedPostgres pg = EmbeddedPostgres.builder().start()) {
+      Metering.Settings s = settings();
+      exactAcrossARestart(
+          new Metering.Settings(
+              s.idField(),
+              s.ingest(),
+              s.checkpointEveryMs(),
+              pg.getJdbcUrl("postgres", "postgres")));
+      // the windows are in PostgreSQL, not in a file under the data folder
+      assertThat(data.resolve(StandingStore.FILE)).doesNotExist();
+    }
+  }
+
+  void exactAcrossARestart(Metering.Settings settings) throws Exception {
+    try (ServiceFixture f = ServiceFixture.startMetering(data, settings, b -> {})) {
+      HttpResponse<String> created =
+          f.postJson(
+              "/api/standing-queries",
+              ServiceFixture.JSON
+                  .createObjectNode()
+                  .put("name", "usage")
+                  .put("query", COUNT)
+                  .toString());
+      assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+      assertThat(
+              f.postJson(
+                      "/api/standing-queries",
+                      ServiceFixture.JSON
+                          .createObjectNode()
+                          .put("name", "usage")
+                          .put("query", COUNT)
+                          .toString())
+                  .statusCode())
+          .isEqualTo(409);
+
+      // plain JSON lines with a malformed one and one without an id among them
+      String body = lines("a", 0, 5) + "{\"id\": \"bad\", \n" + lines("a", 5, 10) + "{\"n\":1}\n";
+      HttpResponse<String> r = ingest(f, body);
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
+      JsonNode o = ServiceFixture.json(r.body());
+      assertThat(o.get("accepted").asInt()).isEqualTo(10);
+      assertThat(o.get("duplicates").asInt()).isZero();
+      assertThat(o.get("rejected")).hasSize(2);
+      assertThat(o.get("rejected").get(0).get("index").asInt()).isEqualTo(5);
+      assertThat(o.get("rejected").get(1).get("index").asInt()).isEqualTo(11);
+      assertThat(o.get("rejected").get(1).get("reason").asText()).contains("\"id\"");
+
+      // a gzip JSON array, half of it repeats
+      StringBuilder array = new StringBuilder("[");
+      for (int i = 5; i < 25; i++) {
+        array.append(i > 5 ? "," : "").append(doc("a" + i, 1));
+      }
+      array.append("]");
+      HttpResponse<String> z =
+          f.send(
+              f.request("/api/ingest")
+                  .header("Content-Type", "application/json")
+                  .header("Content-Encoding", "gzip")
+                  .POST(HttpRequest.BodyPublishers.ofByteArray(gzip(array.toString())))
+                  .build(),
+              array.toString());
+      assertThat(z.statusCode()).as(z.body()).isEqualTo(202);
+      assertThat(ServiceFixture.json(z.body()).get("accepted").asInt()).isEqualTo(15);
+      assertThat(ServiceFixture.json(z.body()).get("duplicates").asInt()).isEqualTo(5);
+
+      // over 10 MiB: 413, nothing kept
+      String big = lines("big", 0, 1) + "x".repeat(10 << 20);
+      assertThat(ingest(f, big).statusCode()).isEqualTo(413);
+
+      assertThat(totals(f, "usage", 25)).containsExactly(25, 25, 0);
+      JsonNode list = ServiceFixture.json(f.get("/api/standing-queries").body());
+      assertThat(list.get("standingQueries").get(0).get("name").asText()).isEqualTo("usage");
+    }
+    // a restart: the standing query goes on from its saved state; repeats stay repeats
+    try (ServiceFixture f = ServiceFixture.startMetering(data, settings, b -> {})) {
+      HttpResponse<String> r = ingest(f, lines("a", 20, 40));
+      assertThat(ServiceFixture.json(r.body()).get("accepted").asInt()).isEqualTo(15);
+      assertThat(ServiceFixture.json(r.body()).get("duplicates").asInt()).isEqualTo(5);
+      assertThat(totals(f, "usage", 40)).containsExactly(40, 40, 0);
+      assertThat(f.delete("/api/standing-queries/usage").statusCode()).isEqualTo(204);
+      assertThat(f.get("/api/standing-queries/usage/results").statusCode()).isEqualTo(404);
+    }
+  }
+
+  @Test
+  void aBacklogOverItsBoundIsRefusedWith429AndNothingOfItIsKept() throws Exception {
+    Metering.Settings small =
+        new Metering.Settings("id", Ingestor.Options.DEFAULTS.withBacklogBytes(2_000), 100, null);
+    try (ServiceFixture f = ServiceFixture.startMetering(data, small, b -> {})) {
+      assertThat(
+              f.postJson(
+                      "/api/standing-queries",
+                      ServiceFixture.JSON
+                          .createObjectNode()
+                          .put("name", "n")
+                          .put("query", COUNT)
+                          .toString())
+                  .statusCode())
+          .isEqualTo(201);
+      ExecutorService clients = Executors.newFixedThreadPool(8);
+      int requests = 200;
+      int perRequest = 50;
+      List<Future<Integer>> sent = new ArrayList<>();
+      int[] refused = {0};
+      for (int q = 0; q < requests; q++) {
+        String body = lines("r" + q + "-", 0, perRequest);
+        sent.add(
+            clients.submit(
+                () -> {
+                  while (true) {
+                    HttpResponse<String> r = ingest(f, body);
+                    if (r.statusCode() == 429) {
+                      assertThat(r.headers().firstValue("Retry-After")).isPresent();
+                      synchronized (refused) {
+                        refused[0]++;
+                      }
+                      Thread.sleep(20); // sooner than Retry-After says: the test has no time
+                      continue;
+                    }
+                    assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
+                    return ServiceFixture.json(r.body()).get("accepted").asInt();
+                  }
+                }));
+      }
+      long accepted = 0;
+      for (Future<Integer> s : sent) {
+        accepted += s.get();
+      }
+      clients.shutdown();
+      assertThat(refused[0]).as("requests refused with 429").isPositive();
+      assertThat(accepted).isEqualTo((long) requests * perRequest);
+      assertThat(totals(f, "n", accepted)[0]).isEqualTo(accepted);
+    }
+  }
+}
