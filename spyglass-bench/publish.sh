@@ -18,8 +18,10 @@
 #   spyglass-bench/publish.sh --quick   a few seconds per part, into a temporary folder and a copy
 #                                       of the document: checks the tooling, measures nothing
 #
-# ONLY='jmh versus-bullet' runs some parts (jmh, memory and the scenario names); the others' results
-# are then missing and their tables say so. JMH_OPTS replaces the JMH settings; JMH_POOL the number
+# ONLY='jmh versus-bullet' runs some parts (jmh, memory and the scenario names): into a folder that
+# holds a run, it measures those parts again and keeps the others' results (parts.csv says which
+# parts were measured again, when, at which commit and under which load; their load in
+# load-rerun.csv); into an empty one, the others' tables say "not measured". JMH_OPTS replaces the JMH settings; JMH_POOL the number
 # of JSON records ParseBench and FromJsonBench cycle over (default 65,536: about 120 MB, out of the
 # CPU's caches); VB_HEAP the heap of versus-bullet (default 6g, --full 16g) and VB_ARGS adds options
 # to it (e.g. --pool-records 65536).
@@ -91,27 +93,50 @@ echo "publish: load average now: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || 
 echo "publish: building" >&2
 mvn -B -q -ntp package -DskipTests -Dspotless.check.skip=true -pl spyglass-cli,spyglass-bench -am
 
-rm -rf "$results"
-mkdir -p "$results"
 jar="spyglass-bench/target/spyglass-benchmarks.jar"
-
-./spyglass bench report "${quickflag[@]}" --results "$results" \
-  --begin "spyglass-bench/publish.sh ${*:-} (ONLY=${ONLY:-all})"
+if [[ -n "${ONLY:-}" && -f "$results/run.json" && "$mode" != quick ]]; then
+  # measure some parts again: their results are replaced, the others' kept, and parts.csv says
+  # which parts were measured again, when, at which commit and under which load
+  rerun="rerun $(date -u +%FT%TZ) at $(git rev-parse --short HEAD), load $(cut -d' ' -f1 /proc/loadavg)"
+  for part in $ONLY; do
+    case "$part" in
+      jmh) rm -f "$results"/jmh*.json "$results"/jmh.txt ;;
+      memory) rm -f "$results"/memory.* ;;
+      *) rm -rf "${results:?}/$part" "$results/$part.txt" ;;
+    esac
+    if [[ -f "$results/parts.csv" ]]; then
+      grep -v "^$part," "$results/parts.csv" >"$results/parts.csv.tmp" || true
+      mv "$results/parts.csv.tmp" "$results/parts.csv"
+    fi
+  done
+else
+  rerun=""
+  rm -rf "$results"
+  mkdir -p "$results"
+  ./spyglass bench report "${quickflag[@]}" --results "$results" \
+    --begin "spyglass-bench/publish.sh${*:+ $*} (ONLY=${ONLY:-all})"
+fi
 
 # the 1-minute load average, every minute while the run lasts
+load_csv="$results/load.csv"
+if [[ -n "$rerun" ]]; then
+  load_csv="$results/load-rerun.csv"
+fi
 (
   echo "time,load1,load5,load15"
   while true; do
     echo "$(date -u +%FT%TZ),$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' ',')"
     sleep 60
   done
-) >"$results/load.csv" 2>/dev/null &
+) >"$load_csv" 2>/dev/null &
 sampler=$!
 trap 'kill "$sampler" 2>/dev/null || true' EXIT
 
 scenarios=" $(./spyglass bench no-such-scenario 2>&1 | sed -n 's/^Unknown scenario no-such-scenario; one of //p' | tr -d ',' || true) "
 started=$SECONDS
-echo "part,seconds,status" >"$results/parts.csv"
+if [[ ! -f "$results/parts.csv" ]]; then
+  echo "part,seconds,status" >"$results/parts.csv"
+fi
 
 # runs "$@" for one part (a command is cut short when the budget is spent); records how it went
 run_part() {
@@ -132,7 +157,7 @@ run_part() {
   else
     "$@" | tee "$out" || status=$?
   fi
-  local how="done"
+  local how="done${rerun:+ ($rerun)}"
   if ((status == 124 || status == 137)); then
     how="cut short (time budget)"
   elif ((status != 0)); then
@@ -202,6 +227,8 @@ for part in $parts; do
 done
 
 kill "$sampler" 2>/dev/null || true
-./spyglass bench report --results "$results" --end
+if [[ -z "$rerun" ]]; then
+  ./spyglass bench report --results "$results" --end
+fi
 ./spyglass bench report --results "$results" --doc "$doc"
 echo "publish: results in $results; $doc regenerated" >&2
