@@ -85,9 +85,13 @@ public class FromJsonBench {
   public static class Bytes {
     public long bytes;
 
+    /** CPU time of the invocations (ns), as a rate: bytes / cpuNs gives bytes per CPU-second. */
+    public long cpuNs;
+
     @Setup(Level.Iteration)
     public void clear() {
       bytes = 0;
+      cpuNs = 0;
     }
   }
 
@@ -130,6 +134,7 @@ public class FromJsonBench {
   @OperationsPerInvocation(Events.BATCH)
   public long filter(Bytes counter) throws MalformedRecordException {
     long bytes = 0;
+    long cpu = Bench.cpuNs();
     boolean parseFirst = path == Path.PARSE_FIRST;
     for (int n = 0; n < Events.BATCH; n++) {
       byte[] b = json.get(next);
@@ -155,6 +160,7 @@ public class FromJsonBench {
     }
     filters.endOfBatch();
     counter.bytes += bytes;
+    counter.cpuNs += Bench.cpuNs() - cpu;
     return flushed;
   }
 }

@@ -102,9 +102,13 @@ public class ParseBench {
   public static class Bytes {
     public long bytes;
 
+    /** CPU time of the invocations (ns), as a rate: bytes / cpuNs gives bytes per CPU-second. */
+    public long cpuNs;
+
     @Setup(Level.Iteration)
     public void clear() {
       bytes = 0;
+      cpuNs = 0;
     }
   }
 
@@ -119,6 +123,7 @@ public class ParseBench {
   public int reader(Input input, Reader reader, Bytes counter) throws MalformedRecordException {
     int fields = 0;
     long bytes = 0;
+    long cpu = Bench.cpuNs();
     for (int i = input.nextBatch(), end = i + Events.BATCH; i < end; i++) {
       byte[] json = input.json.get(i);
       reader.reader.read(json, 0, json.length, reader.record);
@@ -126,6 +131,7 @@ public class ParseBench {
       bytes += json.length;
     }
     counter.bytes += bytes;
+    counter.cpuNs += Bench.cpuNs() - cpu;
     return fields;
   }
 
@@ -134,6 +140,7 @@ public class ParseBench {
   public int scanner(Input input, Scanner scanner, Bytes counter) throws MalformedRecordException {
     int fields = 0;
     long bytes = 0;
+    long cpu = Bench.cpuNs();
     for (int i = input.nextBatch(), end = i + Events.BATCH; i < end; i++) {
       byte[] json = input.json.get(i);
       scanner.scanner.read(json, 0, json.length, scanner.record);
@@ -141,6 +148,7 @@ public class ParseBench {
       bytes += json.length;
     }
     counter.bytes += bytes;
+    counter.cpuNs += Bench.cpuNs() - cpu;
     return fields;
   }
 
@@ -150,6 +158,7 @@ public class ParseBench {
   public int scanOnly(Input input, Scanner scanner, Bytes counter) {
     int ok = 0;
     long bytes = 0;
+    long cpu = Bench.cpuNs();
     for (int i = input.nextBatch(), end = i + Events.BATCH; i < end; i++) {
       byte[] json = input.json.get(i);
       if (scanner.scanner.scan(json, 0, json.length)) {
@@ -158,6 +167,7 @@ public class ParseBench {
       bytes += json.length;
     }
     counter.bytes += bytes;
+    counter.cpuNs += Bench.cpuNs() - cpu;
     return ok;
   }
 
@@ -166,6 +176,7 @@ public class ParseBench {
   public int jacksonScan(Input input, Jackson jackson, Bytes counter) throws IOException {
     int tokens = 0;
     long bytes = 0;
+    long cpu = Bench.cpuNs();
     for (int i = input.nextBatch(), end = i + Events.BATCH; i < end; i++) {
       byte[] json = input.json.get(i);
       try (JsonParser p = jackson.factory.createParser(json, 0, json.length)) {
@@ -176,6 +187,7 @@ public class ParseBench {
       bytes += json.length;
     }
     counter.bytes += bytes;
+    counter.cpuNs += Bench.cpuNs() - cpu;
     return tokens;
   }
 }

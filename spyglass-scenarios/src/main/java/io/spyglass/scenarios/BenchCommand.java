@@ -120,6 +120,11 @@ public final class BenchCommand implements Callable<Integer> {
   String begin;
 
   @Option(
+      names = "--end",
+      description = "report: end a run: add the time it ended and the load then to its run.json")
+  boolean end;
+
+  @Option(
       names = "--ingest",
       description = "metering: how documents reach the engine: source or http (default: source)",
       defaultValue = "source")
@@ -170,7 +175,8 @@ public final class BenchCommand implements Callable<Integer> {
 
   /**
    * {@code spyglass bench report}: with {@code --begin}, writes the run's {@code run.json} at its
-   * start; else rewrites the generated tables of the document from the run's results.
+   * start; with {@code --end}, adds its end to it; else rewrites the generated tables of the
+   * document from the run's results.
    */
   private int report() throws Exception {
     Path dir = results != null ? results : Path.of("docs", "bench-results");
@@ -180,6 +186,15 @@ public final class BenchCommand implements Callable<Integer> {
           dir.resolve("run.json"),
           Machine.runJson("all", quick, java.time.Instant.now(), 0, Machine.loadAverage(), begin));
       System.out.println("run.json written to " + dir);
+      return 0;
+    }
+    if (end) {
+      Path run = dir.resolve("run.json");
+      java.nio.file.Files.writeString(
+          run,
+          Machine.endRunJson(
+              java.nio.file.Files.readString(run), java.time.Instant.now(), Machine.loadAverage()));
+      System.out.println("end of the run written to " + run);
       return 0;
     }
     Path file = doc != null ? doc : Path.of("docs", "performance.md");

@@ -105,12 +105,85 @@ final class BenchReport {
         .append(" |\n");
     sb.append("| JDK | ").append(text(r, "jdk")).append(" |\n");
     sb.append("| OS | ").append(text(r, "os")).append(" |\n");
-    sb.append("| load average when it started | ")
+    sb.append("| load average (1 minute) when it started | ")
         .append(text(r, "loadAverageBefore"))
         .append(" |\n");
+    if (r.has("end")) {
+      sb.append("| ended | ")
+          .append(text(r, "end"))
+          .append(String.format(Locale.ROOT, " (%.0f minutes)", r.path("seconds").asDouble() / 60))
+          .append(" |\n");
+      sb.append("| load average (1 minute) when it ended | ")
+          .append(text(r, "loadAverageAfter"))
+          .append(" |\n");
+    }
+    sb.append(loadDuring());
     sb.append("| command | `").append(text(r, "command")).append("` |\n");
     if (r.path("quick").asBoolean(false)) {
       sb.append("| quick | yes: a check of the tooling, not a measurement |\n");
+    }
+    sb.append(parts());
+    return sb.toString();
+  }
+
+  /** The load sampled every minute of the run ({@code load.csv}): least, median and most. */
+  private String loadDuring() throws IOException {
+    Path p = results.resolve("load.csv");
+    if (!Files.exists(p)) {
+      return "";
+    }
+    List<List<String>> rows = readCsv(p);
+    List<Double> loads = new ArrayList<>();
+    for (List<String> r : rows.subList(1, rows.size())) {
+      if (r.size() > 1) {
+        loads.add(Double.parseDouble(r.get(1)));
+      }
+    }
+    if (loads.isEmpty()) {
+      return "";
+    }
+    loads.sort(null);
+    return String.format(
+        Locale.ROOT,
+        "| load average (1 minute) during the run, sampled every minute (%d samples in"
+            + " `load.csv`) | least %.2f, median %.2f, most %.2f |%n",
+        loads.size(),
+        loads.get(0),
+        loads.get(loads.size() / 2),
+        loads.get(loads.size() - 1));
+  }
+
+  /** The parts of the run that did not run to their end ({@code parts.csv}). */
+  private String parts() throws IOException {
+    Path p = results.resolve("parts.csv");
+    if (!Files.exists(p)) {
+      return "";
+    }
+    List<String> done = new ArrayList<>();
+    List<String> not = new ArrayList<>();
+    for (List<String> r : readCsv(p).subList(1, readCsv(p).size())) {
+      if (r.size() < 3) {
+        continue;
+      }
+      if (r.get(2).startsWith("done")) {
+        double seconds = Double.parseDouble(r.get(1));
+        String rerun = r.get(2).substring("done".length()).strip();
+        done.add(
+            r.get(0)
+                + (seconds < 60
+                    ? String.format(Locale.ROOT, " (%.0f s", seconds)
+                    : String.format(Locale.ROOT, " (%.0f min", seconds / 60))
+                + (rerun.isEmpty() ? ")" : "; " + rerun.replaceAll("^\\(|\\)$", "") + ")"));
+      } else {
+        not.add(r.get(0) + ": " + r.get(2));
+      }
+    }
+    StringBuilder sb = new StringBuilder();
+    sb.append("| parts run | ")
+        .append(done.isEmpty() ? "none" : String.join(", ", done))
+        .append(" |\n");
+    if (!not.isEmpty()) {
+      sb.append("| parts not run to their end | ").append(String.join("; ", not)).append(" |\n");
     }
     return sb.toString();
   }
@@ -211,10 +284,21 @@ final class BenchReport {
       row.add("± " + number(primary.get("scoreError").asDouble()));
       StringBuilder secondary = new StringBuilder();
       JsonNode more = run.get("secondaryMetrics");
+      double cpuNsRate = secondary(run, "cpuNs");
+      if (!Double.isNaN(cpuNsRate) && cpuNsRate > 0) {
+        secondary
+            .append("per CPU-second: ")
+            .append(number(primary.get("score").asDouble() * 1e9 / cpuNsRate))
+            .append(" ops");
+        double bytes = secondary(run, "bytes");
+        if (!Double.isNaN(bytes)) {
+          secondary.append(", ").append(number(bytes / cpuNsRate * 1e3)).append(" MB");
+        }
+      }
       if (more != null) {
         for (Map.Entry<String, JsonNode> e : more.properties()) {
-          if (e.getKey().startsWith("·")) {
-            continue; // profilers' metrics
+          if (e.getKey().startsWith("·") || e.getKey().equals("cpuNs")) {
+            continue; // profilers' metrics; CPU time is given as rates per CPU-second above
           }
           secondary
               .append(secondary.length() == 0 ? "" : ", ")
@@ -232,6 +316,28 @@ final class BenchReport {
       return missing("no JMH result matches " + regex);
     }
     return markdown(List.of("benchmark", "parameters", "score", "error (99.9%)", "also"), rows);
+  }
+
+  /** A secondary score of a JMH result, or NaN. */
+  private static double secondary(JsonNode run, String metric) {
+    JsonNode more = run.get("secondaryMetrics");
+    JsonNode m = more == null ? null : more.get(metric);
+    return m == null ? Double.NaN : m.get("score").asDouble();
+  }
+
+  /**
+   * A JMH result's primary score (records/s) or a secondary rate, per CPU-second of the measuring
+   * thread when the benchmark counts its CPU time ({@code cpuNs}), else per wall second.
+   */
+  private double perCpu(String benchmark, String params, String metric) throws IOException {
+    JsonNode run = jmhRun("jmh.json", benchmark, params);
+    if (run == null) {
+      return Double.NaN;
+    }
+    double rate =
+        metric == null ? run.get("primaryMetric").get("score").asDouble() : secondary(run, metric);
+    double cpuNs = secondary(run, "cpuNs");
+    return Double.isNaN(cpuNs) || cpuNs <= 0 ? rate : rate * 1e9 / cpuNs;
   }
 
   private static String shortName(String benchmark) {
@@ -307,20 +413,48 @@ final class BenchReport {
             true));
     targets.add(
         new Target(
+            "the same, every needle found (runs that missed one)",
+            endToEndMisses(),
+            "runs",
+            0,
+            false));
+    targets.add(
+        new Target(
             "setting up a query when 10,000 arrive at once (QuerySetupBench.submit, MIX)",
-            jmhScore("QuerySetupBench.submit", "kind=MIX"),
+            jmhScore("jmh.json", "QuerySetupBench.submit", "kind=MIX"),
             "µs",
             100,
             false));
     targets.add(
         new Target(
-            "the selective scan, 3 fields of 1.8 KiB records (ParseBench.scanOnly)",
-            jmhSecondary("ParseBench.scanOnly", "fields=THREE", "bytes") / 1e9,
+            "the same in a JVM that has done nothing before (single shots, fresh forks)",
+            jmhScore("jmh-cold.json", "QuerySetupBench.submit", "kind=MIX"),
+            "µs",
+            100,
+            false));
+    targets.add(
+        new Target(
+            "the selective scan, 3 fields of 1.8 KiB records, per CPU-second (ParseBench.scanOnly)",
+            perCpu("ParseBench.scanOnly", "fields=THREE", "bytes") / 1e9,
             "GB/s",
             1,
             true));
-    double jackson = jmhSecondary("ParseBench.jacksonScan", "", "bytes");
-    double scan = jmhSecondary("ParseBench.scanOnly", "fields=THREE", "bytes");
+    for (String workload : List.of("SELECT_STAR", "EVERY_FIELD")) {
+      double read = perCpu("FromJsonBench.filter", "path=READ, workload=" + workload, null);
+      double first = perCpu("FromJsonBench.filter", "path=PARSE_FIRST, workload=" + workload, null);
+      targets.add(
+          new Target(
+              "queries that read every field ("
+                  + workload
+                  + "), from JSON: FilterSet.read / parsing first per CPU-second"
+                  + " (FromJsonBench)",
+              read / first,
+              "x",
+              1,
+              true));
+    }
+    double jackson = perCpu("ParseBench.jacksonScan", "", "bytes");
+    double scan = perCpu("ParseBench.scanOnly", "fields=THREE", "bytes");
     List<List<String>> rows = new ArrayList<>();
     for (Target t : targets) {
       rows.add(
@@ -335,10 +469,13 @@ final class BenchReport {
       table +=
           String.format(
               Locale.ROOT,
-              "%nIn the same run Jackson's streaming parser reads the same bytes at %s MB/s: the"
-                  + " scan is %.1f times as fast.%n",
+              "%nIn the same run Jackson's streaming parser reads the same bytes at %s MB per"
+                  + " CPU-second: the scan is %.1f times as fast. JMH's errors (99.9%%) are %.0f%%"
+                  + " of the scan's score and %.0f%% of Jackson's.%n",
               number(jackson / 1e6),
-              scan / jackson);
+              scan / jackson,
+              relativeError("ParseBench.scanOnly", "fields=THREE"),
+              relativeError("ParseBench.jacksonScan", ""));
     }
     return table;
   }
@@ -374,22 +511,44 @@ final class BenchReport {
     return rates.isEmpty() ? Double.NaN : rates.get(rates.size() / 2);
   }
 
-  private double jmhScore(String benchmark, String params) throws IOException {
-    JsonNode run = jmhRun(benchmark, params);
+  /** How many end-to-end runs did not find every needle. */
+  private double endToEndMisses() throws IOException {
+    Path p = results.resolve("end-to-end/end-to-end.csv");
+    if (!Files.exists(p)) {
+      return Double.NaN;
+    }
+    List<List<String>> rows = readCsv(p);
+    int col = rows.get(0).indexOf("needles found");
+    if (col < 0 || rows.size() < 2) {
+      return Double.NaN;
+    }
+    int misses = 0;
+    for (List<String> r : rows.subList(1, rows.size())) {
+      String[] found = r.get(col).split("/");
+      if (found.length != 2 || !found[0].strip().equals(found[1].strip())) {
+        misses++;
+      }
+    }
+    return misses;
+  }
+
+  /** A JMH result's error (99.9%) as a percentage of its score. */
+  private double relativeError(String benchmark, String params) throws IOException {
+    JsonNode run = jmhRun("jmh.json", benchmark, params);
+    if (run == null) {
+      return Double.NaN;
+    }
+    JsonNode primary = run.get("primaryMetric");
+    return 100 * primary.get("scoreError").asDouble() / primary.get("score").asDouble();
+  }
+
+  private double jmhScore(String file, String benchmark, String params) throws IOException {
+    JsonNode run = jmhRun(file, benchmark, params);
     return run == null ? Double.NaN : run.get("primaryMetric").get("score").asDouble();
   }
 
-  private double jmhSecondary(String benchmark, String params, String metric) throws IOException {
-    JsonNode run = jmhRun(benchmark, params);
-    if (run == null || run.get("secondaryMetrics") == null) {
-      return Double.NaN;
-    }
-    JsonNode m = run.get("secondaryMetrics").get(metric);
-    return m == null ? Double.NaN : m.get("score").asDouble();
-  }
-
-  private JsonNode jmhRun(String benchmark, String params) throws IOException {
-    Path p = results.resolve("jmh.json");
+  private JsonNode jmhRun(String file, String benchmark, String params) throws IOException {
+    Path p = results.resolve(file);
     if (!Files.exists(p)) {
       return null;
     }

@@ -129,6 +129,27 @@ final class Machine {
     return out + "\n";
   }
 
+  /**
+   * A run's {@code run.json} as written at its start, with its end added: the time it ended, its
+   * length and the load average then.
+   */
+  static String endRunJson(String runJson, Instant end, double loadAfter) {
+    try {
+      com.fasterxml.jackson.databind.ObjectMapper json =
+          new com.fasterxml.jackson.databind.ObjectMapper();
+      com.fasterxml.jackson.databind.node.ObjectNode run =
+          (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(runJson);
+      Instant start = Instant.parse(run.path("start").asText());
+      run.put("end", end.toString());
+      run.put(
+          "seconds", Math.round(java.time.Duration.between(start, end).toMillis() / 100.0) / 10.0);
+      run.put("loadAverageAfter", Math.round(loadAfter * 100) / 100.0);
+      return json.writerWithDefaultPrettyPrinter().writeValueAsString(run) + "\n";
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   private static String gib(long bytes) {
     return bytes < 0 ? "unknown" : String.format("%.1f GiB", bytes / (double) (1L << 30));
   }
