@@ -145,6 +145,59 @@ class QueryFileIT {
   }
 
   @Test
+  void eventTimeWindowsOfAForeverQueryEndWithTheFile() throws Exception {
+    // Three hours of records a minute apart, a few out of order within the lateness, two for the
+    // first hour read after 01:10 and one without a time. Whether those two are late depends on
+    // whether a tick moved the watermark past 01:10 before they were read; either way each is
+    // counted once, in its window or as late.
+    long hour = 3_600_000L;
+    StringBuilder lines = new StringBuilder();
+    for (int minute = 0; minute < 180; minute++) {
+      long ts = minute * 60_000L;
+      if (minute % 17 == 5) {
+        ts -= 5 * 60_000L; // five minutes behind
+      }
+      lines.append("{\"account\": \"a").append(minute % 2).append("\", \"ts\": ").append(ts);
+      lines.append("}\n");
+      if (minute == 75 || minute == 100) {
+        lines.append("{\"account\": \"a0\", \"ts\": 1000}\n");
+      }
+    }
+    lines.append("{\"account\": \"a0\", \"ts\": \"noon\"}\n");
+    Path file = dir.resolve("usage.json");
+    Files.writeString(file, lines);
+    String query =
+        "SELECT account, COUNT(*) AS n FROM STREAM(FOREVER) GROUP BY account"
+            + " WINDOWING TUMBLING(1h, EVENT_TIME(ts), LATENESS 10m)";
+    Spyglass.Run run = Spyglass.run("query", "--source", "file:" + file, "--format", "json", query);
+    assertThat(run.exitCode()).as(run.toString()).isZero();
+    List<JsonNode> windows =
+        run.json().stream().filter(r -> !r.at("/meta/window/lateUpdate").asBoolean()).toList();
+    assertThat(windows).as(run.toString()).hasSize(3);
+    long[] counts = new long[3];
+    for (int w = 0; w < 3; w++) {
+      JsonNode r = windows.get(w);
+      assertThat(r.at("/meta/window/startTime").asLong()).isEqualTo(w * hour);
+      assertThat(r.at("/meta/window/final").asBoolean()).isTrue();
+      long n = 0;
+      for (JsonNode row : r.get("records")) {
+        n += row.get("n").asLong();
+      }
+      counts[w] = n;
+    }
+    List<JsonNode> all = run.json();
+    JsonNode last = all.get(all.size() - 1);
+    long late = last.at("/meta/late").asLong();
+    // the record of 02:04 says 01:59: the second hour holds 61 records, the third 59
+    assertThat(counts).as(run.toString()).containsExactly(62 - late, 61, 59);
+    assertThat(last.at("/meta/final").asBoolean()).isTrue();
+    assertThat(last.at("/meta/window/startTime").asLong()).isEqualTo(2 * hour);
+    assertThat(last.at("/meta/eventTime/withoutTime").asLong()).isEqualTo(1);
+    assertThat(all.stream().filter(r -> r.at("/meta/window/lateUpdate").asBoolean()))
+        .allSatisfy(r -> assertThat(r.at("/meta/window/startTime").asLong()).isZero());
+  }
+
+  @Test
   void aFileThatFailsMidReadEndsEveryQueryWithTheErrorAndExitsWithOne() throws Exception {
     byte[] gz;
     try (ByteArrayOutputStream bytes = new ByteArrayOutputStream();

@@ -89,7 +89,7 @@ public final class QueryManager {
             text,
             detached,
             now,
-            Math.min(plan.durationMs(), limits.queryLimits().maxDurationMs()),
+            plan.durationMs(limits.queryLimits()),
             new ResultLog(limits.keepResults(), limits.keepBytes()));
     admit(user, now);
     queries.put(id, q);
