@@ -2,6 +2,7 @@
 // the time from Run to the first result on screen, and the frames the page keeps while raw
 // results arrive at 1,000 rows per second. Run after building the jar: npm run measure
 import { readFileSync, readdirSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { launchBrowser, newPage, queryUrl, startServer } from './harness.mjs';
@@ -15,11 +16,14 @@ function weight() {
     return { file: f, bytes: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };
   });
   const sum = (pred) => rows.filter(pred).reduce((a, r) => ({ bytes: a.bytes + r.bytes, gzip: a.gzip + r.gzip }), { bytes: 0, gzip: 0 });
+  const chart = (r) => r.file.includes('Chart');
   return {
     files: rows,
-    firstLoad: sum((r) => !r.file.includes('Chart')),
-    firstLoadJs: sum((r) => r.file.endsWith('.js') && !r.file.includes('Chart')),
-    chartJs: sum((r) => r.file.endsWith('.js') && r.file.includes('Chart')),
+    firstLoad: sum((r) => !chart(r)),
+    firstLoadJs: sum((r) => r.file.endsWith('.js') && !chart(r)),
+    firstLoadCss: sum((r) => r.file.endsWith('.css') && !chart(r)),
+    chartJs: sum((r) => r.file.endsWith('.js') && chart(r)),
+    chartCss: sum((r) => r.file.endsWith('.css') && chart(r)),
   };
 }
 
@@ -55,14 +59,20 @@ async function frames(page, url, ms, run = true) {
     await page.getByRole('button', { name: 'Run' }).click();
     await page.locator('table.data tbody tr').first().waitFor({ timeout: 30_000 });
   }
-  return page.evaluate(
+  // the main thread's time, as Chromium counts it, over the same span
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable');
+  const metrics = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
+  const before = await metrics();
+  const f = await page.evaluate(
     (ms) =>
       new Promise((done) => {
         const long = [];
         const obs = new PerformanceObserver((l) => l.getEntries().forEach((e) => long.push(e.duration)));
         obs.observe({ entryTypes: ['longtask'] });
-        const rowsAt = (sel) => document.querySelectorAll(sel).length;
-        const startResults = rowsAt('select[aria-label="Window"] option');
+        // the results received, as the progress line says ("· 123 results")
+        const received = () => Number((/([\d,]+) results?/.exec(document.querySelector('.progress .stats')?.textContent ?? '') ?? [0, '0'])[1].replace(/,/g, ''));
+        const startResults = received();
         const t0 = performance.now();
         let n = 0;
         let last = t0;
@@ -80,7 +90,7 @@ async function frames(page, url, ms, run = true) {
               worstFrameMs: worst,
               longTasks: long.length,
               longTaskMs: long.reduce((a, b) => a + b, 0),
-              results: rowsAt('select[aria-label="Window"] option') - startResults,
+              results: received() - startResults,
               seconds,
             });
           }
@@ -89,12 +99,22 @@ async function frames(page, url, ms, run = true) {
       }),
     ms,
   );
+  const after = await metrics();
+  await cdp.detach();
+  for (const k of ['TaskDuration', 'ScriptDuration', 'LayoutDuration', 'LayoutCount']) f[k] = after[k] - before[k];
+  return f;
 }
 
+const load = () => loadavg().map((x) => x.toFixed(1)).join(', ');
+console.log(`## Machine: ${cpus().length} cores, load average ${load()} (1, 5, 15 min) at the start`);
 const w = weight();
+const both = (x) => `${kb(x.bytes)} raw, ${kb(x.gzip)} gzip`;
 console.log('## Page weight (gzip level 9)');
-for (const f of w.files) console.log(`  ${f.file}: ${kb(f.bytes)}, gzip ${kb(f.gzip)}`);
-console.log(`  first load (html + css + js): gzip ${kb(w.firstLoad.gzip)} (JS ${kb(w.firstLoadJs.gzip)}); charts, loaded on first use: gzip ${kb(w.chartJs.gzip)}`);
+for (const f of w.files) console.log(`  ${f.file}: ${both(f)}`);
+console.log(`  first load, HTML + CSS + JS: ${both(w.firstLoad)}`);
+console.log(`    JS:  ${both(w.firstLoadJs)}`);
+console.log(`    CSS: ${both(w.firstLoadCss)}`);
+console.log(`  charts, loaded on the first chart shown: JS ${both(w.chartJs)}; CSS ${both(w.chartCss)}`);
 
 const server = await startServer({ source: 'gen?rate=1000' });
 const browser = await launchBrowser();
@@ -113,10 +133,12 @@ try {
   ]) {
     const f = await frames(page, queryUrl(server.url, q), 10_000, run !== false);
     console.log(
-      `  ${label}: ${f.fps.toFixed(1)} frames/s, worst frame ${f.worstFrameMs.toFixed(0)} ms, ${f.longTasks} long tasks (${f.longTaskMs.toFixed(0)} ms), ${(f.results / f.seconds).toFixed(1)} results/s arrived`,
+      `  ${label}: ${f.fps.toFixed(1)} frames/s, worst frame ${f.worstFrameMs.toFixed(0)} ms, ${f.longTasks} long tasks (${f.longTaskMs.toFixed(0)} ms), ${(f.results / f.seconds).toFixed(1)} results/s arrived; ` +
+        `main thread busy ${f.TaskDuration.toFixed(2)} s (script ${f.ScriptDuration.toFixed(2)} s, layout ${f.LayoutDuration.toFixed(2)} s in ${f.LayoutCount} layouts)`,
     );
     await page.keyboard.press('Escape');
   }
+  console.log(`## Load average at the end: ${load()}`);
 } finally {
   await browser.close();
   await server.stop();

@@ -47,6 +47,7 @@ describe('the web UI', () => {
   it('completes fields with their types while typing, and streams results into a table and a chart', T, async () => {
     const page = await newPage(browser);
     await page.goto(server.url + '/');
+    await page.getByText(`ann: 0 of ${LIMIT} running`).waitFor();
     await shot(page, 'query-empty');
     // the schema is sampled live: wait until the stream's fields are known
     await expectEventually(async () => (await server.api('GET', '/api/schema')).body.fields.length > 10);
@@ -73,7 +74,8 @@ describe('the web UI', () => {
     const canvas = page.locator('.chart canvas');
     await canvas.waitFor();
     await page.waitForTimeout(300);
-    assert.ok(await paintedPixels(canvas) > 500, 'the chart drew nothing');
+    // bars in the series' colour (axes and grid are grey): one per device
+    assert.ok((await seriesPixels(canvas)) > 2000, 'the chart drew no bars');
     assert.match(page.url(), /view=chart/);
     await shot(page, 'results-chart');
     // pause: step back while results keep arriving, then back to live
@@ -134,6 +136,8 @@ describe('the web UI', () => {
     await page.goto(queryUrl(server.url, q));
     await page.getByRole('button', { name: 'Save…' }).click();
     await page.getByLabel('Name of the saved query').fill('top browsers');
+    await page.waitForTimeout(1000); // the page renders again meanwhile (lint, quota): the name must stay
+    assert.equal(await page.getByLabel('Name of the saved query').inputValue(), 'top browsers');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     const link = page.locator('a.share-link');
     await link.waitFor();
@@ -217,6 +221,7 @@ describe('the web UI', () => {
     assert.ok(rows >= 1 && rows <= 4, `TOP 4 gave ${rows} rows`);
     await page.getByRole('tab', { name: 'Chart' }).click();
     await page.locator('.chart canvas').waitFor();
+    await expectEventually(async () => (await seriesPixels(page.locator('.chart canvas'))) > 500);
 
     // the editor's text goes back into the builder, or the builder says why not
     await page.goto(queryUrl(server.url, "SELECT device, AVG(duration) AS d FROM STREAM(10s, TIME) WHERE device != 'tv' GROUP BY device", { builder: '1' }));
@@ -310,6 +315,7 @@ describe('the web UI', () => {
     await dark.getByRole('button', { name: 'Run' }).click();
     await waitFinal(dark);
     await dark.locator('.chart canvas').waitFor();
+    await expectEventually(async () => (await seriesPixels(dark.locator('.chart canvas'))) > 200); // the curve
     const bg = await dark.evaluate(() => getComputedStyle(document.body).backgroundColor);
     assert.equal(bg, 'rgb(22, 24, 29)');
     await shot(dark, 'dark-quantiles');
@@ -327,12 +333,18 @@ async function expectEventually(check, timeoutMs = 15_000) {
   }
 }
 
-/** Pixels a canvas has painted (not transparent). */
-async function paintedPixels(canvas) {
+/**
+ * Pixels a chart's canvas has painted in a strong colour: its series (bars, lines, points), not
+ * the grey axes, grid and labels, which an empty chart draws too.
+ */
+async function seriesPixels(canvas) {
   return canvas.evaluate((c) => {
     const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
     let n = 0;
-    for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++;
+    for (let i = 0; i < d.length; i += 4) {
+      if (d[i + 3] < 128) continue;
+      if (Math.max(d[i], d[i + 1], d[i + 2]) - Math.min(d[i], d[i + 1], d[i + 2]) > 80) n++;
+    }
     return n;
   });
 }

@@ -30,10 +30,12 @@ describe('chart by result shape', () => {
     const rs = [res([{ device: 'mobile', n: 887 }, { device: 'desktop', n: 331 }])];
     const s = shapeOf(rs);
     expect(s).toEqual({ kind: 'grouped', keys: ['device'], metrics: ['n'] });
-    expect(chartData(rs, 0, s, 'bars')).toEqual({ type: 'bars', categories: ['mobile', 'desktop'], series: [{ name: 'n', values: [887, 331] }] });
+    expect(chartData(rs, 0, s, 'bars')).toEqual({ type: 'bars', categories: ['mobile', 'desktop'], categoryLabel: 'device', series: [{ name: 'n', values: [887, 331] }] });
     // numeric keys are keys when the query says so
     const byUser = [res([{ user_id: 1, n: 3 }, { user_id: 2, n: 4 }])];
     expect(shapeOf(byUser, ['user_id'])).toEqual({ kind: 'grouped', keys: ['user_id'], metrics: ['n'] });
+    // raw records that look like a grouping are raw when the query says so
+    expect(shapeOf([res([{ id: 'a1', status: 500, device: 'tv' }])], [])).toEqual({ kind: 'raw' });
     const lines = chartData([res([{ device: 'a', n: 1 }], 1), res([{ device: 'a', n: 2 }, { device: 'b', n: 5 }], 2)], 1, s, 'lines');
     expect(lines).toEqual({
       type: 'lines',
@@ -59,6 +61,7 @@ describe('chart by result shape', () => {
     expect(chartData(freq, 0, s, 'histogram')).toEqual({
       type: 'histogram',
       categories: ['(-∞ to 0.0)', '[0.0 to 50000.0)', '[50000.0 to +∞)'],
+      categoryLabel: 'Range',
       series: [{ name: 'Count', values: [0, 1699, 301] }],
     });
     expect(chartData(freq, 0, s, 'cdf')).toMatchObject({ type: 'cdf', x: [0, 50000], series: [{ values: [0, 0.8495] }] });

@@ -43,7 +43,10 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
   const [notice, setNotice] = useState<string | null>(null);
   const q = state.q;
   const read = readBuilder(q);
-  const keys = read.ok && (read.builder.kind === 'group' || read.builder.kind === 'top') ? read.builder.fields : undefined;
+  // the result's grouping columns as the query says, none for raw records (no chart, no pivot of ids)
+  let keys: string[] | undefined;
+  if (read.ok && read.builder.kind === 'raw') keys = [];
+  else if (read.ok && (read.builder.kind === 'group' || read.builder.kind === 'top') && read.builder.fields.length) keys = read.builder.fields;
 
   // results can arrive hundreds of times a second: the page shows the latest at most every
   // RENDER_EVERY_MS, in an animation frame, and the first one at once
@@ -188,7 +191,7 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
     try {
       const s = await api<Saved>('POST', '/api/saved', { name, query: q });
       setSaving(null);
-      setNotice(`Saved as “${s.name}”. Share it with the link below.`);
+      setNotice(`Saved as “${s.name}”. Share it with the link above.`);
       nav({ saved: s.id });
     } catch (e) {
       setProblem(e instanceof ApiError ? e.plain() : String(e));
@@ -290,6 +293,8 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
         </ul>
       )}
       {saving != null && (
+        // the name field is uncontrolled (defaultValue): a render while it is typed in (a lint
+        // result, the quota) must not put back the value it opened with
         <form
           class="save-form"
           onSubmit={(e) => {
@@ -299,7 +304,7 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
           }}
         >
           <label>
-            Name <input name="name" aria-label="Name of the saved query" value={saving} required autoFocus />
+            Name <input name="name" aria-label="Name of the saved query" defaultValue={saving} required autoFocus />
           </label>
           <button type="submit" class="primary">
             Save
@@ -350,7 +355,7 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
           <p>
             Write a BQL query above (completion knows the stream's fields: Ctrl-Space), or open the <strong>Builder</strong>. Run it with <kbd>Ctrl</kbd>/<kbd>⌘</kbd>+<kbd>Enter</kbd>; results arrive as the stream does.
           </p>
-          <p>Try one of these:</p>
+          <p>Try one of these (a click puts it in the editor, then Run):</p>
           <ul>
             {[
               'SELECT device, COUNT(*) AS n FROM STREAM(30s, TIME) GROUP BY device WINDOWING TUMBLING(2s, TIME)',

@@ -96,7 +96,9 @@ function QueryTable({ queries, stop }: { queries: QueryInfo[]; stop?(id: string)
                     <span style={{ transform: `scaleX(${(q.state === 'running' ? pct : 100) / 100})` }} />
                   </div>
                   <span class="muted">
-                    {Math.round(p.elapsedMs / 1000)} of {Math.round(p.durationMs / 1000)} s
+                    {q.state === 'running'
+                      ? `${Math.round(p.elapsedMs / 1000)} of ${Math.round(p.durationMs / 1000)} s`
+                      : `${q.state} after ${seconds(p.elapsedMs)} of ${Math.round(p.durationMs / 1000)} s`}
                   </span>
                 </td>
                 <td class="num">{p.recordsSeen.toLocaleString()}</td>
@@ -115,4 +117,10 @@ function QueryTable({ queries, stop }: { queries: QueryInfo[]; stop?(id: string)
       </table>
     </div>
   );
+}
+
+/** 0.05 s, 1.2 s, 12 s: short times keep a decimal, so that a query that ended at once does not say 0 s. */
+function seconds(ms: number): string {
+  const s = ms / 1000;
+  return (s < 10 ? +s.toFixed(s < 1 ? 2 : 1) : Math.round(s)) + ' s';
 }

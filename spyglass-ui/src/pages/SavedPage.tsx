@@ -61,7 +61,7 @@ export function SavedPage() {
                             if (name) act(() => api('PUT', `/api/saved/${encodeURIComponent(s.id)}`, { name })).then(() => setRenaming(null));
                           }}
                         >
-                          <input name="name" aria-label={`New name for ${s.name}`} value={s.name} autoFocus required />
+                          <input name="name" aria-label={`New name for ${s.name}`} defaultValue={s.name} autoFocus required />
                           <button type="submit">OK</button>
                           <button type="button" onClick={() => setRenaming(null)}>
                             Cancel

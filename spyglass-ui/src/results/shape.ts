@@ -20,17 +20,18 @@ export interface Series {
 
 export type ChartData =
   | { type: 'lines'; x: number[]; xLabel: string; series: Series[] }
-  | { type: 'bars' | 'histogram'; categories: string[]; series: Series[] }
+  | { type: 'bars' | 'histogram'; categories: string[]; categoryLabel: string; series: Series[] }
   | { type: 'cdf' | 'quantile'; x: number[]; xLabel: string; series: Series[] };
 
 /**
  * The shape of a query's results. {@code keys} are the grouping columns when the query says
- * (GROUP BY fields, TOP fields); otherwise the columns that hold text are taken as keys.
+ * (GROUP BY fields, TOP fields), none (an empty list) when the query says it selects raw records;
+ * otherwise (a query the page cannot read) the columns that hold text are taken as keys.
  */
 export function shapeOf(results: readonly Result[], keys?: readonly string[]): Shape {
   const rows: Row[] = results.flatMap((r) => r.records);
   const cols = columns(rows);
-  if (cols.length === 0) return { kind: 'raw' };
+  if (cols.length === 0 || (keys && keys.length === 0)) return { kind: 'raw' };
   const has = (...names: string[]) => names.every((n) => cols.includes(n));
   if (cols.length === 2 && has('Quantile', 'Value')) return { kind: 'quantile' };
   if (cols.length === 3 && has('Range', 'Count', 'Probability')) {
@@ -112,14 +113,14 @@ export function chartData(
         series: shape.metrics.map((m) => ({ name: m, values: results.map((r) => num(r.records[0]?.[m])) })),
       };
     }
-    return { type: 'bars', categories: shape.metrics, series: [{ name: 'value', values: shape.metrics.map((m) => num(rows[0]?.[m])) }] };
+    return { type: 'bars', categories: shape.metrics, categoryLabel: 'column', series: [{ name: 'value', values: shape.metrics.map((m) => num(rows[0]?.[m])) }] };
   }
   if (shape.kind === 'grouped') {
     const label = (r: Row) => shape.keys.map((k) => cell(r[k]) || '(null)').join(' / ');
     const m = metric && shape.metrics.includes(metric) ? metric : shape.metrics[0];
     if (type === 'bars') {
       const shown = rows.slice(0, MAX_CATEGORIES);
-      return { type, categories: shown.map(label), series: [{ name: m, values: shown.map((r) => num(r[m])) }] };
+      return { type, categories: shown.map(label), categoryLabel: shape.keys.join(' / '), series: [{ name: m, values: shown.map((r) => num(r[m])) }] };
     }
     const totals = new Map<string, number>();
     for (const r of results) for (const row of r.records) totals.set(label(row), (totals.get(label(row)) ?? 0) + (num(row[m]) ?? 0));
@@ -135,7 +136,7 @@ export function chartData(
     };
   }
   if (shape.kind === 'freq' && type === 'histogram') {
-    return { type, categories: rows.map((r) => String(r.Range)), series: [{ name: 'Count', values: rows.map((r) => num(r.Count)) }] };
+    return { type, categories: rows.map((r) => String(r.Range)), categoryLabel: 'Range', series: [{ name: 'Count', values: rows.map((r) => num(r.Count)) }] };
   }
   if (shape.kind === 'freq' || shape.kind === 'cumfreq') {
     const finite = rows.filter((r) => Number.isFinite(upperBound(String(r.Range))));

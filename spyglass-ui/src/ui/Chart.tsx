@@ -54,7 +54,7 @@ function options(d: ChartData, width: number, labels: { current: string[] }): uP
     ],
     series: [
       {
-        label: 'categories' in d ? 'category' : d.xLabel,
+        label: 'categories' in d ? d.categoryLabel : d.xLabel,
         value: (_u, v) => (v == null ? '' : 'categories' in d ? (labels.current[v] ?? '') : String(v)),
       },
       ...d.series.map((s, i) => ({
@@ -65,6 +65,8 @@ function options(d: ChartData, width: number, labels: { current: string[] }): uP
         paths: bars ? barPaths : undefined,
         points: { show: !bars && (d.type === 'quantile' || d.type === 'cdf' || ('x' in d && d.x.length < 30)) },
         spanGaps: false,
+        // the legend shows the values under the cursor, and nothing (not "--") without one
+        value: (_u: uPlot, v: number | null) => (v == null ? '' : v.toLocaleString()),
       })),
     ],
   };

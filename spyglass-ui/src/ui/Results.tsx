@@ -119,7 +119,7 @@ export function Results(p: ResultsProps) {
               p.onChange({ w: v === 'live' ? undefined : Number(v) });
             }}
           >
-            <option value="live">Latest (live)</option>
+            <option value="live">{results[n - 1]?.meta.final ? 'Latest' : 'Latest (live)'}</option>
             {windowChoices(n, index).map((i) => (
               <option value={String(windowNumber(results[i], i))}>
                 {windowNumber(results[i], i)}

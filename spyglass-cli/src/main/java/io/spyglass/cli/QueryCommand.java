@@ -12,6 +12,7 @@ import io.spyglass.engine.source.BadInput;
 import io.spyglass.engine.source.Source;
 import io.spyglass.engine.source.Sources;
 import io.spyglass.flink.LocalRun;
+import io.spyglass.flink.client.FlinkQueryClient;
 import io.spyglass.flink.client.RemoteQuery;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -29,6 +30,7 @@ import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -100,6 +102,20 @@ final class QueryCommand implements Callable<Integer> {
           "embedded (default): in this process; flink: the Spyglass Flink job on a local Flink"
               + " mini cluster, --workers filter subtasks (see docs/flink.md)")
   QueryRuntime runtime = QueryRuntime.embedded;
+
+  @Option(
+      names = "--kafka",
+      paramLabel = "HOST:PORT",
+      description =
+          "with --runtime flink: query the Spyglass job running on a Flink cluster through this"
+              + " Kafka, instead of a local mini cluster; the job reads its own records topic")
+  String kafka;
+
+  @Option(
+      names = "--query-topic",
+      paramLabel = "TOPIC",
+      description = "with --kafka: the job's query topic (default: ${DEFAULT-VALUE})")
+  String queryTopic = FlinkQueryClient.DEFAULT_QUERY_TOPIC;
 
   @Option(
       names = "--max-queries",
@@ -226,6 +242,9 @@ final class QueryCommand implements Callable<Integer> {
   /** The same queries, sources and output, on the Flink job in a local mini cluster. */
   private int runOnFlink(
       List<QueryText> texts, EngineConfig config, Long durationMs, PrintWriter err) {
+    if (kafka != null) {
+      return runOnFlinkJob(texts, durationMs, err);
+    }
     if (!source.equals("-") && !source.startsWith("stdin")) {
       // the job opens the source itself: check it here first, for the same error as embedded
       try {
@@ -250,16 +269,77 @@ final class QueryCommand implements Callable<Integer> {
       ResultPrinter printer = new ResultPrinter(System.out, format, texts.size() > 1);
       List<RunningQuery> running = new ArrayList<>();
       run.queries().forEach(q -> running.add(RunningQuery.of(q)));
-      Printed outcome = printAll(running, printer, Progress.NONE, null, err);
+      SourceReport sourceReport =
+          new SourceReport(() -> null, run::badInput, source, Progress.NONE, err);
+      Printed outcome = printAll(running, printer, Progress.NONE, sourceReport, err);
       System.out.flush();
       printed.countDown();
-      return !outcome.outputClosed() && outcome.failed() > 0 ? 1 : 0;
+      if (outcome.outputClosed()) {
+        return 0;
+      }
+      // the filters' last word on what they skipped comes as the job ends
+      run.finishAll();
+      run.awaitEnd(10, TimeUnit.SECONDS);
+      sourceReport.report(true);
+      return outcome.failed() > 0 ? 1 : 0;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return 1;
     } catch (Exception e) {
       err.println("spyglass: the Flink job could not start: " + e.getMessage());
       err.flush();
+      return 1;
+    }
+  }
+
+  /** The queries on a Spyglass job that runs on a Flink cluster, through its Kafka topics. */
+  private int runOnFlinkJob(List<QueryText> texts, Long durationMs, PrintWriter err) {
+    if (spec.commandLine().getParseResult().hasMatchedOption("--source")) {
+      err.println(
+          "spyglass: --source does not go with --kafka: the job reads its own records topic");
+      err.flush();
+      return 1;
+    }
+    String instance = "cli-" + ProcessHandle.current().pid();
+    FlinkQueryClient client;
+    try {
+      client =
+          FlinkQueryClient.connect(
+              FlinkQueryClient.Settings.of(kafka, instance).withQueryTopic(queryTopic));
+    } catch (RuntimeException e) {
+      err.println("spyglass: cannot reach the job: " + e.getMessage());
+      err.flush();
+      return 1;
+    }
+    try (client) {
+      List<RemoteQuery> queries = new ArrayList<>();
+      for (int i = 0; i < texts.size(); i++) {
+        queries.add(client.submit("q" + (i + 1), texts.get(i).text()));
+      }
+      for (RemoteQuery q : queries) {
+        if (!q.awaitRunning(30, TimeUnit.SECONDS)) {
+          err.println(
+              "spyglass: the job did not start "
+                  + q.id()
+                  + " within 30 s: is it running and reading "
+                  + queryTopic
+                  + "?");
+          err.flush();
+          queries.forEach(RemoteQuery::kill);
+          return 1;
+        }
+      }
+      CountDownLatch printed = new CountDownLatch(1);
+      finishOnExit(() -> queries.forEach(q -> client.finish(q.id())), printed, durationMs);
+      ResultPrinter printer = new ResultPrinter(System.out, format, texts.size() > 1);
+      List<RunningQuery> running = new ArrayList<>();
+      queries.forEach(q -> running.add(RunningQuery.of(q)));
+      Printed outcome = printAll(running, printer, Progress.NONE, null, err);
+      System.out.flush();
+      printed.countDown();
+      return !outcome.outputClosed() && outcome.failed() > 0 ? 1 : 0;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
       return 1;
     }
   }
@@ -483,7 +563,8 @@ final class QueryCommand implements Callable<Integer> {
    */
   static final class SourceReport {
     private static final long EVERY_MS = 10_000;
-    private final Engine engine;
+    private final Supplier<String> sourceProblem;
+    private final Supplier<BadInput.Snapshot> badInput;
     private final String source;
     private final Progress progress;
     private final PrintWriter err;
@@ -492,14 +573,25 @@ final class QueryCommand implements Callable<Integer> {
     private String problem;
 
     SourceReport(Engine engine, String source, Progress progress, PrintWriter err) {
-      this.engine = engine;
+      this(engine::sourceProblem, engine::badInput, source, progress, err);
+    }
+
+    /** For a runtime that reads the source itself (Flink): what it tells of its input. */
+    SourceReport(
+        Supplier<String> sourceProblem,
+        Supplier<BadInput.Snapshot> badInput,
+        String source,
+        Progress progress,
+        PrintWriter err) {
+      this.sourceProblem = sourceProblem;
+      this.badInput = badInput;
       this.source = source;
       this.progress = progress;
       this.err = err;
     }
 
     void report(boolean atEnd) {
-      String p = engine.sourceProblem();
+      String p = sourceProblem.get();
       if (!Objects.equals(p, problem)) {
         say(p != null ? p + "; results miss its records while this lasts" : "reading again");
         problem = p;
@@ -509,7 +601,7 @@ final class QueryCommand implements Callable<Integer> {
         return;
       }
       lastMs = now;
-      BadInput.Snapshot s = engine.badInput();
+      BadInput.Snapshot s = badInput.get();
       if (s.total() > reported) {
         reported = s.total();
         say(s.toString());

@@ -4,10 +4,12 @@ import io.spyglass.engine.EngineConfig;
 import io.spyglass.engine.ingest.Ingestor;
 import io.spyglass.engine.source.Source;
 import io.spyglass.engine.source.Sources;
+import io.spyglass.flink.client.FlinkQueryClient;
 import io.spyglass.service.ServiceConfig;
 import io.spyglass.service.SpyglassService;
 import io.spyglass.service.metering.Metering;
 import io.spyglass.service.runtime.EmbeddedRuntime;
+import io.spyglass.service.runtime.FlinkRuntime;
 import io.spyglass.service.runtime.QueryRuntime;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -148,8 +150,36 @@ final class ServeCommand implements Callable<Integer> {
 
   @Option(
       names = "--runtime",
-      description = "where queries run: embedded, in this process (default: ${DEFAULT-VALUE})")
+      description =
+          "where queries run: embedded, in this process (default: ${DEFAULT-VALUE}); flink: the"
+              + " Spyglass job on a Flink cluster, through --kafka (see docs/flink.md)")
   String runtime = "embedded";
+
+  @Option(
+      names = "--kafka",
+      paramLabel = "HOST:PORT",
+      description = "with --runtime flink: the Kafka the job reads its queries from")
+  String kafka;
+
+  @Option(
+      names = "--query-topic",
+      paramLabel = "TOPIC",
+      description = "with --runtime flink: the job's query topic (default: ${DEFAULT-VALUE})")
+  String queryTopic = FlinkQueryClient.DEFAULT_QUERY_TOPIC;
+
+  @Option(
+      names = "--status-topic",
+      paramLabel = "TOPIC",
+      description = "with --runtime flink: the job's status topic (default: ${DEFAULT-VALUE})")
+  String statusTopic = "spyglass-status";
+
+  @Option(
+      names = "--instance",
+      paramLabel = "NAME",
+      description =
+          "with --runtime flink: this instance's name, unique among those sharing the job; its"
+              + " results come on topic spyglass-results-NAME (default: HOST-PORT)")
+  String instance;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -183,9 +213,22 @@ final class ServeCommand implements Callable<Integer> {
                 QueryCommand.parseDuration(checkpointEvery),
                 database);
       }
-      if (!runtime.equals("embedded")) {
+      if (!runtime.equals("embedded") && !runtime.equals("flink")) {
+        if (runtime.equals("flink") && metering != null) {
+          throw new IllegalArgumentException(
+              "--source http needs the embedded runtime: the ingest log feeds this process's engine");
+        }
         throw new IllegalArgumentException(
-            "--runtime " + runtime + " is not available; this build runs queries embedded");
+            "--runtime " + runtime + " is not a runtime: give embedded or flink");
+      }
+      if (runtime.equals("flink") && kafka == null) {
+        throw new IllegalArgumentException(
+            "--runtime flink needs --kafka HOST:PORT, the Kafka of the Spyglass job");
+      }
+      if (runtime.equals("flink")
+          && spec.commandLine().getParseResult().hasMatchedOption("--source")) {
+        throw new IllegalArgumentException(
+            "--source does not go with --runtime flink: the job reads its own records topic");
       }
       long graceMs = QueryCommand.parseDuration(grace);
       long keepMs = QueryCommand.parseDuration(keep);
@@ -210,16 +253,27 @@ final class ServeCommand implements Callable<Integer> {
     }
     SpyglassService service;
     try {
-      Source src = other == null ? null : Sources.open(other);
-      EngineConfig engine = EngineConfig.defaults().withMaxQueries(maxQueries + 64);
-      if (workers != null) {
-        engine = engine.withWorkers(workers);
-      }
-      if (metering != null) {
-        service = SpyglassService.startMetering(config, src, engine, metering);
-      } else {
-        QueryRuntime rt = EmbeddedRuntime.start(src, engine);
+      QueryRuntime rt;
+      if (runtime.equals("flink")) {
+        // a port of 0 is any free one: the process id tells instances apart then
+        String name =
+            instance != null
+                ? instance
+                : hostName() + "-" + (port != 0 ? port : ProcessHandle.current().pid());
+        rt = FlinkRuntime.connect(kafka, name, queryTopic, statusTopic);
         service = SpyglassService.start(config, rt);
+      } else {
+        Source src = other == null ? null : Sources.open(other);
+        EngineConfig engine = EngineConfig.defaults().withMaxQueries(maxQueries + 64);
+        if (workers != null) {
+          engine = engine.withWorkers(workers);
+        }
+        if (metering != null) {
+          service = SpyglassService.startMetering(config, src, engine, metering);
+        } else {
+          rt = EmbeddedRuntime.start(src, engine);
+          service = SpyglassService.start(config, rt);
+        }
       }
     } catch (IOException | RuntimeException | InterruptedException e) {
       err.println("spyglass: cannot serve: " + e.getMessage());
@@ -299,6 +353,14 @@ final class ServeCommand implements Callable<Integer> {
       }
     }
     return QueryCommand.parseDuration(text);
+  }
+
+  private static String hostName() {
+    try {
+      return java.net.InetAddress.getLocalHost().getHostName().replaceAll("[^A-Za-z0-9._-]", "-");
+    } catch (java.net.UnknownHostException e) {
+      return "spyglass";
+    }
   }
 
   /**

@@ -73,7 +73,18 @@ class ServeIT {
                 }
                 return out;
               });
-      Thread.sleep(500);
+      // a windowed query run to its end by POST /api/query, in flight at the signal
+      CompletableFuture<HttpResponse<String>> run =
+          http.sendAsync(
+              HttpRequest.newBuilder(URI.create(url + "api/query"))
+                  .header("Content-Type", "text/plain")
+                  .POST(
+                      HttpRequest.BodyPublishers.ofString(
+                          "SELECT COUNT(*) AS n FROM STREAM(MAX, TIME) WINDOWING TUMBLING(200,"
+                              + " TIME)"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      Thread.sleep(1_000);
       serve.terminate();
       assertThat(serve.awaitExit()).as(serve.toString()).isZero();
       List<String> results = data.get(10, TimeUnit.SECONDS);
@@ -81,6 +92,13 @@ class ServeIT {
       JsonNode last = Spyglass.parse(results.get(0));
       assertThat(last.at("/meta/final").asBoolean()).isTrue();
       assertThat(last.at("/records/0/n").asLong()).isPositive();
+      HttpResponse<String> ran = run.get(10, TimeUnit.SECONDS);
+      assertThat(ran.statusCode()).as(ran.body()).isEqualTo(200);
+      JsonNode all = Spyglass.parse(ran.body());
+      assertThat(all.size()).isGreaterThan(1);
+      for (int i = 0; i < all.size(); i++) {
+        assertThat(all.get(i).at("/meta/final").asBoolean()).isEqualTo(i == all.size() - 1);
+      }
       assertThat(serve.toString()).contains("Spyglass stopped.");
     }
   }

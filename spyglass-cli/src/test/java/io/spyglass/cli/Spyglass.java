@@ -202,7 +202,13 @@ final class Spyglass {
 
     /** Polls stdout until a line satisfies {@code condition}, for at most the timeout. */
     String awaitLine(String what, Predicate<String> condition) throws InterruptedException {
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_S);
+      return awaitLine(what, condition, TIMEOUT_S);
+    }
+
+    /** Polls stdout until a line satisfies {@code condition}, for at most {@code timeoutS}. */
+    String awaitLine(String what, Predicate<String> condition, long timeoutS)
+        throws InterruptedException {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutS);
       while (System.nanoTime() < deadline) {
         for (String line : lines) {
           if (condition.test(line)) {

@@ -7,13 +7,17 @@ import io.spyglass.core.partial.Partials;
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.query.Query;
 import io.spyglass.core.query.QueryCombiner;
+import io.spyglass.core.record.BadRecord;
 import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
+import io.spyglass.engine.source.BadInput;
 import io.spyglass.flink.client.ControlMessage;
+import io.spyglass.flink.client.JobStatus;
 import io.spyglass.flink.client.Reply;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -28,10 +32,11 @@ import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.streaming.api.operators.InternalTimerService;
-import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.operators.Triggerable;
+import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
 
 /**
  * The combining side: the stream of filter messages keyed by query id, one core {@link
@@ -52,7 +57,8 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * an error) is announced on the query topic, so that the filters drop it at once.
  */
 final class CombinerOperator extends AbstractStreamOperator<Outgoing>
-    implements OneInputStreamOperator<FilterMessage, Outgoing>, Triggerable<String, VoidNamespace> {
+    implements TwoInputStreamOperator<FilterMessage, FilterMessage, Outgoing>,
+        Triggerable<String, VoidNamespace> {
   private static final long serialVersionUID = 1L;
 
   private static final QueryLimits LIMITS = QueryLimits.DEFAULTS;
@@ -73,6 +79,9 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
   private transient Map<String, Active> cache;
   private transient Set<String> dirty;
   private transient long lastWatermark;
+  private transient Map<Integer, BadInput.Snapshot> badBySubtask;
+  private transient boolean input1Ended;
+  private transient boolean input2Ended;
 
   CombinerOperator(OperatorSettings settings) {
     this.settings = settings;
@@ -97,6 +106,16 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     final BitSet statsRound = new BitSet();
     final Map<Long, Integer> syncs = new HashMap<>();
 
+    /**
+     * Per filter subtask, the bad input it had counted when it started the query: a snapshot, or (a
+     * Long) the count its start message told, until a snapshot of that count arrives. Bad input
+     * travels on another channel than the start, so either may come first. Not kept in state.
+     */
+    final Map<Integer, Object> badBase = new HashMap<>();
+
+    /** The bad input since the start that results have told so far. */
+    BadInput.Snapshot badTold = BadInput.Snapshot.EMPTY;
+
     /** With clock marks: partials ahead of the watermark, in the order of their times. */
     final List<Pending> pending = new ArrayList<>();
 
@@ -109,13 +128,39 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
       return message.queryId();
     }
 
-    void onResult(Query q, Result r) {
+    void onResult(Query q, Result result) {
+      Result r = result;
+      BadInput.Snapshot now = badSinceStart();
+      if (now.total() != badTold.total()) {
+        r = new Result(r.records(), r.meta().withBadInput(now.since(badTold)));
+        badTold = now;
+      }
       for (Meta.QueryError e : r.meta().errors()) {
         if (e.fatal() && fatalError == null) {
           fatalError = e.message() + ". " + e.resolution();
         }
       }
       reply(this, Reply.result(q.id(), r));
+    }
+
+    /** The bad input the filter subtasks counted since each of them started the query. */
+    BadInput.Snapshot badSinceStart() {
+      BadInput.Snapshot sum = BadInput.Snapshot.EMPTY;
+      for (Map.Entry<Integer, Object> e : badBase.entrySet()) {
+        BadInput.Snapshot latest = badBySubtask.getOrDefault(e.getKey(), BadInput.Snapshot.EMPTY);
+        if (e.getValue() instanceof Long count) {
+          if (count == 0) {
+            e.setValue(BadInput.Snapshot.EMPTY);
+          } else if (latest.total() >= count) {
+            e.setValue(latest);
+          } else {
+            continue;
+          }
+        }
+        BadInput.Snapshot base = (BadInput.Snapshot) e.getValue();
+        sum = sum.plus(subtract(latest, base));
+      }
+      return sum;
     }
 
     QueryCombiner newCombiner() {
@@ -149,6 +194,7 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     state = getPartitionedState(STATE);
     timers = getInternalTimerService("spyglass-deadlines", VoidNamespaceSerializer.INSTANCE, this);
     cache = new HashMap<>();
+    badBySubtask = new HashMap<>();
     dirty = new HashSet<>();
     lastWatermark = Long.MIN_VALUE;
   }
@@ -162,7 +208,35 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
   }
 
   @Override
-  public void processElement(StreamRecord<FilterMessage> element) throws Exception {
+  public void processElement2(StreamRecord<FilterMessage> element) {
+    FilterMessage m = element.getValue();
+    if (m.kind == FilterMessage.BAD) {
+      badBySubtask.put(m.subtask, Statuses.bad(JobStatus.parse(m.payload)));
+    }
+  }
+
+  /** {@code later} less {@code earlier}, reason by reason (places: the later ones). */
+  private static BadInput.Snapshot subtract(BadInput.Snapshot later, BadInput.Snapshot earlier) {
+    if (earlier.isEmpty()) {
+      return later;
+    }
+    Map<BadRecord, Long> counts = new EnumMap<>(BadRecord.class);
+    later
+        .counts()
+        .forEach(
+            (reason, n) -> {
+              long d = n - earlier.counts().getOrDefault(reason, 0L);
+              if (d > 0) {
+                counts.put(reason, d);
+              }
+            });
+    return counts.isEmpty()
+        ? BadInput.Snapshot.EMPTY
+        : new BadInput.Snapshot(counts, later.places());
+  }
+
+  @Override
+  public void processElement1(StreamRecord<FilterMessage> element) throws Exception {
     FilterMessage m = element.getValue();
     Active a = load(m.queryId);
     try {
@@ -301,6 +375,7 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
       return;
     }
     a.subtasks = m.subtasks;
+    a.badBase.putIfAbsent(m.subtask, m.malformed);
     a.started.set(m.subtask);
     if (!a.runningSent && a.started.cardinality() >= a.subtasks) {
       a.runningSent = true;
@@ -403,10 +478,42 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     // no processing-time timers
   }
 
+  /**
+   * Time comes from the filters' messages (input 1) alone: the bad-input counts (input 2) travel on
+   * other channels and must not hold windows back, nor let them close before the partials and syncs
+   * that precede a watermark on input 1. Only the end of input waits for both, so that the final
+   * results carry the filters' last counts.
+   */
+  @Override
+  public void processWatermark1(Watermark mark) throws Exception {
+    if (mark.getTimestamp() == Long.MAX_VALUE) {
+      input1Ended = true;
+      if (!input2Ended) {
+        return;
+      }
+    }
+    processWatermark(mark);
+  }
+
+  @Override
+  public void processWatermark2(Watermark mark) throws Exception {
+    if (mark.getTimestamp() == Long.MAX_VALUE) {
+      input2Ended = true;
+      if (input1Ended) {
+        processWatermark(mark);
+      }
+    }
+  }
+
+  @Override
+  protected void processWatermarkStatus(WatermarkStatus status, int index) {
+    // the filters never go idle (they tick); the counts' channels carry no time
+  }
+
   @Override
   public void processWatermark(Watermark mark) throws Exception {
     if (mark.getTimestamp() != Long.MAX_VALUE) {
-      lastWatermark = mark.getTimestamp();
+      lastWatermark = Math.max(lastWatermark, mark.getTimestamp());
     }
     super.processWatermark(mark);
   }
@@ -493,6 +600,8 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     Active a = new Active(ControlMessage.parse(in.readBytes()), null);
     a.subtasks = in.readVarInt();
     readBits(in, a.started);
+    // the filters count bad input again from zero after a restore, as does this operator
+    a.started.stream().forEach(i -> a.badBase.put(i, BadInput.Snapshot.EMPTY));
     readBits(in, a.finishing);
     a.runningSent = in.readBoolean();
     a.ended = in.readBoolean();

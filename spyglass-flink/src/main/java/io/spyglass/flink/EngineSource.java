@@ -1,5 +1,6 @@
 package io.spyglass.flink;
 
+import io.spyglass.engine.source.BadInput;
 import io.spyglass.engine.source.RawBatch;
 import io.spyglass.engine.source.Sources;
 import java.io.IOException;
@@ -151,6 +152,7 @@ final class EngineSource implements Source<RecordBatch, EngineSource.Split, Inte
     private Split split;
     private final RawBatch raw = new RawBatch(BATCH_BYTES + 4096, BATCH_RECORDS);
     private double recordBytes = 1024;
+    private long badReported;
 
     @Override
     public RecordsWithSplitIds<RecordBatch> fetch() throws IOException {
@@ -170,9 +172,18 @@ final class EngineSource implements Source<RecordBatch, EngineSource.Split, Inte
         throw new InterruptedIOException("interrupted while reading " + source.describe());
       }
       Map<String, Collection<RecordBatch>> batches = Map.of();
-      if (!raw.isEmpty()) {
-        recordBytes += ((double) raw.bytes() / raw.size() - recordBytes) / 8;
-        batches = Map.of(SPLIT_ID, List.of(copy(raw)));
+      BadInput.Snapshot bad = source.badInput();
+      boolean badChanged = bad.total() != badReported;
+      if (!raw.isEmpty() || badChanged) {
+        if (!raw.isEmpty()) {
+          recordBytes += ((double) raw.bytes() / raw.size() - recordBytes) / 8;
+        }
+        RecordBatch b = copy(raw);
+        if (badChanged) {
+          badReported = bad.total();
+          b.sourceBad = Statuses.of(bad).toJson();
+        }
+        batches = Map.of(SPLIT_ID, List.of(b));
       }
       if (!more) {
         source.close();
@@ -191,14 +202,13 @@ final class EngineSource implements Source<RecordBatch, EngineSource.Split, Inte
       for (int i = 0; i < n; i++) {
         b.ends[i] = raw.start(i) + raw.length(i);
       }
-      if (raw.positioned()) {
-        b.positions = new long[3 * n];
-        for (int i = 0; i < n; i++) {
-          b.positions[3 * i] = raw.partition(i);
-          b.positions[3 * i + 1] = raw.offset(i);
-          b.positions[3 * i + 2] = raw.timestamp(i);
-        }
+      b.positions = new long[3 * n];
+      for (int i = 0; i < n; i++) {
+        b.positions[3 * i] = raw.partition(i);
+        b.positions[3 * i + 1] = raw.offset(i);
+        b.positions[3 * i + 2] = raw.timestamp(i);
       }
+      b.positioned = raw.positioned();
       b.readTimeMs = System.currentTimeMillis();
       return b;
     }

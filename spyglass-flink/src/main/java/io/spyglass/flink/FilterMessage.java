@@ -26,6 +26,12 @@ public class FilterMessage {
   /** A sync mark reached the subtask through one partition, after the records before it. */
   public static final byte SYNC = 7;
 
+  /**
+   * The subtask's count of bad input since it started ({@link #payload}: a job status holding it),
+   * to every combiner subtask.
+   */
+  public static final byte BAD = 8;
+
   public byte kind;
   public String queryId;
   public int subtask;

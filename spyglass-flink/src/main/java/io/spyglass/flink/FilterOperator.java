@@ -6,14 +6,18 @@ import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.query.FilterSet;
 import io.spyglass.core.query.Query;
 import io.spyglass.core.query.QueryStats;
+import io.spyglass.core.record.BadRecord;
 import io.spyglass.core.record.JsonRecordReader;
 import io.spyglass.core.record.MalformedRecordException;
 import io.spyglass.core.record.Record;
 import io.spyglass.core.syntax.BqlError;
 import io.spyglass.core.syntax.BqlException;
+import io.spyglass.engine.source.BadInput;
 import io.spyglass.flink.client.ControlMessage;
+import io.spyglass.flink.client.JobStatus;
 import io.spyglass.flink.client.MessageFormatException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,6 +27,7 @@ import org.apache.flink.api.common.state.BroadcastState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.BasicTypeInfo;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
@@ -31,6 +36,7 @@ import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
+import org.apache.flink.util.OutputTag;
 
 /**
  * The filter side of every running query, one instance per parallel subtask. Input 1 is records
@@ -69,6 +75,19 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
 
   private static final QueryLimits LIMITS = QueryLimits.DEFAULTS;
 
+  /** Where each subtask's {@link JobStatus} goes, about once a second. */
+  static final OutputTag<Outgoing> STATUS =
+      new OutputTag<>("spyglass-status", TypeInformation.of(Outgoing.class));
+
+  private static final long STATUS_EVERY_MS = 1_000;
+
+  /**
+   * This subtask's count of bad input since it started, sent to every combiner subtask before time
+   * moves on when it changed: a result tells the bad input skipped since the previous one.
+   */
+  static final OutputTag<FilterMessage> BAD =
+      new OutputTag<>("spyglass-bad-input", TypeInformation.of(FilterMessage.class));
+
   private final OperatorSettings settings;
   private final List<byte[]> initialQueries;
 
@@ -102,6 +121,16 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
   private transient int subtasks;
   private transient Counter recordsIn;
   private transient Counter malformedIn;
+  private transient BadInput bad;
+  private transient BadInput.Snapshot sourceBad;
+  private transient long recordsRead;
+  private transient long lastStatusMs;
+  private transient long badSent;
+
+  /** A record read since the last status, for the next one (one a second). */
+  private transient byte[] sample;
+
+  private transient boolean sampleWanted;
 
   /** A query running here; {@code malformedBase} counts malformed records before it started. */
   private record Installed(ControlMessage message, long endTimeMs, long malformedBase) {}
@@ -130,6 +159,8 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
     pending = new ArrayList<>();
     waiting = new ArrayList<>();
     reader = new JsonRecordReader();
+    bad = new BadInput();
+    sourceBad = BadInput.Snapshot.EMPTY;
     record = new Record(128);
     clockMs = Long.MIN_VALUE;
     epochMs = Long.MIN_VALUE;
@@ -179,6 +210,9 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
   public void processElement1(StreamRecord<RecordBatch> element) {
     startPending();
     RecordBatch b = element.getValue();
+    if (b.sourceBad != null) {
+      sourceBad = Statuses.bad(JobStatus.parse(b.sourceBad));
+    }
     if (b.isMark()) {
       if (b.markSync >= 0) {
         sync(b.markSync, b.markPartitions);
@@ -198,22 +232,32 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
       }
       readMs = nowMs();
     }
-    long bad = 0;
+    long noValue = 0;
     for (int i = 0; i < b.count; i++) {
       int start = b.start(i);
+      if (b.ends[i] == start) {
+        noValue++;
+        bad.add(BadRecord.NO_VALUE, b.where(i));
+        continue;
+      }
       try {
         reader.read(b.data, start, b.ends[i] - start, record);
       } catch (MalformedRecordException e) {
-        bad++;
+        noValue++;
+        bad.add(e.reason(), b.where(i));
         continue;
       }
       if (settings.virtualFields()) {
         record.putLong(READ_TIME, readMs);
-        if (b.positions != null) {
+        if (b.positioned) {
           record.putLong(KAFKA_PARTITION, b.positions[3 * i]);
           record.putLong(KAFKA_OFFSET, b.positions[3 * i + 1]);
           record.putLong(KAFKA_TIMESTAMP, b.positions[3 * i + 2]);
         }
+      }
+      if (sampleWanted) {
+        sample = Arrays.copyOfRange(b.data, start, b.ends[i]);
+        sampleWanted = false;
       }
       filters.process(record);
       if (++sinceBatch >= settings.batchRecords()) {
@@ -223,9 +267,10 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
     if (b.count > 1 && sinceBatch > 0) {
       endBatch();
     }
-    malformed += bad;
-    recordsIn.inc(b.count - bad);
-    malformedIn.inc(bad);
+    malformed += noValue;
+    recordsRead += b.count - noValue;
+    recordsIn.inc(b.count - noValue);
+    malformedIn.inc(noValue);
   }
 
   private void endBatch() {
@@ -271,6 +316,7 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
       case FINISH -> {
         filters.endOfBatch();
         filters.flush(m.queryId());
+        sendBad();
         if (uninstall(m.queryId())) {
           emit(FilterMessage.FINISH, m.queryId(), null);
         }
@@ -333,7 +379,11 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
     filters.add(query);
     refreshSelection();
     if (announce) {
-      emit(FilterMessage.START, query.id(), json);
+      FilterMessage m = FilterMessage.of(FilterMessage.START, query.id(), subtask, subtasks, json);
+      m.clockMs = nowMs();
+      // the bad input counted before the query started here, which its results leave out
+      m.malformed = bad.snapshot().plus(sourceBad).total();
+      emit(m);
     }
   }
 
@@ -419,7 +469,46 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
       lastTickMs = time;
       advanceTo(Math.max(clockMs, time));
     }
+    if (time - lastStatusMs >= STATUS_EVERY_MS && !inputEnded) {
+      lastStatusMs = time;
+      emitStatus(false);
+    }
     getProcessingTimeService().registerTimer(time + settings.batchMs(), this::onTimer);
+  }
+
+  /** Tells every combiner subtask this subtask's bad input, when it changed. */
+  private void sendBad() {
+    BadInput.Snapshot s = bad.snapshot().plus(sourceBad);
+    if (s.total() != badSent) {
+      badSent = s.total();
+      FilterMessage m = FilterMessage.of(FilterMessage.BAD, "", subtask, subtasks, null);
+      m.payload = Statuses.of(s).toJson();
+      m.clockMs = nowMs();
+      output.collect(BAD, new StreamRecord<>(m));
+    }
+  }
+
+  /** Tells the status topic what this subtask has read. */
+  private void emitStatus(boolean ended) {
+    if (settings.statusTopic() == null) {
+      return;
+    }
+    JobStatus s =
+        Statuses.status(
+            subtask,
+            subtasks,
+            getProcessingTimeService().getCurrentProcessingTime(),
+            recordsRead,
+            installed.size(),
+            bad.snapshot().plus(sourceBad),
+            ended,
+            sample);
+    sample = null;
+    sampleWanted = true;
+    output.collect(
+        STATUS,
+        new StreamRecord<>(
+            Outgoing.of(settings.statusTopic(), "subtask-" + subtask, null, s.toJson())));
   }
 
   /** Moves the clock to {@code t}: flushes, ends expired queries, sends the time on. */
@@ -443,6 +532,7 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
       }
     }
     refreshSelection();
+    sendBad();
     long now = getProcessingTimeService().getCurrentProcessingTime();
     if (now - lastProgressMs >= settings.progressMs()) {
       lastProgressMs = now;
@@ -494,6 +584,8 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
       // the records ended (a bounded source, or a stop with drain): every query finishes
       flushAll();
       inputEnded = true;
+      sendBad();
+      emitStatus(true);
       output.emitWatermark(mark);
     } else if (settings.clock() == JobOptions.Clock.MARKS && mark.getTimestamp() > clockMs) {
       advanceTo(mark.getTimestamp());

@@ -6,6 +6,8 @@ import io.spyglass.flink.client.FlinkQueryClient;
 import java.util.List;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.description.BlockElement;
+import org.apache.flink.configuration.description.TextElement;
 
 /**
  * Every setting of the Spyglass job, with its type, default and description in one place: read from
@@ -91,6 +93,14 @@ public final class JobOptions {
                   + " committed offsets, else the end), LATEST or EARLIEST (queries still within"
                   + " their duration start again; the others are refused)");
 
+  public static final ConfigOption<String> STATUS_TOPIC =
+      key("spyglass.status.topic")
+          .stringType()
+          .defaultValue("spyglass-status")
+          .withDescription(
+              "Where each filter subtask tells about once a second what it read: records, bad"
+                  + " records by reason, queries (JSON; one partition is enough)");
+
   public static final ConfigOption<String> GROUP =
       key("spyglass.group")
           .stringType()
@@ -143,6 +153,14 @@ public final class JobOptions {
                   + " it by number); EXACTLY_ONCE: Kafka transactions, replies visible at each"
                   + " checkpoint");
 
+  public static final ConfigOption<Long> BUFFER_TIMEOUT_MS =
+      key("spyglass.buffer-timeout-ms")
+          .longType()
+          .defaultValue(10L)
+          .withDescription(
+              "Longest a record waits in a network buffer between subtasks (Flink's default is"
+                  + " 100 ms, which every result would wait twice)");
+
   public static final ConfigOption<Long> CHECKPOINT_MS =
       key("spyglass.checkpoint-ms")
           .longType()
@@ -161,6 +179,7 @@ public final class JobOptions {
           VIRTUAL_FIELDS,
           QUERIES_TOPIC,
           QUERIES_START,
+          STATUS_TOPIC,
           GROUP,
           CLOCK,
           TICK_MS,
@@ -169,7 +188,38 @@ public final class JobOptions {
           MAX_QUERIES,
           PROGRESS_MS,
           DELIVERY,
+          BUFFER_TIMEOUT_MS,
           CHECKPOINT_MS);
+
+  /**
+   * The options as a Markdown table, for {@code docs/flink.md} (a test keeps the two alike; print
+   * it with {@code java -cp spyglass-flink-job.jar io.spyglass.flink.JobOptions}).
+   */
+  public static String markdownTable() {
+    StringBuilder sb = new StringBuilder();
+    sb.append("| option | default | what it does |\n");
+    sb.append("|---|---|---|\n");
+    for (ConfigOption<?> o : ALL) {
+      StringBuilder text = new StringBuilder();
+      for (BlockElement b : o.description().getBlocks()) {
+        if (b instanceof TextElement t) {
+          text.append(t.getFormat());
+        }
+      }
+      sb.append("| `")
+          .append(o.key())
+          .append("` | ")
+          .append(o.hasDefaultValue() ? "`" + o.defaultValue() + "`" : "(required)")
+          .append(" | ")
+          .append(text.toString().replace("|", "\\|"))
+          .append(" |\n");
+    }
+    return sb.toString();
+  }
+
+  public static void main(String[] args) {
+    System.out.print(markdownTable());
+  }
 
   /** The operators' part of a configuration. */
   static OperatorSettings operatorSettings(Configuration c, String feedbackTopic) {
@@ -181,6 +231,7 @@ public final class JobOptions {
         c.get(MAX_QUERIES),
         c.get(PROGRESS_MS),
         feedbackTopic,
+        c.get(STATUS_TOPIC),
         c.get(VIRTUAL_FIELDS));
   }
 }

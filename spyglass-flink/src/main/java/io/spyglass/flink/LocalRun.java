@@ -1,7 +1,9 @@
 package io.spyglass.flink;
 
 import io.spyglass.core.query.Query;
+import io.spyglass.engine.source.BadInput;
 import io.spyglass.flink.client.ControlMessage;
+import io.spyglass.flink.client.JobStatus;
 import io.spyglass.flink.client.MessageFormatException;
 import io.spyglass.flink.client.RemoteQuery;
 import io.spyglass.flink.client.Replies;
@@ -12,7 +14,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -45,6 +49,7 @@ import org.slf4j.LoggerFactory;
 public final class LocalRun implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LocalRun.class);
   private static final String REPLY_TO = "local";
+  private static final String STATUS = "status";
 
   private final JobClient job;
   private final CloseableIterator<Outgoing> results;
@@ -53,6 +58,7 @@ public final class LocalRun implements AutoCloseable {
   private final Thread reader;
   private final Path savepoints;
   private final CompletableFuture<Void> finished = new CompletableFuture<>();
+  private final Map<Integer, JobStatus> statuses = new ConcurrentHashMap<>();
 
   private LocalRun(
       JobClient job,
@@ -79,7 +85,12 @@ public final class LocalRun implements AutoCloseable {
    */
   public static LocalRun start(String source, List<Query> queries, int parallelism)
       throws Exception {
-    return start(source, queries, parallelism, OperatorSettings.defaults());
+    return start(
+        source,
+        queries,
+        parallelism,
+        new OperatorSettings(
+            JobOptions.Clock.WALL, 100, 64, 10, 20_000, 1_000, null, STATUS, true));
   }
 
   static LocalRun start(
@@ -93,6 +104,7 @@ public final class LocalRun implements AutoCloseable {
     StreamExecutionEnvironment env =
         StreamExecutionEnvironment.createLocalEnvironment(parallelism, conf);
     env.getConfig().enableObjectReuse();
+    env.setBufferTimeout(JobOptions.BUFFER_TIMEOUT_MS.defaultValue());
     List<byte[]> messages = new ArrayList<>();
     for (Query q : queries) {
       messages.add(
@@ -108,7 +120,7 @@ public final class LocalRun implements AutoCloseable {
     Replies replies = new Replies(1_024, id -> {});
     List<RemoteQuery> handles = new ArrayList<>();
     for (Query q : queries) {
-      handles.add(replies.register(q));
+      handles.add(replies.register(q, q.id()));
     }
     JobClient job = env.executeAsync("spyglass");
     return new LocalRun(job, results, replies, handles, Files.createTempDirectory("spyglass-"));
@@ -140,6 +152,16 @@ public final class LocalRun implements AutoCloseable {
     }
   }
 
+  /** Bad input the job skipped so far, as each filter subtask last told it. */
+  public BadInput.Snapshot badInput() {
+    return Statuses.bad(statuses.values());
+  }
+
+  /** Records read well so far, as each filter subtask last told it. */
+  public long recordsRead() {
+    return statuses.values().stream().mapToLong(JobStatus::records).sum();
+  }
+
   /** Waits until the job has ended and every reply is read. */
   public boolean awaitEnd(long timeout, TimeUnit unit) throws InterruptedException {
     try {
@@ -158,12 +180,15 @@ public final class LocalRun implements AutoCloseable {
       // ends when the job has ended; throws when it failed
       while (results.hasNext()) {
         Outgoing o = results.next();
-        if (REPLY_TO.equals(o.topic)) {
-          try {
+        try {
+          if (REPLY_TO.equals(o.topic)) {
             replies.accept(Reply.decode(o.value));
-          } catch (MessageFormatException e) {
-            LOG.warn("skipping a malformed reply: {}", e.getMessage());
+          } else if (STATUS.equals(o.topic)) {
+            JobStatus s = JobStatus.parse(o.value);
+            statuses.put(s.subtask(), s);
           }
+        } catch (MessageFormatException e) {
+          LOG.warn("skipping a malformed message of the job: {}", e.getMessage());
         }
       }
     } catch (RuntimeException e) {

@@ -14,6 +14,8 @@ import java.io.Serializable;
  * @param progressMs how often queries that asked for progress get a progress reply
  * @param feedbackTopic where the combiner tells the filters that a query ended early (the query
  *     topic); null when the job has none
+ * @param statusTopic where each filter subtask tells what it read ({@link
+ *     io.spyglass.flink.client.JobStatus}) about once a second; null for none
  * @param virtualFields whether records get the fields {@code _read_ms} (and from Kafka {@code
  *     _kafka_partition}, {@code _kafka_offset}, {@code _kafka_timestamp}), as in the embedded
  *     engine
@@ -26,6 +28,7 @@ public record OperatorSettings(
     int maxQueries,
     long progressMs,
     String feedbackTopic,
+    String statusTopic,
     boolean virtualFields)
     implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -39,6 +42,7 @@ public record OperatorSettings(
 
   /** The job's defaults (see {@link JobOptions}), without a feedback topic. */
   public static OperatorSettings defaults() {
-    return new OperatorSettings(JobOptions.Clock.WALL, 100, 64, 10, 20_000, 1_000, null, true);
+    return new OperatorSettings(
+        JobOptions.Clock.WALL, 100, 64, 10, 20_000, 1_000, null, null, true);
   }
 }

@@ -18,10 +18,19 @@ public class RecordBatch {
   public int count;
 
   /**
-   * Per record, its Kafka partition, offset and timestamp (three longs a record); null when the
-   * source has no positions.
+   * Per record, its partition, offset and timestamp (three longs a record; -1 when unknown); for a
+   * file, its line number as the offset. Null when the source has no positions.
    */
   public long[] positions;
+
+  /** Whether {@link #positions} are Kafka's (and records get the {@code _kafka_*} fields). */
+  public boolean positioned;
+
+  /**
+   * The source's own count of input it could not make records of (e.g. lines over the size limit),
+   * as a {@link io.spyglass.flink.client.JobStatus} of its own, when it changed; else null.
+   */
+  public byte[] sourceBad;
 
   /** When the source read the batch, epoch ms. */
   public long readTimeMs;
@@ -45,6 +54,7 @@ public class RecordBatch {
     b.ends = new int[] {json.length};
     b.count = 1;
     b.positions = new long[] {partition, offset, timestamp};
+    b.positioned = true;
     b.readTimeMs = readTimeMs;
     return b;
   }
@@ -63,5 +73,18 @@ public class RecordBatch {
 
   public int start(int i) {
     return i == 0 ? 0 : ends[i - 1];
+  }
+
+  /** Where record {@code i} was, for people: {@code line 12}, {@code partition 0 offset 17}. */
+  public String where(int i) {
+    if (positions == null) {
+      return null;
+    }
+    long partition = positions[3 * i];
+    long offset = positions[3 * i + 1];
+    if (partition >= 0) {
+      return "partition " + partition + " offset " + offset;
+    }
+    return offset >= 0 ? "line " + offset : null;
   }
 }

@@ -4,6 +4,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.functions.KeySelector;
@@ -17,7 +20,11 @@ import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsIni
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
+import org.apache.kafka.common.errors.TopicExistsException;
 
 /**
  * The Spyglass job: records from a Kafka topic, queries from the query topic, replies to each
@@ -99,6 +106,7 @@ public final class SpyglassJob {
       env.enableCheckpointing(checkpointMs);
     }
     env.getConfig().enableObjectReuse();
+    env.setBufferTimeout(conf.get(JobOptions.BUFFER_TIMEOUT_MS));
     String group = conf.get(JobOptions.GROUP);
     String queryTopic = conf.get(JobOptions.QUERIES_TOPIC);
     KafkaSource<RecordBatch> recordSource =
@@ -130,6 +138,7 @@ public final class SpyglassJob {
             .uid(QUERIES_UID)
             .setParallelism(1);
     OperatorSettings settings = JobOptions.operatorSettings(conf, queryTopic);
+    createIfMissing(kafka, settings.statusTopic());
     DataStream<Outgoing> replies =
         pipeline(records, queries, settings, List.of(), conf.get(JobOptions.RECORDS_REBALANCE));
     Properties producer = new Properties();
@@ -149,6 +158,28 @@ public final class SpyglassJob {
                 .build())
         .uid(SINK_UID)
         .name("spyglass-replies");
+  }
+
+  /**
+   * Creates a topic the job writes to and owns (one partition) when it is not there: the sink
+   * cannot send to a missing topic on a broker that does not create topics itself.
+   */
+  private static void createIfMissing(String kafka, String topic) {
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka))) {
+      admin
+          .createTopics(List.of(new NewTopic(topic, 1, (short) -1)))
+          .all()
+          .get(60, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      if (!(e.getCause() instanceof TopicExistsException)) {
+        throw new IllegalStateException("cannot create topic " + topic + ": " + e.getCause(), e);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while creating topic " + topic, e);
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("Kafka at " + kafka + " did not answer in 60 s", e);
+    }
   }
 
   @SuppressWarnings("deprecation") // the connector takes Kafka's OffsetResetStrategy
@@ -178,12 +209,17 @@ public final class SpyglassJob {
         queries == null
             ? in.transform("spyglass-filter", type, filter)
             : in.connect(queries.broadcast()).transform("spyglass-filter", type, filter);
-    return filtered
-        .uid(FILTER_UID)
-        .keyBy(new ByQuery())
-        .transform(
-            "spyglass-combiner", TypeInformation.of(Outgoing.class), new CombinerOperator(settings))
-        .uid(COMBINER_UID);
+    filtered.uid(FILTER_UID);
+    DataStream<Outgoing> replies =
+        filtered
+            .keyBy(new ByQuery())
+            .connect(filtered.getSideOutput(FilterOperator.BAD).broadcast())
+            .transform(
+                "spyglass-combiner",
+                TypeInformation.of(Outgoing.class),
+                new CombinerOperator(settings))
+            .uid(COMBINER_UID);
+    return replies.union(filtered.getSideOutput(FilterOperator.STATUS));
   }
 
   /** Keys filter messages by query id. */

@@ -211,7 +211,8 @@ final class FlinkGoldenDriver {
               w,
               m.sketch(),
               m.errors(),
-              m.isFinal()));
+              m.isFinal(),
+              m.badInput()));
     }
   }
 

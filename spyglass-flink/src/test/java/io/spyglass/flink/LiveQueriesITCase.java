@@ -134,7 +134,7 @@ class LiveQueriesITCase {
       streaming.set(false);
       feeder.join();
       for (Sent s : readAll(FlinkQueryClient.resultTopicOf("live-a"), 1)) {
-        assertThat(s.key()).isIn("a-count", "a-needle");
+        assertThat(s.key()).isIn("live-a:a-count", "live-a:a-needle");
         assertThat(s.instance()).isEqualTo("live-a");
       }
       Set<String> keysOfB = new HashSet<>();
@@ -142,7 +142,7 @@ class LiveQueriesITCase {
         keysOfB.add(s.key());
         assertThat(s.instance()).isEqualTo("live-b");
       }
-      assertThat(keysOfB).containsExactly("b-groups");
+      assertThat(keysOfB).containsExactly("live-b:b-groups");
     } finally {
       streaming.set(false);
       feeder.join();

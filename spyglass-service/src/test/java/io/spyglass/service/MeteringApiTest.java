@@ -15,9 +15,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -173,6 +175,53 @@ class MeteringApiTest {
       assertThat(totals(f, "usage", 40)).containsExactly(40, 40, 0);
       assertThat(f.delete("/api/standing-queries/usage").statusCode()).isEqualTo(204);
       assertThat(f.get("/api/standing-queries/usage/results").statusCode()).isEqualTo(404);
+    }
+  }
+
+  @Test
+  void takesBodiesPastOneMebibyteUpTo10MiBChunkedOrNot() throws Exception {
+    try (ServiceFixture f = ServiceFixture.startMetering(data, settings(), b -> {})) {
+      StringBuilder b = new StringBuilder();
+      String pad = "p".repeat(200);
+      for (int i = 0; i < 12_000; i++) {
+        b.append("{\"id\":\"big").append(i).append("\",\"pad\":\"").append(pad).append("\"}\n");
+      }
+      String body = b.toString();
+      assertThat(body.length()).isGreaterThan(2 << 20);
+      HttpResponse<String> r = ingest(f, body);
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
+      assertThat(ServiceFixture.json(r.body()).get("accepted").asInt()).isEqualTo(12_000);
+      HttpResponse<String> chunked =
+          f.send(
+              f.request("/api/ingest")
+                  .POST(
+                      HttpRequest.BodyPublishers.ofInputStream(
+                          () ->
+                              new java.io.ByteArrayInputStream(
+                                  body.getBytes(StandardCharsets.UTF_8))))
+                  .build(),
+              body);
+      assertThat(chunked.statusCode()).as(chunked.body()).isEqualTo(202);
+      assertThat(ServiceFixture.json(chunked.body()).get("duplicates").asInt()).isEqualTo(12_000);
+    }
+  }
+
+  @Test
+  void everyQuerySeesTheIngestedDocuments() throws Exception {
+    try (ServiceFixture f = ServiceFixture.startMetering(data, settings(), b -> {})) {
+      CompletableFuture<HttpResponse<String>> run =
+          CompletableFuture.supplyAsync(
+              () ->
+                  f.post(
+                      "/api/query",
+                      "text/plain",
+                      "SELECT COUNT(*) AS n, SUM(quantity) AS q FROM STREAM(3s, TIME)"));
+      Thread.sleep(1_000); // the query runs: it looks forward
+      assertThat(ingest(f, lines("q", 0, 7)).statusCode()).isEqualTo(202);
+      HttpResponse<String> r = run.get(30, TimeUnit.SECONDS);
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+      JsonNode last = ServiceFixture.json(r.body()).get(0);
+      assertThat(last.get("records").get(0).get("n").asLong()).isEqualTo(7);
     }
   }
 

@@ -211,6 +211,29 @@ class QueriesApiTest {
     assertThat(r.statusCode()).isEqualTo(413);
     assertThat(ServiceFixture.json(r.body()).get("error").get("message").asText())
         .contains("1 MiB");
+    // the same without a Content-Length (chunked): counted as it arrives
+    byte[] bytes =
+        ("{\"name\": \"big\", \"query\": \"" + big + "\"}")
+            .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    for (String path : List.of("/api/queries", "/api/validate", "/api/saved")) {
+      HttpResponse<String> chunked =
+          f.send(
+              f.request(path)
+                  .header("Content-Type", "application/json")
+                  .POST(
+                      java.net.http.HttpRequest.BodyPublishers.ofInputStream(
+                          () -> new java.io.ByteArrayInputStream(bytes)))
+                  .build(),
+              null);
+      assertThat(chunked.statusCode()).as(path).isEqualTo(413);
+      assertThat(ServiceFixture.json(chunked.body()).get("error").get("message").asText())
+          .contains("1 MiB");
+    }
+    // just under the limit is read (and answered for what it is)
+    String under = "SELECT COUNT(*) FROM STREAM(1s, TIME) -- " + "x".repeat((1 << 20) - 100);
+    HttpResponse<String> read = f.post("/api/validate", "text/plain", under);
+    assertThat(read.statusCode()).isNotEqualTo(413);
+    assertThat(ServiceFixture.json(read.body()).has("valid") || read.statusCode() == 422).isTrue();
   }
 
   @Test

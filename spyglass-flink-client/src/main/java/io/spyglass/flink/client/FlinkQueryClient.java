@@ -11,9 +11,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -60,6 +62,7 @@ public final class FlinkQueryClient implements AutoCloseable {
    * @param queryTopic the job's query topic
    * @param instance this instance's name, unique among the instances sharing a job
    * @param resultTopic where the job sends this instance's replies
+   * @param statusTopic the job's status topic, read for {@link #jobStatus()}; null not to read it
    * @param kafkaProperties extra Kafka client settings (e.g. security), applied last
    * @param resultQueue results a reader may leave unread before it is cut off
    * @param limits the job's query limits, to check queries before sending them
@@ -70,6 +73,7 @@ public final class FlinkQueryClient implements AutoCloseable {
       String queryTopic,
       String instance,
       String resultTopic,
+      String statusTopic,
       Map<String, Object> kafkaProperties,
       int resultQueue,
       QueryLimits limits,
@@ -85,13 +89,17 @@ public final class FlinkQueryClient implements AutoCloseable {
       }
     }
 
-    /** The default topics: {@value #DEFAULT_QUERY_TOPIC} and {@code spyglass-results-INSTANCE}. */
+    /**
+     * The default topics: {@value #DEFAULT_QUERY_TOPIC}, {@code spyglass-results-INSTANCE}, and no
+     * status topic.
+     */
     public static Settings of(String bootstrap, String instance) {
       return new Settings(
           bootstrap,
           DEFAULT_QUERY_TOPIC,
           instance,
           resultTopicOf(instance),
+          null,
           Map.of(),
           1_024,
           QueryLimits.DEFAULTS,
@@ -100,12 +108,42 @@ public final class FlinkQueryClient implements AutoCloseable {
 
     public Settings withQueryTopic(String topic) {
       return new Settings(
-          bootstrap, topic, instance, resultTopic, kafkaProperties, resultQueue, limits, clock);
+          bootstrap,
+          topic,
+          instance,
+          resultTopic,
+          statusTopic,
+          kafkaProperties,
+          resultQueue,
+          limits,
+          clock);
+    }
+
+    /** Also reads the job's status topic (see {@link #jobStatus()}). */
+    public Settings withStatusTopic(String topic) {
+      return new Settings(
+          bootstrap,
+          queryTopic,
+          instance,
+          resultTopic,
+          topic,
+          kafkaProperties,
+          resultQueue,
+          limits,
+          clock);
     }
 
     public Settings withClock(LongSupplier c) {
       return new Settings(
-          bootstrap, queryTopic, instance, resultTopic, kafkaProperties, resultQueue, limits, c);
+          bootstrap,
+          queryTopic,
+          instance,
+          resultTopic,
+          statusTopic,
+          kafkaProperties,
+          resultQueue,
+          limits,
+          c);
     }
   }
 
@@ -119,6 +157,8 @@ public final class FlinkQueryClient implements AutoCloseable {
   private final KafkaConsumer<byte[], byte[]> consumer;
   private final Replies replies;
   private final Thread reader;
+  private final Map<Integer, JobStatus> statuses = new ConcurrentHashMap<>();
+  private volatile Consumer<byte[]> samples;
   private volatile boolean closed;
 
   private FlinkQueryClient(Settings settings) throws TimeoutException {
@@ -161,11 +201,16 @@ public final class FlinkQueryClient implements AutoCloseable {
     consumer
         .partitionsFor(settings.resultTopic(), Duration.ofSeconds(30))
         .forEach(i -> parts.add(new TopicPartition(i.topic(), i.partition())));
+    if (settings.statusTopic() != null) {
+      consumer
+          .partitionsFor(settings.statusTopic(), Duration.ofSeconds(30))
+          .forEach(i -> parts.add(new TopicPartition(i.topic(), i.partition())));
+    }
     consumer.assign(parts);
     consumer.seekToEnd(parts);
     // resolve the positions now: a reply written after this point is never skipped
     parts.forEach(tp -> consumer.position(tp, Duration.ofSeconds(30)));
-    this.replies = new Replies(settings.resultQueue(), this::kill);
+    this.replies = new Replies(settings.resultQueue(), this::sendKill);
     this.reader = new Thread(this::read, "spyglass-flink-replies-" + settings.instance());
     reader.setDaemon(true);
     reader.start();
@@ -220,27 +265,56 @@ public final class FlinkQueryClient implements AutoCloseable {
   public RemoteQuery submit(String id, String bql, boolean progress) {
     long now = settings.clock().getAsLong();
     Query query = Query.parse(id, bql, settings.limits(), now);
-    RemoteQuery q = replies.register(query);
+    String jobId = jobId(id);
+    RemoteQuery q = replies.register(query, jobId);
     ControlMessage m =
-        ControlMessage.query(id, bql, now, settings.resultTopic(), settings.instance())
+        ControlMessage.query(jobId, bql, now, settings.resultTopic(), settings.instance())
             .withProgress(progress);
     try {
       send(m);
     } catch (RuntimeException e) {
-      replies.fail(id, "could not send the query: " + e.getMessage());
+      replies.fail(jobId, "could not send the query: " + e.getMessage());
       throw e;
     }
     return q;
   }
 
+  /**
+   * A query's id in the job: the instance's name, a colon, the id given here, so that instances
+   * sharing a job may use the same ids.
+   */
+  public String jobId(String id) {
+    return settings.instance() + ":" + id;
+  }
+
   /** Stops a query at once, without a final result. */
   public void kill(String id) {
-    send(ControlMessage.kill(id));
+    sendKill(jobId(id));
+  }
+
+  private void sendKill(String jobId) {
+    send(ControlMessage.kill(jobId));
   }
 
   /** Ends a query now; it emits its final result. */
   public void finish(String id) {
-    send(ControlMessage.finish(id));
+    send(ControlMessage.finish(jobId(id)));
+  }
+
+  /**
+   * The latest status of each filter subtask of the job, by subtask (empty without a status topic,
+   * or before the job told anything).
+   */
+  public Map<Integer, JobStatus> jobStatus() {
+    return Map.copyOf(statuses);
+  }
+
+  /**
+   * Hands {@code sampler} the sample record of each status the job sends (about one a second per
+   * filter subtask), on the thread that reads replies; null stops it.
+   */
+  public void onSample(Consumer<byte[]> sampler) {
+    this.samples = sampler;
   }
 
   /** Queries submitted here that have not ended. */
@@ -272,9 +346,18 @@ public final class FlinkQueryClient implements AutoCloseable {
       while (!closed) {
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
           try {
-            replies.accept(Reply.decode(r.value()));
+            if (r.topic().equals(settings.resultTopic())) {
+              replies.accept(Reply.decode(r.value()));
+            } else {
+              JobStatus s = JobStatus.parse(r.value());
+              statuses.put(s.subtask(), s);
+              Consumer<byte[]> sampler = samples;
+              if (sampler != null && s.sample() != null) {
+                sampler.accept(s.sample());
+              }
+            }
           } catch (MessageFormatException e) {
-            LOG.warn("skipping a malformed reply on {}: {}", r.topic(), e.getMessage());
+            LOG.warn("skipping a malformed message on {}: {}", r.topic(), e.getMessage());
           }
         }
       }

@@ -1,6 +1,7 @@
 package io.spyglass.flink.client;
 
 import io.spyglass.core.query.Query;
+import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
@@ -21,6 +22,7 @@ import java.util.function.Consumer;
  */
 public final class RemoteQuery {
   private final Query query;
+  private final String jobId;
   private final BlockingQueue<Result> results;
   private final int capacity;
   private final Consumer<String> killer;
@@ -33,9 +35,11 @@ public final class RemoteQuery {
   private volatile long lastSync = -1;
   private long lastWindow;
   private boolean finalSeen;
+  private volatile Runnable onUpdate;
 
-  RemoteQuery(Query query, int capacity, Consumer<String> killer) {
+  RemoteQuery(Query query, String jobId, int capacity, Consumer<String> killer) {
     this.query = query;
+    this.jobId = jobId;
     this.results = new LinkedBlockingQueue<>(capacity);
     this.capacity = capacity;
     this.killer = killer;
@@ -47,6 +51,11 @@ public final class RemoteQuery {
 
   public Query query() {
     return query;
+  }
+
+  /** The query's id in the job (an instance's ids are prefixed with its name there). */
+  public String jobId() {
+    return jobId;
   }
 
   /**
@@ -137,13 +146,29 @@ public final class RemoteQuery {
     return progress;
   }
 
+  /**
+   * Calls {@code r} (on the thread that reads replies; it must return at once) whenever a result
+   * arrives, the query runs or ends, or its progress changes.
+   */
+  public void onUpdate(Runnable r) {
+    this.onUpdate = r;
+  }
+
   /** Stops the query; it emits nothing more. */
   public void kill() {
-    killer.accept(query.id());
+    killer.accept(jobId);
   }
 
   /** Takes one reply for this query; called by one thread. Returns false once it has ended. */
-  synchronized void accept(Reply r) {
+  void accept(Reply r) {
+    take(r);
+    Runnable u = onUpdate;
+    if (u != null) {
+      u.run();
+    }
+  }
+
+  private synchronized void take(Reply r) {
     switch (r.kind()) {
       case RUNNING -> running.countDown();
       case RESULT -> offer(r.result());
@@ -164,8 +189,8 @@ public final class RemoteQuery {
       duplicates++;
       return;
     }
-    if (!results.offer(r)) {
-      killer.accept(query.id());
+    if (!results.offer(withOwnId(r))) {
+      killer.accept(jobId);
       end(
           "The result reader fell behind by "
               + capacity
@@ -175,6 +200,26 @@ public final class RemoteQuery {
     lastWindow = Math.max(lastWindow, window);
     finalSeen = r.meta().isFinal();
     emitted++;
+  }
+
+  /** The result as the submitter named the query. */
+  private Result withOwnId(Result r) {
+    Meta m = r.meta();
+    if (m.queryId().equals(query.id())) {
+      return r;
+    }
+    return new Result(
+        r.records(),
+        new Meta(
+            query.id(),
+            m.queryText(),
+            m.receiveTimeMs(),
+            m.finishTimeMs(),
+            m.window(),
+            m.sketch(),
+            m.errors(),
+            m.isFinal(),
+            m.badInput()));
   }
 
   /** Ends the query here, e.g. when the job or the connection to it is gone. */

@@ -29,10 +29,15 @@ public final class Replies {
     this.killer = killer;
   }
 
-  /** Registers a query before it is submitted, so no reply to it is missed. */
-  public RemoteQuery register(Query query) {
-    RemoteQuery q = new RemoteQuery(query, resultQueue, killer);
-    if (queries.putIfAbsent(query.id(), q) != null) {
+  /**
+   * Registers a query before it is submitted, so no reply to it is missed.
+   *
+   * @param jobId the query's id in the job, which its replies carry; results are handed on with the
+   *     query's own id
+   */
+  public RemoteQuery register(Query query, String jobId) {
+    RemoteQuery q = new RemoteQuery(query, jobId, resultQueue, killer);
+    if (queries.putIfAbsent(jobId, q) != null) {
       throw new IllegalArgumentException("A query with id " + query.id() + " is already running");
     }
     return q;
@@ -48,7 +53,7 @@ public final class Replies {
     }
   }
 
-  /** Ends one query here with an error (e.g. it could not be sent). */
+  /** Ends one query here with an error (e.g. it could not be sent), by its id in the job. */
   public void fail(String id, String error) {
     RemoteQuery q = queries.remove(id);
     if (q != null) {

@@ -7,6 +7,7 @@ import io.spyglass.core.partial.ValueCodec;
 import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -22,7 +23,8 @@ import java.util.Optional;
  * RUNNING   every filter subtask has the query: records from now on reach it
  * RESULT    a result: records (varint count, each a map in the value format of the partials), then
  *           the meta: text, receive time, finish time (flag + 8 bytes), window (flag + number,
- *           name, emit time, start time, size), sketch metadata (a map), errors, final
+ *           name, emit time, start time, size), sketch metadata (a map), errors, final, bad input
+ *           since the query's previous result (varint count, then reason and count each)
  * ENDED     the query ended: flag + error message (a fatal error, or none)
  * REJECTED  the query was refused: error message (invalid BQL, too many queries)
  * PROGRESS  seen, matched, evaluation errors, malformed records since it started (varints)
@@ -193,6 +195,10 @@ public record Reply(
       out.writeString(e.message()).writeString(e.resolution()).writeBoolean(e.fatal());
     }
     out.writeBoolean(m.isFinal());
+    out.writeVarInt(m.badInput().size());
+    for (Map.Entry<String, Long> e : m.badInput().entrySet()) {
+      out.writeString(e.getKey()).writeVarLong(e.getValue());
+    }
   }
 
   @SuppressWarnings("unchecked")
@@ -229,8 +235,14 @@ public record Reply(
       errors.add(new Meta.QueryError(in.readString(), in.readString(), in.readBoolean()));
     }
     boolean isFinal = in.readBoolean();
+    int badCount = in.readCount(2);
+    Map<String, Long> bad = new LinkedHashMap<>();
+    for (int i = 0; i < badCount; i++) {
+      bad.put(in.readString(), in.readVarLong());
+    }
     return new Result(
         rows,
-        new Meta(id, text, receive, finish, window, (Map<String, Object>) sketch, errors, isFinal));
+        new Meta(
+            id, text, receive, finish, window, (Map<String, Object>) sketch, errors, isFinal, bad));
   }
 }

@@ -223,11 +223,17 @@ final class QueriesApi {
         "Send the id: of the last event you received, or no Last-Event-ID to start over");
   }
 
-  /** {@code POST /api/query}: runs a query to its end; answers with all its results. */
+  /**
+   * {@code POST /api/query}: runs a query to its end; answers with all its results. A client that
+   * disconnects meanwhile leaves the query as a closed stream does: it ends after the grace period,
+   * unless detached (and the answer goes nowhere).
+   */
   void run(Context ctx) {
     ServiceQuery q = submit(Auth.user(ctx), queryRequest(ctx));
     Collector c = new Collector(q);
     manager.clientJoined(q);
+    ctx.header("Connection", "close"); // the connection is watched for its end: not reused
+    Disconnects.watch(ctx.req(), c::clientGone);
     q.log().subscribe(c);
     ctx.future(
         () ->
@@ -237,15 +243,30 @@ final class QueriesApi {
                 }));
   }
 
-  /** Collects every result of a query as it comes, until the query ends. */
+  /**
+   * Collects every result of a query as it comes, until the query ends; its client counts as having
+   * left once its connection ended.
+   */
   private final class Collector implements ResultLog.Subscriber {
     final ServiceQuery q;
     final CompletableFuture<String> done = new CompletableFuture<>();
     final List<String> results = new ArrayList<>();
     long cursor;
+    boolean left;
 
     Collector(ServiceQuery q) {
       this.q = q;
+    }
+
+    synchronized void clientGone() {
+      leave();
+    }
+
+    private void leave() {
+      if (!left) {
+        left = true;
+        manager.clientLeft(q);
+      }
     }
 
     @Override
@@ -259,7 +280,7 @@ final class QueriesApi {
       }
       if (q.log().isEnded() && cursor >= q.log().lastId()) {
         q.log().unsubscribe(this);
-        manager.clientLeft(q);
+        leave();
         done.complete(String.join(",", results));
       }
     }

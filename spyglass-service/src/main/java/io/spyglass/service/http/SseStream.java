@@ -11,10 +11,12 @@ import jakarta.servlet.WriteListener;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.net.StandardSocketOptions;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
+import org.eclipse.jetty.io.SocketChannelEndPoint;
 
 /**
  * One client reading a query's results as Server-Sent Events, written without blocking: the
@@ -26,11 +28,27 @@ import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
  * <p>A client that stops reading is dropped, with a last {@code event: error}, when more than
  * {@link StreamSettings#bufferResults()} results arrived while its connection was full, when it
  * stayed full for {@link StreamSettings#slowClientMs()}, or when results it had not read are no
- * longer kept.
+ * longer kept. The error event reaches it even though its connection is full: the connection's
+ * kernel send buffer is kept small ({@link #SEND_BUFFER_BYTES}) and is raised by {@link
+ * #LAST_WORDS_ROOM} at the drop, which makes room for the rest of the result being written and the
+ * error after it; the response then ends and the kernel delivers all of it, the error last, when
+ * the client reads again. Where the room is not enough, the error goes out as the client reads, and
+ * a client that reads nothing more for {@code slowClientMs} is cut off.
  */
 final class SseStream implements ResultLog.Subscriber, WriteListener, AsyncListener {
   static final String KIND = "sse";
   private static final byte[] HEARTBEAT = ": keep-alive\n\n".getBytes(StandardCharsets.UTF_8);
+
+  /**
+   * The kernel send buffer of a stream's connection, in bytes. Small, so that a client that stops
+   * reading has little queued ahead of its error event (an auto-tuned buffer grows to megabytes on
+   * loopback), and so that raising it stays within the system's limit. Results are small and
+   * frequent, not bulk data: this bounds a stream to 64 KiB per round trip.
+   */
+  static final int SEND_BUFFER_BYTES = 64 * 1024;
+
+  /** How much a dropped stream's send buffer is raised, to make room for its last words. */
+  static final int LAST_WORDS_ROOM = 64 * 1024;
 
   private final ServiceQuery query;
   private final QueryManager manager;
@@ -50,6 +68,8 @@ final class SseStream implements ResultLog.Subscriber, WriteListener, AsyncListe
   private boolean finished;
   private long blockedSinceMs;
   private long blockedAtLastId;
+  private long writesCompleted; // times the connection took a pending write: progress
+  private long writesCompletedAtCheck = -1;
 
   SseStream(
       ServiceQuery query,
@@ -80,6 +100,7 @@ final class SseStream implements ResultLog.Subscriber, WriteListener, AsyncListe
     metrics.clientConnected(KIND);
     streams.add(this);
     req.getAsyncContext().addListener(this);
+    resizeSendBuffer(0);
     out = res.getOutputStream();
     out.setWriteListener(this); // from here on, writes only when isReady()
     query.log().subscribe(this);
@@ -93,6 +114,9 @@ final class SseStream implements ResultLog.Subscriber, WriteListener, AsyncListe
 
   @Override
   public void onWritePossible() {
+    synchronized (this) {
+      writesCompleted++;
+    }
     pump();
   }
 
@@ -193,19 +217,50 @@ final class SseStream implements ResultLog.Subscriber, WriteListener, AsyncListe
     return ("event: error\ndata: " + data + "\n\n").getBytes(StandardCharsets.UTF_8);
   }
 
-  /** Stops sending results; the error event goes out when the connection takes it, or never. */
+  /**
+   * Stops sending results and makes room for the error event in the connection's send buffer; the
+   * event goes out when the connection takes it (at once when the room is enough).
+   */
   private void drop(String message, String resolution) {
     dropped = true;
     query.log().unsubscribe(this);
     metrics.clientDropped(KIND);
     lastWords = errorEvent(message, resolution);
-    streams.abortLater(this, 5_000);
+    writesCompletedAtCheck = writesCompleted;
+    resizeSendBuffer(LAST_WORDS_ROOM);
+    streams.abortLater(this, streams.settings().slowClientMs());
   }
 
-  /** Ends a dropped stream that never took its last words: closes the connection. */
+  /**
+   * Sets the connection's kernel send buffer to {@link #SEND_BUFFER_BYTES} plus {@code extra}
+   * (raising it wakes a pending write). Best effort: a connection that is not a TCP socket, or a
+   * system that refuses, keeps its buffer.
+   */
+  private void resizeSendBuffer(int extra) {
+    ServletContextRequest r = ServletContextRequest.getServletContextRequest(req);
+    if (r != null
+        && r.getConnectionMetaData().getConnection().getEndPoint()
+            instanceof SocketChannelEndPoint ep) {
+      try {
+        ep.getChannel().setOption(StandardSocketOptions.SO_SNDBUF, SEND_BUFFER_BYTES + extra);
+      } catch (IOException | UnsupportedOperationException e) {
+        // keeps the buffer it has
+      }
+    }
+  }
+
+  /**
+   * Ends a dropped stream whose connection took nothing since the last check: closes the
+   * connection. One that still drains is checked again later.
+   */
   void abort() {
     synchronized (this) {
       if (finished) {
+        return;
+      }
+      if (writesCompleted != writesCompletedAtCheck) {
+        writesCompletedAtCheck = writesCompleted;
+        streams.abortLater(this, streams.settings().slowClientMs());
         return;
       }
     }
