@@ -85,6 +85,9 @@ class GoldenScriptsOnFlinkITCase {
       }
     }
     assertThat(cases).as("golden cases in " + dir.toAbsolutePath()).hasSizeGreaterThan(100);
+    // Reading a running query's open windows (peek) is a call on the combiner, which the job does
+    // not offer to its clients.
+    cases.removeIf(c -> c.steps().stream().anyMatch(s -> s.startsWith("peek ")));
     String only = System.getProperty("spyglass.golden.only");
     if (only != null) {
       cases.removeIf(c -> !c.toString().contains(only));

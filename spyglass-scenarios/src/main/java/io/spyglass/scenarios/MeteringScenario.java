@@ -224,6 +224,7 @@ final class MeteringScenario implements Scenario {
         l.defaultRawLimit(),
         l.maxRawLimit(),
         Math.max(l.maxGroups(), groups),
+        l.maxExactGroups(),
         l.countDistinctEntries(),
         l.distributionEntries(),
         l.maxDistributionPoints(),

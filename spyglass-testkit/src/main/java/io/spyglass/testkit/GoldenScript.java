@@ -52,6 +52,9 @@ import java.util.Map;
  *       are (e.g. any N of more groups).
  *   <li>{@code expect-none ID} the query has no unread result.
  *   <li>{@code error: BQL => LINE:COL message fragment} the query is rejected with an error there.
+ *   <li>{@code peek ID: [[records], ...]} the query's open windows, read without closing them,
+ *       have these records, one list per window in time order; {@code expect-meta} then checks
+ *       the last one. Peeked results are not the query's results.
  *   <li>{@code malformed N} N records so far were malformed and skipped.
  * </ul>
  */
@@ -94,6 +97,14 @@ public final class GoldenScript {
 
     /** Records skipped as malformed so far. */
     long malformed();
+
+    /**
+     * The query's open windows as results, without closing them. A runtime that cannot read open
+     * windows throws {@link UnsupportedOperationException}.
+     */
+    default List<Result> peek(String id) {
+      throw new UnsupportedOperationException("reading open windows");
+    }
   }
 
   /** The embedded driver as a {@link Driver}. */
@@ -127,6 +138,11 @@ public final class GoldenScript {
       @Override
       public long malformed() {
         return d.malformed();
+      }
+
+      @Override
+      public List<Result> peek(String id) {
+        return d.peek(id);
       }
     };
   }
@@ -295,6 +311,30 @@ public final class GoldenScript {
                       + "', got "
                       + e.errors());
             }
+          }
+        } else if (step.startsWith("peek ")) {
+          int colon = step.indexOf(':');
+          String id = step.substring(5, colon).strip();
+          List<Result> open = driver.peek(id);
+          JsonNode expected = JSON.readTree(step.substring(colon + 1));
+          if (open.size() != expected.size()) {
+            throw new AssertionError(
+                "expected " + expected.size() + " open windows, got " + open.size() + ": " + open);
+          }
+          for (int w = 0; w < open.size(); w++) {
+            JsonNode actual = JSON.readTree(open.get(w).toJson()).get("records");
+            if (!same(actual, expected.get(w))) {
+              throw new AssertionError(
+                  "open window #"
+                      + (w + 1)
+                      + ": expected "
+                      + expected.get(w)
+                      + "\n but got "
+                      + actual);
+            }
+          }
+          if (!open.isEmpty()) {
+            lastRead.put(id, open.get(open.size() - 1));
           }
         } else if (step.startsWith("malformed ")) {
           long expected = Long.parseLong(step.substring(10).strip());

@@ -94,6 +94,11 @@ public final class QueryTestDriver {
     return this;
   }
 
+  /** The query's open windows as results, without closing them; see {@link QueryProcessor#peek}. */
+  public List<Result> peek(String id) {
+    return processor.peek(id);
+  }
+
   /** Ends every query now, as a bounded source does at its end. */
   public QueryTestDriver finishAll() {
     processor.finishAll();

@@ -13,7 +13,12 @@ import java.util.Map;
  * stated error otherwise. Instances are not thread-safe; confine each to one thread.
  */
 public sealed interface Partial
-    permits RawPartial, GroupPartial, CountDistinctPartial, DistributionPartial, TopKPartial {
+    permits RawPartial,
+        GroupPartial,
+        CountDistinctPartial,
+        DistributionPartial,
+        TopKPartial,
+        EventTimePartial {
 
   /** Which state this is; also the kind tag of its encoding. */
   PartialKind kind();

@@ -6,7 +6,8 @@ public enum PartialKind {
   GROUP(2),
   COUNT_DISTINCT(3),
   DISTRIBUTION(4),
-  TOP_K(5);
+  TOP_K(5),
+  EVENT_TIME(6);
 
   private final int tag;
 

@@ -59,34 +59,26 @@ public final class Partials {
       throw new PartialFormatException(
           "unsupported partial format version " + version + " (supported: " + FORMAT_VERSION + ")");
     }
-    PartialKind kind = PartialKind.ofTag(in.readByte());
-    Partial partial;
+    Partial partial = read(PartialKind.ofTag(in.readByte()), in);
+    in.requireEnd();
+    return partial;
+  }
+
+  /** Reads the parameters and body of a partial of {@code kind}, as its {@code writeTo} wrote. */
+  static Partial read(PartialKind kind, PartialReader in) {
     try {
-      switch (kind) {
-        case RAW:
-          partial = RawPartial.readFrom(in);
-          break;
-        case GROUP:
-          partial = GroupPartial.readFrom(in);
-          break;
-        case COUNT_DISTINCT:
-          partial = CountDistinctPartial.readFrom(in);
-          break;
-        case DISTRIBUTION:
-          partial = DistributionPartial.readFrom(in);
-          break;
-        case TOP_K:
-          partial = TopKPartial.readFrom(in);
-          break;
-        default:
-          throw new PartialFormatException("unknown kind " + kind);
-      }
+      return switch (kind) {
+        case RAW -> RawPartial.readFrom(in);
+        case GROUP -> GroupPartial.readFrom(in);
+        case COUNT_DISTINCT -> CountDistinctPartial.readFrom(in);
+        case DISTRIBUTION -> DistributionPartial.readFrom(in);
+        case TOP_K -> TopKPartial.readFrom(in);
+        case EVENT_TIME -> EventTimePartial.readFrom(in);
+      };
     } catch (PartialFormatException e) {
       throw e;
     } catch (RuntimeException e) {
       throw new PartialFormatException("malformed " + kind + " partial: " + e.getMessage(), e);
     }
-    in.requireEnd();
-    return partial;
   }
 }

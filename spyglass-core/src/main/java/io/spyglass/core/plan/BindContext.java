@@ -26,6 +26,10 @@ import java.util.function.Supplier;
  */
 final class BindContext {
   final QueryLimits limits;
+
+  /** Whether the query being bound keeps exact groups ({@link QueryPlan#exactGroups()}). */
+  boolean exactGroups;
+
   final List<BqlError> errors = new ArrayList<>();
   final ExpressionBinder expressions = new ExpressionBinder(errors);
   private final ColumnNames names;

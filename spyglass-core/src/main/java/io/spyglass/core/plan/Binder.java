@@ -108,6 +108,9 @@ final class Binder {
       where = Optional.of(bound);
     }
     Kind kind = classify(query);
+    cx.exactGroups =
+        duration == QueryPlan.FOREVER
+            || query.window().orElse(null) instanceof Select.EventTimeTumbling;
     BoundAggregation shape =
         switch (kind) {
           case RAW -> raw.projection(query);
@@ -125,6 +128,17 @@ final class Binder {
           "Add a GROUP BY, or filter records with WHERE instead");
     }
     Window window = windows.window(query, kind == Kind.RAW || kind == Kind.ALL, outer);
+    if (duration == QueryPlan.FOREVER
+        && !outer
+        && (kind == Kind.RAW || kind == Kind.ALL)
+        && query.window().isEmpty()) {
+      cx.error(
+          ((Select.Stream) query.source()).duration().get().span(),
+          "A raw query without a window ends once it has its LIMIT of records: it cannot run"
+              + " FOREVER",
+          "Add a WINDOWING clause (such as TUMBLING(1000, TIME)), or give a duration such as"
+              + " STREAM(30s, TIME)");
+    }
     return new QueryPlan(
         duration, views, where, shape.aggregation(), shape.post(), window, Optional.empty());
   }

@@ -35,4 +35,12 @@ public final class Bql {
   public static String print(QueryPlan plan) {
     return BqlPrinter.print(plan);
   }
+
+  /**
+   * A window in canonical BQL, as written after {@code WINDOWING} ({@code TUMBLING(1000, TIME)});
+   * null for {@link Window#NONE}.
+   */
+  public static String print(Window window) {
+    return BqlPrinter.windowName(window);
+  }
 }

@@ -38,16 +38,19 @@ final class BqlPrinter {
           "CUMFREQ",
           "DESC",
           "DISTINCT",
+          "EVENT_TIME",
           "EVERY",
           "EXPLODE",
           "FALSE",
           "FIRST",
+          "FOREVER",
           "FREQ",
           "FROM",
           "GROUP",
           "HAVING",
           "IN",
           "IS",
+          "LATENESS",
           "LATERAL",
           "LIMIT",
           "LINEAR",
@@ -124,9 +127,11 @@ final class BqlPrinter {
   private static String inner(QueryPlan plan) {
     StringBuilder out = new StringBuilder();
     String source =
-        plan.durationMs() == QueryPlan.UNBOUNDED
-            ? "STREAM(MAX, TIME)"
-            : "STREAM(" + plan.durationMs() + ", TIME)";
+        plan.runsForever()
+            ? "STREAM(FOREVER)"
+            : plan.durationMs() == QueryPlan.UNBOUNDED
+                ? "STREAM(MAX, TIME)"
+                : "STREAM(" + plan.durationMs() + ", TIME)";
     new BqlPrinter(false, columns(plan)).query(plan, source, out);
     return out.toString();
   }
@@ -267,7 +272,10 @@ final class BqlPrinter {
       }
       out.append(" ORDER BY ").append(String.join(", ", keys));
     }
-    window(plan.window(), out);
+    String window = window(plan.window());
+    if (window != null) {
+      out.append(" WINDOWING ").append(window);
+    }
     if (post.limit().isPresent()) {
       limit = post.limit().get();
     }
@@ -276,22 +284,36 @@ final class BqlPrinter {
     }
   }
 
-  private static void window(Window window, StringBuilder out) {
+  /** A window as written after {@code WINDOWING}; null for none. */
+  String window(Window window) {
     if (window instanceof Window.Tumbling t) {
-      out.append(" WINDOWING TUMBLING(").append(t.size()).append(", ").append(t.unit()).append(')');
+      return "TUMBLING(" + t.size() + ", " + t.unit() + ")";
     } else if (window instanceof Window.Additive add) {
-      out.append(" WINDOWING EVERY(").append(add.emitEveryMs()).append(", TIME, ALL)");
+      return "EVERY(" + add.emitEveryMs() + ", TIME, ALL)";
     } else if (window instanceof Window.Sliding s) {
-      out.append(" WINDOWING EVERY(")
-          .append(s.emitEvery())
-          .append(", ")
-          .append(s.emitUnit())
-          .append(", FIRST, ")
-          .append(s.size())
-          .append(", ")
-          .append(s.sizeUnit())
-          .append(')');
+      return "EVERY("
+          + s.emitEvery()
+          + ", "
+          + s.emitUnit()
+          + ", FIRST, "
+          + s.size()
+          + ", "
+          + s.sizeUnit()
+          + ")";
+    } else if (window instanceof Window.EventTime e) {
+      return "TUMBLING("
+          + e.sizeMs()
+          + ", EVENT_TIME("
+          + expr(e.time())
+          + "), LATENESS "
+          + e.latenessMs()
+          + ")";
     }
+    return null;
+  }
+
+  static String windowName(Window window) {
+    return RECORD.window(window);
   }
 
   private String metric(Aggregation.MetricKind kind, List<Expr> args) {

@@ -215,7 +215,7 @@ final class GroupBinder {
       List<SortKey> orderBy,
       List<String> culled,
       Optional<List<String>> columnOrder) {
-    int max = cx.limits.maxGroups();
+    int max = cx.exactGroups ? cx.limits.maxExactGroups() : cx.limits.maxGroups();
     Optional<Integer> limit = cx.limit(query, max, "groups");
     int groupLimit = max;
     Optional<Integer> postLimit = Optional.empty();

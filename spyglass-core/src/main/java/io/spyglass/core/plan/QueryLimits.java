@@ -9,6 +9,8 @@ package io.spyglass.core.plan;
  * @param defaultRawLimit records per window of a raw query without LIMIT
  * @param maxRawLimit largest LIMIT of a raw query
  * @param maxGroups most groups a GROUP BY keeps exactly; more are sampled uniformly
+ * @param maxExactGroups most groups per window of a query whose groups are exact (see {@link
+ *     QueryPlan#exactGroups()}); a window with more says so in its errors
  * @param countDistinctEntries nominal entries of COUNT DISTINCT theta sketches (a power of 2)
  * @param distributionEntries k of the quantiles sketch (a power of 2)
  * @param maxDistributionPoints most points a QUANTILE/FREQ/CUMFREQ may ask for
@@ -24,6 +26,7 @@ public record QueryLimits(
     int defaultRawLimit,
     int maxRawLimit,
     int maxGroups,
+    int maxExactGroups,
     int countDistinctEntries,
     int distributionEntries,
     int maxDistributionPoints,
@@ -40,6 +43,7 @@ public record QueryLimits(
           100,
           10_000,
           512,
+          1_000_000,
           16_384,
           1_024,
           100,
@@ -48,4 +52,23 @@ public record QueryLimits(
           100L,
           64 * 1024,
           500);
+
+  /** These limits with another {@link #maxExactGroups()}. */
+  public QueryLimits withMaxExactGroups(int groups) {
+    return new QueryLimits(
+        defaultDurationMs,
+        maxDurationMs,
+        defaultRawLimit,
+        maxRawLimit,
+        maxGroups,
+        groups,
+        countDistinctEntries,
+        distributionEntries,
+        maxDistributionPoints,
+        topKEntries,
+        maxTopK,
+        minWindowEmitMs,
+        maxQueryLength,
+        maxEmitsPerSecond);
+  }
 }

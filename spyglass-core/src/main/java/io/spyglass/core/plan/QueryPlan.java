@@ -9,7 +9,8 @@ import java.util.Optional;
  * and by the canonical printer. Two plans of equivalent text are {@link #equals equal}.
  *
  * @param durationMs how long the query runs, in milliseconds; {@link #UNBOUNDED} for {@code
- *     STREAM(MAX, TIME)}, which the executor caps at the configured maximum
+ *     STREAM(MAX, TIME)}, which the executor caps at the configured maximum; {@link #FOREVER} for
+ *     {@code STREAM(FOREVER)}, which runs until stopped
  * @param lateralViews explodes applied to each record, in order, before {@code where}
  * @param where the filter, or empty for all records
  * @param aggregation what is kept of matching records
@@ -29,8 +30,34 @@ public record QueryPlan(
   /** The duration of {@code STREAM(MAX, TIME)}. */
   public static final long UNBOUNDED = Long.MAX_VALUE;
 
+  /** The duration of {@code STREAM(FOREVER)}: no end but being stopped, whatever the maximum. */
+  public static final long FOREVER = -1;
+
   /** Duration when the query names none ({@code STREAM()}). */
   public static final long DEFAULT_DURATION_MS = 30_000;
+
+  /** Whether the query runs until stopped ({@code STREAM(FOREVER)}). */
+  public boolean runsForever() {
+    return durationMs == FOREVER;
+  }
+
+  /**
+   * How long the query runs under {@code limits}: its duration capped at the maximum, or {@link
+   * Long#MAX_VALUE} when it {@link #runsForever()}.
+   */
+  public long durationMs(QueryLimits limits) {
+    return runsForever() ? Long.MAX_VALUE : Math.min(durationMs, limits.maxDurationMs());
+  }
+
+  /**
+   * Whether GROUP BY and DISTINCT keep every group exactly (up to {@link
+   * QueryLimits#maxExactGroups()}, beyond which a result says it is incomplete) instead of sampling
+   * beyond {@link QueryLimits#maxGroups()}: in queries that run forever and in event-time windows,
+   * whose results are kept as accounts.
+   */
+  public boolean exactGroups() {
+    return runsForever() || window instanceof Window.EventTime;
+  }
 
   public QueryPlan {
     lateralViews = List.copyOf(lateralViews);

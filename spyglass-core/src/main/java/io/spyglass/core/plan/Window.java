@@ -12,6 +12,9 @@ package io.spyglass.core.plan;
  *   <li>{@link Sliding}: {@code EVERY(emit, unit, FIRST, size, unit)}: emit what the last {@code
  *       size} units held. {@code EVERY(n, RECORD, FIRST, n, RECORD)} is Bullet's record stream;
  *       time-based sliding windows ({@code size > emit}) are Spyglass's own.
+ *   <li>{@link EventTime}: {@code TUMBLING(size, EVENT_TIME(time), LATENESS lateness)}: windows of
+ *       the time each record carries, emitted once the largest time seen passes their end plus the
+ *       lateness. Spyglass's own.
  * </ul>
  */
 public sealed interface Window {
@@ -27,6 +30,16 @@ public sealed interface Window {
   record Additive(long emitEveryMs) implements Window {}
 
   record Sliding(long emitEvery, Unit emitUnit, long size, Unit sizeUnit) implements Window {}
+
+  /**
+   * Tumbling windows of event time, aligned on the epoch: the window of a record whose {@code time}
+   * is {@code t} (epoch milliseconds) starts at {@code floorDiv(t, sizeMs) * sizeMs}.
+   *
+   * @param time the record's event time, in epoch milliseconds; a record whose value is not a
+   *     number has no window (it is counted)
+   * @param latenessMs how far behind the largest time seen a window stays open
+   */
+  record EventTime(long sizeMs, Expr time, long latenessMs) implements Window {}
 
   Window NONE = new None();
 }

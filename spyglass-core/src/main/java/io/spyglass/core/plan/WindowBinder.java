@@ -19,6 +19,9 @@ final class WindowBinder {
       return cx.limits.defaultDurationMs();
     }
     Select.Duration d = stream.duration().get();
+    if (d.forever()) {
+      return QueryPlan.FOREVER;
+    }
     if (d.max()) {
       return QueryPlan.UNBOUNDED;
     }
@@ -50,6 +53,9 @@ final class WindowBinder {
       Select.Amount size = tumbling.size();
       return amount(size, raw) ? new Window.Tumbling(size.value(), unit(size.unit())) : Window.NONE;
     }
+    if (clause instanceof Select.EventTimeTumbling eventTime) {
+      return eventTime(eventTime);
+    }
     Select.Every every = (Select.Every) clause;
     Select.Amount emit = every.emit();
     if (!amount(emit, raw)) {
@@ -70,6 +76,39 @@ final class WindowBinder {
       return Window.NONE;
     }
     return new Window.Sliding(emit.value(), unit(emit.unit()), size.value(), unit(size.unit()));
+  }
+
+  /**
+   * {@code TUMBLING(size, EVENT_TIME(time), LATENESS lateness)}: a positive size, and at most
+   * {@link #MAX_PANES} windows open at once (the lateness spans at most that many sizes). The size
+   * is not bound by the clock's limits: event time is the records'.
+   */
+  private Window eventTime(Select.EventTimeTumbling clause) {
+    Expr time = cx.bindRecord(clause.time(), "inside EVENT_TIME");
+    cx.expressions.requireNumeric(time, clause.time().span(), "EVENT_TIME");
+    Select.Amount size = clause.size();
+    long lateness = clause.lateness().map(Select.Amount::value).orElse(0L);
+    boolean ok = true;
+    if (size.value() < 1) {
+      cx.error(
+          size.span(), "An event-time window must be at least 1 ms long", "Use a size such as 1h");
+      ok = false;
+    }
+    if (ok && lateness / size.value() >= MAX_PANES) {
+      Select.Amount late = clause.lateness().get();
+      cx.error(
+          late.span(),
+          "A LATENESS of "
+              + lateness
+              + " ms keeps more than "
+              + MAX_PANES
+              + " windows of "
+              + size.value()
+              + " ms open at once",
+          "Use a LATENESS below " + MAX_PANES * size.value() + " ms, or longer windows");
+      ok = false;
+    }
+    return ok ? new Window.EventTime(size.value(), time, lateness) : Window.NONE;
   }
 
   /** Checks a window that emits every {@code emit} and holds the last {@code size}. */

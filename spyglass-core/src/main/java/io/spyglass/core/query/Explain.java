@@ -18,12 +18,14 @@ public final class Explain {
     out.append("query:       ").append(Bql.print(plan)).append('\n');
     out.append("duration:    ")
         .append(
-            plan.durationMs() >= limits.maxDurationMs()
-                ? "until stopped (at most " + limits.maxDurationMs() + " ms)"
-                : plan.durationMs() + " ms")
+            plan.runsForever()
+                ? "until stopped (no maximum)"
+                : plan.durationMs() >= limits.maxDurationMs()
+                    ? "until stopped (at most " + limits.maxDurationMs() + " ms)"
+                    : plan.durationMs() + " ms")
         .append('\n');
-    out.append("aggregation: ").append(describe(plan.aggregation())).append('\n');
-    String window = WindowNames.of(plan.window());
+    out.append("aggregation: ").append(describe(plan, limits)).append('\n');
+    String window = Bql.print(plan.window());
     out.append("window:      ").append(window == null ? "none: one result at the end" : window);
     out.append('\n');
     Set<String> fields = new TreeSet<>();
@@ -59,11 +61,12 @@ public final class Explain {
                                 "evaluated on every record (no equality, IN or range on a"
                                     + " top-level field)")))
         .append('\n');
-    plan.outer().ifPresent(o -> out.append("outer:       ").append(describe(o.aggregation())));
+    plan.outer().ifPresent(o -> out.append("outer:       ").append(describe(o, limits)));
     return out.toString();
   }
 
-  private static String describe(Aggregation a) {
+  private static String describe(QueryPlan plan, QueryLimits limits) {
+    Aggregation a = plan.aggregation();
     if (a instanceof Aggregation.Raw) {
       Aggregation.Raw r = (Aggregation.Raw) a;
       return "raw records, at most " + r.limit() + " per window";
@@ -75,7 +78,11 @@ public final class Explain {
               + g.keys().size()
               + " key(s), "
               + g.metrics().size()
-              + " metric(s): exact per group up to the group capacity, then sampled";
+              + (plan.exactGroups()
+                  ? " metric(s): exact, up to "
+                      + limits.maxExactGroups()
+                      + " groups per window (a window with more says so in its errors)"
+                  : " metric(s): exact per group up to the group capacity, then sampled");
     } else if (a instanceof Aggregation.CountDistinct) {
       return "count distinct: theta sketch, exact up to its size, then estimated";
     } else if (a instanceof Aggregation.Distribution) {

@@ -7,6 +7,7 @@ import io.spyglass.core.plan.FieldRef;
 import io.spyglass.core.plan.NamedExpr;
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.plan.QueryPlan;
+import io.spyglass.core.plan.Window;
 import io.spyglass.core.record.JsonRecordReader;
 import io.spyglass.core.record.MalformedRecordException;
 import io.spyglass.core.record.Record;
@@ -414,6 +415,9 @@ public final class FilterSet {
   static boolean collectFields(QueryPlan plan, Set<String> out) {
     List<Expr> exprs = new ArrayList<>();
     plan.where().ifPresent(exprs::add);
+    if (plan.window() instanceof Window.EventTime eventTime) {
+      exprs.add(eventTime.time());
+    }
     plan.lateralViews().forEach(v -> exprs.add(v.source()));
     boolean all = false;
     Aggregation agg = plan.aggregation();

@@ -24,7 +24,10 @@ final class PartialFactory {
     } else if (agg instanceof Aggregation.Group) {
       Aggregation.Group g = (Aggregation.Group) agg;
       return new GroupPartial(
-          names(g.keys()), g.metrics(), limits.maxGroups(), limits.countDistinctEntries());
+          names(g.keys()),
+          g.metrics(),
+          plan.exactGroups() ? limits.maxExactGroups() : limits.maxGroups(),
+          limits.countDistinctEntries());
     } else if (agg instanceof Aggregation.CountDistinct) {
       return new CountDistinctPartial(
           limits.countDistinctEntries(), ((Aggregation.CountDistinct) agg).name());

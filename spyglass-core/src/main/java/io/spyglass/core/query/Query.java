@@ -27,9 +27,12 @@ public record Query(String id, String text, QueryPlan plan, long receiveTimeMs) 
     return new Query(id, text, Bql.compile(text, limits), receiveTimeMs);
   }
 
-  /** When the query ends by its duration, on the engine clock. */
+  /**
+   * When the query ends by its duration, on the engine clock; {@link Long#MAX_VALUE} for one that
+   * runs {@link QueryPlan#runsForever() forever}.
+   */
   public long endTimeMs(QueryLimits limits) {
-    long duration = Math.min(plan.durationMs(), limits.maxDurationMs());
+    long duration = plan.durationMs(limits);
     return receiveTimeMs + duration < receiveTimeMs ? Long.MAX_VALUE : receiveTimeMs + duration;
   }
 }

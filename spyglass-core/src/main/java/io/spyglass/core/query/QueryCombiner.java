@@ -1,11 +1,14 @@
 package io.spyglass.core.query;
 
+import io.spyglass.core.partial.EventTimePartial;
+import io.spyglass.core.partial.GroupPartial;
 import io.spyglass.core.partial.Partial;
 import io.spyglass.core.partial.PartialFormatException;
 import io.spyglass.core.partial.PartialReader;
 import io.spyglass.core.partial.PartialWriter;
 import io.spyglass.core.partial.RawPartial;
 import io.spyglass.core.plan.Aggregation;
+import io.spyglass.core.plan.Bql;
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.plan.QueryPlan;
 import io.spyglass.core.plan.Window;
@@ -16,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.LongFunction;
 import java.util.function.LongSupplier;
 
 /**
@@ -27,16 +31,21 @@ import java.util.function.LongSupplier;
  * <p>Emission rules: a query without a window emits once, when it ends (or, for a raw query, as
  * soon as it holds its LIMIT of records); a time window emits when its period has passed; a record
  * window emits on its n-th record. A query emitting faster than {@link
- * QueryLimits#maxEmitsPerSecond()} is stopped with an error.
+ * QueryLimits#maxEmitsPerSecond()} is stopped with an error. Event-time windows ({@link
+ * Window.EventTime}) emit each window once it is final, on the {@link #advance} after the largest
+ * event time seen passed its end plus the lateness, then a late update for a final window that
+ * records came for afterwards; their pace is the records', not bounded by the emit rate. When the
+ * query ends, each window still open is emitted once more, not final. {@link #peek} shows the
+ * current window(s) at any time without closing them.
  *
- * <p>A runtime that checkpoints its state (Flink) saves a combiner with {@link #snapshot()} and
- * goes on from there with {@link #restore}.
+ * <p>A runtime that checkpoints its state (Flink, the service) saves a combiner with {@link
+ * #snapshot()} and goes on from there with {@link #restore}.
  *
  * <p>Not thread-safe: confined to one thread.
  */
 public final class QueryCombiner {
   private static final byte[] SNAPSHOT_MAGIC = {'S', 'G', 'Q', 'C'};
-  private static final int SNAPSHOT_VERSION = 1;
+  private static final int SNAPSHOT_VERSION = 2;
 
   private final Query query;
   private final QueryLimits limits;
@@ -47,8 +56,17 @@ public final class QueryCombiner {
   private final long endTimeMs;
   private final String windowName;
 
-  /** Tumbling, additive and none: one state. Sliding time windows: one state per pane. */
+  /**
+   * Tumbling, additive and none: one state. Sliding time windows: one state per pane. Event-time
+   * windows: none (their states are in {@link #events}).
+   */
   private final Partial[] panes;
+
+  /** The windows of an event-time query; null for other queries. */
+  private final EventTimeWindows events;
+
+  /** The time of the last call that told the combiner something: when {@link #events} is due. */
+  private long lastCallMs;
 
   private int newest;
   private final long emitEvery;
@@ -76,9 +94,10 @@ public final class QueryCombiner {
         plan.postAggregation().isEmpty() ? null : new PostAggregator(plan.postAggregation(), clock);
     this.endTimeMs = query.endTimeMs(limits);
     Window w = plan.window();
-    this.windowName = WindowNames.of(w);
+    this.windowName = Bql.print(w);
     Partial first = PartialFactory.create(plan, limits);
-    int paneCount = 1;
+    this.events = w instanceof Window.EventTime e ? new EventTimeWindows(e, first) : null;
+    int paneCount = events == null ? 1 : 0;
     long every = 0;
     boolean records = false;
     if (w instanceof Window.Tumbling) {
@@ -98,9 +117,8 @@ public final class QueryCombiner {
     this.emitEvery = every;
     this.recordWindow = records;
     this.panes = new Partial[paneCount];
-    panes[0] = first;
-    for (int i = 1; i < paneCount; i++) {
-      panes[i] = first.emptyCopy();
+    for (int i = 0; i < paneCount; i++) {
+      panes[i] = i == 0 ? first : first.emptyCopy();
     }
     this.rowLimit = rowLimit(plan.aggregation());
     this.rawLimit =
@@ -108,6 +126,7 @@ public final class QueryCombiner {
             ? ((Aggregation.Raw) plan.aggregation()).limit()
             : 0;
     this.windowStartMs = query.receiveTimeMs();
+    this.lastCallMs = query.receiveTimeMs();
     this.windowNumber = 1;
     this.nextEmitMs = every > 0 && !records ? satAdd(query.receiveTimeMs(), every) : Long.MAX_VALUE;
   }
@@ -135,8 +154,15 @@ public final class QueryCombiner {
     return done;
   }
 
-  /** The latest time by which {@link #advance} must be called for windows to close on time. */
+  /**
+   * The latest time by which {@link #advance} must be called for windows to close on time: for
+   * event-time windows, at once when partials since the last advance bring a later event time or
+   * late records.
+   */
   public long nextDeadlineMs() {
+    if (events != null && !done && events.due()) {
+      return lastCallMs;
+    }
     return Math.min(nextEmitMs, endTimeMs);
   }
 
@@ -159,6 +185,13 @@ public final class QueryCombiner {
   }
 
   private void merge(Partial partial, long nowMs) {
+    lastCallMs = nowMs;
+    if (events != null) {
+      if (events.accept((EventTimePartial) partial)) {
+        emitEvents(events.lateOnes(), nowMs, false);
+      }
+      return;
+    }
     if (recordWindow) {
       RawPartial window = (RawPartial) panes[0];
       for (Map<String, Object> row : partial.rows()) {
@@ -194,8 +227,13 @@ public final class QueryCombiner {
   }
 
   private void advanceChecked(long nowMs) {
+    lastCallMs = nowMs;
     if (nowMs >= endTimeMs) {
       finish(Math.max(nowMs, endTimeMs));
+      return;
+    }
+    if (events != null) {
+      emitEvents(events.advance(), nowMs, false);
       return;
     }
     if (nowMs < nextEmitMs) {
@@ -229,12 +267,40 @@ public final class QueryCombiner {
       return;
     }
     try {
+      if (events != null) {
+        done = true;
+        emitEvents(events.finish(), nowMs, true);
+        return;
+      }
       Partial state = panes.length == 1 ? panes[0] : mergedPanes();
       emit(state, nowMs, true);
       done = true;
     } catch (RuntimeException | StackOverflowError | LinkageError e) {
       failInternally(e, nowMs);
     }
+  }
+
+  /**
+   * The current state of the query's open window(s) as results, without closing them or changing
+   * anything: for an event-time query one per open window ({@code "final": false} in {@code
+   * meta.window}), in time order; for other windows the current one. Not marked final, and not
+   * counted against the emit rate.
+   */
+  public List<Result> peek(long nowMs) {
+    List<Result> out = new ArrayList<>();
+    if (done) {
+      return out;
+    }
+    ResultSink collect = (q, r) -> out.add(r);
+    if (events != null) {
+      for (EventTimeWindows.Emission e : events.peek()) {
+        emitRows(collect, e.state(), nowMs, false, size -> eventWindow(e, nowMs, size));
+      }
+    } else {
+      Partial state = panes.length == 1 ? panes[0] : mergedPanes();
+      emitRows(collect, state, nowMs, false, size -> windowMeta(nowMs, size));
+    }
+    return out;
   }
 
   /** Ends the query with an error and emits what it has, with the error in the metadata. */
@@ -244,9 +310,13 @@ public final class QueryCombiner {
     }
     errors = List.of(new Meta.QueryError(message, resolution, true));
     try {
+      done = true;
+      if (events != null) {
+        emitEvents(events.finish(), nowMs, true);
+        return;
+      }
       Partial state = panes.length == 1 ? panes[0] : mergedPanes();
       emitUnchecked(state, nowMs, true);
-      done = true;
     } catch (RuntimeException | StackOverflowError | LinkageError e) {
       failInternally(e, nowMs);
     }
@@ -268,7 +338,7 @@ public final class QueryCombiner {
     all.add(QueryFailures.internal(error));
     errors = all;
     done = true;
-    sink.emit(query, new Result(List.of(), meta(nowMs, true, 0, Map.of())));
+    sink.emit(query, new Result(List.of(), meta(nowMs, true, Optional.empty(), Map.of(), errors)));
   }
 
   private Partial mergedPanes() {
@@ -296,6 +366,49 @@ public final class QueryCombiner {
   }
 
   private void emitUnchecked(Partial state, long nowMs, boolean isFinal) {
+    emitRows(sink, state, nowMs, isFinal, size -> windowMeta(nowMs, size));
+  }
+
+  private Optional<Meta.WindowMeta> windowMeta(long nowMs, long size) {
+    return windowName == null
+        ? Optional.empty()
+        : Optional.of(new Meta.WindowMeta(windowNumber, windowName, nowMs, windowStartMs, size));
+  }
+
+  private Optional<Meta.WindowMeta> eventWindow(
+      EventTimeWindows.Emission e, long nowMs, long size) {
+    return Optional.of(events.windowMeta(e, windowName, nowMs, size));
+  }
+
+  /**
+   * Emits event-time windows and late updates; with {@code queryEnds} the last is the query's final
+   * result (an empty one, without a window, when there is nothing to emit).
+   */
+  private void emitEvents(
+      List<EventTimeWindows.Emission> emissions, long nowMs, boolean queryEnds) {
+    for (int i = 0; i < emissions.size(); i++) {
+      EventTimeWindows.Emission e = emissions.get(i);
+      boolean last = queryEnds && i == emissions.size() - 1;
+      if (e.state() == null) {
+        Meta meta = meta(nowMs, last, eventWindow(e, nowMs, 0), Map.of(), errors);
+        sink.emit(query, new Result(List.of(), meta));
+      } else {
+        emitRows(sink, e.state(), nowMs, last, size -> eventWindow(e, nowMs, size));
+      }
+    }
+    if (queryEnds && emissions.isEmpty()) {
+      sink.emit(
+          query, new Result(List.of(), meta(nowMs, true, Optional.empty(), Map.of(), errors)));
+    }
+  }
+
+  /** A state as a result: rows capped, post-aggregated and through the outer query. */
+  private void emitRows(
+      ResultSink to,
+      Partial state,
+      long nowMs,
+      boolean isFinal,
+      LongFunction<Optional<Meta.WindowMeta>> window) {
     List<Map<String, Object>> rows = state.rows();
     if (rows.size() > rowLimit) {
       rows = new ArrayList<>(rows.subList(0, rowLimit));
@@ -311,15 +424,30 @@ public final class QueryCombiner {
         sketch = outer.sketch;
       }
     }
-    sink.emit(query, new Result(rows, meta(nowMs, isFinal, rows.size(), sketch)));
+    List<Meta.QueryError> resultErrors = errors;
+    if (plan.exactGroups() && state instanceof GroupPartial g && g.theta() < 1.0) {
+      resultErrors = new ArrayList<>(errors);
+      resultErrors.add(
+          new Meta.QueryError(
+              "This window has more than "
+                  + g.capacity()
+                  + " groups, the most an exact GROUP BY keeps: the records of the groups beyond"
+                  + " them are missing from this result",
+              "Group by fewer distinct keys, use shorter windows, or raise the limit of exact"
+                  + " groups (maxExactGroups)",
+              false));
+    }
+    to.emit(
+        query,
+        new Result(rows, meta(nowMs, isFinal, window.apply(rows.size()), sketch, resultErrors)));
   }
 
-  private Meta meta(long nowMs, boolean isFinal, int size, Map<String, Object> sketch) {
-    Optional<Meta.WindowMeta> window =
-        windowName == null
-            ? Optional.empty()
-            : Optional.of(
-                new Meta.WindowMeta(windowNumber, windowName, nowMs, windowStartMs, size));
+  private Meta meta(
+      long nowMs,
+      boolean isFinal,
+      Optional<Meta.WindowMeta> window,
+      Map<String, Object> sketch,
+      List<Meta.QueryError> resultErrors) {
     return new Meta(
         query.id(),
         query.text(),
@@ -327,21 +455,27 @@ public final class QueryCombiner {
         isFinal ? Optional.of(nowMs) : Optional.empty(),
         window,
         sketch,
-        errors,
-        isFinal);
+        resultErrors,
+        isFinal,
+        Map.of(),
+        events == null ? Optional.empty() : Optional.of(events.meta()));
   }
 
   /**
    * The combiner's state as bytes: its window panes (each in the partial format of {@link
-   * io.spyglass.core.partial.Partials}), the window number and times, the emit-rate counter and the
-   * errors. The query is not included: {@link #restore} takes it again.
+   * io.spyglass.core.partial.Partials}), the window number and times, the emit-rate counter, the
+   * errors, and for event-time windows the open windows, the watermark and the late counts. The
+   * query is not included: {@link #restore} takes it again.
    *
    * <pre>
-   * magic 'S' 'G' 'Q' 'C', version 1 (one byte)
+   * magic 'S' 'G' 'Q' 'C', version 2 (one byte)
    * panes (varint) then each pane (varint length + encoded partial); newest pane (varint)
    * window number (varint); window start, next emit, emit second (8 bytes each)
    * emits this second (varint); done (boolean); errors (varint) then message, resolution, fatal
+   * event-time windows (boolean) then, if present, as {@link EventTimeWindows#writeTo}
    * </pre>
+   *
+   * Version 1 is version 2 without the event-time part; {@link #restore} reads both.
    */
   public byte[] snapshot() {
     PartialWriter out = new PartialWriter(256);
@@ -357,6 +491,10 @@ public final class QueryCombiner {
     for (Meta.QueryError e : errors) {
       out.writeString(e.message()).writeString(e.resolution()).writeBoolean(e.fatal());
     }
+    out.writeBoolean(events != null);
+    if (events != null) {
+      events.writeTo(out);
+    }
     return out.toByteArray();
   }
 
@@ -364,8 +502,8 @@ public final class QueryCombiner {
    * A combiner of {@code query} that goes on from a {@link #snapshot()} of a combiner of the same
    * query.
    *
-   * @throws PartialFormatException when the bytes are not a snapshot in format 1, or do not fit the
-   *     query (another window or aggregation)
+   * @throws PartialFormatException when the bytes are not a snapshot in format 1 or 2, or do not
+   *     fit the query (another window or aggregation)
    */
   public static QueryCombiner restore(
       Query query, QueryLimits limits, ResultSink sink, LongSupplier clock, byte[] snapshot) {
@@ -377,9 +515,9 @@ public final class QueryCombiner {
       }
     }
     int version = in.readByte();
-    if (version != SNAPSHOT_VERSION) {
+    if (version != 1 && version != SNAPSHOT_VERSION) {
       throw new PartialFormatException(
-          "unsupported combiner snapshot version " + version + " (supported: 1)");
+          "unsupported combiner snapshot version " + version + " (supported: 1 and 2)");
     }
     int paneCount = in.readCount(1);
     if (paneCount != c.panes.length) {
@@ -400,7 +538,7 @@ public final class QueryCombiner {
       c.panes[i] = p;
     }
     c.newest = in.readVarInt();
-    if (c.newest >= paneCount) {
+    if (c.newest >= Math.max(1, paneCount)) {
       throw new PartialFormatException("newest pane " + c.newest + " of " + paneCount);
     }
     c.windowNumber = in.readVarLong();
@@ -415,6 +553,18 @@ public final class QueryCombiner {
       errors.add(new Meta.QueryError(in.readString(), in.readString(), in.readBoolean()));
     }
     c.errors = List.copyOf(errors);
+    boolean hasEvents = version >= 2 && in.readBoolean();
+    if (hasEvents != (c.events != null)) {
+      throw new PartialFormatException(
+          "the snapshot "
+              + (hasEvents ? "has" : "has no")
+              + " event-time windows, the query "
+              + query.id()
+              + (c.events != null ? " has" : " has none"));
+    }
+    if (hasEvents) {
+      c.events.readFrom(in);
+    }
     in.requireEnd();
     return c;
   }

@@ -9,6 +9,7 @@ import io.spyglass.core.exec.EvalStats;
 import io.spyglass.core.exec.ExprCompiler;
 import io.spyglass.core.partial.CountDistinctPartial;
 import io.spyglass.core.partial.DistributionPartial;
+import io.spyglass.core.partial.EventTimePartial;
 import io.spyglass.core.partial.GroupPartial;
 import io.spyglass.core.partial.Partial;
 import io.spyglass.core.partial.RawPartial;
@@ -18,6 +19,7 @@ import io.spyglass.core.plan.Expr;
 import io.spyglass.core.plan.NamedExpr;
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.plan.QueryPlan;
+import io.spyglass.core.plan.Window;
 import io.spyglass.core.record.Record;
 import io.spyglass.core.record.Values;
 import java.util.LinkedHashMap;
@@ -38,6 +40,10 @@ final class QueryFilter {
   private final View[] views;
   private final Feeder feeder;
   private final int rawCapacity;
+
+  /** The event time of event-time windows; null for other windows. */
+  private final Eval eventTime;
+
   private final Record exploded;
   long matched;
 
@@ -68,10 +74,24 @@ final class QueryFilter {
                             v.outer()))
                 .toArray(View[]::new);
     this.exploded = views.length == 0 ? null : new Record(32);
-    this.partial = PartialFactory.create(plan, limits);
-    this.feeder = feeder(plan.aggregation(), compiler, partial);
-    this.rawCapacity = partial instanceof RawPartial ? PartialFactory.rawCapacity(plan) : 0;
+    Partial state = PartialFactory.create(plan, limits);
+    if (plan.window() instanceof Window.EventTime w) {
+      this.eventTime = compiler.compile(w.time());
+      this.partial = new EventTimePartial(w.sizeMs(), state);
+      this.rawCapacity = 0; // flushed like aggregations: its windows close on event time
+    } else {
+      this.eventTime = null;
+      this.partial = state;
+      this.rawCapacity = state instanceof RawPartial ? PartialFactory.rawCapacity(plan) : 0;
+    }
+    this.feeder = feeder(plan.aggregation(), compiler);
   }
+
+  /**
+   * Windows an event-time partial may hold before it is flushed: records with times far apart (a
+   * replay of old data) cannot grow one batch's state without bound.
+   */
+  static final int MAX_WINDOWS_PER_FLUSH = 256;
 
   boolean isRaw() {
     return rawCapacity > 0;
@@ -106,8 +126,28 @@ final class QueryFilter {
       }
     }
     matched++;
-    feeder.feed(r);
+    if (eventTime != null) {
+      return acceptByTime(r);
+    }
+    feeder.feed(r, partial);
     return rawCapacity > 0 && ((RawPartial) partial).size() >= rawCapacity ? FULL : MATCHED;
+  }
+
+  /** Feeds the window of the record's event time; a record without a usable one is counted. */
+  private int acceptByTime(Record r) {
+    EventTimePartial windows = (EventTimePartial) partial;
+    int k = eventTime.eval(r);
+    long timeMs;
+    if (k == Record.INTEGER || k == Record.LONG) {
+      timeMs = eventTime.l;
+    } else if ((k == Record.FLOAT || k == Record.DOUBLE) && Double.isFinite(eventTime.d)) {
+      timeMs = (long) Math.floor(eventTime.d);
+    } else {
+      windows.noTime();
+      return MATCHED;
+    }
+    feeder.feed(r, windows.window(timeMs).state());
+    return windows.windows().size() >= MAX_WINDOWS_PER_FLUSH ? FULL : MATCHED;
   }
 
   /**
@@ -156,50 +196,49 @@ final class QueryFilter {
 
   // ------------------------------------------------------------------ feeders
 
+  /** Feeds a record to a state of the query's aggregation (its own, or an event-time window's). */
   private interface Feeder {
-    void feed(Record r);
+    void feed(Record r, Partial state);
   }
 
-  private static Feeder feeder(Aggregation agg, ExprCompiler compiler, Partial partial) {
+  private static Feeder feeder(Aggregation agg, ExprCompiler compiler) {
     if (agg instanceof Aggregation.Raw) {
-      return rawFeeder((Aggregation.Raw) agg, compiler, (RawPartial) partial);
+      return rawFeeder((Aggregation.Raw) agg, compiler);
     } else if (agg instanceof Aggregation.Group) {
-      return new GroupFeeder((Aggregation.Group) agg, compiler, (GroupPartial) partial);
+      return new GroupFeeder((Aggregation.Group) agg, compiler);
     } else if (agg instanceof Aggregation.CountDistinct) {
       Eval[] fields = compileAll(((Aggregation.CountDistinct) agg).fields(), compiler);
-      CountDistinctPartial cd = (CountDistinctPartial) partial;
-      return r -> cd.update(tupleHash(fields, r));
+      return (r, state) -> ((CountDistinctPartial) state).update(tupleHash(fields, r));
     } else if (agg instanceof Aggregation.Distribution) {
       Eval value = compiler.compile(((Aggregation.Distribution) agg).value());
-      DistributionPartial dp = (DistributionPartial) partial;
-      return r -> {
+      return (r, state) -> {
         int k = value.eval(r);
         if (Values.isNumeric((byte) k)) {
-          dp.update(value.asDouble(k));
+          ((DistributionPartial) state).update(value.asDouble(k));
         }
       };
     } else {
       Aggregation.TopK t = (Aggregation.TopK) agg;
       Eval[] fields = compileNamed(t.fields(), compiler);
-      TopKPartial tp = (TopKPartial) partial;
       Object[] scratch = new Object[fields.length];
-      return r -> {
+      return (r, state) -> {
         for (int i = 0; i < fields.length; i++) {
           scratch[i] = fields[i].boxed(fields[i].eval(r));
         }
-        tp.update(scratch);
+        ((TopKPartial) state).update(scratch);
       };
     }
   }
 
-  private static Feeder rawFeeder(Aggregation.Raw raw, ExprCompiler compiler, RawPartial rp) {
+  private static Feeder rawFeeder(Aggregation.Raw raw, ExprCompiler compiler) {
     if (raw.projection().isEmpty()) {
-      return r -> rp.add(r.toFullMap());
+      return (r, state) -> ((RawPartial) state).add(r.toFullMap());
     }
     List<NamedExpr> items = raw.projection().get();
     Eval[] evals = compileNamed(items, compiler);
     String[] names = items.stream().map(NamedExpr::name).toArray(String[]::new);
-    return r -> {
+    return (r, state) -> {
+      RawPartial rp = (RawPartial) state;
       if (rp.isFull()) {
         return;
       }
@@ -231,14 +270,12 @@ final class QueryFilter {
   }
 
   private static final class GroupFeeder implements Feeder {
-    private final GroupPartial partial;
     private final Eval[] keys;
     private final Object[] scratch;
     private final Aggregation.MetricKind[] kinds;
     private final Eval[][] args;
 
-    GroupFeeder(Aggregation.Group group, ExprCompiler compiler, GroupPartial partial) {
-      this.partial = partial;
+    GroupFeeder(Aggregation.Group group, ExprCompiler compiler) {
       this.keys = compileNamed(group.keys(), compiler);
       this.scratch = new Object[keys.length];
       List<Aggregation.Metric> metrics = group.metrics();
@@ -251,7 +288,8 @@ final class QueryFilter {
     }
 
     @Override
-    public void feed(Record r) {
+    public void feed(Record r, Partial state) {
+      GroupPartial partial = (GroupPartial) state;
       for (int i = 0; i < keys.length; i++) {
         int k = keys[i].eval(r);
         if (k == MAP || k == LIST) {

@@ -3,6 +3,7 @@ package io.spyglass.core.query;
 import io.spyglass.core.partial.Partial;
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.record.Record;
+import io.spyglass.core.result.Result;
 import io.spyglass.core.syntax.BqlException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -104,6 +105,21 @@ public final class QueryProcessor {
       c.finish(now);
     }
     removeFinished();
+  }
+
+  /**
+   * The query's open window(s) as results, without closing them: what it has so far, with every
+   * record processed until now ({@link QueryCombiner#peek}). Empty for a query not running.
+   */
+  public List<Result> peek(String id) {
+    QueryCombiner c = combiners.get(id);
+    if (c == null) {
+      return List.of();
+    }
+    filters.flush(id);
+    List<Result> out = c.peek(clock.getAsLong());
+    removeFinished();
+    return out;
   }
 
   /** Offers one record to every query; {@code record} is valid only during this call. */

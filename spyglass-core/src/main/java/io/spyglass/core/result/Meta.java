@@ -23,6 +23,8 @@ import java.util.Optional;
  * @param badInput input the runtime skipped (could not read as records) since the query's previous
  *     result, or its start: reason key (e.g. {@code malformedJson}) to count, in a stable order;
  *     empty when none
+ * @param eventTime the event time of a query with event-time windows, as of this result; empty for
+ *     other queries
  */
 public record Meta(
     String queryId,
@@ -33,11 +35,36 @@ public record Meta(
     Map<String, Object> sketch,
     List<QueryError> errors,
     boolean isFinal,
-    Map<String, Long> badInput) {
+    Map<String, Long> badInput,
+    Optional<EventTimeMeta> eventTime) {
   public Meta {
     sketch = Map.copyOf(sketch);
     errors = List.copyOf(errors);
     badInput = Collections.unmodifiableMap(new LinkedHashMap<>(badInput));
+  }
+
+  /** Metadata without event time. */
+  public Meta(
+      String queryId,
+      String queryText,
+      long receiveTimeMs,
+      Optional<Long> finishTimeMs,
+      Optional<WindowMeta> window,
+      Map<String, Object> sketch,
+      List<QueryError> errors,
+      boolean isFinal,
+      Map<String, Long> badInput) {
+    this(
+        queryId,
+        queryText,
+        receiveTimeMs,
+        finishTimeMs,
+        window,
+        sketch,
+        errors,
+        isFinal,
+        badInput,
+        Optional.empty());
   }
 
   /** Metadata without bad input. */
@@ -57,7 +84,16 @@ public record Meta(
   /** This metadata with the runtime's count of bad input since the previous result. */
   public Meta withBadInput(Map<String, Long> counts) {
     return new Meta(
-        queryId, queryText, receiveTimeMs, finishTimeMs, window, sketch, errors, isFinal, counts);
+        queryId,
+        queryText,
+        receiveTimeMs,
+        finishTimeMs,
+        window,
+        sketch,
+        errors,
+        isFinal,
+        counts,
+        eventTime);
   }
 
   /** This metadata with one more error (e.g. the runtime's, about its source). */
@@ -65,7 +101,16 @@ public record Meta(
     List<QueryError> all = new ArrayList<>(errors);
     all.add(error);
     return new Meta(
-        queryId, queryText, receiveTimeMs, finishTimeMs, window, sketch, all, isFinal, badInput);
+        queryId,
+        queryText,
+        receiveTimeMs,
+        finishTimeMs,
+        window,
+        sketch,
+        all,
+        isFinal,
+        badInput,
+        eventTime);
   }
 
   /**
@@ -76,7 +121,45 @@ public record Meta(
    * @param size records in this result
    */
   public record WindowMeta(
-      long number, String name, long emitTimeMs, long startTimeMs, long size) {}
+      long number,
+      String name,
+      long emitTimeMs,
+      long startTimeMs,
+      long size,
+      Optional<EventWindow> eventWindow) {
+
+    /** A window of the engine clock or of records. */
+    public WindowMeta(long number, String name, long emitTimeMs, long startTimeMs, long size) {
+      this(number, name, emitTimeMs, startTimeMs, size, Optional.empty());
+    }
+  }
+
+  /**
+   * What an event-time window adds to {@link WindowMeta}, whose {@code number} is then the window's
+   * start divided by its size (the same for every result of the window) and whose {@code
+   * startTimeMs} its start, in event time.
+   *
+   * @param endTimeMs where the window ends, exclusive, in event time
+   * @param isFinal whether the watermark (the largest event time seen minus the lateness) has
+   *     reached the window's end, or the query ended: its records will not change any more
+   * @param late records that came for the window after it was final, counted in no result's
+   *     records: in a {@code lateUpdate}, how many came since the window's previous result
+   * @param lateUpdate whether this result only tells of late records for a window whose final
+   *     result came before (its records are empty, not the window's)
+   */
+  public record EventWindow(long endTimeMs, boolean isFinal, long late, boolean lateUpdate) {}
+
+  /**
+   * The event time of a query with event-time windows, since it started.
+   *
+   * @param maxTimeMs the largest event time taken into account so far; empty before the first
+   * @param watermarkMs {@code maxTimeMs} minus the lateness: a window whose end it has reached is
+   *     final; empty before the first event time
+   * @param late records that came for a window after it was final: counted, in no result's records
+   * @param withoutTime records whose event time was missing or not a number: counted, in no window
+   */
+  public record EventTimeMeta(
+      Optional<Long> maxTimeMs, Optional<Long> watermarkMs, long late, long withoutTime) {}
 
   /**
    * An error in running a query. {@code fatal} errors ended the query.

@@ -66,6 +66,27 @@ public final class ResultJson {
       g.writeNumberField("emitTime", w.emitTimeMs());
       g.writeNumberField("startTime", w.startTimeMs());
       g.writeNumberField("size", w.size());
+      if (w.eventWindow().isPresent()) {
+        Meta.EventWindow e = w.eventWindow().get();
+        g.writeNumberField("endTime", e.endTimeMs());
+        g.writeBooleanField("final", e.isFinal());
+        g.writeNumberField("late", e.late());
+        if (e.lateUpdate()) {
+          g.writeBooleanField("lateUpdate", true);
+        }
+      }
+      g.writeEndObject();
+    }
+    if (m.eventTime().isPresent()) {
+      Meta.EventTimeMeta e = m.eventTime().get();
+      g.writeNumberField("late", e.late());
+      g.writeFieldName("eventTime");
+      g.writeStartObject();
+      if (e.watermarkMs().isPresent()) {
+        g.writeNumberField("watermark", e.watermarkMs().get());
+        g.writeNumberField("maxTime", e.maxTimeMs().get());
+      }
+      g.writeNumberField("withoutTime", e.withoutTime());
       g.writeEndObject();
     }
     if (!m.sketch().isEmpty()) {

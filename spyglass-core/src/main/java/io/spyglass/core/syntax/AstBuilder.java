@@ -21,6 +21,7 @@ import io.spyglass.core.syntax.Expression.Unary;
 import io.spyglass.core.syntax.Expression.UnaryOp;
 import io.spyglass.core.syntax.Select.Amount;
 import io.spyglass.core.syntax.Select.Duration;
+import io.spyglass.core.syntax.Select.EventTimeTumbling;
 import io.spyglass.core.syntax.Select.Every;
 import io.spyglass.core.syntax.Select.Explode;
 import io.spyglass.core.syntax.Select.Item;
@@ -146,21 +147,34 @@ final class AstBuilder {
     if (ctx instanceof BqlParser.SubQuerySourceContext sub) {
       return new SubQuery(query(sub.query()), span(ctx));
     }
+    if (ctx instanceof BqlParser.ForeverSourceContext forever) {
+      Span at = span(forever.FOREVER().getSymbol());
+      return new Stream(Optional.of(new Duration(0, false, true, at)), span(ctx));
+    }
     BqlParser.StreamSourceContext stream = (BqlParser.StreamSourceContext) ctx;
     if (stream.streamDuration() == null) {
       return new Stream(Optional.empty(), span(ctx));
     }
     BqlParser.StreamDurationContext duration = stream.streamDuration();
     if (duration.MAX() != null) {
-      return new Stream(Optional.of(new Duration(0, true, span(duration))), span(ctx));
+      return new Stream(Optional.of(new Duration(0, true, false, span(duration))), span(ctx));
     }
     Amount amount = amount(duration.amount(), Unit.TIME);
-    return new Stream(Optional.of(new Duration(amount.value(), false, amount.span())), span(ctx));
+    return new Stream(
+        Optional.of(new Duration(amount.value(), false, false, amount.span())), span(ctx));
   }
 
   private WindowClause window(BqlParser.WindowContext ctx) {
     if (ctx instanceof BqlParser.TumblingContext tumbling) {
       return new Tumbling(amount(tumbling.size, unit(tumbling.sizeUnit)), span(ctx));
+    }
+    if (ctx instanceof BqlParser.EventTimeTumblingContext eventTime) {
+      Optional<Amount> lateness =
+          eventTime.lateness == null
+              ? Optional.empty()
+              : Optional.of(amount(eventTime.lateness, Unit.TIME));
+      return new EventTimeTumbling(
+          amount(eventTime.size, Unit.TIME), expression(eventTime.time), lateness, span(ctx));
     }
     BqlParser.EveryContext every = (BqlParser.EveryContext) ctx;
     Amount emit = amount(every.emit, unit(every.emitUnit));

@@ -50,14 +50,18 @@ public record Select(
   }
 
   /**
-   * {@code STREAM()} (no duration), {@code STREAM(MAX, TIME)} or {@code STREAM(ms, TIME)}.
+   * {@code STREAM()} (no duration), {@code STREAM(MAX, TIME)}, {@code STREAM(ms, TIME)} or {@code
+   * STREAM(FOREVER)}.
    *
    * @param duration empty for {@code STREAM()}
    */
   public record Stream(Optional<Duration> duration, Span span) implements Source {}
 
-  /** A duration: {@code max} for {@code MAX}, else {@code millis}. */
-  public record Duration(long millis, boolean max, Span span) {}
+  /**
+   * A duration: {@code max} for {@code MAX}, {@code forever} for {@code FOREVER}, else {@code
+   * millis}.
+   */
+  public record Duration(long millis, boolean max, boolean forever, Span span) {}
 
   /** {@code FROM (inner query)}. */
   public record SubQuery(Select query, Span span) implements Source {}
@@ -80,6 +84,13 @@ public record Select(
 
   /** {@code TUMBLING(size, unit)}. */
   public record Tumbling(Amount size, Span span) implements WindowClause {}
+
+  /**
+   * {@code TUMBLING(size, EVENT_TIME(time) [, LATENESS lateness])}: windows of the time each record
+   * carries in {@code time}, in epoch milliseconds.
+   */
+  public record EventTimeTumbling(
+      Amount size, Expression time, Optional<Amount> lateness, Span span) implements WindowClause {}
 
   /**
    * A count of milliseconds or records.

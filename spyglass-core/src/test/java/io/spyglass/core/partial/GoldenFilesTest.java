@@ -41,7 +41,8 @@ class GoldenFilesTest {
         Arguments.of("count-distinct", (Supplier<Partial>) GoldenFilesTest::countDistinct),
         Arguments.of("quantile", (Supplier<Partial>) GoldenFilesTest::quantile),
         Arguments.of("pmf", (Supplier<Partial>) GoldenFilesTest::pmf),
-        Arguments.of("top-k", (Supplier<Partial>) GoldenFilesTest::topK));
+        Arguments.of("top-k", (Supplier<Partial>) GoldenFilesTest::topK),
+        Arguments.of("event-time", (Supplier<Partial>) GoldenFilesTest::eventTime));
   }
 
   static Partial raw() {
@@ -58,6 +59,18 @@ class GoldenFilesTest {
     for (int v = 0; v < 100; v++) {
       Fixtures.feedGroup(p, v, scratch);
     }
+    return p;
+  }
+
+  /** Groups in 1 s windows of event time, some before the epoch, and records without a time. */
+  static Partial eventTime() {
+    EventTimePartial p = new EventTimePartial(1000, Fixtures.group(512));
+    Object[] scratch = new Object[2];
+    for (int v = -30; v < 60; v++) {
+      Fixtures.feedGroup((GroupPartial) p.window(v * 97L).state(), v, scratch);
+    }
+    p.noTime();
+    p.noTime();
     return p;
   }
 

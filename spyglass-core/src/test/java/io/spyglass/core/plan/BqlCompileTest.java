@@ -581,7 +581,8 @@ class BqlCompileTest {
   @Test
   void queryLongerThanTheLimit() {
     QueryLimits small =
-        new QueryLimits(30_000, 60_000, 100, 1000, 512, 1024, 128, 100, 64, 100, 100, 40, 100);
+        new QueryLimits(
+            30_000, 60_000, 100, 1000, 512, 10_000, 1024, 128, 100, 64, 100, 100, 40, 100);
     assertThatThrownBy(() -> Bql.compile("SELECT * FROM STREAM() WHERE aVeryLongName = 1", small))
         .isInstanceOf(BqlException.class)
         .hasMessageContaining("longer than the maximum of 40");

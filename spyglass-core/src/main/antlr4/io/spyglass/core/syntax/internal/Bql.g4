@@ -40,6 +40,7 @@ selectItem
 
 source
     : STREAM '(' (streamDuration ',' TIME)? ')'                          #streamSource
+    | STREAM '(' FOREVER (',' TIME)? ')'                                 #foreverSource
     | '(' query ')'                                                      #subQuerySource
     ;
 
@@ -69,6 +70,8 @@ sortItem
 window
     : EVERY '(' emit=amount ',' emitUnit=unit ',' include ')'           #every
     | TUMBLING '(' size=amount ',' sizeUnit=unit ')'                    #tumbling
+    | TUMBLING '(' size=amount ',' EVENT_TIME '(' time=expression ')'
+      (',' LATENESS lateness=amount)? ')'                               #eventTimeTumbling
     | '(' EVERY ',' emit=amount ',' emitUnit=unit ',' include ')'       #every
     | '(' TUMBLING ',' size=amount ',' sizeUnit=unit ')'                #tumbling
     ;
@@ -168,6 +171,7 @@ identifier
 nonReserved
     : ALL | ANY | ASC | DESC | FIRST | LIMIT | STREAM | TIME | RECORD | MAX | WINDOWING | EVERY
     | TUMBLING | MANUAL | REGION | LINEAR | QUANTILE | FREQ | CUMFREQ | LATERAL | VIEW | EXPLODE
+    | FOREVER | EVENT_TIME | LATENESS
     | INTEGER_TYPE | LONG_TYPE | FLOAT_TYPE | DOUBLE_TYPE | BOOLEAN_TYPE | STRING_TYPE | LIST_TYPE
     | MAP_TYPE
     ;
@@ -183,16 +187,19 @@ CAST: 'CAST';
 CUMFREQ: 'CUMFREQ';
 DESC: 'DESC';
 DISTINCT: 'DISTINCT';
+EVENT_TIME: 'EVENT_TIME';
 EVERY: 'EVERY';
 EXPLODE: 'EXPLODE';
 FALSE: 'FALSE';
 FIRST: 'FIRST';
+FOREVER: 'FOREVER';
 FREQ: 'FREQ';
 FROM: 'FROM';
 GROUP: 'GROUP';
 HAVING: 'HAVING';
 IN: 'IN';
 IS: 'IS';
+LATENESS: 'LATENESS';
 LATERAL: 'LATERAL';
 LIMIT: 'LIMIT';
 LINEAR: 'LINEAR';
