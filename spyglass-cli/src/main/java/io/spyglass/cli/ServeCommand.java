@@ -216,6 +216,10 @@ final class ServeCommand implements Callable<Integer> {
         throw new IllegalArgumentException(
             "--runtime " + runtime + " is not a runtime: give embedded or flink");
       }
+      if (runtime.equals("flink") && metering != null) {
+        throw new IllegalArgumentException(
+            "--source http needs the embedded runtime: the ingest log feeds this process's engine");
+      }
       if (runtime.equals("flink") && kafka == null) {
         throw new IllegalArgumentException(
             "--runtime flink needs --kafka HOST:PORT, the Kafka of the Spyglass job");

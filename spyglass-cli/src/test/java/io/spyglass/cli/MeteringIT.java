@@ -28,8 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class MeteringIT {
   static final String COUNT =
-      "SELECT COUNT(*) AS docs, SUM(quantity) AS total FROM STREAM(MAX, TIME)"
-          + " WINDOWING TUMBLING(500, TIME)";
+      "SELECT COUNT(*) AS docs, SUM(quantity) AS total FROM STREAM(FOREVER)"
+          + " WINDOWING TUMBLING(1h, EVENT_TIME(time), LATENESS 10m)";
   static final int REQUESTS = 400;
   static final int PER_REQUEST = 10;
 
@@ -69,6 +69,8 @@ class MeteringIT {
           .append(request % 7)
           .append("\",\"quantity\":")
           .append(i + 1)
+          .append(",\"time\":")
+          .append(1_767_225_600_000L + i) // one window: none final, no document late
           .append("}\n");
     }
     return b.toString();

@@ -80,8 +80,8 @@ final class HttpMetering {
       create(
           base,
           "all",
-          "SELECT org, resource, COUNT(*) AS docs, SUM(quantity) AS total FROM STREAM(MAX, TIME)"
-              + " GROUP BY org, resource WINDOWING TUMBLING(1000, TIME) LIMIT "
+          "SELECT org, resource, COUNT(*) AS docs, SUM(quantity) AS total FROM STREAM(FOREVER)"
+              + " GROUP BY org, resource WINDOWING TUMBLING(1h, EVENT_TIME(time), LATENESS 10m) LIMIT "
               + groups);
       BlockingQueue<String> bodies = new ArrayBlockingQueue<>(clients * 4);
       AtomicLong refused = new AtomicLong();
@@ -132,8 +132,8 @@ final class HttpMetering {
       create(
           base,
           "all",
-          "SELECT org, resource, COUNT(*) AS docs, SUM(quantity) AS total FROM STREAM(MAX, TIME)"
-              + " GROUP BY org, resource WINDOWING TUMBLING(1000, TIME) LIMIT 4000");
+          "SELECT org, resource, COUNT(*) AS docs, SUM(quantity) AS total FROM STREAM(FOREVER)"
+              + " GROUP BY org, resource WINDOWING TUMBLING(1h, EVENT_TIME(time), LATENESS 10m) LIMIT 4000");
       UsageDocuments documents = new UsageDocuments(1_000, 1_000, 1_000);
       for (double rate : rates) {
         report.progress(String.format("paced at %,.0f documents/s for %d s", rate, seconds));

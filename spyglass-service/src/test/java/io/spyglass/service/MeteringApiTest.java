@@ -15,9 +15,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,8 +31,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class MeteringApiTest {
   static final String COUNT =
-      "SELECT COUNT(*) AS docs, SUM(quantity) AS total FROM STREAM(MAX, TIME)"
-          + " WINDOWING TUMBLING(300, TIME)";
+      "SELECT COUNT(*) AS docs, SUM(quantity) AS total FROM STREAM(FOREVER)"
+          + " WINDOWING TUMBLING(1h, EVENT_TIME(time), LATENESS 10m)";
+  static final long T0 = 1_767_225_600_000L; // an hour's start
 
   @TempDir Path data;
 
@@ -39,7 +42,17 @@ class MeteringApiTest {
   }
 
   static String doc(String id, int quantity) {
-    return "{\"id\":\"" + id + "\",\"org\":\"o1\",\"quantity\":" + quantity + "}";
+    return doc(id, quantity, T0 + 1_000);
+  }
+
+  static String doc(String id, int quantity, long timeMs) {
+    return "{\"id\":\""
+        + id
+        + "\",\"org\":\"o1\",\"quantity\":"
+        + quantity
+        + ",\"time\":"
+        + timeMs
+        + "}";
   }
 
   static String lines(String prefix, int from, int to) {
@@ -173,6 +186,106 @@ class MeteringApiTest {
       assertThat(totals(f, "usage", 40)).containsExactly(40, 40, 0);
       assertThat(f.delete("/api/standing-queries/usage").statusCode()).isEqualTo(204);
       assertThat(f.get("/api/standing-queries/usage/results").statusCode()).isEqualTo(404);
+    }
+  }
+
+  @Test
+  void lateDocumentsAreCountedInTheirWindowsMetaAndInNoRecords() throws Exception {
+    try (ServiceFixture f = ServiceFixture.startMetering(data, settings(), b -> {})) {
+      String create =
+          ServiceFixture.JSON.createObjectNode().put("name", "late").put("query", COUNT).toString();
+      assertThat(f.postJson("/api/standing-queries", create).statusCode()).isEqualTo(201);
+      // a standing query has no end
+      String ends =
+          ServiceFixture.JSON
+              .createObjectNode()
+              .put("name", "ends")
+              .put("query", "SELECT COUNT(*) AS n FROM STREAM(10s, TIME)")
+              .toString();
+      assertThat(f.postJson("/api/standing-queries", ends).statusCode()).isEqualTo(400);
+      assertThat(ingest(f, lines("e", 0, 3)).statusCode()).isEqualTo(202);
+      // an hour and more later: the first window is final once the watermark passes its end + 10m
+      assertThat(ingest(f, doc("later", 1, T0 + 2 * 3_600_000L) + "\n").statusCode())
+          .isEqualTo(202);
+      JsonNode first = awaitWindow(f, "late", T0, w -> w.get("window").get("final").asBoolean());
+      assertThat(first.get("records").get(0).get("docs").asLong()).isEqualTo(3);
+      assertThat(first.get("window").get("end").asLong()).isEqualTo(T0 + 3_600_000L);
+      // a document for the final window: late, in its meta, not in its records
+      assertThat(ingest(f, doc("too-late", 1, T0 + 5) + "\n").statusCode()).isEqualTo(202);
+      JsonNode late = awaitWindow(f, "late", T0, w -> w.get("meta").get("late").asLong() == 1);
+      assertThat(late.get("records").get(0).get("docs").asLong()).isEqualTo(3);
+      // the later window is open
+      JsonNode open = awaitWindow(f, "late", T0 + 2 * 3_600_000L, w -> true);
+      assertThat(open.get("window").get("final").asBoolean()).isFalse();
+      assertThat(totals(f, "late", 4)).containsExactly(4, 4, 1);
+    }
+  }
+
+  /** The window starting at {@code startMs} once it satisfies {@code condition} (or 20 s). */
+  static JsonNode awaitWindow(
+      ServiceFixture f, String name, long startMs, java.util.function.Predicate<JsonNode> condition)
+      throws InterruptedException {
+    long deadline = System.currentTimeMillis() + 20_000;
+    JsonNode seen = null;
+    while (System.currentTimeMillis() < deadline) {
+      for (JsonNode w :
+          ServiceFixture.json(f.get("/api/standing-queries/" + name + "/results").body())) {
+        if (w.get("window").get("start").asLong() == startMs) {
+          seen = w;
+          if (condition.test(w)) {
+            return w;
+          }
+        }
+      }
+      Thread.sleep(50);
+    }
+    throw new AssertionError("window " + startMs + " of " + name + " never came to it: " + seen);
+  }
+
+  @Test
+  void takesBodiesPastOneMebibyteUpTo10MiBChunkedOrNot() throws Exception {
+    try (ServiceFixture f = ServiceFixture.startMetering(data, settings(), b -> {})) {
+      StringBuilder b = new StringBuilder();
+      String pad = "p".repeat(200);
+      for (int i = 0; i < 12_000; i++) {
+        b.append("{\"id\":\"big").append(i).append("\",\"pad\":\"").append(pad).append("\"}\n");
+      }
+      String body = b.toString();
+      assertThat(body.length()).isGreaterThan(2 << 20);
+      HttpResponse<String> r = ingest(f, body);
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
+      assertThat(ServiceFixture.json(r.body()).get("accepted").asInt()).isEqualTo(12_000);
+      HttpResponse<String> chunked =
+          f.send(
+              f.request("/api/ingest")
+                  .POST(
+                      HttpRequest.BodyPublishers.ofInputStream(
+                          () ->
+                              new java.io.ByteArrayInputStream(
+                                  body.getBytes(StandardCharsets.UTF_8))))
+                  .build(),
+              body);
+      assertThat(chunked.statusCode()).as(chunked.body()).isEqualTo(202);
+      assertThat(ServiceFixture.json(chunked.body()).get("duplicates").asInt()).isEqualTo(12_000);
+    }
+  }
+
+  @Test
+  void everyQuerySeesTheIngestedDocuments() throws Exception {
+    try (ServiceFixture f = ServiceFixture.startMetering(data, settings(), b -> {})) {
+      CompletableFuture<HttpResponse<String>> run =
+          CompletableFuture.supplyAsync(
+              () ->
+                  f.post(
+                      "/api/query",
+                      "text/plain",
+                      "SELECT COUNT(*) AS n, SUM(quantity) AS q FROM STREAM(3s, TIME)"));
+      Thread.sleep(1_000); // the query runs: it looks forward
+      assertThat(ingest(f, lines("q", 0, 7)).statusCode()).isEqualTo(202);
+      HttpResponse<String> r = run.get(30, TimeUnit.SECONDS);
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+      JsonNode last = ServiceFixture.json(r.body()).get(0);
+      assertThat(last.get("records").get(0).get("n").asLong()).isEqualTo(7);
     }
   }
 

@@ -142,7 +142,8 @@ public final class ApiServer implements AutoCloseable {
   private static void configure(JavalinConfig cfg, Settings settings, ServiceMetrics metrics) {
     cfg.startup.showJavalinBanner = false;
     cfg.startup.showOldJavalinVersionWarning = false;
-    cfg.http.maxRequestSize = Metering.MAX_BODY_BYTES; // other routes: checkBodySize
+    // bodies read through Javalin (every route but /api/ingest, which reads its own up to 10 MiB)
+    cfg.http.maxRequestSize = MAX_BODY_BYTES;
     cfg.http.prefer405over404 = true;
     cfg.http.asyncTimeout = 0;
     cfg.router.ignoreTrailingSlashes = true;

@@ -181,7 +181,13 @@ public final class StandingQueries implements AutoCloseable {
               + name
               + "' is not");
     }
-    Bql.compile(query, limits);
+    if (!Bql.compile(query, limits).runsForever()) {
+      throw new Refused(
+          400,
+          "A standing query runs until it is deleted: its stream is STREAM(FOREVER), e.g. SELECT"
+              + " org, SUM(quantity) AS total FROM STREAM(FOREVER) GROUP BY org WINDOWING"
+              + " TUMBLING(1h, EVENT_TIME(time), LATENESS 10m)");
+    }
     return call(
         () -> {
           if (queries.containsKey(name)) {
@@ -244,7 +250,11 @@ public final class StandingQueries implements AutoCloseable {
   public List<WindowView> windows(String name, long fromMs, long toMs) {
     // the owning thread copies what memory holds, then the database is read: a window written
     // meanwhile is in both, and memory's copy is the same or newer
-    record Held(List<WindowUpdate> finals, List<WindowUpdate> late, List<WindowUpdate> open) {}
+    record Held(
+        List<WindowUpdate> finals,
+        List<WindowUpdate> late,
+        List<WindowUpdate> open,
+        CompletableFuture<List<Result>> peek) {}
     Held held =
         call(
             () -> {
@@ -257,8 +267,27 @@ public final class StandingQueries implements AutoCloseable {
               q.finals.forEach(i -> f.add(i.value()));
               List<WindowUpdate> l = new ArrayList<>();
               q.late.forEach(i -> l.add(i.value()));
-              return new Held(f, l, new ArrayList<>(q.open.values()));
+              // the open windows as of every document read so far (after a flush of the workers)
+              CompletableFuture<List<Result>> peek =
+                  q.handle == null || q.handle.isDone()
+                      ? CompletableFuture.completedFuture(List.of())
+                      : engine.inspect(q.id(), c -> c.peek(clock.getAsLong()));
+              return new Held(f, l, new ArrayList<>(q.open.values()), peek);
             });
+    List<WindowUpdate> open = new ArrayList<>(); // the newest look first: it wins
+    try {
+      List<Result> peeked = held.peek().get(30, TimeUnit.SECONDS);
+      for (Result r : peeked == null ? List.<Result>of() : peeked) {
+        WindowUpdate w = WindowUpdate.of(r);
+        open.add(w.isFinal() ? w.open() : w);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new Refused(503, "Interrupted");
+    } catch (ExecutionException | TimeoutException e) {
+      throw new Refused(503, "The open windows could not be read: " + e);
+    }
+    open.addAll(held.open());
     TreeMap<Long, WindowView> out = new TreeMap<>();
     for (StandingStore.Window w : store.windows(name, fromMs, toMs)) {
       out.put(w.start(), new WindowView(w.start(), w.end(), true, w.records(), w.late()));
@@ -275,7 +304,7 @@ public final class StandingQueries implements AutoCloseable {
             w.start(), new WindowView(v.start(), v.end(), true, v.records(), v.late() + w.late()));
       }
     }
-    for (WindowUpdate w : held.open()) {
+    for (WindowUpdate w : open) {
       if (w.end() > fromMs && w.start() < toMs && !out.containsKey(w.start())) {
         out.put(w.start(), new WindowView(w.start(), w.end(), false, w.records(), w.late()));
       }

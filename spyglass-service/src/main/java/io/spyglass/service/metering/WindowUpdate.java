@@ -26,16 +26,27 @@ record WindowUpdate(
   private static final JsonFactory JSON = new JsonFactory();
 
   /**
-   * The window of a result: an event-time window as the result's metadata describes it; the window
-   * of the engine clock otherwise (from its start to its emission, final).
+   * The window of a result: an event-time window as the result's metadata describes it; a window of
+   * the engine clock from its start to its emission, final when the result is (a look at an open
+   * one is not); a query without windows as one window from its start.
    */
   static WindowUpdate of(Result r) {
     Meta.WindowMeta w = r.meta().window().orElse(null);
     if (w == null) {
       long at = r.meta().finishTimeMs().orElse(r.meta().receiveTimeMs());
-      return new WindowUpdate(r.meta().receiveTimeMs(), at, true, 0, false, json(r));
+      return new WindowUpdate(r.meta().receiveTimeMs(), at, r.meta().isFinal(), 0, false, json(r));
+    }
+    if (w.eventWindow().isPresent()) {
+      Meta.EventWindow e = w.eventWindow().get();
+      return new WindowUpdate(
+          w.startTimeMs(), e.endTimeMs(), e.isFinal(), e.late(), e.lateUpdate(), json(r));
     }
     return new WindowUpdate(w.startTimeMs(), w.emitTimeMs(), true, 0, false, json(r));
+  }
+
+  /** A look at an open window of the engine clock or of a query without windows: not final. */
+  WindowUpdate open() {
+    return new WindowUpdate(start, end, false, late, false, records);
   }
 
   static String json(Result r) {
