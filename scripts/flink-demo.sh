@@ -13,7 +13,6 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 work="${SPYGLASS_DEMO_DIR:-$root/target/flink-demo}"
-java_opts="--add-modules=jdk.incubator.foreign"
 pids=()
 
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
@@ -114,7 +113,9 @@ rest.bind-address: 127.0.0.1
 rest.port: $rest_port
 io.tmp.dirs: $work/flink-tmp
 parallelism.default: 2
-env.java.opts.all: $java_opts
+# a busy machine starts the RPC system slowly: Flink's 10 s default is too short there
+pekko.startup-timeout: 90 s
+pekko.ask.timeout: 60 s
 EOF
 cat >"$work/flink-conf/log4j.properties" <<'EOF'
 rootLogger.level = WARN
@@ -126,7 +127,13 @@ appender.console.layout.pattern = %d{HH:mm:ss.SSS} %-5level %c{1} - %msg%n
 EOF
 cp "$work/flink-conf/log4j.properties" "$work/flink-conf/log4j-cli.properties"
 flink_cp="$work/flink-lib/*"
-flink_java=(java $java_opts -Dlog4j.configurationFile="$work/flink-conf/log4j.properties" -cp "$flink_cp")
+# what Flink's own launch scripts give every JVM of the cluster and the flink command
+jvm_opens=()
+for pkg in java.lang java.net java.io java.nio sun.nio.ch java.lang.reflect java.text java.time \
+  java.util java.util.concurrent java.util.concurrent.atomic java.util.concurrent.locks; do
+  jvm_opens+=("--add-opens=java.base/$pkg=ALL-UNNAMED")
+done
+flink_java=(java "${jvm_opens[@]}" -Dlog4j.configurationFile="$work/flink-conf/log4j.properties" -cp "$flink_cp")
 "${flink_java[@]}" -Xmx500m org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint \
   --configDir "$work/flink-conf" >"$work/jobmanager.log" 2>&1 &
 pids+=($!)
