@@ -107,7 +107,15 @@ jobmanager.memory.process.size: 700m
 taskmanager.bind-host: 127.0.0.1
 taskmanager.host: 127.0.0.1
 taskmanager.numberOfTaskSlots: 2
-taskmanager.memory.process.size: 1200m
+# a TaskManager started without Flink's launch scripts needs its resources spelled out
+taskmanager.cpu.cores: 2.0
+taskmanager.memory.framework.heap.size: 128m
+taskmanager.memory.task.heap.size: 512m
+taskmanager.memory.managed.size: 64m
+taskmanager.memory.framework.off-heap.size: 128m
+taskmanager.memory.task.off-heap.size: 0m
+taskmanager.memory.network.min: 64m
+taskmanager.memory.network.max: 64m
 rest.address: 127.0.0.1
 rest.bind-address: 127.0.0.1
 rest.port: $rest_port
@@ -138,7 +146,7 @@ flink_java=(java "${jvm_opens[@]}" -Dlog4j.configurationFile="$work/flink-conf/l
   --configDir "$work/flink-conf" >"$work/jobmanager.log" 2>&1 &
 pids+=($!)
 wait_for_port "$rest_port" "the Flink JobManager" "$work/jobmanager.log"
-"${flink_java[@]}" -Xmx700m -XX:MaxDirectMemorySize=300m \
+"${flink_java[@]}" -Xmx640m -XX:MaxDirectMemorySize=200m \
   org.apache.flink.runtime.taskexecutor.TaskManagerRunner --configDir "$work/flink-conf" \
   >"$work/taskmanager.log" 2>&1 &
 pids+=($!)
