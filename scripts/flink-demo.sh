@@ -116,6 +116,9 @@ taskmanager.memory.framework.off-heap.size: 128m
 taskmanager.memory.task.off-heap.size: 0m
 taskmanager.memory.network.min: 64m
 taskmanager.memory.network.max: 64m
+taskmanager.memory.jvm-metaspace.size: 256m
+taskmanager.memory.jvm-overhead.min: 192m
+taskmanager.memory.jvm-overhead.max: 192m
 rest.address: 127.0.0.1
 rest.bind-address: 127.0.0.1
 rest.port: $rest_port
