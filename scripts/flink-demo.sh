@@ -196,7 +196,7 @@ if [ -n "${SPYGLASS_DEMO_KEEP:-}" ]; then
   read -r -p "Enter stops everything. "
 fi
 
-say "Stopping the job with a drain, then everything else"
+say "Cancelling the job, then stopping everything else"
 FLINK_CONF_DIR="$work/flink-conf" "${flink_java[@]}" org.apache.flink.client.cli.CliFrontend \
   cancel "$job_id" >/dev/null 2>&1 || true
 echo "flink-demo: done (logs in $work)"
