@@ -13,7 +13,6 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 work="${SPYGLASS_DEMO_DIR:-$root/target/flink-demo}"
-java_opts="--add-modules=jdk.incubator.foreign"
 pids=()
 
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
@@ -108,13 +107,26 @@ jobmanager.memory.process.size: 700m
 taskmanager.bind-host: 127.0.0.1
 taskmanager.host: 127.0.0.1
 taskmanager.numberOfTaskSlots: 2
-taskmanager.memory.process.size: 1200m
+# a TaskManager started without Flink's launch scripts needs its resources spelled out
+taskmanager.cpu.cores: 2.0
+taskmanager.memory.framework.heap.size: 128m
+taskmanager.memory.task.heap.size: 512m
+taskmanager.memory.managed.size: 64m
+taskmanager.memory.framework.off-heap.size: 128m
+taskmanager.memory.task.off-heap.size: 0m
+taskmanager.memory.network.min: 64m
+taskmanager.memory.network.max: 64m
+taskmanager.memory.jvm-metaspace.size: 256m
+taskmanager.memory.jvm-overhead.min: 192m
+taskmanager.memory.jvm-overhead.max: 192m
 rest.address: 127.0.0.1
 rest.bind-address: 127.0.0.1
 rest.port: $rest_port
 io.tmp.dirs: $work/flink-tmp
 parallelism.default: 2
-env.java.opts.all: $java_opts
+# a busy machine starts the RPC system slowly: Flink's 10 s default is too short there
+pekko.startup-timeout: 90 s
+pekko.ask.timeout: 60 s
 EOF
 cat >"$work/flink-conf/log4j.properties" <<'EOF'
 rootLogger.level = WARN
@@ -126,12 +138,18 @@ appender.console.layout.pattern = %d{HH:mm:ss.SSS} %-5level %c{1} - %msg%n
 EOF
 cp "$work/flink-conf/log4j.properties" "$work/flink-conf/log4j-cli.properties"
 flink_cp="$work/flink-lib/*"
-flink_java=(java $java_opts -Dlog4j.configurationFile="$work/flink-conf/log4j.properties" -cp "$flink_cp")
+# what Flink's own launch scripts give every JVM of the cluster and the flink command
+jvm_opens=()
+for pkg in java.lang java.net java.io java.nio sun.nio.ch java.lang.reflect java.text java.time \
+  java.util java.util.concurrent java.util.concurrent.atomic java.util.concurrent.locks; do
+  jvm_opens+=("--add-opens=java.base/$pkg=ALL-UNNAMED")
+done
+flink_java=(java "${jvm_opens[@]}" -Dlog4j.configurationFile="$work/flink-conf/log4j.properties" -cp "$flink_cp")
 "${flink_java[@]}" -Xmx500m org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint \
   --configDir "$work/flink-conf" >"$work/jobmanager.log" 2>&1 &
 pids+=($!)
 wait_for_port "$rest_port" "the Flink JobManager" "$work/jobmanager.log"
-"${flink_java[@]}" -Xmx700m -XX:MaxDirectMemorySize=300m \
+"${flink_java[@]}" -Xmx640m -XX:MaxDirectMemorySize=200m \
   org.apache.flink.runtime.taskexecutor.TaskManagerRunner --configDir "$work/flink-conf" \
   >"$work/taskmanager.log" 2>&1 &
 pids+=($!)
@@ -178,7 +196,7 @@ if [ -n "${SPYGLASS_DEMO_KEEP:-}" ]; then
   read -r -p "Enter stops everything. "
 fi
 
-say "Stopping the job with a drain, then everything else"
+say "Cancelling the job, then stopping everything else"
 FLINK_CONF_DIR="$work/flink-conf" "${flink_java[@]}" org.apache.flink.client.cli.CliFrontend \
   cancel "$job_id" >/dev/null 2>&1 || true
 echo "flink-demo: done (logs in $work)"
