@@ -63,7 +63,7 @@ class FaultInjectionTest {
   static List<Result> drain(QueryHandle h) throws InterruptedException {
     List<Result> out = new ArrayList<>();
     while (true) {
-      Result r = h.poll(20, TimeUnit.SECONDS);
+      Result r = h.poll(60, TimeUnit.SECONDS);
       if (r == null) {
         assertThat(h.isDone()).as("query %s ended", h.id()).isTrue();
         return out;
@@ -84,7 +84,7 @@ class FaultInjectionTest {
 
   static void awaitRunning(QueryHandle... handles) throws InterruptedException {
     for (QueryHandle h : handles) {
-      assertThat(h.awaitRunning(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(h.awaitRunning(30, TimeUnit.SECONDS)).isTrue();
     }
   }
 

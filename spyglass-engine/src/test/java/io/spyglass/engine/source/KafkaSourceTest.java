@@ -43,6 +43,9 @@ class KafkaSourceTest {
                     .setNumControllerNodes(1)
                     .build())
             .setConfigProp("offsets.topic.replication.factor", "1")
+            // one partition for the group offsets topic: its 50 default partitions take long to
+            // create on a busy machine, and the consumer group waits for them
+            .setConfigProp("offsets.topic.num.partitions", "1")
             .setConfigProp("transaction.state.log.replication.factor", "1")
             .setConfigProp("transaction.state.log.min.isr", "1")
             .setConfigProp("share.coordinator.state.topic.replication.factor", "1")
@@ -270,7 +273,9 @@ class KafkaSourceTest {
   private static List<Sent> read(Source source, int n) throws Exception {
     List<Sent> got = new ArrayList<>();
     RawBatch batch = new RawBatch();
-    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
+    // generous: the loop ends as soon as n records are in; a consumer group's first join can
+    // take long on a busy machine
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
     boolean last = false;
     while (!last) {
       last = got.size() >= n || System.nanoTime() > end;
