@@ -352,6 +352,9 @@ final class QueryCommand implements Callable<Integer> {
     Thread onInterrupt =
         new Thread(
             () -> {
+              if (printed.getCount() == 0) {
+                return; // a normal exit: every result is printed, the runtime may be closed
+              }
               finishAll.run();
               try {
                 printed.await(10, TimeUnit.SECONDS);
