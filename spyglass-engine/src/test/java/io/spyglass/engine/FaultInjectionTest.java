@@ -105,6 +105,8 @@ class FaultInjectionTest {
       Result failed = last(drain(bad));
       assertThat(failed.records()).isEmpty();
       assertThat(errors(failed)).singleElement().asString().contains("injected clock failure");
+      // the handle ends just after its final result is handed over
+      assertThat(bad.awaitDone(30, TimeUnit.SECONDS)).isTrue();
       assertThat(bad.error()).contains("injected clock failure");
       source.add(events(500, 500));
       source.end();
