@@ -9,11 +9,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
-import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
@@ -79,22 +77,6 @@ public class FromJsonBench {
   private final byte[] saved = new byte[13];
   private long flushed;
 
-  /** Input bytes, reported by JMH as a rate. */
-  @State(Scope.Thread)
-  @AuxCounters(AuxCounters.Type.OPERATIONS)
-  public static class Bytes {
-    public long bytes;
-
-    /** CPU time of the invocations (ns), as a rate: bytes / cpuNs gives bytes per CPU-second. */
-    public long cpuNs;
-
-    @Setup(Level.Iteration)
-    public void clear() {
-      bytes = 0;
-      cpuNs = 0;
-    }
-  }
-
   @Setup
   public void setUp() {
     json = Events.json(Events.POOL, 42);
@@ -132,7 +114,7 @@ public class FromJsonBench {
 
   @Benchmark
   @OperationsPerInvocation(Events.BATCH)
-  public long filter(Bytes counter) throws MalformedRecordException {
+  public long filter(ByteCounters counter) throws MalformedRecordException {
     long bytes = 0;
     long cpu = Bench.cpuNs();
     boolean parseFirst = path == Path.PARSE_FIRST;

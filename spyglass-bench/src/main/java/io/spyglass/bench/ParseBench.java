@@ -11,11 +11,9 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
@@ -96,22 +94,6 @@ public class ParseBench {
     }
   }
 
-  /** Input bytes, reported by JMH as a rate. */
-  @State(Scope.Thread)
-  @AuxCounters(AuxCounters.Type.OPERATIONS)
-  public static class Bytes {
-    public long bytes;
-
-    /** CPU time of the invocations (ns), as a rate: bytes / cpuNs gives bytes per CPU-second. */
-    public long cpuNs;
-
-    @Setup(Level.Iteration)
-    public void clear() {
-      bytes = 0;
-      cpuNs = 0;
-    }
-  }
-
   /** A plain Jackson parser factory. */
   @State(Scope.Benchmark)
   public static class Jackson {
@@ -120,7 +102,8 @@ public class ParseBench {
 
   @Benchmark
   @OperationsPerInvocation(Events.BATCH)
-  public int reader(Input input, Reader reader, Bytes counter) throws MalformedRecordException {
+  public int reader(Input input, Reader reader, ByteCounters counter)
+      throws MalformedRecordException {
     int fields = 0;
     long bytes = 0;
     long cpu = Bench.cpuNs();
@@ -137,7 +120,8 @@ public class ParseBench {
 
   @Benchmark
   @OperationsPerInvocation(Events.BATCH)
-  public int scanner(Input input, Scanner scanner, Bytes counter) throws MalformedRecordException {
+  public int scanner(Input input, Scanner scanner, ByteCounters counter)
+      throws MalformedRecordException {
     int fields = 0;
     long bytes = 0;
     long cpu = Bench.cpuNs();
@@ -155,7 +139,7 @@ public class ParseBench {
   /** The structural scan alone: the record checked, the three fields located, nothing decoded. */
   @Benchmark
   @OperationsPerInvocation(Events.BATCH)
-  public int scanOnly(Input input, Scanner scanner, Bytes counter) {
+  public int scanOnly(Input input, Scanner scanner, ByteCounters counter) {
     int ok = 0;
     long bytes = 0;
     long cpu = Bench.cpuNs();
@@ -173,7 +157,7 @@ public class ParseBench {
 
   @Benchmark
   @OperationsPerInvocation(Events.BATCH)
-  public int jacksonScan(Input input, Jackson jackson, Bytes counter) throws IOException {
+  public int jacksonScan(Input input, Jackson jackson, ByteCounters counter) throws IOException {
     int tokens = 0;
     long bytes = 0;
     long cpu = Bench.cpuNs();
