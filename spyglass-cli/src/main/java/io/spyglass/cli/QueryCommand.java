@@ -237,7 +237,7 @@ final class QueryCommand implements Callable<Integer> {
   }
 
   /** What printing every result came to. */
-  private record Printed(int failed, boolean outputClosed) {}
+  record Printed(int failed, boolean outputClosed) {}
 
   /** The same queries, sources and output, on the Flink job in a local mini cluster. */
   private int runOnFlink(
@@ -383,7 +383,7 @@ final class QueryCommand implements Callable<Integer> {
     }
   }
 
-  private Printed printAll(
+  static Printed printAll(
       List<RunningQuery> handles,
       ResultPrinter printer,
       Progress progress,
@@ -397,6 +397,10 @@ final class QueryCommand implements Callable<Integer> {
       boolean any = false;
       for (int i = 0; i < open.size(); i++) {
         RunningQuery h = open.get(i);
+        // done is read before the poll: a query queues its last result before it ends, so a poll
+        // after it was seen done drains everything (read after, a result queued between the two
+        // would be dropped)
+        boolean done = h.isDone();
         Result r = h.poll(open.size() == 1 ? 200 : 0, TimeUnit.MILLISECONDS);
         if (r != null) {
           any = true;
@@ -404,7 +408,7 @@ final class QueryCommand implements Callable<Integer> {
           if (!printer.print(r)) {
             return new Printed(failed, true);
           }
-        } else if (h.isDone()) {
+        } else if (done) {
           if (h.error() != null) {
             err.println("spyglass: " + h.id() + ": " + h.error());
             err.flush();

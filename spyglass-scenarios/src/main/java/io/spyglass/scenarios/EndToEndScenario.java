@@ -259,9 +259,10 @@ final class EndToEndScenario implements Scenario {
     engine.resume();
     for (QueryHandle h : handles) {
       while (true) {
+        boolean done = h.isDone(); // before the poll: nothing queued is missed
         Result r = h.poll(100, TimeUnit.MILLISECONDS);
         if (r == null) {
-          if (h.isDone()) {
+          if (done) {
             break;
           }
           continue;

@@ -180,9 +180,10 @@ final class Harness {
             () -> {
               try {
                 while (true) {
+                  boolean done = probe.isDone(); // before the poll: nothing queued is missed
                   Result r = probe.poll(100, TimeUnit.MILLISECONDS);
                   if (r == null) {
-                    if (probe.isDone()) {
+                    if (done) {
                       return;
                     }
                     continue;

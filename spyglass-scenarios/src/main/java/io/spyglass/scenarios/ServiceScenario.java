@@ -336,10 +336,11 @@ final class ServiceScenario implements Scenario {
               () -> {
                 try {
                   while (true) {
+                    boolean done = direct.isDone(); // before the poll: nothing queued is missed
                     Result r = direct.poll(200, TimeUnit.MILLISECONDS);
                     long now = System.currentTimeMillis();
                     if (r == null) {
-                      if (direct.isDone()) {
+                      if (done) {
                         return;
                       }
                       continue;
