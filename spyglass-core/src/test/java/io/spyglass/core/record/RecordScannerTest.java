@@ -77,6 +77,20 @@ class RecordScannerTest {
   }
 
   @Test
+  void namesOfEveryLengthAreFoundAndOthersOfTheirLengthAreNot() {
+    for (int len : new int[] {0, 1, 2, 7, 8, 9, 62, 63, 64, 65, 100}) {
+      String name = "n".repeat(len);
+      String other = "o".repeat(len);
+      String longer = "n".repeat(len + 1);
+      scanner.select(Set.of(name));
+      String json = "{\"" + other + "\":1,\"" + longer + "\":2,\"" + name + "\":3}";
+      assertThat(vouches(json)).as(json).isTrue();
+      assertThat(scanner.longValue(scanner.slot(name))).as(json).isEqualTo(3);
+      assertThat(scanner.slot(other)).isEqualTo(len == 0 ? 0 : -1);
+    }
+  }
+
+  @Test
   void aFieldMissingFromTheNextRecordIsAbsent() {
     scanner.select(Set.of("a"));
     assertThat(vouches("{\"a\":1}")).isTrue();
