@@ -283,7 +283,7 @@ final class QueryCommand implements Callable<Integer> {
       }
       // the filters' last word on what they skipped comes as the job ends
       run.finishAll();
-      run.awaitEnd(10, TimeUnit.SECONDS);
+      run.awaitEnd(30, TimeUnit.SECONDS);
       sourceReport.report(true);
       return outcome.failed() > 0 ? 1 : 0;
     } catch (InterruptedException e) {
