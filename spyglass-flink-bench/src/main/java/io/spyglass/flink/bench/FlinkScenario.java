@@ -67,8 +67,9 @@ public final class FlinkScenario implements Scenario {
                   ? " (a broker started for this run, in its own process)"
                   : " (given with --kafka: its CPU time is not counted)"));
       Runner runner = new Runner(topics, broker, report);
-      compare(plan, runner, cluster, topics, report);
-      jstorm(plan, runner, cluster, topics, report);
+      List<Runner.Outcome[]> pairs = compare(plan, runner, cluster, topics, report);
+      Map<Integer, Runner.Outcome> sizes = jstorm(plan, runner, cluster, topics, report);
+      report.table(ScalingPlan.table(pairs, sizes));
     }
   }
 
@@ -101,7 +102,7 @@ public final class FlinkScenario implements Scenario {
       sizes = s.sizesOr(quick ? List.of(SMALL_BYTES) : List.of(64, 256, 1024, 1843, 4096));
       workers = quick ? List.of(1) : List.of(1, 2, 4);
       hops = quick ? List.of(0, 1) : List.of(0, 1, 2, 3);
-      smallBytesBudget = quick ? 256L << 10 : 48L << 20;
+      smallBytesBudget = quick ? 256L << 10 : 256L << 20;
     }
 
     int maxSlots() {
@@ -117,7 +118,7 @@ public final class FlinkScenario implements Scenario {
 
     /** Records of a JStorm test's backlog of records of a size: about the same bytes each. */
     int jstormRecords(int bytes) {
-      return (int) Math.max(1_000, Math.min(quick ? 3_000 : 300_000, smallBytesBudget / bytes));
+      return (int) Math.max(1_000, Math.min(quick ? 3_000 : 1_500_000, smallBytesBudget / bytes));
     }
 
     String describe() {
@@ -176,8 +177,10 @@ public final class FlinkScenario implements Scenario {
     return w;
   }
 
-  private static void compare(
+  /** Each workload and slot count on both runtimes: the pairs, embedded first, in order. */
+  private static List<Runner.Outcome[]> compare(
       Plan plan, Runner runner, Cluster cluster, Topics topics, Report report) throws Exception {
+    List<Runner.Outcome[]> pairs = new ArrayList<>();
     if (!plan.quick) {
       // both runtimes share the core's code: compile it before anything is measured
       report.progress("warming up (not measured)");
@@ -242,6 +245,7 @@ public final class FlinkScenario implements Scenario {
           }
         }
         pair++;
+        pairs.add(new Runner.Outcome[] {e, f});
         for (Runner.Outcome o : List.of(e, f)) {
           report.progress(
               String.format(
@@ -271,10 +275,13 @@ public final class FlinkScenario implements Scenario {
     }
     report.table(t);
     report.table(r);
+    return pairs;
   }
 
-  private static void jstorm(
+  /** JStorm's three tests; returns the Flink job's run of each record size. */
+  private static Map<Integer, Runner.Outcome> jstorm(
       Plan plan, Runner runner, Cluster cluster, Topics topics, Report report) throws Exception {
+    Map<Integer, Runner.Outcome> flinkBySize = new LinkedHashMap<>();
     int cores = Runtime.getRuntime().availableProcessors();
     Table size =
         new Table(
@@ -291,6 +298,9 @@ public final class FlinkScenario implements Scenario {
     for (int bytes : plan.sizes) {
       for (Runner.Outcome o :
           pair(plan, runner, cluster, topics, report, countSpec(plan, cores, bytes, 0), point++)) {
+        if (!o.side().equals("embedded")) {
+          flinkBySize.put(bytes, o);
+        }
         size.row(
             bytes,
             o.side(),
@@ -359,6 +369,7 @@ public final class FlinkScenario implements Scenario {
           Table.num(o.cpuSeconds() / o.seconds(), 2));
     }
     report.table(depth);
+    return flinkBySize;
   }
 
   /** A JStorm test's run: one COUNT query over a backlog of records of a size, no latency. */
