@@ -99,8 +99,9 @@ public final class JobOptions {
           .defaultValue(Start.COMMITTED)
           .withDescription(
               "Where to start reading query messages without a checkpoint: COMMITTED (the job's"
-                  + " committed offsets, else the end), LATEST or EARLIEST (queries still within"
-                  + " their duration start again; the others are refused)");
+                  + " committed offsets, else the messages from a minute before the job started:"
+                  + " a query sent while the job starts runs), LATEST or EARLIEST (queries still"
+                  + " within their duration start again; the others are refused)");
 
   public static final ConfigOption<String> STATUS_TOPIC =
       key("spyglass.status.topic")

@@ -147,7 +147,10 @@ public final class SpyglassJob {
             .setBootstrapServers(kafka)
             .setTopics(queryTopic)
             .setGroupId(group + "-queries")
-            .setStartingOffsets(start(conf.get(JobOptions.QUERIES_START)))
+            .setStartingOffsets(
+                conf.get(JobOptions.QUERIES_START) == JobOptions.Start.COMMITTED
+                    ? QueriesFrom.now()
+                    : start(conf.get(JobOptions.QUERIES_START)))
             .setDeserializer(new KafkaFormats.Queries())
             .build();
     DataStream<byte[]> queries =

@@ -1,5 +1,7 @@
 package io.spyglass.flink;
 
+import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -7,9 +9,15 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
@@ -47,6 +55,7 @@ final class TestKafka {
         c.startup();
         c.waitForReadyBrokers();
         cluster = c;
+        warmUp(c.bootstrapServers());
         Runtime.getRuntime()
             .addShutdownHook(
                 new Thread(
@@ -62,6 +71,45 @@ final class TestKafka {
       }
     }
     return cluster.bootstrapServers();
+  }
+
+  /**
+   * Loads the group and transaction coordinators (their internal topics are created on first use)
+   * before any test runs: on a busy machine a first offset commit or transaction can otherwise wait
+   * past a test's own deadline for a coordinator.
+   */
+  private static void warmUp(String bootstrap) throws Exception {
+    String topic = "spyglass-warm-up";
+    try (Admin admin =
+        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+      admin
+          .createTopics(List.of(new NewTopic(topic, 1, (short) 1)))
+          .all()
+          .get(60, TimeUnit.SECONDS);
+    }
+    Map<String, Object> p = new HashMap<>();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "spyglass-warm-up");
+    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 120_000);
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+      producer.initTransactions();
+      producer.beginTransaction();
+      producer.send(new ProducerRecord<>(topic, new byte[] {1}));
+      producer.commitTransaction();
+    }
+    Map<String, Object> c = new HashMap<>();
+    c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    c.put(ConsumerConfig.GROUP_ID_CONFIG, "spyglass-warm-up");
+    c.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    c.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    c.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 120_000);
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(c)) {
+      TopicPartition tp = new TopicPartition(topic, 0);
+      consumer.assign(List.of(tp));
+      consumer.commitSync(Map.of(tp, new OffsetAndMetadata(1)), Duration.ofSeconds(120));
+    }
   }
 
   static void createTopic(String name, int partitions) {

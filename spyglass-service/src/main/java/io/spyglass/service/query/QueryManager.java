@@ -289,6 +289,11 @@ public final class QueryManager {
           m.window()
               .map(Meta.WindowMeta::emitTimeMs)
               .orElseGet(() -> m.finishTimeMs().orElse(clock.getAsLong()));
+      if (m.isFinal()) {
+        // ended before anyone sees its final result: a client that got it and asks for the
+        // query's state finds it finished, not running until the runtime reports the end
+        q.ended(clock.getAsLong());
+      }
       ResultLog.Event e = q.log().append(result.toJson(), m.isFinal(), emitMs);
       for (QueryObserver o : observers) {
         o.result(q, e);

@@ -133,7 +133,10 @@ public final class ServiceQuery {
     killed = true;
   }
 
-  void ended(long nowMs) {
-    endedMs = Math.max(nowMs, submittedMs + 1);
+  /** Marks it ended; the first call counts (its final result, then the runtime's end). */
+  synchronized void ended(long nowMs) {
+    if (endedMs == 0) {
+      endedMs = Math.max(nowMs, submittedMs + 1);
+    }
   }
 }
