@@ -1,13 +1,11 @@
 package io.spyglass.flink.bench;
 
-import io.spyglass.core.result.Result;
 import io.spyglass.engine.Engine;
 import io.spyglass.engine.EngineConfig;
 import io.spyglass.engine.QueryHandle;
 import io.spyglass.engine.source.KafkaSource;
 import java.io.IOException;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 
 /**
@@ -49,27 +47,7 @@ final class EmbeddedSide implements Side {
   @Override
   public Handle submit(Bql query) {
     QueryHandle h = engine.submit(query.id(), query.text());
-    return new Handle() {
-      @Override
-      public boolean awaitRunning(long timeout, TimeUnit unit) throws InterruptedException {
-        return h.awaitRunning(timeout, unit);
-      }
-
-      @Override
-      public Result poll(long timeout, TimeUnit unit) throws InterruptedException {
-        return h.poll(timeout, unit);
-      }
-
-      @Override
-      public boolean isDone() {
-        return h.isDone();
-      }
-
-      @Override
-      public String error() {
-        return h.error();
-      }
-    };
+    return new Handle(h::awaitRunning, h::poll, h::isDone, h::error);
   }
 
   @Override

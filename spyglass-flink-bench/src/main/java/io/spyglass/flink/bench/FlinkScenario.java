@@ -257,7 +257,7 @@ public final class FlinkScenario implements Scenario {
               slots,
               Table.count(o.recordsPerSecond()),
               Table.count(o.recordsPerSecond() / slots),
-              Table.num(o.cpuSeconds() / o.seconds(), 2),
+              Table.num(o.cpuCores(), 2),
               Table.count(o.recordsPerCpuSecond()),
               Table.num(o.brokerCpuSeconds() / o.seconds(), 2),
               ms(o.p99LatencyMs()),
@@ -308,7 +308,7 @@ public final class FlinkScenario implements Scenario {
             Table.count(o.recordsPerSecond()),
             Table.num(o.bytes() / o.seconds() / 1e6, 1),
             Table.count(o.recordsPerCpuSecond()),
-            Table.num(o.cpuSeconds() / o.seconds(), 2));
+            Table.num(o.cpuCores(), 2));
       }
     }
     report.table(size);
@@ -335,7 +335,7 @@ public final class FlinkScenario implements Scenario {
             Table.count(o.recordsPerSecond()),
             Table.count(o.recordsPerSecond() / w),
             Table.count(o.recordsPerCpuSecond()),
-            Table.num(o.cpuSeconds() / o.seconds(), 2));
+            Table.num(o.cpuCores(), 2));
       }
     }
     report.table(workers);
@@ -366,7 +366,7 @@ public final class FlinkScenario implements Scenario {
           },
           Table.count(o.recordsPerSecond()),
           Table.count(o.recordsPerCpuSecond()),
-          Table.num(o.cpuSeconds() / o.seconds(), 2));
+          Table.num(o.cpuCores(), 2));
     }
     report.table(depth);
     return flinkBySize;

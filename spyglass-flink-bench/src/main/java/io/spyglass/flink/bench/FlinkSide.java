@@ -1,6 +1,5 @@
 package io.spyglass.flink.bench;
 
-import io.spyglass.core.result.Result;
 import io.spyglass.flink.RecordBatch;
 import io.spyglass.flink.SpyglassJob;
 import io.spyglass.flink.client.FlinkQueryClient;
@@ -18,10 +17,12 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.executiongraph.ErrorInfo;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -164,27 +165,7 @@ final class FlinkSide implements Side {
   @Override
   public Handle submit(Bql query) {
     RemoteQuery q = client.submit(query.id(), query.text());
-    return new Handle() {
-      @Override
-      public boolean awaitRunning(long timeout, TimeUnit unit) throws InterruptedException {
-        return q.awaitRunning(timeout, unit);
-      }
-
-      @Override
-      public Result poll(long timeout, TimeUnit unit) throws InterruptedException {
-        return q.poll(timeout, unit);
-      }
-
-      @Override
-      public boolean isDone() {
-        return q.isDone();
-      }
-
-      @Override
-      public String error() {
-        return q.error();
-      }
-    };
+    return new Handle(q::awaitRunning, q::poll, q::isDone, q::error);
   }
 
   @Override
@@ -192,12 +173,38 @@ final class FlinkSide implements Side {
     // the job reads as soon as the records are committed
   }
 
-  /** Stops the job with a drain: every query gives its final result, then the job ends. */
+  /**
+   * Stops the job with a drain: every query gives its final result, then the job ends. A job that
+   * is restarting (after a failure) is waited for: a savepoint needs every task running.
+   */
   @Override
   public void finishAll() throws Exception {
-    cluster
-        .stopWithSavepoint(job, savepoints.toUri().toString(), true, SavepointFormatType.CANONICAL)
-        .get(300, TimeUnit.SECONDS);
+    for (int attempt = 1; ; attempt++) {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+      while (cluster.getJobStatus(job).get(30, TimeUnit.SECONDS) != JobStatus.RUNNING
+          && System.nanoTime() < deadline) {
+        Thread.sleep(200);
+      }
+      try {
+        cluster
+            .stopWithSavepoint(
+                job, savepoints.toUri().toString(), true, SavepointFormatType.CANONICAL)
+            .get(300, TimeUnit.SECONDS);
+        return;
+      } catch (ExecutionException e) {
+        if (attempt >= 3) {
+          throw e;
+        }
+        Thread.sleep(1_000);
+      }
+    }
+  }
+
+  /** Why the job failed (and restarted) during the run, or null when it did not. */
+  @Override
+  public String failure() throws Exception {
+    ErrorInfo failure = cluster.getExecutionGraph(job).get(30, TimeUnit.SECONDS).getFailureInfo();
+    return failure == null ? null : failure.getExceptionAsString();
   }
 
   @Override

@@ -108,6 +108,11 @@ final class Runner {
       return records / cpuSeconds;
     }
 
+    /** CPU seconds per second while the backlog was read: the cores the runtime kept busy. */
+    double cpuCores() {
+      return cpuSeconds / seconds;
+    }
+
     double p99LatencyMs() {
       return latencyMs.getTotalCount() == 0 ? Double.NaN : latencyMs.getValueAtPercentile(99);
     }
@@ -192,6 +197,17 @@ final class Runner {
       long probes = 0;
       if (spec.latencyMs() > 0) {
         probes = probe(spec, topic, probeId, handles.get(handles.size() - 1), latency);
+      }
+      String failure = side.failure();
+      if (failure != null) {
+        // a restart replays records and repeats results: the run's figures are not a measurement
+        report.problem(
+            String.format(
+                "%s, %s, %d slots: the runtime failed and restarted during the run: %s",
+                side.label(),
+                spec.workload(),
+                spec.slots(),
+                failure.lines().limit(3).collect(java.util.stream.Collectors.joining(" | "))));
       }
       side.finishAll();
       int found = 0;

@@ -4,6 +4,8 @@ import io.spyglass.core.result.Result;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * A runtime under test, reading one run's records topic from its start: the embedded engine or the
@@ -15,17 +17,40 @@ interface Side extends AutoCloseable {
   /** A query to submit: an id and its BQL. */
   record Bql(String id, String text) {}
 
-  /** A submitted query, as its submitter sees it. */
-  interface Handle {
-    boolean awaitRunning(long timeout, TimeUnit unit) throws InterruptedException;
+  /** Waits for something up to a timeout; true if it came. */
+  interface Await {
+    boolean await(long timeout, TimeUnit unit) throws InterruptedException;
+  }
 
-    /** The next result, or null when none came in time or the query is done and read. */
+  /** Takes the next result, waiting up to a timeout; null if none came. */
+  interface Poll {
     Result poll(long timeout, TimeUnit unit) throws InterruptedException;
+  }
 
-    boolean isDone();
+  /**
+   * A submitted query, as its submitter sees it: the calls of the runtime's own handle.
+   *
+   * @param running waits until the query runs
+   * @param results the next result, or null when none came in time or the query is done and read
+   * @param done whether the query has ended
+   * @param error why the query was refused or failed, or null
+   */
+  record Handle(Await running, Poll results, BooleanSupplier done, Supplier<String> error) {
+    boolean awaitRunning(long timeout, TimeUnit unit) throws InterruptedException {
+      return running.await(timeout, unit);
+    }
 
-    /** Why the query was refused or failed, or null. */
-    String error();
+    Result poll(long timeout, TimeUnit unit) throws InterruptedException {
+      return results.poll(timeout, unit);
+    }
+
+    boolean isDone() {
+      return done.getAsBoolean();
+    }
+
+    String error() {
+      return error.get();
+    }
   }
 
   /** What the tables call this runtime. */
@@ -47,6 +72,11 @@ interface Side extends AutoCloseable {
 
   /** Ends every query now, each with its final result. */
   void finishAll() throws Exception;
+
+  /** Why the runtime failed during the run (and recovered), or null when it did not. */
+  default String failure() throws Exception {
+    return null;
+  }
 
   @Override
   void close();
