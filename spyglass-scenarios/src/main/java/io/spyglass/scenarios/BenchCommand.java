@@ -22,7 +22,8 @@ import picocli.CommandLine.Parameters;
           + " tables on stdout, CSV and PNG charts in --out.",
       "Scenarios: latency, find, raw-queries, data-scaling, query-scaling, query-kinds, pipeline,"
           + " metering, service, versus-bullet, end-to-end, flink.",
-      "And report: rewrite the generated tables of docs/performance.md from a run's results."
+      "And report: rewrite the generated tables of a document (docs/performance.md,"
+          + " docs/scaling.md) from a run's results."
     },
     footer = {
       "",

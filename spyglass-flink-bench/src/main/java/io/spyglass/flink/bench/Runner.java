@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 import org.HdrHistogram.Histogram;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -207,7 +208,7 @@ final class Runner {
                 side.label(),
                 spec.workload(),
                 spec.slots(),
-                failure.lines().limit(3).collect(java.util.stream.Collectors.joining(" | "))));
+                failure.lines().limit(3).collect(Collectors.joining(" | "))));
       }
       side.finishAll();
       int found = 0;
