@@ -33,9 +33,9 @@ interface Side extends AutoCloseable {
    * @param running waits until the query runs
    * @param results the next result, or null when none came in time or the query is done and read
    * @param done whether the query has ended
-   * @param error why the query was refused or failed, or null
+   * @param why why the query was refused or failed, or null
    */
-  record Handle(Await running, Poll results, BooleanSupplier done, Supplier<String> error) {
+  record Handle(Await running, Poll results, BooleanSupplier done, Supplier<String> why) {
     boolean awaitRunning(long timeout, TimeUnit unit) throws InterruptedException {
       return running.await(timeout, unit);
     }
@@ -49,7 +49,7 @@ interface Side extends AutoCloseable {
     }
 
     String error() {
-      return error.get();
+      return why.get();
     }
   }
 
