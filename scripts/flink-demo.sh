@@ -44,15 +44,17 @@ wait_for_port() { # port, what, log
 }
 
 mkdir -p "$work"
-rm -rf "$work/kafka-data" "$work/flink-tmp"
+rm -rf "$work/flink-tmp"
 
 say "Fetching the Kafka and Flink jars from Maven Central"
-for what in kafka flink; do
-  if [ ! -d "$work/$what-lib" ]; then
-    mvn -B -q -ntp -f "$root/scripts/flink-demo/$what.pom.xml" dependency:copy-dependencies \
-      -DoutputDirectory="$work/$what-lib" -DincludeScope=runtime
+fetch() { # the pom of scripts/flink-demo, the folder of its jars
+  if [ ! -d "$2" ]; then
+    mvn -B -q -ntp -f "$root/scripts/flink-demo/$1.pom.xml" dependency:copy-dependencies \
+      -DoutputDirectory="$2" -DincludeScope=runtime
   fi
-done
+}
+fetch kafka "$work/kafka/lib" # where scripts/kafka-broker.sh looks for them
+fetch flink "$work/flink-lib"
 
 say "Building spyglass and the job jar"
 (cd "$root" && mvn -B -q -ntp -DskipTests -Dspotless.check.skip=true package -pl spyglass-flink -am)
@@ -61,33 +63,12 @@ job_jar="$root/spyglass-flink/target/spyglass-flink-job.jar"
 
 say "Starting a Kafka broker"
 kafka_port=$(free_port)
-controller_port=$(free_port)
-cat >"$work/server.properties" <<EOF
-process.roles=broker,controller
-node.id=1
-controller.quorum.bootstrap.servers=127.0.0.1:$controller_port
-listeners=PLAINTEXT://127.0.0.1:$kafka_port,CONTROLLER://127.0.0.1:$controller_port
-advertised.listeners=PLAINTEXT://127.0.0.1:$kafka_port
-controller.listener.names=CONTROLLER
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
-log.dirs=$work/kafka-data
-num.partitions=1
-offsets.topic.replication.factor=1
-transaction.state.log.replication.factor=1
-transaction.state.log.min.isr=1
-share.coordinator.state.topic.replication.factor=1
-share.coordinator.state.topic.min.isr=1
-group.initial.rebalance.delay.ms=0
-auto.create.topics.enable=false
-EOF
-kafka_cp="$work/kafka-lib/*"
-cluster_id=$(java -cp "$kafka_cp" kafka.tools.StorageTool random-uuid 2>/dev/null | tail -1)
-java -cp "$kafka_cp" kafka.tools.StorageTool format --standalone -t "$cluster_id" \
-  -c "$work/server.properties" >"$work/kafka-format.log" 2>&1
-java -Xmx512m -cp "$kafka_cp" kafka.Kafka "$work/server.properties" >"$work/kafka.log" 2>&1 &
+SPYGLASS_KAFKA_DIR="$work/kafka" SPYGLASS_KAFKA_CONTROLLER_PORT=$(free_port) \
+  "$root/scripts/kafka-broker.sh" "$kafka_port" >"$work/kafka.log" 2>&1 &
 pids+=($!)
 wait_for_port "$kafka_port" "Kafka" "$work/kafka.log"
 kafka="127.0.0.1:$kafka_port"
+kafka_cp="$work/kafka/lib/*"
 for topic in "events 2" "spyglass-queries 1"; do
   set -- $topic
   java -cp "$kafka_cp" org.apache.kafka.tools.TopicCommand --bootstrap-server "$kafka" \

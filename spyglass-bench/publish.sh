@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Reruns the benchmarks and scenarios that docs/performance.md reports, keeps their raw results
 # (CSV and JSON, with the commit, the CPU, the JDK and the load) in docs/bench-results/, and
-# rewrites the document's generated tables from them. The load average is sampled every minute
+# rewrites the generated tables of docs/performance.md and docs/scaling.md (the plan for 100
+# machines, from the flink part's rates) from them. The load average is sampled every minute
 # of the run (load.csv) and shown with the results: a run that shares its cores with other jobs
 # gives lower absolute figures; the ratios within it compare runs alternated in pairs.
 #
@@ -25,7 +26,8 @@
 # of JSON records ParseBench and FromJsonBench cycle over (default 65,536: about 120 MB, out of the
 # CPU's caches); VB_HEAP the heap of versus-bullet (default 6g, --full 16g) and VB_ARGS adds options
 # to it (e.g. --pool-records 65536).
-# A scenario this build does not have (e.g. flink) is skipped.
+# A scenario this build does not have is skipped. The flink part starts a Kafka broker of its own
+# (from the jars the build resolved) and runs the Flink job on a mini cluster: about 6 minutes.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -41,8 +43,8 @@ case "${1:-}" in
     exit 2
     ;;
 esac
-# the parts that carry the targets first
-parts="${ONLY:-jmh versus-bullet end-to-end memory latency find query-scaling query-kinds raw-queries data-scaling pipeline metering service flink}"
+# the parts that carry the targets first, then flink (docs/scaling.md's plan comes from it)
+parts="${ONLY:-jmh versus-bullet end-to-end memory flink latency find query-scaling query-kinds raw-queries data-scaling pipeline metering service}"
 
 quickflag=()
 vb_args=()
@@ -53,6 +55,8 @@ case "$mode" in
     results="$work/bench-results"
     doc="$work/performance.md"
     cp docs/performance.md "$doc"
+    scaling="$work/scaling.md"
+    cp docs/scaling.md "$scaling"
     quickflag=(--quick)
     jmh_opts="${JMH_OPTS:--f 1 -wi 1 -w 100ms -i 1 -r 100ms}"
     jmh_pool="${JMH_POOL:-4096}"
@@ -65,6 +69,7 @@ case "$mode" in
   full)
     results="docs/bench-results"
     doc="docs/performance.md"
+    scaling="docs/scaling.md"
     jmh_opts="${JMH_OPTS:--f 1 -wi 3 -w 2s -i 5 -r 2s}"
     jmh_pool="${JMH_POOL:-65536}"
     setup_opts="$jmh_opts"
@@ -76,6 +81,7 @@ case "$mode" in
   default)
     results="docs/bench-results"
     doc="docs/performance.md"
+    scaling="docs/scaling.md"
     jmh_opts="${JMH_OPTS:--f 1 -wi 2 -w 1s -i 5 -r 1s}"
     jmh_pool="${JMH_POOL:-65536}"
     # a single shot sets up 10,000 queries: seconds each, many more on a loaded machine
@@ -231,4 +237,5 @@ if [[ -z "$rerun" ]]; then
   ./spyglass bench report --results "$results" --end
 fi
 ./spyglass bench report --results "$results" --doc "$doc"
-echo "publish: results in $results; $doc regenerated" >&2
+./spyglass bench report --results "$results" --doc "$scaling"
+echo "publish: results in $results; $doc and $scaling regenerated" >&2

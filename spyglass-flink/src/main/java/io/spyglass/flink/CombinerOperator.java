@@ -5,6 +5,7 @@ import io.spyglass.core.partial.PartialReader;
 import io.spyglass.core.partial.PartialWriter;
 import io.spyglass.core.partial.Partials;
 import io.spyglass.core.plan.QueryLimits;
+import io.spyglass.core.plan.Window;
 import io.spyglass.core.query.Query;
 import io.spyglass.core.query.QueryCombiner;
 import io.spyglass.core.record.BadRecord;
@@ -274,6 +275,7 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
           } else {
             merge(a, m.payload, at(m));
             settle(a, true);
+            closeEventWindowsOnTick(a);
           }
         }
       }
@@ -313,12 +315,32 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
           int seen = a.syncs.merge(m.sync, 1, Integer::sum);
           if (seen >= m.partitions) {
             a.syncs.remove(m.sync);
+            if (m.tick && eventTime(a)) {
+              // every record before the tick has reached the query: the clock ticks for it
+              a.combiner.advance(nowMs());
+              settle(a, true);
+            }
             reply(a, Reply.synced(a.id(), m.sync, a.statsSum()));
           }
           changed(a);
         }
       }
       default -> LOG.warn("unknown filter message kind {}", m.kind);
+    }
+  }
+
+  private static boolean eventTime(Active a) {
+    return a.combiner != null && a.query.plan().window() instanceof Window.EventTime;
+  }
+
+  /**
+   * Event-time windows close when the clock ticks after the partials that made them due: at the
+   * next watermark, once every filter subtask has handed on what it read before it (or at a tick
+   * mark).
+   */
+  private void closeEventWindowsOnTick(Active a) {
+    if (!a.ended && eventTime(a)) {
+      timers.registerEventTimeTimer(VoidNamespace.INSTANCE, a.combiner.nextDeadlineMs());
     }
   }
 
@@ -342,6 +364,7 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
         merge(a, p.partial(), p.timeMs());
       }
       settle(a, true);
+      closeEventWindowsOnTick(a);
     }
   }
 

@@ -23,7 +23,10 @@ public class FilterMessage {
   /** Counters of the query in the subtask. */
   public static final byte STATS = 6;
 
-  /** A sync mark reached the subtask through one partition, after the records before it. */
+  /**
+   * A sync mark reached the subtask through one partition, after the records before it; {@link
+   * #tick} when it is a tick mark.
+   */
   public static final byte SYNC = 7;
 
   /**
@@ -48,6 +51,7 @@ public class FilterMessage {
   public long malformed;
   public long sync;
   public int partitions;
+  public boolean tick;
 
   public FilterMessage() {}
 

@@ -215,7 +215,7 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
     }
     if (b.isMark()) {
       if (b.markSync >= 0) {
-        sync(b.markSync, b.markPartitions);
+        sync(b.markSync, b.markPartitions, b.markTick);
       }
       return;
     }
@@ -546,12 +546,13 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
     output.emitWatermark(new Watermark(t));
   }
 
-  private void sync(long sync, int partitions) {
+  private void sync(long sync, int partitions, boolean tick) {
     flushAll();
     for (Map.Entry<String, Installed> e : installed.entrySet()) {
       FilterMessage m = counters(FilterMessage.SYNC, e.getKey(), e.getValue());
       m.sync = sync;
       m.partitions = partitions;
+      m.tick = tick;
       output.collect(new StreamRecord<>(m));
     }
   }

@@ -70,6 +70,15 @@ public final class JobOptions {
                   + " least as many partitions as the job's parallelism (the source then feeds"
                   + " its own filter subtask without a network hop)");
 
+  public static final ConfigOption<Boolean> RECORDS_READ_COMMITTED =
+      key("spyglass.records.read-committed")
+          .booleanType()
+          .defaultValue(false)
+          .withDescription(
+              "Read only the records of committed Kafka transactions, for a records topic written"
+                  + " by transactional producers (records of an open transaction wait until it"
+                  + " commits; those of an aborted one are skipped)");
+
   public static final ConfigOption<Boolean> VIRTUAL_FIELDS =
       key("spyglass.records.virtual-fields")
           .booleanType()
@@ -177,6 +186,7 @@ public final class JobOptions {
           RECORDS_TOPIC,
           RECORDS_START,
           RECORDS_REBALANCE,
+          RECORDS_READ_COMMITTED,
           VIRTUAL_FIELDS,
           QUERIES_TOPIC,
           QUERIES_START,

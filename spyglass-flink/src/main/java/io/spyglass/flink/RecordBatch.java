@@ -44,6 +44,9 @@ public class RecordBatch {
   /** For a sync mark, how many partitions carry it. */
   public int markPartitions;
 
+  /** For a sync mark, whether it is also a tick of the clock. */
+  public boolean markTick;
+
   public RecordBatch() {}
 
   /** One record, as the Kafka source reads it. */
@@ -64,6 +67,7 @@ public class RecordBatch {
     b.markTimeMs = m.isClock() ? m.timeMs() : -1;
     b.markSync = m.sync();
     b.markPartitions = m.partitions();
+    b.markTick = m.tick();
     return b;
   }
 

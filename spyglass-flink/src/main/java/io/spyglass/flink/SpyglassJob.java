@@ -7,6 +7,7 @@ import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.UnaryOperator;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.functions.KeySelector;
@@ -23,6 +24,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.apache.kafka.common.errors.TopicExistsException;
 
@@ -95,6 +97,18 @@ public final class SpyglassJob {
 
   /** Adds the Kafka job to {@code env}. */
   public static void build(StreamExecutionEnvironment env, Configuration conf) {
+    build(env, conf, UnaryOperator.identity());
+  }
+
+  /**
+   * Adds the Kafka job to {@code env}, with {@code beforeFilter} applied to the stream of records
+   * between the records source and the filter (the job as deployed has nothing there; a benchmark
+   * adds stages to measure what each network hop costs).
+   */
+  public static void build(
+      StreamExecutionEnvironment env,
+      Configuration conf,
+      UnaryOperator<DataStream<RecordBatch>> beforeFilter) {
     String kafka =
         conf.getOptional(JobOptions.KAFKA)
             .orElseThrow(
@@ -117,6 +131,9 @@ public final class SpyglassJob {
             .setStartingOffsets(start(conf.get(JobOptions.RECORDS_START)))
             .setDeserializer(new KafkaFormats.Records())
             .setProperty("partition.discovery.interval.ms", "10000")
+            .setProperty(
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+                conf.get(JobOptions.RECORDS_READ_COMMITTED) ? "read_committed" : "read_uncommitted")
             .build();
     WatermarkStrategy<RecordBatch> time =
         conf.get(JobOptions.CLOCK) == JobOptions.Clock.MARKS
@@ -124,7 +141,7 @@ public final class SpyglassJob {
                 .withTimestampAssigner((b, ts) -> b.markTimeMs >= 0 ? b.markTimeMs : ts)
             : WatermarkStrategy.noWatermarks();
     DataStream<RecordBatch> records =
-        env.fromSource(recordSource, time, "spyglass-records").uid(RECORDS_UID);
+        beforeFilter.apply(env.fromSource(recordSource, time, "spyglass-records").uid(RECORDS_UID));
     KafkaSource<byte[]> querySource =
         KafkaSource.<byte[]>builder()
             .setBootstrapServers(kafka)

@@ -22,11 +22,12 @@ import org.apache.kafka.common.header.internals.RecordHeader;
 /**
  * Runs golden scripts on the Flink job through Kafka, with the job's clock in clock marks: a case's
  * records go to partition 0 of the records topic in order, stamped with the script's clock, each
- * {@code advance} is a clock mark in every partition, and before a script reads results a sync mark
- * makes sure every step before it has reached the job's combiners. Cases share one job: each runs
- * two days of clock after the previous one (longer than any query lasts), and the times in its
- * results are shifted back, so a case sees its clock start at {@link QueryTestDriver#START_MS} as
- * on the embedded driver.
+ * {@code advance} is a clock mark then a tick mark in every partition (an {@code advance 0} ticks
+ * without moving time, for event-time windows), and before a script reads results a sync mark makes
+ * sure every step before it has reached the job's combiners. Cases share one job: each runs two
+ * days of clock after the previous one (longer than any query lasts), and the times in its results
+ * are shifted back, so a case sees its clock start at {@link QueryTestDriver#START_MS} as on the
+ * embedded driver.
  */
 final class FlinkGoldenDriver {
   private static final long GAP_MS = 2L * 24 * 60 * 60 * 1000;
@@ -112,10 +113,12 @@ final class FlinkGoldenDriver {
       dirty = true;
     }
 
+    /** The clock moves by a clock mark, and ticks by a tick mark (time may not move). */
     @Override
     public void advance(long ms) {
       clockMs += ms;
       mark(Mark.clock(clockMs));
+      mark(Mark.tick(++sync, partitions));
       producer.flush();
       dirty = true;
     }
@@ -188,7 +191,10 @@ final class FlinkGoldenDriver {
           });
     }
 
-    /** The result as at the script's clock: its times and its query id unshifted. */
+    /**
+     * The result as at the script's clock: its times and its query id unshifted. The times of
+     * event-time windows come from the records, not the clock: they stay as they are.
+     */
     private Result shift(Result r) {
       Meta m = r.meta();
       Optional<Meta.WindowMeta> w =
@@ -199,8 +205,11 @@ final class FlinkGoldenDriver {
                           x.number(),
                           x.name(),
                           x.emitTimeMs() - offsetMs,
-                          x.startTimeMs() - offsetMs,
-                          x.size()));
+                          x.eventWindow().isPresent()
+                              ? x.startTimeMs()
+                              : x.startTimeMs() - offsetMs,
+                          x.size(),
+                          x.eventWindow()));
       return new Result(
           r.records(),
           new Meta(
@@ -212,7 +221,8 @@ final class FlinkGoldenDriver {
               m.sketch(),
               m.errors(),
               m.isFinal(),
-              m.badInput()));
+              m.badInput(),
+              m.eventTime()));
     }
   }
 

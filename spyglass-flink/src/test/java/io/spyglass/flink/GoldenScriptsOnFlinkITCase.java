@@ -85,13 +85,8 @@ class GoldenScriptsOnFlinkITCase {
       }
     }
     assertThat(cases).as("golden cases in " + dir.toAbsolutePath()).hasSizeGreaterThan(100);
-    // Event-time windows do not run on the job yet: its replies carry a result's metadata in a
-    // format of their own (Reply), without the event-time window, late and eventTime parts.
-    // Reading open windows (peek) is a call on the combiner, which the job does not offer either.
-    cases.removeIf(
-        c ->
-            c.file().equals("event-time.golden")
-                || c.steps().stream().anyMatch(s -> s.startsWith("peek ")));
+    // Reading open windows (peek) is a call on a query's combiner, which the job does not offer.
+    cases.removeIf(c -> c.steps().stream().anyMatch(s -> s.startsWith("peek ")));
     String only = System.getProperty("spyglass.golden.only");
     if (only != null) {
       cases.removeIf(c -> !c.toString().contains(only));

@@ -2,6 +2,7 @@ package io.spyglass.flink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
 import io.spyglass.flink.client.ControlMessage;
 import io.spyglass.flink.client.FlinkQueryClient;
@@ -32,9 +33,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The job on the wall clock while records stream in: queries of two instances come and go, each
- * instance reads only its own replies, a killed query stops, a needle query ends at its LIMIT, a
- * bad query is refused with its position, and garbage on the query topic or in the records hurts
- * nothing else.
+ * instance reads only its own replies, a killed query stops, a needle query ends at its LIMIT,
+ * event-time windows close, a bad query is refused with its position, and garbage on the query
+ * topic or in the records hurts nothing else.
  */
 class LiveQueriesITCase {
   @RegisterExtension
@@ -108,6 +109,22 @@ class LiveQueriesITCase {
           .containsKeys("_read_ms", "_kafka_partition", "_kafka_offset", "_kafka_timestamp");
       assertThat(needle.awaitDone(30, TimeUnit.SECONDS)).isTrue();
 
+      // event-time windows on the wall clock: each closes at the tick after the records that
+      // took the watermark past its end, with the whole metadata of the window and event time
+      RemoteQuery events =
+          a.submit(
+              "a-events",
+              "SELECT COUNT(*) AS n FROM STREAM(60000, TIME) WINDOWING TUMBLING(100, EVENT_TIME(v))");
+      Result e = events.poll(30, TimeUnit.SECONDS);
+      assertThat(e).as("an event-time window").isNotNull();
+      Meta.WindowMeta w = e.meta().window().orElseThrow();
+      assertThat(w.eventWindow().orElseThrow().isFinal()).isTrue();
+      assertThat(w.eventWindow().orElseThrow().endTimeMs()).isEqualTo(w.startTimeMs() + 100);
+      assertThat(((Number) e.records().get(0).get("n")).longValue()).isBetween(1L, 100L);
+      assertThat(e.meta().eventTime().orElseThrow().watermarkMs().orElseThrow())
+          .isGreaterThanOrEqualTo(w.startTimeMs() + 100);
+      events.kill();
+
       // a query refused by the job (sent around the client's own check), with its position
       String raw = "live-raw-replies";
       TestKafka.createTopic(raw, 1);
@@ -134,7 +151,7 @@ class LiveQueriesITCase {
       streaming.set(false);
       feeder.join();
       for (Sent s : readAll(FlinkQueryClient.resultTopicOf("live-a"), 1)) {
-        assertThat(s.key()).isIn("live-a:a-count", "live-a:a-needle");
+        assertThat(s.key()).isIn("live-a:a-count", "live-a:a-needle", "live-a:a-events");
         assertThat(s.instance()).isEqualTo("live-a");
       }
       Set<String> keysOfB = new HashSet<>();

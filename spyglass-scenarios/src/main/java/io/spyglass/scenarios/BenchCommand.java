@@ -18,11 +18,12 @@ import picocli.CommandLine.Parameters;
     name = "bench",
     mixinStandardHelpOptions = true,
     description = {
-      "Run a benchmark scenario against the embedded engine: tables on stdout, CSV and PNG charts"
-          + " in --out.",
+      "Run a benchmark scenario against the embedded engine (flink: the Flink job beside it):"
+          + " tables on stdout, CSV and PNG charts in --out.",
       "Scenarios: latency, find, raw-queries, data-scaling, query-scaling, query-kinds, pipeline,"
-          + " metering, service, versus-bullet, end-to-end.",
-      "And report: rewrite the generated tables of docs/performance.md from a run's results."
+          + " metering, service, versus-bullet, end-to-end, flink.",
+      "And report: rewrite the generated tables of a document (docs/performance.md,"
+          + " docs/scaling.md) from a run's results."
     },
     footer = {
       "",
@@ -30,6 +31,8 @@ import picocli.CommandLine.Parameters;
       "  ./spyglass bench latency --quick",
       "  ./spyglass bench query-scaling --rate 68400 --out /tmp/qs",
       "  ./spyglass bench service --quick",
+      "  ./spyglass bench flink --quick                  (starts a Kafka broker of its own)",
+      "  ./spyglass bench flink --kafka 127.0.0.1:9092   (uses an existing one)",
       "Run one benchmark at a time: numbers from concurrent runs share the cores and are wrong."
     })
 public final class BenchCommand implements Callable<Integer> {
@@ -131,6 +134,14 @@ public final class BenchCommand implements Callable<Integer> {
   String ingest;
 
   @Option(
+      names = "--kafka",
+      paramLabel = "HOST:PORT",
+      description =
+          "flink: an existing Kafka broker to use (default: start one on loopback, from the Kafka"
+              + " jars the build resolved)")
+  String kafka;
+
+  @Option(
       names = "--http",
       description =
           "metering: POST the documents to a real service's /api/ingest (same as --ingest http)")
@@ -151,7 +162,8 @@ public final class BenchCommand implements Callable<Integer> {
             d.warmupMs(),
             latencyBoundMs,
             pairs > 0 ? pairs : d.pairs(),
-            poolRecords > 0 ? poolRecords : d.poolRecords());
+            poolRecords > 0 ? poolRecords : d.poolRecords(),
+            kafka);
     if (scenario.equals("report")) {
       return report();
     }

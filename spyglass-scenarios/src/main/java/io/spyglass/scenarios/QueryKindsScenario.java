@@ -7,11 +7,10 @@ import java.util.List;
 /**
  * Bullet's query-scaling test with other kinds of queries: GROUP BY, COUNT DISTINCT, QUANTILE and
  * TOP K (each seeing every record), and a realistic mix (mostly needle lookups, a few aggregations
- * filtered by country). The most simultaneous queries of each kind sustained at a fixed rate.
+ * filtered by country: {@link QueryMix}). The most simultaneous queries of each kind sustained at a
+ * fixed rate.
  */
 final class QueryKindsScenario implements Scenario {
-  private static final String[] COUNTRIES = {"US", "IN", "BR", "GB", "DE", "FR", "JP", "CA"};
-
   enum Kind {
     RAW("RAW needle (WHERE id = .. LIMIT 10)", null),
     GROUP_BY(
@@ -141,16 +140,7 @@ final class QueryKindsScenario implements Scenario {
     }
     List<String> queries = new ArrayList<>();
     if (kind == Kind.MIX) {
-      int raw = (int) Math.round(n * 0.6);
-      Kind[] aggs = {Kind.GROUP_BY, Kind.COUNT_DISTINCT, Kind.QUANTILE, Kind.TOP_K};
-      for (int i = 0; i < n - raw; i++) {
-        String country = COUNTRIES[i % COUNTRIES.length];
-        queries.add(
-            aggs[i % aggs.length].template.replace(
-                "FROM STREAM(%d, TIME)",
-                "FROM STREAM(%d, TIME) WHERE demographics.country = '" + country + "'"));
-      }
-      return p.withNeedleQueries(raw).withQueries(queries);
+      return p.withNeedleQueries(QueryMix.needles(n)).withQueries(QueryMix.aggregations(n));
     }
     for (int i = 0; i < n; i++) {
       queries.add(kind.template);

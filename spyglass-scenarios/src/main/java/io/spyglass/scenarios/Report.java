@@ -21,7 +21,7 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  * the output folder. Correctness problems (a needle not found, a wrong total) are collected apart
  * from timings: they are what the tests check.
  */
-final class Report {
+public final class Report {
   private final Path out;
   private final PrintStream console;
   private final List<String> problems = new ArrayList<>();
@@ -37,27 +37,27 @@ final class Report {
     }
   }
 
-  Path out() {
+  public Path out() {
     return out;
   }
 
-  void heading(String text) {
+  public void heading(String text) {
     console.println();
     console.println("## " + text);
     console.println();
   }
 
-  void note(String text) {
+  public void note(String text) {
     console.println(text);
   }
 
   /** Progress of a long run, on one line. */
-  void progress(String text) {
+  public void progress(String text) {
     console.println("  .. " + text);
     console.flush();
   }
 
-  void table(Table t) {
+  public void table(Table t) {
     console.println();
     console.println("### " + t.title);
     console.println();
@@ -66,23 +66,23 @@ final class Report {
   }
 
   /** A table saved as CSV only, not printed: raw measurements. */
-  void csv(Table t) {
+  public void csv(Table t) {
     write(t.name + ".csv", t.csv());
     console.println("(" + t.rows.size() + " rows: " + out.resolve(t.name + ".csv") + ")");
   }
 
   /** A file of the run, such as its description. */
-  void file(String name, String content) {
+  public void file(String name, String content) {
     write(name, content);
   }
 
   /** A correctness problem: the scenario's answer is wrong, whatever the timings. */
-  void problem(String text) {
+  public void problem(String text) {
     problems.add(text);
     console.println("PROBLEM: " + text);
   }
 
-  List<String> problems() {
+  public List<String> problems() {
     return List.copyOf(problems);
   }
 
@@ -101,11 +101,11 @@ final class Report {
   }
 
   /** A line chart, saved as {@code name.png}. */
-  Chart chart(String name, String title, String xTitle, String yTitle) {
+  public Chart chart(String name, String title, String xTitle, String yTitle) {
     return new Chart(name, title, xTitle, yTitle);
   }
 
-  final class Chart {
+  public final class Chart {
     private final String name;
     private final XYChart chart;
     private final Map<String, double[][]> series = new LinkedHashMap<>();
@@ -124,17 +124,17 @@ final class Report {
               .build();
     }
 
-    Chart logX() {
+    public Chart logX() {
       logX = true;
       return this;
     }
 
-    Chart logY() {
+    public Chart logY() {
       logY = true;
       return this;
     }
 
-    Chart series(String label, List<? extends Number> xs, List<? extends Number> ys) {
+    public Chart series(String label, List<? extends Number> xs, List<? extends Number> ys) {
       double[] x = new double[xs.size()];
       double[] y = new double[ys.size()];
       for (int i = 0; i < x.length; i++) {
@@ -146,7 +146,7 @@ final class Report {
     }
 
     /** Renders the chart to {@code name.png}; charts without data points are skipped. */
-    void save() {
+    public void save() {
       boolean any = false;
       for (Map.Entry<String, double[][]> e : series.entrySet()) {
         double[] x = e.getValue()[0];

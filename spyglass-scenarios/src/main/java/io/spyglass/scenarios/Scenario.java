@@ -1,7 +1,13 @@
 package io.spyglass.scenarios;
 
-/** One scenario of {@code spyglass bench}: it drives engines, and writes tables and charts. */
-interface Scenario {
+/**
+ * One scenario of {@code spyglass bench}: it drives engines, and writes tables and charts. The
+ * scenarios of this module are built in; a module that needs more than the embedded engine (the
+ * Flink job) adds its own through {@link java.util.ServiceLoader} (a public class with a public
+ * constructor, named in {@code META-INF/services/io.spyglass.scenarios.Scenario}), so that this
+ * module depends on no other runtime.
+ */
+public interface Scenario {
   /** The name on the command line, e.g. {@code raw-queries}. */
   String name();
 

@@ -18,8 +18,10 @@ import java.util.List;
  * @param latencyBoundMs the latency under which a run counts as sustained (Bullet used 200 ms)
  * @param pairs how many alternated pairs of runs a comparison of two engines measures
  * @param poolRecords records in the large pool of records built before a comparison
+ * @param kafka an existing Kafka broker (HOST:PORT) for the scenarios that read a Kafka topic; null
+ *     to start one
  */
-record Settings(
+public record Settings(
     boolean quick,
     long rate,
     int recordBytes,
@@ -30,7 +32,8 @@ record Settings(
     long warmupMs,
     long latencyBoundMs,
     int pairs,
-    int poolRecords) {
+    int poolRecords,
+    String kafka) {
 
   /** Bullet's test 7 rate: 68,400 records/s of about 1.8 KiB. */
   static final long BULLET_RATE = 68_400;
@@ -41,7 +44,8 @@ record Settings(
   /** The data volume of Bullet's tests 3 and 4: 85,000 and 84,000 records/s. */
   static final long BULLET_TESTS_3_4_RATE = 85_000;
 
-  static Settings defaults(boolean quick) {
+  /** Each scenario's defaults, quick or not. */
+  public static Settings defaults(boolean quick) {
     return new Settings(
         quick,
         0,
@@ -53,7 +57,8 @@ record Settings(
         quick ? 300 : 1_500,
         200,
         quick ? 1 : 5,
-        quick ? 4_096 : 1_000_000);
+        quick ? 4_096 : 1_000_000,
+        null);
   }
 
   /**
@@ -84,22 +89,22 @@ record Settings(
     }
   }
 
-  long rateOr(long dflt) {
+  public long rateOr(long dflt) {
     return rate > 0 ? rate : dflt;
   }
 
-  List<Integer> workersOrAll() {
+  public List<Integer> workersOrAll() {
     if (!workers.isEmpty()) {
       return workers;
     }
     return java.util.stream.IntStream.rangeClosed(1, Machine.cores()).boxed().toList();
   }
 
-  List<Integer> queriesOr(List<Integer> dflt) {
+  public List<Integer> queriesOr(List<Integer> dflt) {
     return queries.isEmpty() ? dflt : queries;
   }
 
-  List<Integer> sizesOr(List<Integer> dflt) {
+  public List<Integer> sizesOr(List<Integer> dflt) {
     return sizes.isEmpty() ? dflt : sizes;
   }
 }

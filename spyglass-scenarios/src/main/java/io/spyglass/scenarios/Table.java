@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** A table of results: printed as Markdown, saved as CSV. Cells are already formatted. */
-final class Table {
+public final class Table {
   final String name;
   final String title;
   final List<String> columns;
@@ -14,13 +14,13 @@ final class Table {
    * @param name file name of the CSV, without extension
    * @param title heading printed above the table
    */
-  Table(String name, String title, String... columns) {
+  public Table(String name, String title, String... columns) {
     this.name = name;
     this.title = title;
     this.columns = List.of(columns);
   }
 
-  Table row(Object... cells) {
+  public Table row(Object... cells) {
     if (cells.length != columns.size()) {
       throw new IllegalArgumentException(
           "table " + name + " has " + columns.size() + " columns, not " + cells.length);
@@ -66,12 +66,12 @@ final class Table {
   }
 
   /** A count with thousands separators. */
-  static String count(double v) {
+  public static String count(double v) {
     return String.format("%,d", Math.round(v));
   }
 
   /** A number with {@code digits} decimals. */
-  static String num(double v, int digits) {
+  public static String num(double v, int digits) {
     return Double.isNaN(v) ? "n/a" : String.format("%,." + digits + "f", v);
   }
 }

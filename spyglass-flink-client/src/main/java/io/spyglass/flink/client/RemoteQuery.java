@@ -15,8 +15,8 @@ import java.util.function.Consumer;
  * bounded queue, and a reader that leaves it full is cut off (the query is killed).
  *
  * <p>Results reach the job's result topic at least once by default: after a failure the job may
- * emit a window again. A result whose window number was already delivered, or one after the final
- * result, is dropped here, so a reader sees each window once, in order.
+ * emit a window again. A result whose window was already delivered, or one after the final result,
+ * is dropped here, so a reader sees each window once, in order.
  *
  * <p>Thread-safe: replies are offered by one thread and taken by any.
  */
@@ -34,6 +34,8 @@ public final class RemoteQuery {
   private volatile Reply.Progress progress = Reply.Progress.NONE;
   private volatile long lastSync = -1;
   private long lastWindow;
+  private Long lastEventWindow;
+  private long lastLate;
   private boolean finalSeen;
   private volatile Runnable onUpdate;
 
@@ -184,8 +186,7 @@ public final class RemoteQuery {
   }
 
   private void offer(Result r) {
-    long window = r.meta().window().map(w -> w.number()).orElse(0L);
-    if (finalSeen || (window > 0 && window <= lastWindow)) {
+    if (finalSeen || repeated(r.meta())) {
       duplicates++;
       return;
     }
@@ -197,9 +198,42 @@ public final class RemoteQuery {
               + " results and was cut off; read results as they come or use a longer window");
       return;
     }
-    lastWindow = Math.max(lastWindow, window);
+    delivered(r.meta());
     finalSeen = r.meta().isFinal();
     emitted++;
+  }
+
+  /**
+   * Whether a result was delivered already (the job emits results again after a restart from a
+   * checkpoint). Windows of the engine clock or of records are numbered from 1 in order. Windows of
+   * event time are numbered by their start, and their final results come in time order; a window's
+   * late updates follow any time after it, and each raises the query's count of late records.
+   */
+  private boolean repeated(Meta m) {
+    if (m.window().isEmpty()) {
+      return false;
+    }
+    Meta.WindowMeta w = m.window().get();
+    if (w.eventWindow().isEmpty()) {
+      return w.number() > 0 && w.number() <= lastWindow;
+    }
+    if (w.eventWindow().get().lateUpdate()) {
+      return m.eventTime().isPresent() && m.eventTime().get().late() <= lastLate;
+    }
+    return lastEventWindow != null && w.number() <= lastEventWindow;
+  }
+
+  private void delivered(Meta m) {
+    m.window()
+        .ifPresent(
+            w -> {
+              if (w.eventWindow().isEmpty()) {
+                lastWindow = Math.max(lastWindow, w.number());
+              } else if (!w.eventWindow().get().lateUpdate()) {
+                lastEventWindow = w.number();
+              }
+            });
+    m.eventTime().ifPresent(t -> lastLate = Math.max(lastLate, t.late()));
   }
 
   /** The result as the submitter named the query. */
@@ -219,7 +253,8 @@ public final class RemoteQuery {
             m.sketch(),
             m.errors(),
             m.isFinal(),
-            m.badInput()));
+            m.badInput(),
+            m.eventTime()));
   }
 
   /** Ends the query here, e.g. when the job or the connection to it is gone. */

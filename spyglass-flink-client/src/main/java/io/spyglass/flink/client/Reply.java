@@ -23,20 +23,28 @@ import java.util.Optional;
  * RUNNING   every filter subtask has the query: records from now on reach it
  * RESULT    a result: records (varint count, each a map in the value format of the partials), then
  *           the meta: text, receive time, finish time (flag + 8 bytes), window (flag + number,
- *           name, emit time, start time, size), sketch metadata (a map), errors, final, bad input
- *           since the query's previous result (varint count, then reason and count each)
+ *           name, emit time, start time, size, then from version 2 the event-time window: flag +
+ *           end time, final, late, late update), sketch metadata (a map), errors, final, bad input
+ *           since the query's previous result (varint count, then reason and count each), then
+ *           from version 2 the query's event time (flag + largest time (flag + 8 bytes),
+ *           watermark (flag + 8 bytes), late, without time)
  * ENDED     the query ended: flag + error message (a fatal error, or none)
  * REJECTED  the query was refused: error message (invalid BQL, too many queries)
  * PROGRESS  seen, matched, evaluation errors, malformed records since it started (varints)
  * SYNCED    sync number (varint) then progress: every record before that sync mark has reached it
  * </pre>
  *
- * Numbers are little-endian or varints, as in {@link PartialWriter}.
+ * Numbers are little-endian or varints, as in {@link PartialWriter}. Version 2 carries the whole
+ * {@link Meta} of a result (version 1 lacked its event-time parts); replies of version 1 are still
+ * read.
  */
 public record Reply(
     Reply.Kind kind, String queryId, Result result, String error, long sync, Progress progress) {
   private static final byte[] MAGIC = {'S', 'G', 'R', 'P'};
-  public static final int VERSION = 1;
+  public static final int VERSION = 2;
+
+  /** The oldest version {@link #decode} reads. */
+  public static final int OLDEST_VERSION = 1;
 
   /** What the reply says. */
   public enum Kind {
@@ -122,7 +130,8 @@ public record Reply(
   }
 
   /**
-   * @throws MessageFormatException when the bytes are not a reply of version 1
+   * @throws MessageFormatException when the bytes are not a reply of a version from {@value
+   *     #OLDEST_VERSION} to {@value #VERSION}
    */
   public static Reply decode(byte[] bytes) {
     if (bytes == null || bytes.length < MAGIC.length + 2) {
@@ -136,9 +145,15 @@ public record Reply(
         }
       }
       int version = in.readByte();
-      if (version != VERSION) {
+      if (version < OLDEST_VERSION || version > VERSION) {
         throw new MessageFormatException(
-            "reply version " + version + " is not supported (supported: " + VERSION + ")");
+            "reply version "
+                + version
+                + " is not supported (supported: "
+                + OLDEST_VERSION
+                + " to "
+                + VERSION
+                + ")");
       }
       int tag = in.readByte();
       if (tag >= Kind.values().length) {
@@ -149,7 +164,7 @@ public record Reply(
       Reply r =
           switch (kind) {
             case RUNNING -> running(id);
-            case RESULT -> result(id, readResult(in, id));
+            case RESULT -> result(id, readResult(in, id, version));
             case ENDED -> ended(id, in.readBoolean() ? in.readString() : null);
             case REJECTED -> rejected(id, in.readString());
             case PROGRESS -> progress(id, readProgress(in));
@@ -178,8 +193,7 @@ public record Reply(
     }
     Meta m = r.meta();
     out.writeString(m.queryText()).writeLong(m.receiveTimeMs());
-    out.writeBoolean(m.finishTimeMs().isPresent());
-    m.finishTimeMs().ifPresent(out::writeLong);
+    writeOptionalLong(out, m.finishTimeMs());
     out.writeBoolean(m.window().isPresent());
     m.window()
         .ifPresent(
@@ -189,6 +203,7 @@ public record Reply(
                     .writeLong(w.emitTimeMs())
                     .writeLong(w.startTimeMs())
                     .writeVarLong(w.size()));
+    m.window().ifPresent(w -> writeEventWindow(out, w.eventWindow()));
     ValueCodec.write(out, m.sketch());
     out.writeVarInt(m.errors().size());
     for (Meta.QueryError e : m.errors()) {
@@ -199,10 +214,45 @@ public record Reply(
     for (Map.Entry<String, Long> e : m.badInput().entrySet()) {
       out.writeString(e.getKey()).writeVarLong(e.getValue());
     }
+    out.writeBoolean(m.eventTime().isPresent());
+    m.eventTime()
+        .ifPresent(
+            t -> {
+              writeOptionalLong(out, t.maxTimeMs());
+              writeOptionalLong(out, t.watermarkMs());
+              out.writeVarLong(t.late()).writeVarLong(t.withoutTime());
+            });
+  }
+
+  private static void writeEventWindow(PartialWriter out, Optional<Meta.EventWindow> w) {
+    out.writeBoolean(w.isPresent());
+    w.ifPresent(
+        e ->
+            out.writeLong(e.endTimeMs())
+                .writeBoolean(e.isFinal())
+                .writeVarLong(e.late())
+                .writeBoolean(e.lateUpdate()));
+  }
+
+  private static Optional<Meta.EventWindow> readEventWindow(PartialReader in) {
+    if (!in.readBoolean()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new Meta.EventWindow(in.readLong(), in.readBoolean(), in.readVarLong(), in.readBoolean()));
+  }
+
+  private static void writeOptionalLong(PartialWriter out, Optional<Long> v) {
+    out.writeBoolean(v.isPresent());
+    v.ifPresent(out::writeLong);
+  }
+
+  private static Optional<Long> readOptionalLong(PartialReader in) {
+    return in.readBoolean() ? Optional.of(in.readLong()) : Optional.empty();
   }
 
   @SuppressWarnings("unchecked")
-  private static Result readResult(PartialReader in, String id) {
+  private static Result readResult(PartialReader in, String id, int version) {
     int n = in.readCount(1);
     List<Map<String, Object>> rows = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
@@ -214,17 +264,17 @@ public record Reply(
     }
     String text = in.readString();
     long receive = in.readLong();
-    Optional<Long> finish = in.readBoolean() ? Optional.of(in.readLong()) : Optional.empty();
-    Optional<Meta.WindowMeta> window =
-        in.readBoolean()
-            ? Optional.of(
-                new Meta.WindowMeta(
-                    in.readVarLong(),
-                    in.readString(),
-                    in.readLong(),
-                    in.readLong(),
-                    in.readVarLong()))
-            : Optional.empty();
+    Optional<Long> finish = readOptionalLong(in);
+    Optional<Meta.WindowMeta> window = Optional.empty();
+    if (in.readBoolean()) {
+      long number = in.readVarLong();
+      String name = in.readString();
+      long emit = in.readLong();
+      long start = in.readLong();
+      long size = in.readVarLong();
+      Optional<Meta.EventWindow> event = version >= 2 ? readEventWindow(in) : Optional.empty();
+      window = Optional.of(new Meta.WindowMeta(number, name, emit, start, size, event));
+    }
     Object sketch = ValueCodec.read(in);
     if (!(sketch instanceof Map)) {
       throw new MessageFormatException("the sketch metadata of a result is not a map");
@@ -240,9 +290,25 @@ public record Reply(
     for (int i = 0; i < badCount; i++) {
       bad.put(in.readString(), in.readVarLong());
     }
+    Optional<Meta.EventTimeMeta> eventTime = Optional.empty();
+    if (version >= 2 && in.readBoolean()) {
+      eventTime =
+          Optional.of(
+              new Meta.EventTimeMeta(
+                  readOptionalLong(in), readOptionalLong(in), in.readVarLong(), in.readVarLong()));
+    }
     return new Result(
         rows,
         new Meta(
-            id, text, receive, finish, window, (Map<String, Object>) sketch, errors, isFinal, bad));
+            id,
+            text,
+            receive,
+            finish,
+            window,
+            (Map<String, Object>) sketch,
+            errors,
+            isFinal,
+            bad,
+            eventTime));
   }
 }

@@ -1,0 +1,431 @@
+package io.spyglass.flink.bench;
+
+import io.spyglass.core.result.Meta;
+import io.spyglass.core.result.Result;
+import io.spyglass.engine.source.EventGenerator;
+import io.spyglass.scenarios.Report;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+import org.HdrHistogram.Histogram;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+/**
+ * One measured run of a runtime. The run's records go to a topic of its own in one Kafka
+ * transaction, left open; the runtime starts on the topic (reading committed records only, from the
+ * start) and every query is submitted and running; then the transaction commits, and the runtime
+ * reads the whole backlog with every query in place, as fast as it can. The time to read it ends
+ * when an end mark (the last record of each partition) has reached its query. Then, optionally, a
+ * probe record every 20 ms amid records at a paced rate gives the latency from a record's send to
+ * Kafka to its result in the reader's hands. Last, every query is ended and gives its final result:
+ * every needle must be in its query's.
+ */
+final class Runner {
+  private static final long RUNNING_TIMEOUT_S = 300;
+  private static final long READ_TIMEOUT_S = 1_800;
+  private static final long PROBE_EVERY_MS = 20;
+  private static final long SEED = 42;
+
+  private final Topics topics;
+  private final KafkaBroker broker;
+  private final Report report;
+  private int runs;
+
+  Runner(Topics topics, KafkaBroker broker, Report report) {
+    this.topics = topics;
+    this.broker = broker;
+    this.report = report;
+  }
+
+  /** Starts a runtime on a run's topic. */
+  interface SideFactory {
+    Side start(String topic, String tag) throws Exception;
+  }
+
+  /**
+   * What a run reads and asks.
+   *
+   * @param workload the name of the query set, for the tables
+   * @param slots filter workers (embedded) or the job's parallelism (Flink)
+   * @param partitions partitions of the records topic
+   * @param recordBytes the generated records' target size
+   * @param records records in the backlog (the end marks come on top)
+   * @param needles needle queries, {@code SELECT * FROM STREAM(MAX, TIME) WHERE id = '...' LIMIT
+   *     10}, each id planted once in the backlog
+   * @param others other queries (BQL), run alongside
+   * @param latencyMs how long the latency probes run after the backlog; 0 for none
+   * @param latencyRate records per second sent beside the probes
+   * @param hops (Flink) network hops between the records source and the filter
+   */
+  record Spec(
+      String workload,
+      int slots,
+      int partitions,
+      int recordBytes,
+      int records,
+      int needles,
+      List<String> others,
+      long latencyMs,
+      long latencyRate,
+      int hops) {}
+
+  /**
+   * What a run measured.
+   *
+   * @param records records read (the backlog and its end marks)
+   * @param bytes their JSON bytes
+   * @param seconds from the commit of the backlog to its last end mark at its query
+   * @param cpuSeconds CPU time of this process meanwhile (the runtime's threads, its GC and JIT)
+   * @param brokerCpuSeconds CPU time of the Kafka broker's process meanwhile; NaN when not known
+   * @param latencyMs from a probe's send to Kafka to its result read back, in ms
+   * @param probesSent probes sent while latency was measured
+   * @param needlesFound needle queries whose final result holds their needle
+   * @param finals the final result of each other query, in order (null when none came)
+   */
+  record Outcome(
+      Spec spec,
+      String side,
+      long records,
+      long bytes,
+      double seconds,
+      double cpuSeconds,
+      double brokerCpuSeconds,
+      Histogram latencyMs,
+      long probesSent,
+      int needlesFound,
+      List<Result> finals) {
+    double recordsPerSecond() {
+      return records / seconds;
+    }
+
+    double recordsPerCpuSecond() {
+      return records / cpuSeconds;
+    }
+
+    /** CPU seconds per second while the backlog was read: the cores the runtime kept busy. */
+    double cpuCores() {
+      return cpuSeconds / seconds;
+    }
+
+    double p99LatencyMs() {
+      return latencyMs.getTotalCount() == 0 ? Double.NaN : latencyMs.getValueAtPercentile(99);
+    }
+  }
+
+  Outcome run(Spec spec, SideFactory factory) throws Exception {
+    String tag = "bench" + ++runs;
+    String topic = "spyglass-" + tag;
+    topics.create(topic, spec.partitions());
+    List<String> needleIds = new ArrayList<>();
+    for (int i = 0; i < spec.needles(); i++) {
+      needleIds.add("needle-" + tag + "-" + i);
+    }
+    String endId = "end-" + tag;
+    String probeId = "probe-" + tag;
+    List<Side.Bql> queries = new ArrayList<>();
+    for (int i = 0; i < needleIds.size(); i++) {
+      queries.add(
+          new Side.Bql(
+              "n" + i,
+              "SELECT * FROM STREAM(MAX, TIME) WHERE id = '" + needleIds.get(i) + "' LIMIT 10"));
+    }
+    for (int i = 0; i < spec.others().size(); i++) {
+      queries.add(new Side.Bql("o" + i, spec.others().get(i)));
+    }
+    queries.add(
+        new Side.Bql(
+            "end",
+            "SELECT id FROM STREAM(MAX, TIME) WHERE id = '"
+                + endId
+                + "' LIMIT "
+                + spec.partitions()));
+    if (spec.latencyMs() > 0) {
+      queries.add(
+          new Side.Bql(
+              "probe",
+              "SELECT sent FROM STREAM(MAX, TIME) WHERE id = '"
+                  + probeId
+                  + "' WINDOWING EVERY(1, RECORD, FIRST, 1, RECORD)"));
+    }
+    KafkaProducer<byte[], byte[]> backlog = topics.producer(topic + "-backlog", 20);
+    Side side = null;
+    try {
+      backlog.initTransactions();
+      backlog.beginTransaction();
+      long bytes = write(backlog, topic, spec, needleIds, endId);
+      long records = (long) spec.records() + spec.partitions();
+      side = factory.start(topic, tag);
+      List<Side.Handle> handles = side.submitAll(queries);
+      for (int i = 0; i < handles.size(); i++) {
+        if (!handles.get(i).awaitRunning(RUNNING_TIMEOUT_S, TimeUnit.SECONDS)) {
+          throw new IllegalStateException(
+              side.label() + ": query " + queries.get(i).id() + " did not start");
+        }
+        if (handles.get(i).error() != null) {
+          throw new IllegalStateException(
+              side.label() + ": query " + queries.get(i).id() + ": " + handles.get(i).error());
+        }
+      }
+      Side.Handle end = handles.get(needleIds.size() + spec.others().size());
+      double cpu0 = processCpuSeconds();
+      double broker0 = broker.cpuSeconds();
+      long t0 = System.nanoTime();
+      backlog.commitTransaction();
+      side.go();
+      int ends = awaitEnd(end, spec.partitions());
+      long t1 = System.nanoTime();
+      double cpu = processCpuSeconds() - cpu0;
+      double brokerCpu = broker.cpuSeconds() - broker0;
+      if (ends < spec.partitions()) {
+        report.problem(
+            String.format(
+                "%s, %s, %d slots: read %d of %d end marks within %d s",
+                side.label(),
+                spec.workload(),
+                spec.slots(),
+                ends,
+                spec.partitions(),
+                READ_TIMEOUT_S));
+      }
+      Histogram latency = new Histogram(3_600_000L, 3);
+      long probes = 0;
+      if (spec.latencyMs() > 0) {
+        probes = probe(spec, topic, probeId, handles.get(handles.size() - 1), latency);
+      }
+      String failure = side.failure();
+      if (failure != null) {
+        // a restart replays records and repeats results: the run's figures are not a measurement
+        report.problem(
+            String.format(
+                "%s, %s, %d slots: the runtime failed and restarted during the run: %s",
+                side.label(),
+                spec.workload(),
+                spec.slots(),
+                failure.lines().limit(3).collect(Collectors.joining(" | "))));
+      }
+      side.finishAll();
+      int found = 0;
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(RUNNING_TIMEOUT_S);
+      for (int i = 0; i < needleIds.size(); i++) {
+        Result r = last(handles.get(i), deadline);
+        if (r != null && holds(r, needleIds.get(i), side.label())) {
+          found++;
+        }
+      }
+      if (found < needleIds.size()) {
+        report.problem(
+            String.format(
+                "%s, %s, %d slots: found %d of %d needles",
+                side.label(), spec.workload(), spec.slots(), found, needleIds.size()));
+      }
+      List<Result> finals = new ArrayList<>();
+      for (int i = 0; i < spec.others().size(); i++) {
+        Result r = last(handles.get(needleIds.size() + i), deadline);
+        finals.add(r);
+        if (r == null || !r.meta().isFinal()) {
+          report.problem(side.label() + ": no final result for " + spec.others().get(i));
+        } else if (r.meta().errors().stream().anyMatch(Meta.QueryError::fatal)) {
+          report.problem(side.label() + ": " + spec.others().get(i) + ": " + r.meta().errors());
+        }
+      }
+      return new Outcome(
+          spec,
+          side.label(),
+          records,
+          bytes,
+          (t1 - t0) / 1e9,
+          cpu,
+          brokerCpu,
+          latency,
+          probes,
+          found,
+          finals);
+    } finally {
+      if (side != null) {
+        side.close();
+      }
+      backlog.close();
+      topics.delete(List.of(topic));
+    }
+  }
+
+  /**
+   * Writes the backlog: generated records over the partitions in turn, each needle once at an even
+   * spacing, then an end mark at the end of each partition. Returns the bytes written.
+   */
+  private static long write(
+      KafkaProducer<byte[], byte[]> producer,
+      String topic,
+      Spec spec,
+      List<String> needleIds,
+      String endId) {
+    EventGenerator g = new EventGenerator(SEED, spec.recordBytes());
+    long t = System.currentTimeMillis();
+    int every =
+        needleIds.isEmpty() ? Integer.MAX_VALUE : Math.max(1, spec.records() / needleIds.size());
+    long bytes = 0;
+    for (int i = 0; i < spec.records(); i++) {
+      int q = i / every;
+      int len =
+          i % every == every / 2 && q < needleIds.size()
+              ? g.next(t, Map.of("id", needleIds.get(q)))
+              : g.next(t);
+      bytes += len;
+      producer.send(
+          new ProducerRecord<>(topic, i % spec.partitions(), null, Arrays.copyOf(g.buffer(), len)));
+    }
+    for (int p = 0; p < spec.partitions(); p++) {
+      int len = g.next(t, Map.of("id", endId));
+      bytes += len;
+      producer.send(new ProducerRecord<>(topic, p, null, Arrays.copyOf(g.buffer(), len)));
+    }
+    producer.flush();
+    return bytes;
+  }
+
+  /** Waits for the end marks' query to hold one mark per partition; returns how many it saw. */
+  private static int awaitEnd(Side.Handle end, int partitions) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(READ_TIMEOUT_S);
+    int seen = 0;
+    while (System.nanoTime() < deadline) {
+      boolean done = end.isDone(); // before the poll: nothing queued is missed
+      Result r = end.poll(200, TimeUnit.MILLISECONDS);
+      if (r != null) {
+        seen += r.records().size();
+        if (seen >= partitions || r.meta().isFinal()) {
+          return seen;
+        }
+      } else if (done) {
+        return seen;
+      }
+    }
+    return seen;
+  }
+
+  /**
+   * Sends records at the spec's rate and a probe record every {@value #PROBE_EVERY_MS} ms, each
+   * stamped with its send time, for the spec's time; records each probe's result latency as it is
+   * read back (after a first second, left out). Returns the probes sent while measured.
+   */
+  private long probe(Spec spec, String topic, String probeId, Side.Handle probe, Histogram latency)
+      throws InterruptedException {
+    long start = System.currentTimeMillis();
+    long measureFrom = start + Math.min(1_000, spec.latencyMs() / 4);
+    long end = start + spec.latencyMs();
+    AtomicBoolean stopped = new AtomicBoolean();
+    AtomicLong answered = new AtomicLong();
+    Thread reader =
+        new Thread(
+            () -> {
+              try {
+                while (true) {
+                  Result r = probe.poll(50, TimeUnit.MILLISECONDS);
+                  if (r == null) {
+                    if (stopped.get() || probe.isDone()) {
+                      return;
+                    }
+                    continue;
+                  }
+                  long now = System.currentTimeMillis();
+                  for (Map<String, Object> rec : r.records()) {
+                    if (rec.get("sent") instanceof Number sent && sent.longValue() >= measureFrom) {
+                      latency.recordValue(Math.max(0, now - sent.longValue()));
+                      answered.incrementAndGet();
+                    }
+                  }
+                }
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            },
+            "bench-probe-reader");
+    reader.start();
+    EventGenerator g = new EventGenerator(SEED + 1, spec.recordBytes());
+    long sent = 0;
+    long probes = 0;
+    long measured = 0;
+    try (KafkaProducer<byte[], byte[]> producer = topics.producer(null, 0)) {
+      long nextProbe = start;
+      for (long now = start; now < end; now = System.currentTimeMillis()) {
+        long due = spec.latencyRate() * (now - start) / 1000;
+        for (; sent < due; sent++) {
+          int len = g.next(now);
+          producer.send(
+              new ProducerRecord<>(
+                  topic, (int) (sent % spec.partitions()), null, Arrays.copyOf(g.buffer(), len)));
+        }
+        if (now >= nextProbe) {
+          int len = g.next(now, Map.of("id", probeId, "sent", now));
+          producer.send(
+              new ProducerRecord<>(
+                  topic,
+                  (int) (probes++ % spec.partitions()),
+                  null,
+                  Arrays.copyOf(g.buffer(), len)));
+          if (now >= measureFrom) {
+            measured++;
+          }
+          nextProbe += PROBE_EVERY_MS;
+        }
+        Thread.sleep(2);
+      }
+      producer.flush();
+    }
+    // the last probes' results are on their way
+    long grace = System.currentTimeMillis() + 10_000;
+    while (answered.get() < measured && System.currentTimeMillis() < grace) {
+      Thread.sleep(20);
+    }
+    stopped.set(true);
+    reader.join(5_000);
+    return measured;
+  }
+
+  /** The last result of a query that is ending, waiting until {@code deadline} (nanoTime). */
+  private static Result last(Side.Handle h, long deadline) throws InterruptedException {
+    Result last = null;
+    while (true) {
+      boolean done = h.isDone();
+      Result r =
+          h.poll(Math.max(1, (deadline - System.nanoTime()) / 1_000_000), TimeUnit.MILLISECONDS);
+      if (r != null) {
+        last = r;
+        if (r.meta().isFinal()) {
+          return last;
+        }
+      } else if (done || System.nanoTime() >= deadline) {
+        return last;
+      }
+    }
+  }
+
+  /** Whether a needle query's result holds its needle; a record of another id is a problem. */
+  private boolean holds(Result r, String needleId, String side) {
+    boolean found = false;
+    for (Map<String, Object> rec : r.records()) {
+      if (needleId.equals(rec.get("id"))) {
+        found = true;
+      } else {
+        report.problem(
+            side + ": the query of " + needleId + " returned a record of " + rec.get("id"));
+      }
+    }
+    return found;
+  }
+
+  /** CPU seconds this process has used. */
+  static double processCpuSeconds() {
+    if (ManagementFactory.getOperatingSystemMXBean()
+        instanceof com.sun.management.OperatingSystemMXBean os) {
+      return os.getProcessCpuTime() / 1e9;
+    }
+    return Double.NaN;
+  }
+}

@@ -1,0 +1,145 @@
+package io.spyglass.flink.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.spyglass.core.partial.PartialWriter;
+import io.spyglass.core.partial.ValueCodec;
+import io.spyglass.core.plan.QueryLimits;
+import io.spyglass.core.query.Query;
+import io.spyglass.core.result.Meta;
+import io.spyglass.core.result.Result;
+import io.spyglass.core.result.ResultJson;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** The result topic's binary replies: every part of a result's metadata survives the trip. */
+class ReplyTest {
+  private static final String BQL =
+      "SELECT COUNT(*) AS n FROM STREAM(FOREVER) WINDOWING TUMBLING(1000, EVENT_TIME(ts))";
+
+  @Test
+  void anEventTimeResultKeepsItsWholeMeta() {
+    Result r =
+        eventResult(
+            -1,
+            new Meta.EventWindow(0, true, 2, true),
+            new Meta.EventTimeMeta(Optional.of(5L), Optional.of(5L), 7, 3));
+    Reply back = Reply.decode(Reply.result("a:q", r).encode());
+    assertThat(back.kind()).isEqualTo(Reply.Kind.RESULT);
+    assertThat(back.result()).isEqualTo(r);
+    assertThat(ResultJson.write(back.result()))
+        .contains("\"endTime\":0,\"final\":true,\"late\":2,\"lateUpdate\":true")
+        .contains("\"late\":7,\"eventTime\":{\"watermark\":5,\"maxTime\":5,\"withoutTime\":3}");
+  }
+
+  @Test
+  void anEventTimeResultBeforeTheFirstEventTime() {
+    Result r =
+        new Result(
+            List.of(),
+            new Meta(
+                "a:q",
+                BQL,
+                1_000,
+                Optional.of(2_000L),
+                Optional.empty(),
+                Map.of(),
+                List.of(),
+                true,
+                Map.of(),
+                Optional.of(new Meta.EventTimeMeta(Optional.empty(), Optional.empty(), 0, 0))));
+    assertThat(Reply.decode(Reply.result("a:q", r).encode()).result()).isEqualTo(r);
+  }
+
+  /** A reply of version 1 (without event-time parts), as jobs before version 2 write them. */
+  @Test
+  void readsVersionOne() {
+    PartialWriter out = new PartialWriter();
+    out.writeRaw(new byte[] {'S', 'G', 'R', 'P'}, 0, 4).writeByte(1).writeByte(1);
+    out.writeString("a:q");
+    out.writeVarInt(1);
+    ValueCodec.write(out, Map.of("n", 3L));
+    out.writeString("SELECT COUNT(*) AS n FROM STREAM(5000, TIME)").writeLong(1_000);
+    out.writeBoolean(false);
+    out.writeBoolean(true);
+    out.writeVarLong(2).writeString("TUMBLING(1000, TIME)").writeLong(3_000).writeLong(2_000);
+    out.writeVarLong(3);
+    ValueCodec.write(out, Map.of());
+    out.writeVarInt(0);
+    out.writeBoolean(false);
+    out.writeVarInt(1);
+    out.writeString("malformedJson").writeVarLong(4);
+    Result r = Reply.decode(out.toByteArray()).result();
+    assertThat(r.records()).containsExactly(Map.of("n", 3L));
+    assertThat(r.meta().window())
+        .contains(new Meta.WindowMeta(2, "TUMBLING(1000, TIME)", 3_000, 2_000, 3));
+    assertThat(r.meta().badInput()).containsEntry("malformedJson", 4L);
+    assertThat(r.meta().eventTime()).isEmpty();
+  }
+
+  @Test
+  void refusesAnUnknownVersion() {
+    byte[] bytes = Reply.running("a:q").encode();
+    bytes[4] = 3;
+    assertThatThrownBy(() -> Reply.decode(bytes))
+        .isInstanceOf(MessageFormatException.class)
+        .hasMessageContaining("supported: 1 to 2");
+  }
+
+  /**
+   * After a restart the job may emit results again: each event-time window's final result and each
+   * late update reach the reader once, late updates of old windows included.
+   */
+  @Test
+  void eventTimeWindowsAreDeliveredOnceEach() throws Exception {
+    Replies replies = new Replies(16, id -> {});
+    RemoteQuery q = replies.register(Query.parse("q", BQL, QueryLimits.DEFAULTS, 0), "a:q");
+    Result w0 = eventResult(0, new Meta.EventWindow(1000, true, 0, false), time(0));
+    Result late0 = eventResult(0, new Meta.EventWindow(1000, true, 2, true), time(2));
+    Result w1 = eventResult(1, new Meta.EventWindow(2000, true, 0, false), time(2));
+    Result lateAgain0 = eventResult(0, new Meta.EventWindow(1000, true, 1, true), time(3));
+    for (Result r : List.of(w0, late0, w0, late0, w1, late0, w1, lateAgain0)) {
+      replies.accept(Reply.result("a:q", r));
+    }
+    assertThat(q.duplicates()).isEqualTo(4);
+    for (Result want : List.of(w0, late0, w1, lateAgain0)) {
+      Result got = q.poll(1, TimeUnit.SECONDS);
+      assertThat(got.meta().window()).isEqualTo(want.meta().window());
+      assertThat(got.meta().queryId()).isEqualTo("q");
+      assertThat(got.meta().eventTime()).isEqualTo(want.meta().eventTime());
+    }
+    assertThat(q.poll(0, TimeUnit.MILLISECONDS)).isNull();
+  }
+
+  private static Meta.EventTimeMeta time(long late) {
+    return new Meta.EventTimeMeta(Optional.of(2_500L), Optional.of(2_500L), late, 0);
+  }
+
+  private static Result eventResult(
+      long number, Meta.EventWindow window, Meta.EventTimeMeta eventTime) {
+    return new Result(
+        List.of(Map.of("n", 3L)),
+        new Meta(
+            "a:q",
+            BQL,
+            1_000,
+            Optional.empty(),
+            Optional.of(
+                new Meta.WindowMeta(
+                    number,
+                    "TUMBLING(1000, EVENT_TIME(ts), LATENESS 0)",
+                    9_000,
+                    number * 1000,
+                    window.lateUpdate() ? 0 : 1,
+                    Optional.of(window))),
+            Map.of(),
+            List.of(),
+            false,
+            Map.of(),
+            Optional.of(eventTime)));
+  }
+}
