@@ -25,10 +25,14 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import picocli.CommandLine;
@@ -279,7 +283,7 @@ final class QueryCommand implements Callable<Integer> {
       }
       // the filters' last word on what they skipped comes as the job ends
       run.finishAll();
-      run.awaitEnd(10, TimeUnit.SECONDS);
+      run.awaitEnd(30, TimeUnit.SECONDS);
       sourceReport.report(true);
       return outcome.failed() > 0 ? 1 : 0;
     } catch (InterruptedException e) {
@@ -383,6 +387,15 @@ final class QueryCommand implements Callable<Integer> {
     }
   }
 
+  /** How often every query is looked at, whether or not it said it has news. */
+  private static final long SWEEP_NS = TimeUnit.SECONDS.toNanos(1);
+
+  /**
+   * Prints every query's results as they come, until every query has ended. A query says when it
+   * has news (a result, or its end), and only those are read: with thousands of queries that wait
+   * for a needle, nothing is polled in vain. Results ready at the same time are printed in the
+   * order of the queries; every query is also looked at once a second, in case word was missed.
+   */
   static Printed printAll(
       List<RunningQuery> handles,
       ResultPrinter printer,
@@ -391,38 +404,62 @@ final class QueryCommand implements Callable<Integer> {
       PrintWriter err)
       throws InterruptedException {
     // sourceReport: null where the runtime reads the source itself (Flink)
-    List<RunningQuery> open = new ArrayList<>(handles);
+    Map<RunningQuery, Integer> open = new IdentityHashMap<>();
+    LinkedBlockingQueue<RunningQuery> news = new LinkedBlockingQueue<>();
+    for (int i = 0; i < handles.size(); i++) {
+      RunningQuery h = handles.get(i);
+      open.put(h, i);
+      h.onUpdate(() -> news.offer(h));
+    }
+    news.addAll(handles); // what was queued before they could say so
     int failed = 0;
+    long sweptAt = System.nanoTime();
+    List<RunningQuery> due = new ArrayList<>();
     while (!open.isEmpty()) {
-      boolean any = false;
-      for (int i = 0; i < open.size(); i++) {
-        RunningQuery h = open.get(i);
-        // done is read before the poll: a query queues its last result before it ends, so a poll
-        // after it was seen done drains everything (read after, a result queued between the two
-        // would be dropped)
-        boolean done = h.isDone();
-        Result r = h.poll(open.size() == 1 ? 200 : 0, TimeUnit.MILLISECONDS);
-        if (r != null) {
-          any = true;
-          progress.clear();
-          if (!printer.print(r)) {
-            return new Printed(failed, true);
+      due.clear();
+      RunningQuery first = news.poll(200, TimeUnit.MILLISECONDS);
+      if (first != null) {
+        due.add(first);
+        news.drainTo(due);
+      }
+      if (System.nanoTime() - sweptAt > SWEEP_NS) {
+        due.addAll(open.keySet());
+        sweptAt = System.nanoTime();
+      }
+      due.sort(Comparator.comparingInt(h -> open.getOrDefault(h, Integer.MAX_VALUE)));
+      RunningQuery last = null;
+      for (RunningQuery h : due) {
+        if (h == last || !open.containsKey(h)) {
+          continue;
+        }
+        last = h;
+        while (true) {
+          // done is read before the poll: a query queues its last result before it ends, so a
+          // poll after it was seen done drains everything (read after, a result queued between
+          // the two would be dropped)
+          boolean done = h.isDone();
+          Result r = h.poll(0, TimeUnit.MILLISECONDS);
+          if (r != null) {
+            progress.clear();
+            if (!printer.print(r)) {
+              return new Printed(failed, true);
+            }
+            continue;
           }
-        } else if (done) {
-          if (h.error() != null) {
-            err.println("spyglass: " + h.id() + ": " + h.error());
-            err.flush();
-            failed++;
+          if (done) {
+            if (h.error() != null) {
+              err.println("spyglass: " + h.id() + ": " + h.error());
+              err.flush();
+              failed++;
+            }
+            open.remove(h);
           }
-          open.remove(i--);
+          break;
         }
       }
       progress.update();
       if (sourceReport != null) {
         sourceReport.report(false);
-      }
-      if (!any && open.size() > 1) {
-        Thread.sleep(20);
       }
     }
     return new Printed(failed, false);
@@ -514,6 +551,9 @@ final class QueryCommand implements Callable<Integer> {
 
     String error();
 
+    /** Calls {@code listener} (quickly, on another thread) when the query has a result or ends. */
+    void onUpdate(Runnable listener);
+
     static RunningQuery of(QueryHandle h) {
       return new RunningQuery() {
         @Override
@@ -534,6 +574,11 @@ final class QueryCommand implements Callable<Integer> {
         @Override
         public String error() {
           return h.error();
+        }
+
+        @Override
+        public void onUpdate(Runnable listener) {
+          h.onUpdate(listener);
         }
       };
     }
@@ -558,6 +603,11 @@ final class QueryCommand implements Callable<Integer> {
         @Override
         public String error() {
           return q.error();
+        }
+
+        @Override
+        public void onUpdate(Runnable listener) {
+          q.onUpdate(listener);
         }
       };
     }

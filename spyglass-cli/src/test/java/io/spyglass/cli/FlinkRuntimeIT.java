@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -102,8 +103,12 @@ class FlinkRuntimeIT {
     assertThat(stderr(flink)).as(flink.toString()).isEqualTo(stderr(embedded));
     Map<String, List<String>> e = byQuery(embedded.stdout(), format);
     Map<String, List<String>> f = byQuery(flink.stdout(), format);
-    assertThat(e)
+    assertThat(e.keySet().stream().filter(k -> k.startsWith("q")))
         .hasSize((int) Files.readAllLines(queries).stream().filter(l -> !l.isBlank()).count());
+    if (format.equals("json")) {
+      // the file's last line is broken: the queries that run to its end say so, once
+      assertThat(e.get("bad input").get(0)).contains("malformedJson=1");
+    }
     assertThat(f).isEqualTo(e);
   }
 
@@ -134,11 +139,13 @@ class FlinkRuntimeIT {
 
   /**
    * Each query's output in the order printed: table blocks as printed; JSON results with the times
-   * of the run (receive, finish, emit and window start, _read_ms) left out.
+   * of the run (receive, finish, emit and window start, _read_ms) left out, and their bad input
+   * summed per query and reason under "bad input".
    */
   private static Map<String, List<String>> byQuery(String stdout, String format) {
     Map<String, List<String>> out = new LinkedHashMap<>();
     if (format.equals("json")) {
+      Map<String, Long> badInput = new TreeMap<>();
       for (String line : stdout.split("\n")) {
         if (line.isBlank()) {
           continue;
@@ -150,8 +157,18 @@ class FlinkRuntimeIT {
           ((ObjectNode) r.at("/meta/window")).remove(List.of("emitTime", "startTime"));
         }
         r.get("records").forEach(rec -> ((ObjectNode) rec).remove("_read_ms"));
-        out.computeIfAbsent(query.get("id").asText(), k -> new ArrayList<>()).add(r.toString());
+        // bad input is counted by the readers while results are made elsewhere: which result of
+        // a query carries a bad record may differ (docs/results.md), the total per query may not
+        JsonNode bad = ((ObjectNode) r.get("meta")).remove("badInput");
+        String id = query.get("id").asText();
+        out.computeIfAbsent(id, k -> new ArrayList<>()).add(r.toString());
+        if (bad != null) {
+          for (Map.Entry<String, JsonNode> e : bad.properties()) {
+            badInput.merge(id + " " + e.getKey(), e.getValue().asLong(), Long::sum);
+          }
+        }
       }
+      out.put("bad input", List.of(badInput.toString()));
       return out;
     }
     String id = null;

@@ -29,6 +29,7 @@ class PrintAllTest {
     private final Queue<Result> queue = new ArrayDeque<>();
     private boolean done;
     private boolean ended;
+    private Runnable listener = () -> {};
 
     EndsDuringPoll(String id) {
       this.id = id;
@@ -47,6 +48,7 @@ class PrintAllTest {
         ended = true;
         queue.add(result(id));
         done = true;
+        listener.run();
       }
       return r;
     }
@@ -59,6 +61,11 @@ class PrintAllTest {
     @Override
     public String error() {
       return null;
+    }
+
+    @Override
+    public void onUpdate(Runnable listener) {
+      this.listener = listener;
     }
   }
 
@@ -84,7 +91,6 @@ class PrintAllTest {
             new PrintStream(bytes, true, StandardCharsets.UTF_8), ResultPrinter.Format.json, true);
     StringWriter err = new StringWriter();
 
-    // two queries: the loop polls without waiting, as it does for several
     QueryCommand.Printed outcome =
         QueryCommand.printAll(
             List.of(new EndsDuringPoll("q1"), new EndsDuringPoll("q2")),

@@ -26,6 +26,12 @@ final class FieldTable {
   private final int mask;
 
   /**
+   * Bit {@code n} set when some name is {@code n} bytes long (bit 63: 63 or more): most names of a
+   * record are not looked up at all, their length rules them out.
+   */
+  private final long lengths;
+
+  /**
    * @param names distinct names; slots are given in iteration order
    */
   FieldTable(Collection<String> names) {
@@ -40,14 +46,21 @@ final class FieldTable {
     int size = Integer.highestOneBit(Math.max(4, this.names.length * 4 - 1)) << 1;
     this.table = new int[size];
     this.mask = size - 1;
+    long lengths = 0;
     for (int slot = 0; slot < utf8.length; slot++) {
       byte[] u = utf8[slot];
+      lengths |= lengthBit(u.length);
       int h = hash(u, 0, u.length) & mask;
       while (table[h] != 0) {
         h = (h + 1) & mask;
       }
       table[h] = slot + 1;
     }
+    this.lengths = lengths;
+  }
+
+  private static long lengthBit(int length) {
+    return 1L << Math.min(length, 63);
   }
 
   int size() {
@@ -68,6 +81,9 @@ final class FieldTable {
   /** The slot of the name whose UTF-8 bytes are {@code b[from, to)}, or -1. */
   int slot(byte[] b, int from, int to) {
     int len = to - from;
+    if ((lengths & lengthBit(len)) == 0) {
+      return -1;
+    }
     int h = hash(b, from, len) & mask;
     while (true) {
       int s = table[h] - 1;

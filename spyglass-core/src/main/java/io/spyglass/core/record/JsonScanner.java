@@ -58,6 +58,9 @@ final class JsonScanner {
   private static final long QUOTES = 0x2222222222222222L;
   private static final long BACKSLASHES = 0x5C5C5C5C5C5C5C5CL;
   private static final long SPACES = 0x2020202020202020L;
+  private static final long HIGH_NIBBLES = 0xF0F0F0F0F0F0F0F0L;
+  private static final long DIGIT_NIBBLES = 0x3030303030303030L;
+  private static final long SIXES = 0x0606060606060606L;
 
   private FieldTable fields = FieldTable.EMPTY;
 
@@ -351,18 +354,13 @@ final class JsonScanner {
     if (d == 0) {
       p++;
     } else if (d > 0 && d <= 9) {
-      p++;
-      while (p < end && (d = b[p] - '0') >= 0 && d <= 9) {
-        p++;
-      }
+      p = digits(b, p + 1, end);
     } else {
       return FAIL;
     }
     if (p < end && b[p] == '.') {
       int first = ++p;
-      while (p < end && (d = b[p] - '0') >= 0 && d <= 9) {
-        p++;
-      }
+      p = digits(b, p, end);
       if (p == first) {
         return FAIL;
       }
@@ -373,14 +371,34 @@ final class JsonScanner {
         p++;
       }
       int first = p;
-      while (p < end && (d = b[p] - '0') >= 0 && d <= 9) {
-        p++;
-      }
+      p = digits(b, p, end);
       if (p == first) {
         return FAIL;
       }
     }
     return p - start > MAX_NUMBER_CHARS ? FAIL : p;
+  }
+
+  /**
+   * The index of the first byte from {@code p} that is not an ASCII digit (or {@code end}), eight
+   * bytes at a time: a byte is a digit when its high nibble is 3 and adding 6 keeps it so. A carry
+   * out of a byte (only from 0xFA and above, not a digit) can only spoil the bytes above it, so the
+   * lowest flagged byte is exact.
+   */
+  private static int digits(byte[] b, int p, int end) {
+    while (p + 8 <= end) {
+      long w = (long) LONGS.get(b, p);
+      long notDigit =
+          ((w & HIGH_NIBBLES) ^ DIGIT_NIBBLES) | (((w + SIXES) & HIGH_NIBBLES) ^ DIGIT_NIBBLES);
+      if (notDigit != 0) {
+        return p + (Long.numberOfTrailingZeros(notDigit) >>> 3);
+      }
+      p += 8;
+    }
+    while (p < end && b[p] >= '0' && b[p] <= '9') {
+      p++;
+    }
+    return p;
   }
 
   /** {@code p} is after the '{'. */

@@ -52,6 +52,45 @@ class RecordScannerTest {
   }
 
   @Test
+  void numbersOfEveryLengthAndWhatFollowsThemAgreeWithJackson() {
+    // digits are stepped over eight at a time: every length across the word boundaries, each
+    // followed by what ends a number, what continues it, and what makes it malformed
+    String[] after = {"}", ",\"y\":1}", " }", ".5}", ".}", "e3}", "E+2}", "e}", "x}", "0}", ":}"};
+    for (int n = 1; n <= 25; n++) {
+      String digits = "1234567890123456789012345".substring(0, n);
+      for (String a : after) {
+        for (String sign : new String[] {"", "-"}) {
+          for (String field : new String[] {"x", "y"}) {
+            agrees("{\"x\":" + sign + digits + a, field);
+            agrees("{\"x\":[" + sign + "0." + digits + "]" + a.substring(0, 0) + "}", field);
+          }
+        }
+      }
+    }
+    scanner.select(Set.of("x"));
+    assertThat(vouches("{\"x\":12345678901234567}")).isTrue();
+    assertThat(scanner.longValue(scanner.slot("x"))).isEqualTo(12345678901234567L);
+    assertThat(vouches("{\"x\":123456789012.5e-3}")).isTrue();
+    assertThat(scanner.value(scanner.slot("x"))).isEqualTo(123456789.0125);
+    assertThat(vouches("{\"x\":0123}")).isFalse();
+    assertThat(vouches("{\"x\":12345678.}")).isFalse();
+  }
+
+  @Test
+  void namesOfEveryLengthAreFoundAndOthersOfTheirLengthAreNot() {
+    for (int len : new int[] {0, 1, 2, 7, 8, 9, 62, 63, 64, 65, 100}) {
+      String name = "n".repeat(len);
+      String other = "o".repeat(len);
+      String longer = "n".repeat(len + 1);
+      scanner.select(Set.of(name));
+      String json = "{\"" + other + "\":1,\"" + longer + "\":2,\"" + name + "\":3}";
+      assertThat(vouches(json)).as(json).isTrue();
+      assertThat(scanner.longValue(scanner.slot(name))).as(json).isEqualTo(3);
+      assertThat(scanner.slot(other)).isEqualTo(len == 0 ? 0 : -1);
+    }
+  }
+
+  @Test
   void aFieldMissingFromTheNextRecordIsAbsent() {
     scanner.select(Set.of("a"));
     assertThat(vouches("{\"a\":1}")).isTrue();

@@ -12,7 +12,7 @@ class NewlineSearchTest {
     Random random = new Random(3);
     byte[] interesting = {'\n', '\r', 0, 9, 11, (byte) 0x8A, (byte) 0xFF, 'a', 0x0B, 0x0A};
     for (int trial = 0; trial < 20_000; trial++) {
-      byte[] b = new byte[random.nextInt(40)];
+      byte[] b = new byte[random.nextInt(80)];
       for (int i = 0; i < b.length; i++) {
         b[i] =
             random.nextInt(6) == 0
