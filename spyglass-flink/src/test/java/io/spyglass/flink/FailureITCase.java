@@ -25,9 +25,8 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeader;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Checkpoints on, a TaskManager killed in the middle of windowed queries (with a checkpoint holding
@@ -76,10 +75,18 @@ class FailureITCase {
     return out;
   }
 
-  @ParameterizedTest
-  @EnumSource(JobOptions.Delivery.class)
+  @Test
   void aTaskManagerKilledInAWindowLosesNoWindowAndRepeatsNone(
-      JobOptions.Delivery delivery, @InjectMiniCluster MiniCluster cluster) throws Exception {
+      @InjectMiniCluster MiniCluster cluster) throws Exception {
+    run(JobOptions.Delivery.AT_LEAST_ONCE, cluster);
+  }
+
+  /**
+   * The case on {@code cluster}, which must be fresh (its first TaskManager running): each delivery
+   * has a class, and so a cluster, of its own (see {@link ExactlyOnceFailureITCase}).
+   */
+  static void run(JobOptions.Delivery delivery, MiniCluster cluster) throws Exception {
+    liveTaskManager = 0;
     Map<String, List<String>> expected = embedded();
 
     KafkaJobs.Job j =
