@@ -640,7 +640,7 @@ final class JsonScanner {
    * A multi-byte UTF-8 sequence at {@code p}, well formed (no overlong forms, no surrogates, at
    * most U+10FFFF); returns the index after it.
    */
-  private static int utf8(byte[] b, int p, int end) {
+  static int utf8(byte[] b, int p, int end) {
     int c = b[p] & 0xFF;
     if (c < 0xC2) {
       return FAIL;

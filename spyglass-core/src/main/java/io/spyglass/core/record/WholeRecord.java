@@ -1,5 +1,8 @@
 package io.spyglass.core.record;
 
+import com.fasterxml.jackson.core.JsonGenerator;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.AbstractMap;
 import java.util.Map;
 import java.util.Set;
@@ -11,11 +14,15 @@ import java.util.Set;
  * and for the garbage collector, which copies one array instead of hundreds of small objects for
  * every record still held. Records nobody reads are never decoded.
  *
+ * <p>Written as JSON ({@link RawJson}), its bytes are copied when decoding them and writing the map
+ * back would give the same text: a query that keeps whole records and a client that prints them
+ * need not build the record at all.
+ *
  * <p>Behaves as a {@code LinkedHashMap} of the JSON's fields in order with the set fields put over
  * them, and is mutable like one. Reading it from several threads is safe (it decodes once);
  * changing it is not.
  */
-final class WholeRecord extends AbstractMap<String, Object> {
+final class WholeRecord extends AbstractMap<String, Object> implements RawJson {
   private byte[] json;
   private String[] names;
   private Object[] values;
@@ -53,6 +60,101 @@ final class WholeRecord extends AbstractMap<String, Object> {
       values = null;
     }
     return decoded;
+  }
+
+  /** Checks and locates the JSON for {@link #writeRaw}, per thread. */
+  private static final ThreadLocal<CanonicalJson> CHECKS =
+      ThreadLocal.withInitial(CanonicalJson::new);
+
+  @Override
+  public boolean writeRaw(JsonGenerator g, ValueWriter writer) throws IOException {
+    byte[] b;
+    String[] setNames;
+    Object[] setValues;
+    synchronized (this) {
+      if (decoded != null) {
+        return false;
+      }
+      b = json;
+      setNames = names;
+      setValues = values;
+    }
+    if (g.getPrettyPrinter() != null
+        || g.getCharacterEscapes() != null
+        || g.getHighestEscapedChar() != 0) {
+      return false;
+    }
+    CanonicalJson c = CHECKS.get();
+    if (!c.check(b, b.length)) {
+      return false;
+    }
+    byte[][] setBytes = new byte[setNames.length][];
+    for (int i = 0; i < setNames.length; i++) {
+      setBytes[i] = setNames[i].getBytes(StandardCharsets.UTF_8);
+    }
+    boolean[] written = new boolean[setNames.length];
+    g.writeStartObject();
+    boolean any = false;
+    int run = -1; // first field of the run of fields copied as they are
+    int n = c.fields();
+    for (int f = 0; f < n; f++) {
+      int set = -1;
+      for (int i = 0; i < setBytes.length; i++) {
+        if (c.named(f, setBytes[i])) {
+          set = i;
+          break;
+        }
+      }
+      if (set < 0) {
+        if (run < 0) {
+          run = f;
+        }
+        continue;
+      }
+      any = copy(g, c, b, run, f, any);
+      run = -1;
+      g.writeFieldName(setNames[set]);
+      writer.write(g, setValues[set]);
+      written[set] = true;
+      any = true;
+    }
+    copy(g, c, b, run, n, any);
+    for (int i = 0; i < setNames.length; i++) {
+      if (!written[i]) {
+        g.writeFieldName(setNames[i]);
+        writer.write(g, setValues[i]);
+      }
+    }
+    g.writeEndObject();
+    return true;
+  }
+
+  /**
+   * Copies top-level fields {@code [from, to)} as they are; the first field of the object goes
+   * through the generator, so that it knows the object has a field and puts a comma before the next
+   * one it writes. Returns whether the object has a field now.
+   */
+  private static boolean copy(
+      JsonGenerator g, CanonicalJson c, byte[] b, int from, int to, boolean any)
+      throws IOException {
+    if (from < 0 || from >= to) {
+      return any;
+    }
+    int start;
+    if (any) {
+      start = c.nameStart(from) - 2; // the comma before the name's quote
+    } else {
+      g.writeFieldName(
+          new String(
+              b, c.nameStart(from), c.nameEnd(from) - c.nameStart(from), StandardCharsets.UTF_8));
+      g.writeRawValue(c.text(c.valueStart(from), c.valueEnd(from)));
+      start = c.valueEnd(from);
+    }
+    int end = c.valueEnd(to - 1);
+    if (end > start) {
+      g.writeRaw(c.text(start, end));
+    }
+    return true;
   }
 
   /** Whether the JSON has been decoded (for tests). */

@@ -2,6 +2,7 @@ package io.spyglass.core.result;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.spyglass.core.record.RawJson;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
@@ -117,8 +118,14 @@ public final class ResultJson {
     g.writeEndObject();
   }
 
-  /** Writes a boxed value: null, Boolean, Number, String, Map or List, to any depth. */
+  /**
+   * Writes a boxed value: null, Boolean, Number, String, Map or List, to any depth. A record kept
+   * as its JSON ({@link RawJson}) is copied when that gives the same text.
+   */
   public static void writeValue(JsonGenerator g, Object v) throws IOException {
+    if (v instanceof RawJson && ((RawJson) v).writeRaw(g, ResultJson::writeValue)) {
+      return;
+    }
     if (v == null) {
       g.writeNull();
     } else if (v instanceof String) {
