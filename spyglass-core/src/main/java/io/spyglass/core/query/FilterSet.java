@@ -12,13 +12,17 @@ import io.spyglass.core.record.JsonRecordReader;
 import io.spyglass.core.record.MalformedRecordException;
 import io.spyglass.core.record.Record;
 import io.spyglass.core.record.RecordScanner;
+import java.util.AbstractMap;
+import java.util.AbstractSet;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.function.LongSupplier;
 
@@ -374,13 +378,85 @@ public final class FilterSet {
     return new QueryStats(processed - f.seenBase, f.matched, f.stats.errors());
   }
 
-  /** Statistics of every query here, by query id. */
+  /**
+   * Statistics of every query here, by query id: an unmodifiable snapshot, safe to read from other
+   * threads. Taken on every tick with thousands of queries, it copies two counters per query and
+   * builds each query's {@link QueryStats} only when read.
+   */
   public Map<String, QueryStats> stats() {
-    Map<String, QueryStats> out = new HashMap<>(filters.size() * 4 / 3 + 1);
-    for (QueryFilter f : filters.values()) {
-      out.put(f.query.id(), stats(f));
+    if (statsVersion != version) {
+      statIds = new String[filters.size()];
+      statBases = new long[statIds.length];
+      int i = 0;
+      for (QueryFilter f : filters.values()) {
+        statIds[i] = f.query.id();
+        statBases[i++] = f.seenBase;
+      }
+      statsVersion = version;
     }
-    return out;
+    long[] matched = new long[statIds.length];
+    long[] errors = new long[statIds.length];
+    int i = 0;
+    for (QueryFilter f : filters.values()) {
+      matched[i] = f.matched;
+      errors[i++] = f.stats.errors();
+    }
+    return new StatsSnapshot(statIds, statBases, processed, matched, errors);
+  }
+
+  /** Query ids in the order of {@link #filters}, and when each started: as of {@link #version}. */
+  private String[] statIds = new String[0];
+
+  private long[] statBases = new long[0];
+  private long statsVersion = -1;
+
+  /** {@link #stats()}: the arrays are never changed once the snapshot has them. */
+  private static final class StatsSnapshot extends AbstractMap<String, QueryStats> {
+    private final String[] ids;
+    private final long[] bases;
+    private final long processed;
+    private final long[] matched;
+    private final long[] errors;
+
+    StatsSnapshot(String[] ids, long[] bases, long processed, long[] matched, long[] errors) {
+      this.ids = ids;
+      this.bases = bases;
+      this.processed = processed;
+      this.matched = matched;
+      this.errors = errors;
+    }
+
+    @Override
+    public Set<Entry<String, QueryStats>> entrySet() {
+      return new AbstractSet<>() {
+        @Override
+        public Iterator<Entry<String, QueryStats>> iterator() {
+          return new Iterator<>() {
+            private int i;
+
+            @Override
+            public boolean hasNext() {
+              return i < ids.length;
+            }
+
+            @Override
+            public Entry<String, QueryStats> next() {
+              if (i >= ids.length) {
+                throw new NoSuchElementException();
+              }
+              int at = i++;
+              return Map.entry(
+                  ids[at], new QueryStats(processed - bases[at], matched[at], errors[at]));
+            }
+          };
+        }
+
+        @Override
+        public int size() {
+          return ids.length;
+        }
+      };
+    }
   }
 
   /**
