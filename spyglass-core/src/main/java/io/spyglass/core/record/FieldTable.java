@@ -9,7 +9,8 @@ import java.util.Collection;
 
 /**
  * Field names by slot, found from their UTF-8 bytes without making a string: an open-addressing
- * table hashed on the name's length and first eight bytes. Immutable.
+ * table hashed on the name's length and first eight bytes, which tell most names apart without
+ * comparing the rest. Immutable.
  */
 final class FieldTable {
   static final FieldTable EMPTY = new FieldTable(java.util.List.of());
@@ -19,6 +20,9 @@ final class FieldTable {
 
   private final String[] names;
   private final byte[][] utf8;
+
+  /** Per slot: the name's first eight bytes as {@link #prefix} reads them. */
+  private final long[] prefixes;
 
   /** Slot + 1 per table entry; 0 is empty. */
   private final int[] table;
@@ -37,6 +41,7 @@ final class FieldTable {
   FieldTable(Collection<String> names) {
     this.names = new String[names.size()];
     this.utf8 = new byte[names.size()][];
+    this.prefixes = new long[names.size()];
     int i = 0;
     for (String name : names) {
       this.names[i] = name.intern();
@@ -50,7 +55,8 @@ final class FieldTable {
     for (int slot = 0; slot < utf8.length; slot++) {
       byte[] u = utf8[slot];
       lengths |= lengthBit(u.length);
-      int h = hash(u, 0, u.length) & mask;
+      prefixes[slot] = prefix(u, 0, u.length);
+      int h = hash(prefixes[slot], u.length) & mask;
       while (table[h] != 0) {
         h = (h + 1) & mask;
       }
@@ -84,21 +90,25 @@ final class FieldTable {
     if ((lengths & lengthBit(len)) == 0) {
       return -1;
     }
-    int h = hash(b, from, len) & mask;
+    long w = prefix(b, from, len);
+    int h = hash(w, len) & mask;
     while (true) {
       int s = table[h] - 1;
       if (s < 0) {
         return -1;
       }
-      byte[] u = utf8[s];
-      if (u.length == len && Arrays.equals(u, 0, len, b, from, to)) {
+      // a name of at most eight bytes is told by its prefix and length alone
+      if (prefixes[s] == w
+          && utf8[s].length == len
+          && (len <= 8 || Arrays.equals(utf8[s], 8, len, b, from + 8, to))) {
         return s;
       }
       h = (h + 1) & mask;
     }
   }
 
-  private static int hash(byte[] b, int from, int len) {
+  /** The first eight bytes of {@code b[from, from + len)} (fewer when shorter, the rest zero). */
+  private static long prefix(byte[] b, int from, int len) {
     long w;
     if (from + 8 <= b.length) {
       w = (long) LONGS.get(b, from);
@@ -111,7 +121,11 @@ final class FieldTable {
         w |= (b[from + i] & 0xFFL) << (8 * i);
       }
     }
-    long h = (w ^ len) * 0x9E3779B97F4A7C15L;
+    return w;
+  }
+
+  private static int hash(long prefix, int len) {
+    long h = (prefix ^ len) * 0x9E3779B97F4A7C15L;
     return (int) (h ^ (h >>> 29));
   }
 }
