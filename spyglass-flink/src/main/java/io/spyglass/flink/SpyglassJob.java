@@ -44,6 +44,12 @@ import org.apache.kafka.common.errors.TopicExistsException;
  * (see {@link JobOptions} and {@code docs/flink.md}).
  */
 public final class SpyglassJob {
+  /**
+   * Checkpoints that may fail in a row before the job restarts, when the job turns checkpoints on
+   * itself and Flink's configuration tolerates none.
+   */
+  static final int TOLERABLE_CHECKPOINT_FAILURES = 3;
+
   /** Operator ids: keep them, so a savepoint restores into a new version of the job. */
   static final String RECORDS_UID = "spyglass-records";
 
@@ -101,6 +107,23 @@ public final class SpyglassJob {
   }
 
   /**
+   * Turns checkpoints on every {@link JobOptions#CHECKPOINT_MS} when Flink's configuration sets no
+   * interval; then a checkpoint that fails (an asynchronous snapshot slow on a busy machine) is
+   * taken again at the next interval, up to {@value #TOLERABLE_CHECKPOINT_FAILURES} in a row,
+   * instead of restarting the job, unless Flink's configuration says how many may fail.
+   */
+  static void checkpoints(StreamExecutionEnvironment env, Configuration conf) {
+    long checkpointMs = conf.get(JobOptions.CHECKPOINT_MS);
+    if (checkpointMs > 0 && env.getCheckpointConfig().getCheckpointInterval() <= 0) {
+      env.enableCheckpointing(checkpointMs);
+      if (env.getCheckpointConfig().getTolerableCheckpointFailureNumber() == 0) {
+        env.getCheckpointConfig()
+            .setTolerableCheckpointFailureNumber(TOLERABLE_CHECKPOINT_FAILURES);
+      }
+    }
+  }
+
+  /**
    * Adds the Kafka job to {@code env}, with {@code beforeFilter} applied to the stream of records
    * between the records source and the filter (the job as deployed has nothing there; a benchmark
    * adds stages to measure what each network hop costs).
@@ -115,10 +138,7 @@ public final class SpyglassJob {
                 () ->
                     new IllegalArgumentException(
                         "Give the Kafka bootstrap servers: --spyglass.kafka HOST:PORT"));
-    long checkpointMs = conf.get(JobOptions.CHECKPOINT_MS);
-    if (checkpointMs > 0 && env.getCheckpointConfig().getCheckpointInterval() <= 0) {
-      env.enableCheckpointing(checkpointMs);
-    }
+    checkpoints(env, conf);
     env.getConfig().enableObjectReuse();
     env.setBufferTimeout(conf.get(JobOptions.BUFFER_TIMEOUT_MS));
     String group = conf.get(JobOptions.GROUP);
