@@ -1,8 +1,5 @@
 package io.spyglass.core.record;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -18,13 +15,6 @@ import java.util.Arrays;
  * <p>Not thread-safe.
  */
 final class CanonicalJson {
-  private static final VarHandle LONGS =
-      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-  private static final long ONES = 0x0101010101010101L;
-  private static final long HIGHS = 0x8080808080808080L;
-  private static final long QUOTES = 0x2222222222222222L;
-  private static final long BACKSLASHES = 0x5C5C5C5C5C5C5C5CL;
-  private static final long SPACES = 0x2020202020202020L;
 
   /** Numbers written anew: start, end of each; their new text in {@link #newNumbers}. */
   private int[] edits = new int[2 * 16];
@@ -309,10 +299,7 @@ final class CanonicalJson {
   private int string(int p) {
     while (true) {
       if (p + 8 <= end) {
-        long w = (long) LONGS.get(b, p);
-        long q = w ^ QUOTES;
-        long s = w ^ BACKSLASHES;
-        long m = ((w - SPACES) | w | ((q - ONES) & ~q) | ((s - ONES) & ~s)) & HIGHS;
+        long m = JsonScanner.stringFlags(b, p);
         if (m == 0) {
           p += 8;
           continue;

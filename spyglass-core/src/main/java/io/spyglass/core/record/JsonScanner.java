@@ -554,12 +554,7 @@ final class JsonScanner {
     boolean esc = false;
     while (true) {
       if (p + 8 <= end) {
-        long w = (long) LONGS.get(b, p);
-        long q = w ^ QUOTES;
-        long s = w ^ BACKSLASHES;
-        // high bit of each byte: >= 0x80, or < 0x20 (borrow), or a quote, or a backslash; only the
-        // lowest flagged byte is exact (borrows flag bytes above a true match), and only it is used
-        long m = ((w - SPACES) | w | ((q - ONES) & ~q) | ((s - ONES) & ~s)) & HIGHS;
+        long m = stringFlags(b, p);
         if (m == 0) {
           p += 8;
           continue;
@@ -591,6 +586,18 @@ final class JsonScanner {
         return FAIL;
       }
     }
+  }
+
+  /**
+   * The eight bytes at {@code p} as a string's scan sees them: the high bit of each byte that needs
+   * a look (>= 0x80, or < 0x20 (borrow), or a quote, or a backslash). Only the lowest flagged byte
+   * is exact (borrows flag bytes above a true match), and only it may be used.
+   */
+  static long stringFlags(byte[] b, int p) {
+    long w = (long) LONGS.get(b, p);
+    long q = w ^ QUOTES;
+    long s = w ^ BACKSLASHES;
+    return ((w - SPACES) | w | ((q - ONES) & ~q) | ((s - ONES) & ~s)) & HIGHS;
   }
 
   /** The escape whose backslash is before {@code p}; returns the index after it. */
