@@ -11,6 +11,8 @@ import java.util.Set;
  * not the whole map), and anything else decodes the whole object once, into the map {@link
  * JsonRecordReader} would have made. Equal to, and hashing as, that map.
  *
+ * <p>The last few members looked up are remembered: many queries read the same member of a record.
+ *
  * <p>Only for bytes a {@link JsonScanner} has checked. Reading from several threads is safe (the
  * bytes never change and the whole object is decoded once); changing it is not.
  */
@@ -38,20 +40,70 @@ final class JsonObjectMap extends AbstractMap<String, Object> {
     return decoded;
   }
 
+  /**
+   * The last members looked up, most recent first, at most {@value #REMEMBERED}: every query that
+   * reads {@code demographics.country} asks the same record's map for the same member, and only the
+   * first looks for it in the bytes. Immutable entries, so reading from several threads is safe.
+   */
+  private volatile Member looked;
+
+  private static final int REMEMBERED = 4;
+
+  private record Member(String key, boolean present, Object value, Member next) {}
+
   @Override
   public Object get(Object key) {
     Map<String, Object> m = decoded;
     if (m != null) {
       return m.get(key);
     }
-    int at = find(key);
-    return at < 0 ? null : JsonDecoder.member(json, at);
+    Member found = member(key);
+    return found == null ? null : found.value;
   }
 
   @Override
   public boolean containsKey(Object key) {
     Map<String, Object> m = decoded;
-    return m != null ? m.containsKey(key) : find(key) >= 0;
+    if (m != null) {
+      return m.containsKey(key);
+    }
+    Member found = member(key);
+    return found != null && found.present;
+  }
+
+  /** The member named {@code key}, remembered or looked up now; null when key is not a String. */
+  private Member member(Object key) {
+    if (!(key instanceof String)) {
+      return null;
+    }
+    Member first = looked;
+    for (Member l = first; l != null; l = l.next) {
+      if (l.key.equals(key)) {
+        return l;
+      }
+    }
+    int at = find(key);
+    Member found =
+        new Member(
+            (String) key, at >= 0, at < 0 ? null : JsonDecoder.member(json, at), keep(first));
+    looked = found;
+    return found;
+  }
+
+  /** The remembered members, less the oldest when there are {@value #REMEMBERED} already. */
+  private static Member keep(Member first) {
+    int n = 0;
+    for (Member l = first; l != null; l = l.next) {
+      n++;
+    }
+    if (n < REMEMBERED) {
+      return first;
+    }
+    return copyWithoutLast(first);
+  }
+
+  private static Member copyWithoutLast(Member l) {
+    return l.next == null ? null : new Member(l.key, l.present, l.value, copyWithoutLast(l.next));
   }
 
   /** Where the value of the last member named {@code key} starts, or -1. */
@@ -67,10 +119,11 @@ final class JsonObjectMap extends AbstractMap<String, Object> {
       return -1;
     }
     byte[] utf8 = null;
+    boolean ascii = isPlainAscii(name);
     while (true) {
       int nameEnd = JsonDecoder.stringEnd(b, p + 1);
       boolean match;
-      if (isPlainAscii(name)) {
+      if (ascii) {
         match = sameAscii(b, p + 1, nameEnd, name);
       } else {
         if (utf8 == null) {

@@ -25,6 +25,24 @@ class JsonObjectMapTest {
   }
 
   @Test
+  void membersLookedUpAgainAreTheSameWhicheverOrder() throws Exception {
+    Map<?, ?>[] m = both("{\"a\":1,\"b\":\"x\",\"c\":null,\"d\":[2],\"e\":{\"f\":3},\"a\":4}");
+    Map<?, ?> lazy = m[0];
+    String[] keys = {"a", "b", "c", "d", "e", "missing", "a", "e", "b", "missing", "c", "d", "a"};
+    for (int round = 0; round < 3; round++) {
+      for (String k : keys) {
+        assertThat(lazy.get(k)).as(k).isEqualTo(m[1].get(k));
+        assertThat(lazy.containsKey(k)).as(k).isEqualTo(m[1].containsKey(k));
+      }
+    }
+    assertThat(lazy.get("a")).isEqualTo(4L); // the last of a repeated name, as Jackson
+    @SuppressWarnings("unchecked")
+    Map<String, Object> writable = (Map<String, Object>) lazy;
+    writable.put("a", "changed");
+    assertThat(lazy.get("a")).isEqualTo("changed");
+  }
+
+  @Test
   void findsOneMemberWithoutDecodingTheOthers() throws Exception {
     Map<?, ?>[] m =
         both("{\"country\":\"US\",\"age\":41,\"deep\":{\"k\":[1,{\"z\":null}]},\"n\":null}");
