@@ -3,6 +3,7 @@ package io.spyglass.service.auth;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -35,7 +36,15 @@ public final class Tokens {
    *     repeated, or the file has no token; the message names the line
    */
   public static Tokens load(Path file) throws IOException {
-    List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+    List<String> lines;
+    try {
+      lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+    } catch (NoSuchFileException e) {
+      throw new IllegalArgumentException(
+          "no tokens file "
+              + file
+              + ": give a file of lines TOKEN USER [admin], e.g. 's3cr3t alice admin'");
+    }
     Map<String, User> byToken = new HashMap<>();
     for (int i = 0; i < lines.size(); i++) {
       String line = lines.get(i).strip();
