@@ -43,9 +43,10 @@ final class JsonObjectMap extends AbstractMap<String, Object> {
   /**
    * The last members looked up, most recent first, at most {@value #REMEMBERED}: every query that
    * reads {@code demographics.country} asks the same record's map for the same member, and only the
-   * first looks for it in the bytes. Immutable entries, so reading from several threads is safe.
+   * first looks for it in the bytes. Entries are immutable (final fields), so a thread that reads
+   * the field without a lock sees a whole entry; it needs no volatile write on every look-up.
    */
-  private volatile Member looked;
+  private Member looked;
 
   private static final int REMEMBERED = 4;
 

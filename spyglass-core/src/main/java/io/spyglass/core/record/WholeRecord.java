@@ -111,14 +111,14 @@ final class WholeRecord extends AbstractMap<String, Object> implements RawJson {
         }
         continue;
       }
-      any = copy(g, c, b, run, f, any);
+      any = copy(g, c, run, f, any);
       run = -1;
       g.writeFieldName(setNames[set]);
       writer.write(g, setValues[set]);
       written[set] = true;
       any = true;
     }
-    copy(g, c, b, run, n, any);
+    copy(g, c, run, n, any);
     for (int i = 0; i < setNames.length; i++) {
       if (!written[i]) {
         g.writeFieldName(setNames[i]);
@@ -134,8 +134,7 @@ final class WholeRecord extends AbstractMap<String, Object> implements RawJson {
    * through the generator, so that it knows the object has a field and puts a comma before the next
    * one it writes. Returns whether the object has a field now.
    */
-  private static boolean copy(
-      JsonGenerator g, CanonicalJson c, byte[] b, int from, int to, boolean any)
+  private static boolean copy(JsonGenerator g, CanonicalJson c, int from, int to, boolean any)
       throws IOException {
     if (from < 0 || from >= to) {
       return any;
@@ -144,9 +143,7 @@ final class WholeRecord extends AbstractMap<String, Object> implements RawJson {
     if (any) {
       start = c.nameStart(from) - 2; // the comma before the name's quote
     } else {
-      g.writeFieldName(
-          new String(
-              b, c.nameStart(from), c.nameEnd(from) - c.nameStart(from), StandardCharsets.UTF_8));
+      g.writeFieldName(c.text(c.nameStart(from), c.nameEnd(from)));
       g.writeRawValue(c.text(c.valueStart(from), c.valueEnd(from)));
       start = c.valueEnd(from);
     }
