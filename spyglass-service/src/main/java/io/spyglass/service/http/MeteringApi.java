@@ -165,7 +165,7 @@ final class MeteringApi {
     String name = ctx.pathParam("name");
     run(
         () -> {
-          s.delete(name);
+          s.delete(name, Auth.user(ctx));
           return null;
         });
     ctx.status(204);
@@ -232,6 +232,7 @@ final class MeteringApi {
       String resolution =
           switch (e.status()) {
             case 404 -> "See GET /api/standing-queries for the standing queries";
+            case 403 -> "Ask its owner (GET /api/standing-queries says who) or an admin";
             case 409 -> "Choose another name, or DELETE /api/standing-queries/NAME first";
             case 400 -> "Name it e.g. usage-by-org";
             default -> "Try again; if it lasts, see the server's log";

@@ -6,6 +6,7 @@ import io.spyglass.core.result.Result;
 import io.spyglass.engine.Engine;
 import io.spyglass.engine.QueryHandle;
 import io.spyglass.engine.ingest.Ingestor;
+import io.spyglass.service.auth.User;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -202,14 +203,25 @@ public final class StandingQueries implements AutoCloseable {
   /**
    * Ends a standing query and forgets it and its windows.
    *
-   * @throws Refused 404 when there is none of that name
+   * @param by who asks: its owner or an admin
+   * @throws Refused 404 when there is none of that name, 403 when {@code by} may not end it
    */
-  public void delete(String name) {
+  public void delete(String name, User by) {
     call(
         () -> {
           Sq q = queries.get(name);
           if (q == null) {
             throw new Refused(404, "No standing query named " + name);
+          }
+          if (!by.canSee(q.stored.owner())) {
+            throw new Refused(
+                403,
+                "Standing query "
+                    + name
+                    + " belongs to "
+                    + q.stored.owner()
+                    + "; only its owner"
+                    + " or an admin ends it");
           }
           if (q.handle != null) {
             q.handle.kill();
