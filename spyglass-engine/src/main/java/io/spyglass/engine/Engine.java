@@ -561,6 +561,18 @@ public final class Engine implements AutoCloseable {
     stats.put(worker, s);
   }
 
+  /** A query's counters summed over the workers as of their last tick, or null when none has it. */
+  QueryStats stats(String id) {
+    QueryStats sum = null;
+    for (Map<String, QueryStats> s : stats.values()) {
+      QueryStats st = s.get(id);
+      if (st != null) {
+        sum = sum == null ? st : sum.plus(st);
+      }
+    }
+    return sum;
+  }
+
   void queryEnded(String id) {
     handles.remove(id);
   }

@@ -1,6 +1,7 @@
 package io.spyglass.engine;
 
 import io.spyglass.core.query.Query;
+import io.spyglass.core.query.QueryStats;
 import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
 import java.util.List;
@@ -22,6 +23,8 @@ import java.util.concurrent.TimeUnit;
  * <p>Thread-safe: results are offered by the engine's combiner thread and taken by any thread.
  */
 public final class QueryHandle {
+  private volatile QueryStats finalStats;
+
   private final Query query;
   private final BlockingQueue<Result> results = new LinkedBlockingQueue<>();
   private final Engine engine;
@@ -122,6 +125,14 @@ public final class QueryHandle {
   }
 
   /** Why the query was stopped by the engine (e.g. its subscriber fell behind), or null. */
+  /**
+   * Its counters when it ended (records seen while it ran, records its filter passed), as of the
+   * workers' last tick; empty while it runs, or when it ended before any tick counted it.
+   */
+  public Optional<QueryStats> finalStats() {
+    return Optional.ofNullable(finalStats);
+  }
+
   public String error() {
     return error;
   }
@@ -219,6 +230,10 @@ public final class QueryHandle {
       // nothing more comes: what waits unread must not hold up the source
       backlogged = false;
       engine.backlog(-1);
+    }
+    QueryStats last = engine.stats(query.id());
+    if (last != null) {
+      finalStats = last;
     }
     engine.queryEnded(query.id());
     done.countDown();

@@ -102,6 +102,14 @@ class EngineTest {
       assertThat(drain(raw).get(0).records())
           .containsExactlyInAnyOrder(Map.of("id", "r0"), Map.of("id", "r1"), Map.of("id", "r2"));
       assertThat(engine.metrics().recordsProcessed()).isEqualTo(1000);
+      // each keeps its counters after it ended: a service shows them for a query it never polled
+      assertThat(count.finalStats())
+          .hasValueSatisfying(
+              s -> {
+                assertThat(s.seen()).isEqualTo(1000);
+                assertThat(s.matched()).isEqualTo(500);
+              });
+      assertThat(raw.finalStats().orElseThrow().matched()).isEqualTo(3);
     }
   }
 

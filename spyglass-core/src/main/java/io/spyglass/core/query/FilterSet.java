@@ -418,12 +418,34 @@ public final class FilterSet {
     private final long[] matched;
     private final long[] errors;
 
+    /** Index by id, made on the first {@link #get}. */
+    private Map<String, Integer> index;
+
     StatsSnapshot(String[] ids, long[] bases, long processed, long[] matched, long[] errors) {
       this.ids = ids;
       this.bases = bases;
       this.processed = processed;
       this.matched = matched;
       this.errors = errors;
+    }
+
+    @Override
+    public QueryStats get(Object id) {
+      Map<String, Integer> at = index;
+      if (at == null) {
+        at = new HashMap<>(ids.length * 2);
+        for (int i = 0; i < ids.length; i++) {
+          at.put(ids[i], i);
+        }
+        index = at; // a racing reader builds its own: the same map
+      }
+      Integer i = at.get(id);
+      return i == null ? null : new QueryStats(processed - bases[i], matched[i], errors[i]);
+    }
+
+    @Override
+    public boolean containsKey(Object id) {
+      return get(id) != null;
     }
 
     @Override

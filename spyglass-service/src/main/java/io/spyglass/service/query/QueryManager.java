@@ -301,7 +301,8 @@ public final class QueryManager {
     }
 
     @Override
-    public void onEnd(String error) {
+    public void onEnd(String error, QueryProgress last) {
+      q.progress(last); // a query that ended between two sweeps has no counters from them
       q.ended(clock.getAsLong());
       release(q.owner());
       q.log().end(error);

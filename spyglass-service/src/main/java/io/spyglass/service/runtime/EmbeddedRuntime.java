@@ -135,7 +135,9 @@ public final class EmbeddedRuntime implements QueryRuntime {
       r.ended = true;
       running.remove(h.id(), r);
       try {
-        r.listener.onEnd(h.error());
+        r.listener.onEnd(
+            h.error(),
+            h.finalStats().map(s -> new QueryProgress(s.seen(), s.matched())).orElse(null));
       } catch (RuntimeException e) {
         LOG.error("result listener of {} failed at its end", h.id(), e);
       }

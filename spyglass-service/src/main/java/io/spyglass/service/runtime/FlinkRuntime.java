@@ -125,7 +125,8 @@ public final class FlinkRuntime implements QueryRuntime {
                 + START_TIMEOUT_MS / 1000
                 + " s: is it running and reading "
                 + client.settings().queryTopic()
-                + "?");
+                + "?",
+            null);
       }
     }
   }
@@ -151,7 +152,7 @@ public final class FlinkRuntime implements QueryRuntime {
       r.ended = true;
       running.remove(r.query.id(), r);
       try {
-        r.listener.onEnd(r.query.error());
+        r.listener.onEnd(r.query.error(), progress(r));
       } catch (RuntimeException e) {
         LOG.error("result listener of {} failed at its end", r.query.id(), e);
       }
@@ -176,11 +177,12 @@ public final class FlinkRuntime implements QueryRuntime {
   @Override
   public Map<String, QueryProgress> progress() {
     Map<String, QueryProgress> out = new HashMap<>();
-    running.forEach(
-        (id, r) ->
-            out.put(
-                id, new QueryProgress(r.query.progress().seen(), r.query.progress().matched())));
+    running.forEach((id, r) -> out.put(id, progress(r)));
     return out;
+  }
+
+  private static QueryProgress progress(Running r) {
+    return new QueryProgress(r.query.progress().seen(), r.query.progress().matched());
   }
 
   @Override

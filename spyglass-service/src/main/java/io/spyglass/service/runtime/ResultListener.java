@@ -10,6 +10,7 @@ public interface ResultListener {
    * The query ended: after its final result, or without one when it failed or the runtime stopped.
    *
    * @param error why it failed, or null when it ended normally
+   * @param last its counters when it ended, or null when the runtime does not know them
    */
-  void onEnd(String error);
+  void onEnd(String error, QueryProgress last);
 }
