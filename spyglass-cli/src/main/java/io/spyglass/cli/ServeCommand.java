@@ -258,6 +258,8 @@ final class ServeCommand implements Callable<Integer> {
             instance != null
                 ? instance
                 : hostName() + "-" + (port != 0 ? port : ProcessHandle.current().pid());
+        err.println("spyglass: connecting to the Spyglass job's Kafka at " + kafka + " ...");
+        err.flush();
         service =
             SpyglassService.start(
                 config, FlinkRuntime.connect(kafka, name, queryTopic, statusTopic));

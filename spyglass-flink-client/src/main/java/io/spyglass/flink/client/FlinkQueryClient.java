@@ -167,6 +167,7 @@ public final class FlinkQueryClient implements AutoCloseable {
     common.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrap());
     common.putAll(settings.kafkaProperties());
     try (Admin admin = Admin.create(common)) {
+      requireCluster(admin, settings.bootstrap());
       requireTopic(admin, settings.queryTopic());
       try {
         admin
@@ -229,6 +230,24 @@ public final class FlinkQueryClient implements AutoCloseable {
     } catch (TimeoutException e) {
       throw new IllegalStateException(
           "Kafka at " + settings.bootstrap() + " did not answer: " + e.getMessage(), e);
+    }
+  }
+
+  /** How long Kafka has to answer the first request before the client gives up. */
+  static final int ANSWER_SECONDS = 10;
+
+  private static void requireCluster(Admin admin, String bootstrap) throws InterruptedException {
+    try {
+      admin.describeCluster().clusterId().get(ANSWER_SECONDS, TimeUnit.SECONDS);
+    } catch (TimeoutException | ExecutionException e) {
+      admin.close(Duration.ZERO); // not waiting for the requests still trying
+      throw new IllegalStateException(
+          "Kafka at "
+              + bootstrap
+              + " did not answer within "
+              + ANSWER_SECONDS
+              + " s: check that it runs and that --kafka names its listener (see docs/flink.md)",
+          e);
     }
   }
 
