@@ -39,7 +39,7 @@ public final class Explain {
             key.map(
                     k ->
                         "indexed on "
-                            + k.field()
+                            + k.describe()
                             + " ("
                             + k.values().size()
                             + " value"

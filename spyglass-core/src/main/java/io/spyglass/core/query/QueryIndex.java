@@ -22,18 +22,34 @@ import java.util.Set;
 /**
  * Finds, for a record, the queries that can match it without evaluating the others. Derived from
  * the queries' own predicates, with no configuration: a query whose filter is, or has as a
- * conjunct, {@code field = constant} or {@code field IN (constants)} on a top-level field is filed
- * under those constants; any other query is always a candidate. Candidates still evaluate their
- * whole filter, so results are the same with and without the index.
+ * conjunct, {@code field = constant} or {@code field IN (constants)} on a top-level field, or on a
+ * member of a top-level map ({@code demographics.country}, {@code demographics['country']}), is
+ * filed under those constants; any other query is always a candidate. Candidates still evaluate
+ * their whole filter, so results are the same with and without the index.
  *
  * <p>Not thread-safe: each filter set has its own.
  */
 final class QueryIndex {
-  /** How a query is filed: the field and the normalised constants. */
-  record Key(String field, Set<Object> values) {}
+  /**
+   * How a query is filed: the top-level field, the member of its map or null for the field itself,
+   * and the normalised constants.
+   */
+  record Key(String field, String member, Set<Object> values) {
+    Path path() {
+      return new Path(field, member);
+    }
 
-  private final Map<String, FieldIndex> fields = new HashMap<>();
-  private String[] fieldNames = new String[0];
+    /** As BQL writes it. */
+    String describe() {
+      return member == null ? field : field + "." + member;
+    }
+  }
+
+  /** What an index is on: a top-level field, or a member of the map in one. */
+  record Path(String field, String member) {}
+
+  private final Map<Path, FieldIndex> fields = new HashMap<>();
+  private Path[] fieldNames = new Path[0];
   private FieldIndex[] fieldIndexes = new FieldIndex[0];
   private final Bucket unindexed = new Bucket();
   private final Map<String, RangeIndex> ranges = new HashMap<>();
@@ -73,10 +89,10 @@ final class QueryIndex {
       if (k != null) {
         out.add(k);
       }
-    } else if (c.op() == Op.IN && c.arg(0) instanceof FieldRef) {
+    } else if (c.op() == Op.IN) {
       List<?> constants = Literal.listValues(c.arg(1));
-      FieldRef f = (FieldRef) c.arg(0);
-      if (constants != null && !f.hinted()) {
+      Path f = pathOf(c.arg(0));
+      if (constants != null && f != null) {
         Set<Object> values = new LinkedHashSet<>();
         for (Object v : constants) {
           Object n = normalise(v);
@@ -85,16 +101,38 @@ final class QueryIndex {
           }
         }
         if (!values.isEmpty()) {
-          out.add(new Key(f.name(), values));
+          out.add(new Key(f.field(), f.member(), values));
         }
       }
     }
   }
 
   private static Key equality(Expr field, Expr constant) {
-    if (field instanceof FieldRef && !((FieldRef) field).hinted() && constant instanceof Literal) {
+    Path p = pathOf(field);
+    if (p != null && constant instanceof Literal) {
       Object n = normalise(((Literal) constant).value());
-      return n == null ? null : new Key(((FieldRef) field).name(), Set.of(n));
+      return n == null ? null : new Key(p.field(), p.member(), Set.of(n));
+    }
+    return null;
+  }
+
+  /**
+   * The path {@code e} reads: a top-level field without a type hint, or a member of one by a
+   * constant string ({@code m.k}, {@code m['k']}, no type given), whose value is the map's value
+   * when the field holds a map and NULL otherwise; null for any other expression.
+   */
+  private static Path pathOf(Expr e) {
+    if (e instanceof FieldRef && !((FieldRef) e).hinted()) {
+      return new Path(((FieldRef) e).name(), null);
+    }
+    if (e instanceof Call c
+        && c.op() == Op.INDEX
+        && c.type().isUnknown()
+        && c.arg(0) instanceof FieldRef base
+        && !base.hinted()
+        && c.arg(1) instanceof Literal key
+        && key.value() instanceof String member) {
+      return new Path(base.name(), member);
     }
     return null;
   }
@@ -136,10 +174,11 @@ final class QueryIndex {
       unindexed.add(filter);
       return;
     }
-    FieldIndex index = fields.get(key.get().field());
+    Path path = key.get().path();
+    FieldIndex index = fields.get(path);
     if (index == null) {
       index = new FieldIndex();
-      fields.put(key.get().field().intern(), index);
+      fields.put(path, index);
       refreshFields();
     }
     for (Object v : key.get().values()) {
@@ -173,7 +212,8 @@ final class QueryIndex {
       unindexed.remove(filter);
       return;
     }
-    FieldIndex index = fields.get(key.get().field());
+    Path path = key.get().path();
+    FieldIndex index = fields.get(path);
     if (index == null) {
       return;
     }
@@ -187,13 +227,13 @@ final class QueryIndex {
       }
     }
     if (index.byValue.isEmpty()) {
-      fields.remove(key.get().field());
+      fields.remove(path);
       refreshFields();
     }
   }
 
   private void refreshFields() {
-    fieldNames = fields.keySet().toArray(new String[0]);
+    fieldNames = fields.keySet().toArray(new Path[0]);
     fieldIndexes = new FieldIndex[fieldNames.length];
     for (int i = 0; i < fieldNames.length; i++) {
       fieldIndexes[i] = fields.get(fieldNames[i]);
@@ -241,11 +281,15 @@ final class QueryIndex {
    * must not be modified.
    */
   Bucket candidates(int i, Record r) {
-    int slot = r.indexOf(fieldNames[i]);
+    Path path = fieldNames[i];
+    int slot = r.indexOf(path.field());
     if (slot < 0) {
       return null;
     }
     Map<Object, Bucket> byValue = fieldIndexes[i].byValue;
+    if (path.member() != null) {
+      return r.kindAt(slot) == Record.MAP ? member(byValue, r.refAt(slot), path.member()) : null;
+    }
     switch (r.kindAt(slot)) {
       case Record.STRING:
         return byValue.get(r.refAt(slot));
@@ -262,9 +306,15 @@ final class QueryIndex {
     }
   }
 
-  /** The name of indexed field {@code i}. */
+  /** The queries filed under the value of {@code member} in {@code map}, or null. */
+  private static Bucket member(Map<Object, Bucket> byValue, Object map, String member) {
+    Object n = normalise(((Map<?, ?>) map).get(member));
+    return n == null ? null : byValue.get(n);
+  }
+
+  /** The top-level field of indexed path {@code i}: the field, or the map holding the member. */
   String indexedField(int i) {
-    return fieldNames[i];
+    return fieldNames[i].field();
   }
 
   /** The name of range-indexed field {@code i}. */
@@ -279,6 +329,13 @@ final class QueryIndex {
    */
   Bucket candidates(int i, RecordScanner s, int slot) {
     FieldIndex index = fieldIndexes[i];
+    String member = fieldNames[i].member();
+    if (member != null) {
+      // the map decodes the one member asked for, from a copy of the object's bytes
+      return s.kind(slot) == RecordScanner.OBJECT
+          ? member(index.byValue, s.value(slot), member)
+          : null;
+    }
     switch (s.kind(slot)) {
       case RecordScanner.STRING:
         return index.strings.get(s.bytes(), s.start(slot), s.end(slot));

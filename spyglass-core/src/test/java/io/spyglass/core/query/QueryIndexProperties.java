@@ -8,8 +8,11 @@ import io.spyglass.core.exec.ExprCompiler;
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.record.Record;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
@@ -50,8 +53,48 @@ class QueryIndexProperties {
     }
   }
 
+  @Example
+  void aMemberOfAMapIsIndexedToo() {
+    FilterSet set = new FilterSet(QueryLimits.DEFAULTS, () -> 0L, (q, p) -> {});
+    for (String country : List.of("US", "DE", "FR", "JP")) {
+      for (int i = 0; i < 10; i++) {
+        set.add(
+            Query.parse(
+                country + i,
+                "SELECT COUNT(*) FROM STREAM(10000, TIME) WHERE demographics.country = '"
+                    + country
+                    + "'",
+                QueryLimits.DEFAULTS,
+                0L));
+      }
+    }
+    Record r = new Record().putMap("demographics", new LinkedHashMap<>(Map.of("country", "DE")));
+    set.process(r);
+    // the ten queries on DE evaluate the record, the thirty others never see it
+    assertThat(set.evaluations()).isEqualTo(10);
+    assertThat(set.stats("DE3").matched()).isEqualTo(1);
+    assertThat(
+            Explain.of(
+                Query.parse(
+                        "x",
+                        "SELECT * FROM STREAM(1s, TIME) WHERE demographics['country'] = 'DE'",
+                        QueryLimits.DEFAULTS,
+                        0L)
+                    .plan(),
+                QueryLimits.DEFAULTS))
+        .contains("indexed on demographics.country");
+  }
+
   static String randomPredicate(Random random) {
-    switch (random.nextInt(11)) {
+    switch (random.nextInt(15)) {
+      case 11:
+        return "m.k = '" + IDS[random.nextInt(IDS.length)] + "'";
+      case 12:
+        return "m['k'] IN ('" + IDS[random.nextInt(IDS.length)] + "', 'b')";
+      case 13:
+        return "m.k = " + random.nextInt(3) + (random.nextBoolean() ? ".0" : "") + " AND n > 0";
+      case 14:
+        return "m.j = '" + IDS[random.nextInt(IDS.length)] + "'";
       case 7:
         return "n > " + (random.nextInt(5) - 1) + (random.nextBoolean() ? ".5" : "");
       case 8:
@@ -103,6 +146,23 @@ class QueryIndexProperties {
     }
     if (random.nextBoolean()) {
       r.putBoolean("flag", random.nextBoolean());
+    }
+    // a map whose member k is a string, a number, a map or missing; or no map at all
+    Map<String, Object> m = new LinkedHashMap<>();
+    switch (random.nextInt(8)) {
+      case 0, 1 -> m.put("k", IDS[random.nextInt(IDS.length)]);
+      case 2 -> m.put("k", (long) random.nextInt(3));
+      case 3 -> m.put("k", (double) random.nextInt(3));
+      case 4 -> m.put("k", new LinkedHashMap<>(Map.of("k", "a")));
+      case 5 -> m.put("j", IDS[random.nextInt(IDS.length)]);
+      case 6 -> r.putList("m", new ArrayList<>(List.of("a")));
+      default -> r.putString("m", "a");
+    }
+    if (!m.isEmpty()) {
+      if (random.nextBoolean()) {
+        m.put("j", "a");
+      }
+      r.putMap("m", m);
     }
     return r;
   }

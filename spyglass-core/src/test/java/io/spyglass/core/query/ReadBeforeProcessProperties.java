@@ -132,14 +132,7 @@ class ReadBeforeProcessProperties {
         sb.append(',');
       }
       sb.append('"').append(r.nameAt(i)).append("\":");
-      Object v = r.valueAt(i);
-      if (v instanceof String s) {
-        sb.append(random.nextInt(4) == 0 ? escaped(s) : "\"" + s + "\"");
-      } else if (v instanceof Double d && random.nextBoolean()) {
-        sb.append(d.longValue()).append("e0");
-      } else {
-        sb.append(v);
-      }
+      value(sb, r.valueAt(i), random);
     }
     if (random.nextInt(5) == 0) {
       sb.append(sb.length() > 1 ? "," : "")
@@ -155,6 +148,32 @@ class ReadBeforeProcessProperties {
       sb.setLength(random.nextInt(sb.length()));
     }
     return sb.toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static void value(StringBuilder sb, Object v, Random random) {
+    if (v instanceof String s) {
+      sb.append(random.nextInt(4) == 0 ? escaped(s) : "\"" + s + "\"");
+    } else if (v instanceof Double d && random.nextBoolean()) {
+      sb.append(d.longValue()).append("e0");
+    } else if (v instanceof Map<?, ?> m) {
+      sb.append('{');
+      String sep = "";
+      for (Map.Entry<?, ?> e : m.entrySet()) {
+        sb.append(sep).append('"').append(e.getKey()).append("\":");
+        value(sb, e.getValue(), random);
+        sep = ",";
+      }
+      sb.append('}');
+    } else if (v instanceof List<?> l) {
+      sb.append('[');
+      for (int i = 0; i < l.size(); i++) {
+        sb.append(i > 0 ? "," : "");
+        value(sb, l.get(i), random);
+      }
+      sb.append(']');
+    } else {
+      sb.append(v);
+    }
   }
 
   private static String escaped(String s) {
