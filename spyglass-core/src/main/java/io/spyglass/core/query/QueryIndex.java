@@ -45,8 +45,15 @@ final class QueryIndex {
     }
   }
 
-  /** What an index is on: a top-level field, or a member of the map in one. */
-  record Path(String field, String member) {}
+  /**
+   * What an index is on: a top-level field, or a member of the map in one. The field's name is
+   * interned, as records' names are, so that finding it in a record mostly compares references.
+   */
+  record Path(String field, String member) {
+    Path {
+      field = field.intern();
+    }
+  }
 
   private final Map<Path, FieldIndex> fields = new HashMap<>();
   private Path[] fieldNames = new Path[0];
