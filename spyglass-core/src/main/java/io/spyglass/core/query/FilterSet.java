@@ -440,7 +440,11 @@ public final class FilterSet {
         index = at; // a racing reader builds its own: the same map
       }
       Integer i = at.get(id);
-      return i == null ? null : new QueryStats(processed - bases[i], matched[i], errors[i]);
+      return i == null ? null : stats(i);
+    }
+
+    private QueryStats stats(int i) {
+      return new QueryStats(processed - bases[i], matched[i], errors[i]);
     }
 
     @Override
@@ -467,8 +471,7 @@ public final class FilterSet {
                 throw new NoSuchElementException();
               }
               int at = i++;
-              return Map.entry(
-                  ids[at], new QueryStats(processed - bases[at], matched[at], errors[at]));
+              return Map.entry(ids[at], stats(at));
             }
           };
         }

@@ -295,7 +295,9 @@ final class QueryIndex {
     }
     Map<Object, Bucket> byValue = fieldIndexes[i].byValue;
     if (path.member() != null) {
-      return r.kindAt(slot) == Record.MAP ? member(byValue, r.refAt(slot), path.member()) : null;
+      return r.kindAt(slot) == Record.MAP
+          ? byValue(byValue, ((Map<?, ?>) r.refAt(slot)).get(path.member()))
+          : null;
     }
     switch (r.kindAt(slot)) {
       case Record.STRING:
@@ -313,9 +315,9 @@ final class QueryIndex {
     }
   }
 
-  /** The queries filed under the value of {@code member} in {@code map}, or null. */
-  private static Bucket member(Map<Object, Bucket> byValue, Object map, String member) {
-    Object n = normalise(((Map<?, ?>) map).get(member));
+  /** The queries filed under {@code value}, or null. */
+  private static Bucket byValue(Map<Object, Bucket> byValue, Object value) {
+    Object n = normalise(value);
     return n == null ? null : byValue.get(n);
   }
 
@@ -338,10 +340,7 @@ final class QueryIndex {
     FieldIndex index = fieldIndexes[i];
     String member = fieldNames[i].member();
     if (member != null) {
-      // the map decodes the one member asked for, from a copy of the object's bytes
-      return s.kind(slot) == RecordScanner.OBJECT
-          ? member(index.byValue, s.value(slot), member)
-          : null;
+      return byValue(index.byValue, s.member(slot, member));
     }
     switch (s.kind(slot)) {
       case RecordScanner.STRING:

@@ -298,14 +298,8 @@ final class CanonicalJson {
    */
   private int string(int p) {
     while (true) {
-      if (p + 8 <= end) {
-        long m = JsonScanner.stringFlags(b, p);
-        if (m == 0) {
-          p += 8;
-          continue;
-        }
-        p += Long.numberOfTrailingZeros(m) >>> 3;
-      } else if (p >= end) {
+      p = JsonScanner.toLook(b, p, end);
+      if (p >= end) {
         return FAIL;
       }
       byte c = b[p];
@@ -317,10 +311,8 @@ final class CanonicalJson {
         if (p < 0) {
           return FAIL;
         }
-      } else if (c < 0x20 || c == '\\') {
-        return FAIL;
       } else {
-        p++;
+        return FAIL; // a control character or an escape
       }
     }
   }

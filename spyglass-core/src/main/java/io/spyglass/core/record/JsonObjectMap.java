@@ -83,7 +83,7 @@ final class JsonObjectMap extends AbstractMap<String, Object> {
         return l;
       }
     }
-    int at = find(key);
+    int at = find(json, 0, (String) key);
     Member found =
         new Member(
             (String) key, at >= 0, at < 0 ? null : JsonDecoder.member(json, at), keep(first));
@@ -107,15 +107,23 @@ final class JsonObjectMap extends AbstractMap<String, Object> {
     return l.next == null ? null : new Member(l.key, l.present, l.value, copyWithoutLast(l.next));
   }
 
-  /** Where the value of the last member named {@code key} starts, or -1. */
-  private int find(Object key) {
-    if (!(key instanceof String)) {
-      return -1;
-    }
-    String name = (String) key;
-    byte[] b = json;
+  /**
+   * The value of the last member named {@code name} of the checked JSON object whose '{' is at
+   * {@code b[start]}, decoded alone as {@link #get} decodes it; null when there is none. Neither
+   * copies the object nor remembers anything: for a look before the record is decoded.
+   */
+  static Object member(byte[] b, int start, String name) {
+    int at = find(b, start, name);
+    return at < 0 ? null : JsonDecoder.member(b, at);
+  }
+
+  /**
+   * Where the value of the last member named {@code name} starts, or -1, in the object whose '{' is
+   * at {@code b[start]}.
+   */
+  private static int find(byte[] b, int start, String name) {
     int found = -1;
-    int p = JsonDecoder.ws(b, 1);
+    int p = JsonDecoder.ws(b, start + 1);
     if (b[p] == '}') {
       return -1;
     }

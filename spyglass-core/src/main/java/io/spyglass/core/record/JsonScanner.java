@@ -553,14 +553,8 @@ final class JsonScanner {
     int start = p;
     boolean esc = false;
     while (true) {
-      if (p + 8 <= end) {
-        long m = stringFlags(b, p);
-        if (m == 0) {
-          p += 8;
-          continue;
-        }
-        p += Long.numberOfTrailingZeros(m) >>> 3;
-      } else if (p >= end) {
+      p = toLook(b, p, end);
+      if (p >= end) {
         return FAIL;
       }
       byte c = b[p];
@@ -576,16 +570,35 @@ final class JsonScanner {
         p = escape(b, p + 1, end);
       } else if (c < 0) {
         p = utf8(b, p, end);
-      } else if (c < 0x20) {
-        return FAIL;
       } else {
-        p++;
-        continue;
+        return FAIL; // a control character
       }
       if (p < 0) {
         return FAIL;
       }
     }
+  }
+
+  /**
+   * The index of the first byte from {@code p} that a string's scan must look at (a quote, a
+   * backslash, a control character or a byte of a multi-byte UTF-8 sequence), or {@code end}.
+   */
+  static int toLook(byte[] b, int p, int end) {
+    while (p + 8 <= end) {
+      long m = stringFlags(b, p);
+      if (m != 0) {
+        return p + (Long.numberOfTrailingZeros(m) >>> 3);
+      }
+      p += 8;
+    }
+    while (p < end) {
+      byte c = b[p];
+      if (c == '"' || c == '\\' || c < 0x20) { // c < 0 for bytes above 0x7F
+        return p;
+      }
+      p++;
+    }
+    return end;
   }
 
   /**

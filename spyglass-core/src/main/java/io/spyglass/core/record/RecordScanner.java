@@ -153,6 +153,16 @@ public final class RecordScanner {
     }
   }
 
+  /**
+   * The member {@code name} of an {@link #OBJECT} field, decoded alone without copying the object
+   * (as the field's map would give it); null when absent, or when the field is not an object.
+   */
+  public Object member(int slot, String name) {
+    return scanner.kind(slot) == JsonScanner.OBJECT
+        ? JsonObjectMap.member(scanner.bytes(), scanner.start(slot), name)
+        : null;
+  }
+
   /** An object field as a map that decodes a member when it is read (see {@link JsonObjectMap}). */
   private JsonObjectMap object(byte[] b, int slot) {
     return new JsonObjectMap(Arrays.copyOfRange(b, scanner.start(slot), scanner.end(slot)));

@@ -220,8 +220,7 @@ public final class StandingQueries implements AutoCloseable {
                     + name
                     + " belongs to "
                     + q.stored.owner()
-                    + "; only its owner"
-                    + " or an admin ends it");
+                    + "; only its owner or an admin ends it");
           }
           if (q.handle != null) {
             q.handle.kill();

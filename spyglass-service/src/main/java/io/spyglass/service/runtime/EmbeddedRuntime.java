@@ -135,9 +135,7 @@ public final class EmbeddedRuntime implements QueryRuntime {
       r.ended = true;
       running.remove(h.id(), r);
       try {
-        r.listener.onEnd(
-            h.error(),
-            h.finalStats().map(s -> new QueryProgress(s.seen(), s.matched())).orElse(null));
+        r.listener.onEnd(h.error(), h.finalStats().map(EmbeddedRuntime::progress).orElse(null));
       } catch (RuntimeException e) {
         LOG.error("result listener of {} failed at its end", h.id(), e);
       }
@@ -161,9 +159,13 @@ public final class EmbeddedRuntime implements QueryRuntime {
   public Map<String, QueryProgress> progress() {
     Map<String, QueryProgress> out = new HashMap<>();
     for (Map.Entry<String, QueryStats> e : engine.metrics().queries().entrySet()) {
-      out.put(e.getKey(), new QueryProgress(e.getValue().seen(), e.getValue().matched()));
+      out.put(e.getKey(), progress(e.getValue()));
     }
     return out;
+  }
+
+  private static QueryProgress progress(QueryStats s) {
+    return new QueryProgress(s.seen(), s.matched());
   }
 
   @Override
