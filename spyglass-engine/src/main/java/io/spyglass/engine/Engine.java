@@ -61,6 +61,13 @@ public final class Engine implements AutoCloseable {
   private final BlockingQueue<RawBatch> ready;
 
   private final Map<Integer, Map<String, QueryStats>> stats = new ConcurrentHashMap<>();
+
+  /**
+   * Per running query, by worker: its counters when the worker last handed on a partial of it,
+   * fresher than the last tick's for a query that ends between two ticks (a LIMIT reached).
+   */
+  private final Map<String, QueryStats[]> atPartial = new ConcurrentHashMap<>();
+
   private final Map<String, QueryHandle> handles = new ConcurrentHashMap<>();
 
   /** Queries counted against maxQueries: from submission until every worker dropped them. */
@@ -297,6 +304,7 @@ public final class Engine implements AutoCloseable {
       running.decrementAndGet();
       throw new IllegalArgumentException("A query with id " + id + " is already running");
     }
+    atPartial.put(id, new QueryStats[workers.length]);
     started.increment();
     combiner.start(h, options.restore());
     return h;
@@ -561,11 +569,31 @@ public final class Engine implements AutoCloseable {
     stats.put(worker, s);
   }
 
-  /** A query's counters summed over the workers as of their last tick, or null when none has it. */
+  /**
+   * A worker's counters of a query as it hands on a partial of it: call before the partial goes to
+   * the combiner, so that the combiner's thread sees them when the query ends.
+   */
+  void partialStats(int worker, String id, QueryStats s) {
+    QueryStats[] at = atPartial.get(id);
+    if (at != null && s != null) {
+      at[worker] = s;
+    }
+  }
+
+  /**
+   * A query's counters summed over the workers, each as of its last tick or its last partial of the
+   * query, whichever saw more; null when no worker has counted it.
+   */
   QueryStats stats(String id) {
+    QueryStats[] at = atPartial.get(id);
     QueryStats sum = null;
-    for (Map<String, QueryStats> s : stats.values()) {
-      QueryStats st = s.get(id);
+    for (int w = 0; w < workers.length; w++) {
+      Map<String, QueryStats> published = stats.get(w);
+      QueryStats st = published == null ? null : published.get(id);
+      QueryStats p = at == null ? null : at[w];
+      if (st == null || (p != null && p.seen() > st.seen())) {
+        st = p;
+      }
       if (st != null) {
         sum = sum == null ? st : sum.plus(st);
       }
@@ -575,6 +603,7 @@ public final class Engine implements AutoCloseable {
 
   void queryEnded(String id) {
     handles.remove(id);
+    atPartial.remove(id);
   }
 
   /** Every worker dropped a query that ended: it no longer counts against maxQueries. */

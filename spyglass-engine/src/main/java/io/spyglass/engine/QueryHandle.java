@@ -127,7 +127,8 @@ public final class QueryHandle {
   /** Why the query was stopped by the engine (e.g. its subscriber fell behind), or null. */
   /**
    * Its counters when it ended (records seen while it ran, records its filter passed), as of the
-   * workers' last tick; empty while it runs, or when it ended before any tick counted it.
+   * workers' last tick or their last partial of it; empty while it runs, or when it ended before
+   * any worker counted it.
    */
   public Optional<QueryStats> finalStats() {
     return Optional.ofNullable(finalStats);

@@ -97,6 +97,7 @@ final class Worker implements Runnable, PartialSink {
   public void accept(Query query, Partial partial) {
     Partial copy = partial.emptyCopy();
     copy.merge(partial);
+    engine.partialStats(id, query.id(), filters.stats(query.id()));
     engine.combiner().partial(query, copy);
   }
 

@@ -133,6 +133,8 @@ class EngineTest {
       assertThat(r.records()).hasSize(2);
       assertThat(r.records().get(0)).containsKey("_read_ms");
       assertThat(q.awaitDone(5, TimeUnit.SECONDS)).isTrue();
+      // no tick ever published counters: the ones that came with its partials are kept
+      assertThat(q.finalStats().orElseThrow().matched()).isGreaterThanOrEqualTo(2);
     }
   }
 
