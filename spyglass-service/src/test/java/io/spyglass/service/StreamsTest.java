@@ -361,7 +361,7 @@ class StreamsTest {
     }
     while (true) {
       JsonNode m = got.poll(10, TimeUnit.SECONDS);
-      assertThat(m).as("a %s message", type).isNotNull();
+      assertThat(m).as("a %s message (came instead: %s)", type, SKIPPED).isNotNull();
       if (m.get("type").asText().equals(type)) {
         return m;
       }
