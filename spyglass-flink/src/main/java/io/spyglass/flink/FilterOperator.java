@@ -18,18 +18,22 @@ import io.spyglass.flink.client.JobStatus;
 import io.spyglass.flink.client.MessageFormatException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.flink.api.common.state.BroadcastState;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.BasicTypeInfo;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
@@ -73,6 +77,16 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
           BasicTypeInfo.STRING_TYPE_INFO,
           PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
 
+  /**
+   * This subtask's queries it has not announced to their combiners yet (waiting for the records to
+   * reach their time), as of the checkpoint: announced after a restore. Split list state, so each
+   * subtask gets its own back when the parallelism stays the same.
+   */
+  private static final ListStateDescriptor<String> UNANNOUNCED =
+      new ListStateDescriptor<>("spyglass-unannounced", BasicTypeInfo.STRING_TYPE_INFO);
+
+  private static final String SHAPE = "\u0000subtasks=";
+
   private static final QueryLimits LIMITS = QueryLimits.DEFAULTS;
 
   /** Where each subtask's {@link JobStatus} goes, about once a second. */
@@ -92,6 +106,7 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
   private final List<byte[]> initialQueries;
 
   private transient BroadcastState<String, byte[]> stored;
+  private transient ListState<String> unannounced;
   private transient FilterSet filters;
   private transient Map<String, Installed> installed;
 
@@ -165,12 +180,17 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
     clockMs = Long.MIN_VALUE;
     epochMs = Long.MIN_VALUE;
     stored = getOperatorStateBackend().getBroadcastState(QUERIES);
+    unannounced = getOperatorStateBackend().getListState(UNANNOUNCED);
     if (context.isRestored()) {
+      Set<String> owed = new HashSet<>();
+      unannounced.get().forEach(owed::add);
+      boolean rescaled = !owed.contains(SHAPE + subtasks);
       List<Map.Entry<String, byte[]>> entries = new ArrayList<>();
       stored.entries().forEach(entries::add);
       for (Map.Entry<String, byte[]> e : entries) {
-        // the combiners restored theirs: no START again
-        install(ControlMessage.parse(e.getValue()), e.getValue(), false);
+        // the combiners restored the STARTs they had: only the ones owed are sent
+        boolean announce = rescaled || owed.contains(e.getKey());
+        install(ControlMessage.parse(e.getValue()), e.getValue(), announce);
       }
     } else {
       for (byte[] json : initialQueries) {
@@ -603,6 +623,19 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
     if (settings.clock() == JobOptions.Clock.MARKS && index == 0) {
       output.emitWatermarkStatus(status);
     }
+  }
+
+  @Override
+  public void snapshotState(StateSnapshotContext context) throws Exception {
+    super.snapshotState(context);
+    List<String> owed = new ArrayList<>();
+    owed.add(SHAPE + subtasks);
+    for (Waiting w : waiting) {
+      if (w.announce()) {
+        owed.add(w.query().id());
+      }
+    }
+    unannounced.update(owed);
   }
 
   @Override
