@@ -216,6 +216,12 @@ class QueriesApiTest {
         .contains("/api/nothing-here");
     HttpResponse<String> missing = f.postJson("/api/queries", "{\"detached\": true}");
     assertThat(missing.statusCode()).isEqualTo(400);
+    // the parser's own words, without its description of the source
+    HttpResponse<String> unclosed = f.postJson("/api/queries", "{\"query\": [\"SELECT\"");
+    assertThat(unclosed.statusCode()).isEqualTo(400);
+    assertThat(ServiceFixture.json(unclosed.body()).get("error").get("message").asText())
+        .doesNotContain("Source")
+        .contains("start marker at line 1, column 11");
   }
 
   @Test

@@ -75,7 +75,7 @@ final class Json {
     } catch (JsonProcessingException e) {
       throw ApiException.badRequest(
           "The request body is not valid JSON: "
-              + e.getOriginalMessage()
+              + JsonMessages.of(e)
               + (e.getLocation() == null
                   ? ""
                   : " (line "

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import io.spyglass.engine.ingest.Ingestor;
+import io.spyglass.service.http.JsonMessages;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -115,7 +116,7 @@ public final class IngestBody {
     } catch (JsonProcessingException e) {
       throw new Malformed(
           "the JSON array does not parse: "
-              + e.getOriginalMessage()
+              + JsonMessages.of(e)
               + " (byte "
               + (e.getLocation() == null ? "?" : from + e.getLocation().getByteOffset())
               + ")");
@@ -154,7 +155,7 @@ public final class IngestBody {
       }
       return id;
     } catch (JsonProcessingException e) {
-      return "\u0000not valid JSON: " + e.getOriginalMessage();
+      return "\u0000not valid JSON: " + JsonMessages.of(e);
     } catch (IOException e) {
       return "\u0000cannot be read: " + e.getMessage();
     }
