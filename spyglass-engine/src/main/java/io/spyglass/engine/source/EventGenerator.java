@@ -95,347 +95,6 @@ public final class EventGenerator {
   private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
   private static final int PAD_BLOCK = 16 * 1024;
 
-  // Value pools. The first values are the most frequent where a skew is given.
-  private static final Pool COUNTRIES =
-      Pool.strings(
-          1.1, "US", "IN", "BR", "GB", "DE", "FR", "JP", "CA", "MX", "ID", "IT", "ES", "AU", "KR",
-          "RU", "TR", "NL", "PH", "VN", "TH", "PL", "AR", "SA", "EG", "NG", "ZA", "CO", "MY", "SE",
-          "BE", "CH", "AT", "PK", "BD", "UA", "CL", "PE", "IL", "IE", "NZ", "SG", "AE", "NO", "DK",
-          "FI", "PT", "GR", "CZ", "RO", "HU");
-  private static final Pool DEVICES =
-      Pool.strings(
-          1.3,
-          "mobile",
-          "desktop",
-          "tablet",
-          "smart_tv",
-          "console",
-          "watch",
-          "ereader",
-          "car",
-          "speaker",
-          "kiosk",
-          "vr_headset",
-          "unknown");
-  private static final Pool BROWSERS =
-      Pool.strings(
-          1.4,
-          "chrome",
-          "safari",
-          "edge",
-          "firefox",
-          "samsung_internet",
-          "opera",
-          "uc_browser",
-          "brave",
-          "yandex",
-          "vivaldi",
-          "ie");
-  private static final Pool BROWSER_VERSIONS =
-      Pool.strings(
-          1.0,
-          "124.0.6367.91",
-          "123.0.6312.122",
-          "17.4.1",
-          "125.0",
-          "124.0.2478.80",
-          "16.6",
-          "109.0.5414.120",
-          "25.0.1.2",
-          "11.0");
-  private static final Pool GENDERS = Pool.strings(0.6, "female", "male", "unknown", "nonbinary");
-  private static final Pool LANGUAGES =
-      Pool.strings(
-          1.2, "en", "es", "pt", "hi", "de", "fr", "ja", "zh", "ar", "ru", "id", "it", "ko", "tr");
-  private static final Pool REGIONS =
-      Pool.strings(
-          1.0,
-          "california",
-          "texas",
-          "maharashtra",
-          "sao_paulo",
-          "england",
-          "bavaria",
-          "ile_de_france",
-          "tokyo",
-          "ontario",
-          "new_york",
-          "florida",
-          "karnataka",
-          "jalisco",
-          "java",
-          "lombardy",
-          "catalonia",
-          "new_south_wales",
-          "gyeonggi",
-          "moscow",
-          "istanbul");
-  private static final Pool CITIES =
-      Pool.strings(
-          1.0,
-          "Los Angeles",
-          "Houston",
-          "Mumbai",
-          "São Paulo",
-          "London",
-          "Munich",
-          "Paris",
-          "Tokyo",
-          "Toronto",
-          "New York",
-          "Miami",
-          "Bengaluru",
-          "Guadalajara",
-          "Jakarta",
-          "Milan",
-          "Barcelona",
-          "Sydney",
-          "Suwon",
-          "Moscow",
-          "Istanbul",
-          "Chicago",
-          "Delhi",
-          "Lagos",
-          "Cairo",
-          "Seoul");
-  private static final Pool INCOME_BANDS =
-      Pool.strings(0.3, "25k-50k", "50k-100k", "<25k", "100k-200k", ">200k");
-  private static final Pool EVENT_TYPES =
-      Pool.strings(
-          1.2,
-          "page_view",
-          "impression",
-          "click",
-          "scroll",
-          "search",
-          "video_play",
-          "add_to_cart",
-          "login",
-          "share",
-          "purchase",
-          "logout",
-          "error");
-  private static final Pool STATUS =
-      Pool.numbers(2.2, 200, 304, 302, 404, 204, 500, 301, 403, 401, 503, 429, 400, 502);
-  private static final Pool OS_NAMES =
-      Pool.strings(1.1, "android", "ios", "windows", "macos", "linux", "chromeos", "tvos", "tizen");
-  private static final Pool OS_VERSIONS =
-      Pool.strings(1.0, "14", "17.4.1", "10", "13", "14.4.1", "11", "16.7.7", "12", "22.04");
-  private static final Pool PAGES =
-      Pool.strings(
-          1.1,
-          "https://www.example.com/",
-          "https://www.example.com/news/world",
-          "https://www.example.com/sports/football/scores",
-          "https://www.example.com/finance",
-          "https://www.example.com/search",
-          "https://shop.example.com/cart",
-          "https://shop.example.com/product/8841",
-          "https://mail.example.com/inbox",
-          "https://www.example.com/weather/local",
-          "https://www.example.com/entertainment/tv",
-          "https://video.example.com/watch/a81kz",
-          "https://www.example.com/account/settings",
-          "https://answers.example.com/question/7731",
-          "https://www.example.com/lifestyle/food");
-  private static final Pool REFERRERS =
-      Pool.strings(
-          1.0,
-          "https://www.google.com/",
-          "https://www.bing.com/",
-          "https://t.co/",
-          "https://www.facebook.com/",
-          "https://news.ycombinator.com/",
-          "https://duckduckgo.com/",
-          "https://www.reddit.com/");
-  private static final Pool DOMAINS =
-      Pool.strings(
-          1.2,
-          "www.example.com",
-          "shop.example.com",
-          "video.example.com",
-          "mail.example.com",
-          "answers.example.com",
-          "m.example.com");
-  private static final Pool METHODS =
-      Pool.strings(2.5, "GET", "POST", "PUT", "HEAD", "DELETE", "OPTIONS");
-  private static final Pool CURRENCIES =
-      Pool.strings(1.3, "USD", "EUR", "GBP", "INR", "JPY", "BRL");
-  private static final Pool QUERIES =
-      Pool.strings(
-          1.0,
-          "weather tomorrow",
-          "cheap flights",
-          "football scores",
-          "best laptop 2024",
-          "pasta recipe",
-          "stock market today",
-          "news",
-          "running shoes",
-          "movie times near me",
-          "how to tie a tie",
-          "translate spanish",
-          "nba playoffs",
-          "mortgage rates",
-          "flu symptoms");
-  private static final Pool STUDENTS =
-      Pool.strings(
-          0.0, "alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy",
-          "mallory", "niaj", "olivia", "peggy", "rupert", "sybil", "trent", "uma", "victor",
-          "walter", "xena", "yuri", "zoe", "amir", "bea", "chen", "dara", "emeka", "farah",
-          "goran");
-  private static final Pool TAGS =
-      Pool.strings(
-          1.0,
-          "sports",
-          "news",
-          "finance",
-          "politics",
-          "tech",
-          "music",
-          "movies",
-          "travel",
-          "food",
-          "health",
-          "science",
-          "gaming",
-          "fashion",
-          "autos",
-          "weather",
-          "celebrity",
-          "education",
-          "parenting",
-          "pets",
-          "realestate",
-          "crypto",
-          "fitness",
-          "diy",
-          "books",
-          "art");
-  private static final Pool TIMEZONES =
-      Pool.strings(
-          1.0,
-          "America/New_York",
-          "America/Los_Angeles",
-          "Asia/Kolkata",
-          "America/Sao_Paulo",
-          "Europe/London",
-          "Europe/Berlin",
-          "Europe/Paris",
-          "Asia/Tokyo",
-          "America/Toronto",
-          "America/Chicago",
-          "Asia/Jakarta",
-          "Australia/Sydney",
-          "Asia/Seoul",
-          "Africa/Lagos");
-  private static final Pool MODELS =
-      Pool.strings(
-          1.0,
-          "iPhone 15",
-          "Galaxy S24",
-          "Pixel 8",
-          "iPhone 13",
-          "Redmi Note 13",
-          "MacBook Air",
-          "ThinkPad X1",
-          "Galaxy Tab S9",
-          "iPad Air",
-          "OnePlus 12",
-          "XPS 13",
-          "Surface Pro 9",
-          "Bravia XR",
-          "PlayStation 5");
-  private static final Pool NETWORKS = Pool.strings(1.0, "wifi", "4g", "5g", "ethernet", "3g");
-  private static final Pool CARRIERS =
-      Pool.strings(
-          1.0,
-          "Verizon",
-          "AT&T",
-          "T-Mobile",
-          "Jio",
-          "Airtel",
-          "Vodafone",
-          "Orange",
-          "Claro",
-          "Telcel",
-          "Docomo",
-          "Telstra");
-  private static final Pool APP_NAMES =
-      Pool.strings(1.0, "web", "ios_app", "android_app", "tv_app");
-  private static final Pool APP_VERSIONS =
-      Pool.strings(1.0, "5.12.3", "5.12.2", "5.11.0", "5.10.7", "4.9.1");
-  private static final Pool PLATFORMS = Pool.strings(1.0, "web", "ios", "android", "tvos");
-  private static final Pool TITLES =
-      Pool.strings(
-          1.0,
-          "Home",
-          "World News",
-          "Live Scores",
-          "Markets",
-          "Search Results",
-          "Your Cart",
-          "Product Details",
-          "Inbox",
-          "Local Weather",
-          "TV Listings",
-          "Watch",
-          "Settings",
-          "Answers",
-          "Recipes");
-  private static final Pool SECTIONS =
-      Pool.strings(
-          1.0,
-          "home",
-          "news",
-          "sports",
-          "finance",
-          "search",
-          "shopping",
-          "mail",
-          "weather",
-          "entertainment",
-          "video",
-          "account",
-          "lifestyle");
-  private static final Pool CAMPAIGNS =
-      Pool.strings(
-          1.0,
-          "spring_sale",
-          "brand_awareness",
-          "retargeting_q2",
-          "app_install",
-          "back_to_school",
-          "holiday_promo",
-          "new_user_offer",
-          "video_preroll",
-          "local_dealers",
-          "premium_trial");
-  private static final Pool USER_AGENTS =
-      Pool.strings(
-          1.2,
-          "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko)"
-              + " Chrome/124.0.6367.91 Mobile Safari/537.36",
-          "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML,"
-              + " like Gecko) Version/17.4.1 Mobile/15E148 Safari/604.1",
-          "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko)"
-              + " Chrome/124.0.0.0 Safari/537.36 Edg/124.0.2478.80",
-          "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like"
-              + " Gecko) Version/17.4.1 Safari/605.1.15",
-          "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0",
-          "Mozilla/5.0 (Linux; Android 13; SM-S911B) AppleWebKit/537.36 (KHTML, like Gecko)"
-              + " SamsungBrowser/25.0 Chrome/121.0.0.0 Mobile Safari/537.36");
-  private static final Pool DATACENTERS =
-      Pool.strings(
-          0.8,
-          "us-east-1",
-          "us-west-2",
-          "eu-west-1",
-          "eu-central-1",
-          "ap-south-1",
-          "ap-northeast-1",
-          "sa-east-1");
-
   // Nested keys.
   private static final byte[] K_COUNTRY = JsonBuffer.key("country");
   private static final byte[] K_AGE = JsonBuffer.nextKey("age");
@@ -623,26 +282,26 @@ public final class EventGenerator {
     switch (f) {
       case 0 -> base36(13);
       case 1 -> o.number(ts);
-      case 2 -> STATUS.write(o, next());
-      case 3 -> DEVICES.write(o, next());
+      case 2 -> Vocabulary.STATUS.write(o, next());
+      case 3 -> Vocabulary.DEVICES.write(o, next());
       case 4 -> o.number(duration());
       case 5 -> demographics();
-      case 6 -> BROWSERS.write(o, next());
+      case 6 -> Vocabulary.BROWSERS.write(o, next());
       case 7 -> hex(16);
       case 8 -> o.number(latency());
       case 9 -> o.number(duration() / 1000);
-      case 10 -> EVENT_TYPES.write(o, next());
+      case 10 -> Vocabulary.EVENT_TYPES.write(o, next());
       case 11 -> ip();
       case 12 -> o.number(1 + (long) (1_000_000 * sq(nextDouble())));
       case 13 -> base36(16);
       case 14 -> o.number(ts + 5 + nextInt(400));
-      case 15 -> OS_NAMES.write(o, next());
-      case 16 -> OS_VERSIONS.write(o, next());
-      case 17 -> BROWSER_VERSIONS.write(o, next());
-      case 18 -> PAGES.write(o, next());
-      case 19 -> orNull(REFERRERS, 3);
-      case 20 -> DOMAINS.write(o, next());
-      case 21 -> METHODS.write(o, next());
+      case 15 -> Vocabulary.OS_NAMES.write(o, next());
+      case 16 -> Vocabulary.OS_VERSIONS.write(o, next());
+      case 17 -> Vocabulary.BROWSER_VERSIONS.write(o, next());
+      case 18 -> Vocabulary.PAGES.write(o, next());
+      case 19 -> orNull(Vocabulary.REFERRERS, 3);
+      case 20 -> Vocabulary.DOMAINS.write(o, next());
+      case 21 -> Vocabulary.METHODS.write(o, next());
       case 22 -> o.bool(nextInt(10) < 6);
       case 23 -> o.bool(nextInt(50) == 0);
       case 24 -> o.bool(nextInt(10) < 6);
@@ -654,7 +313,7 @@ public final class EventGenerator {
           o.nullValue();
         }
       }
-      case 27 -> orNull(CURRENCIES, 8);
+      case 27 -> orNull(Vocabulary.CURRENCIES, 8);
       case 28 -> {
         if (nextInt(20) == 0) {
           o.number(1000 + nextInt(60));
@@ -662,20 +321,20 @@ public final class EventGenerator {
           o.nullValue();
         }
       }
-      case 29 -> orNull(QUERIES, 4);
+      case 29 -> orNull(Vocabulary.QUERIES, 4);
       case 30 -> testScores();
-      case 31 -> list(TAGS, 2 + nextInt(4));
+      case 31 -> list(Vocabulary.TAGS, 2 + nextInt(4));
       case 32 -> geo();
       case 33 -> deviceInfo();
       case 34 -> metrics();
       case 35 -> flags();
       case 36 -> app();
       case 37 -> page();
-      case 38 -> list(SECTIONS, 1 + nextInt(3));
+      case 38 -> list(Vocabulary.SECTIONS, 1 + nextInt(3));
       case 39 -> adImpressions();
       case 40 -> consent();
       case 41 -> cart();
-      case 42 -> USER_AGENTS.write(o, next());
+      case 42 -> Vocabulary.USER_AGENTS.write(o, next());
       case 43 -> serverHost();
       case 44 -> o.number((long) (5_000 * -Math.log(1 - nextDouble())) + 120);
       default -> throw new IllegalStateException("No field " + f);
@@ -686,19 +345,19 @@ public final class EventGenerator {
     JsonBuffer o = out;
     o.raw('{');
     o.raw(K_COUNTRY);
-    COUNTRIES.write(o, next());
+    Vocabulary.COUNTRIES.write(o, next());
     o.raw(K_AGE);
     o.number(13 + (long) (60 * sq(nextDouble())));
     o.raw(K_GENDER);
-    GENDERS.write(o, next());
+    Vocabulary.GENDERS.write(o, next());
     o.raw(K_LANGUAGE);
-    LANGUAGES.write(o, next());
+    Vocabulary.LANGUAGES.write(o, next());
     o.raw(K_REGION);
-    REGIONS.write(o, next());
+    Vocabulary.REGIONS.write(o, next());
     o.raw(K_CITY);
-    CITIES.write(o, next());
+    Vocabulary.CITIES.write(o, next());
     o.raw(K_INCOME);
-    INCOME_BANDS.write(o, next());
+    Vocabulary.INCOME_BANDS.write(o, next());
     o.raw(K_STUDENT);
     o.bool(nextInt(5) == 0);
     o.raw('}');
@@ -712,7 +371,7 @@ public final class EventGenerator {
     o.raw(K_LON);
     o.decimal(nextInt(3_600_000) - 1_800_000, 4);
     o.raw(K_TIMEZONE);
-    TIMEZONES.write(o, next());
+    Vocabulary.TIMEZONES.write(o, next());
     o.raw(K_POSTAL);
     o.raw('"');
     o.padded(nextInt(100_000), 5);
@@ -739,14 +398,14 @@ public final class EventGenerator {
     o.raw(K_MEMORY);
     o.number(2L << nextInt(5));
     o.raw(K_MODEL);
-    MODELS.write(o, next());
+    Vocabulary.MODELS.write(o, next());
     o.raw('}');
     o.raw(K_NETWORK);
     o.raw('{');
     o.raw(K_TYPE);
-    NETWORKS.write(o, next());
+    Vocabulary.NETWORKS.write(o, next());
     o.raw(K_CARRIER);
-    orNull(CARRIERS, 3);
+    orNull(Vocabulary.CARRIERS, 3);
     o.raw(K_RTT);
     o.number(latency() / 4 + 5);
     o.raw('}');
@@ -756,14 +415,14 @@ public final class EventGenerator {
   private void testScores() {
     JsonBuffer o = out;
     int n = 2 + nextInt(4);
-    int first = nextInt(STUDENTS.size());
+    int first = nextInt(Vocabulary.STUDENTS.size());
     o.raw('{');
     for (int i = 0; i < n; i++) {
       if (i > 0) {
         o.raw(',');
       }
       // Consecutive pool entries: distinct names in one record.
-      STUDENTS.writeAt(o, (first + i) % STUDENTS.size());
+      Vocabulary.STUDENTS.writeAt(o, (first + i) % Vocabulary.STUDENTS.size());
       o.raw(':');
       o.number(40 + nextInt(61));
     }
@@ -801,11 +460,11 @@ public final class EventGenerator {
     JsonBuffer o = out;
     o.raw('{');
     o.raw(K_APP_NAME);
-    APP_NAMES.write(o, next());
+    Vocabulary.APP_NAMES.write(o, next());
     o.raw(K_VERSION);
-    APP_VERSIONS.write(o, next());
+    Vocabulary.APP_VERSIONS.write(o, next());
     o.raw(K_PLATFORM);
-    PLATFORMS.write(o, next());
+    Vocabulary.PLATFORMS.write(o, next());
     o.raw('}');
   }
 
@@ -813,9 +472,9 @@ public final class EventGenerator {
     JsonBuffer o = out;
     o.raw('{');
     o.raw(K_TITLE);
-    TITLES.write(o, next());
+    Vocabulary.TITLES.write(o, next());
     o.raw(K_SECTION);
-    SECTIONS.write(o, next());
+    Vocabulary.SECTIONS.write(o, next());
     o.raw(K_LOAD);
     o.number(latency() * 3 + 40);
     o.raw('}');
@@ -833,7 +492,7 @@ public final class EventGenerator {
       o.raw(K_AD_ID);
       o.number(100_000 + nextInt(900_000));
       o.raw(K_CAMPAIGN);
-      CAMPAIGNS.write(o, next());
+      Vocabulary.CAMPAIGNS.write(o, next());
       o.raw(K_POSITION);
       o.number(i + 1);
       o.raw(K_CLICKED);
@@ -868,7 +527,7 @@ public final class EventGenerator {
     o.raw(K_TOTAL);
     o.decimal(199 + nextInt(100_000), 2);
     o.raw(K_CURRENCY);
-    CURRENCIES.write(o, next());
+    Vocabulary.CURRENCIES.write(o, next());
     o.raw('}');
   }
 
@@ -877,7 +536,7 @@ public final class EventGenerator {
     o.raw(WEB_HOST);
     o.padded(nextInt(1000), 3);
     o.raw('.');
-    DATACENTERS.writeUnquoted(o, next());
+    Vocabulary.DATACENTERS.writeUnquoted(o, next());
     o.raw('"');
   }
 
@@ -895,7 +554,7 @@ public final class EventGenerator {
     o.raw('"');
   }
 
-  private void list(Pool pool, int n) {
+  private void list(ValuePool pool, int n) {
     JsonBuffer o = out;
     o.raw('[');
     for (int i = 0; i < n; i++) {
@@ -907,7 +566,7 @@ public final class EventGenerator {
     o.raw(']');
   }
 
-  private void orNull(Pool pool, int oneInNull) {
+  private void orNull(ValuePool pool, int oneInNull) {
     long r = next();
     if ((r >>> 33) % oneInNull == 0) {
       out.nullValue();
@@ -982,73 +641,5 @@ public final class EventGenerator {
 
   private double nextDouble() {
     return (next() >>> 11) * 0x1.0p-53;
-  }
-
-  /** Pre-encoded values and a lookup table that draws them with a Zipf-like skew. */
-  private static final class Pool {
-    private static final int TABLE_BITS = 12;
-    private final byte[][] values;
-    private final byte[] table;
-
-    private Pool(byte[][] values, double skew) {
-      this.values = values;
-      double[] weights = new double[values.length];
-      double total = 0;
-      for (int i = 0; i < values.length; i++) {
-        weights[i] = 1 / Math.pow(i + 1, skew);
-        total += weights[i];
-      }
-      table = new byte[1 << TABLE_BITS];
-      int slot = 0;
-      double cumulative = 0;
-      for (int i = 0; i < values.length; i++) {
-        cumulative += weights[i];
-        int upTo =
-            i == values.length - 1
-                ? table.length
-                : (int) Math.max(slot + 1, Math.round(cumulative / total * table.length));
-        while (slot < upTo && slot < table.length) {
-          table[slot++] = (byte) i;
-        }
-      }
-    }
-
-    static Pool strings(double skew, String... values) {
-      byte[][] encoded = new byte[values.length][];
-      for (int i = 0; i < values.length; i++) {
-        encoded[i] = JsonBuffer.quoted(values[i]);
-      }
-      return new Pool(encoded, skew);
-    }
-
-    static Pool numbers(double skew, long... values) {
-      byte[][] encoded = new byte[values.length][];
-      for (int i = 0; i < values.length; i++) {
-        encoded[i] = Long.toString(values[i]).getBytes(StandardCharsets.US_ASCII);
-      }
-      return new Pool(encoded, skew);
-    }
-
-    int size() {
-      return values.length;
-    }
-
-    int pick(long random) {
-      return table[(int) (random >>> (64 - TABLE_BITS))];
-    }
-
-    void write(JsonBuffer o, long random) {
-      o.raw(values[pick(random)]);
-    }
-
-    void writeAt(JsonBuffer o, int index) {
-      o.raw(values[index]);
-    }
-
-    /** Without the quotes, to splice a string value into a longer one. */
-    void writeUnquoted(JsonBuffer o, long random) {
-      byte[] v = values[pick(random)];
-      o.raw(v, 1, v.length - 2);
-    }
   }
 }
