@@ -160,10 +160,34 @@ public final class ApiServer implements AutoCloseable {
     long length = ctx.req().getContentLengthLong();
     if (ctx.path().equals("/api/ingest")) {
       if (length > Metering.MAX_BODY_BYTES) {
+        drain(ctx);
         throw MeteringApi.tooLarge("as sent");
       }
     } else if (length > MAX_BODY_BYTES) {
+      drain(ctx);
       throw tooLarge();
+    }
+  }
+
+  /** The most of a refused body read and dropped before the answer. */
+  static final int DRAIN_BYTES = 64 << 20;
+
+  /**
+   * Reads and drops the body of a request refused before its body was read, up to {@link
+   * #DRAIN_BYTES}: a server that closes a connection with bytes unread resets it, and the client,
+   * still sending, may lose the answer (a 413 with its reason) to the reset.
+   */
+  static void drain(Context ctx) {
+    byte[] buf = new byte[64 << 10];
+    long left = DRAIN_BYTES;
+    try {
+      InputStream in = ctx.req().getInputStream();
+      int n;
+      while (left > 0 && (n = in.read(buf, 0, (int) Math.min(buf.length, left))) >= 0) {
+        left -= n;
+      }
+    } catch (IOException | RuntimeException e) {
+      // the client went away, or the body was read already: nothing to drop
     }
   }
 
@@ -200,6 +224,7 @@ public final class ApiServer implements AutoCloseable {
               resolution = "Use " + allowed;
             }
             case 413 -> {
+              drain(ctx);
               message = tooLarge().getMessage();
               resolution = tooLarge().resolution();
             }

@@ -104,7 +104,13 @@ final class MeteringApi {
     }
     try {
       InputStream raw = ctx.req().getInputStream();
-      byte[] sent = readAtMost(raw, Metering.MAX_BODY_BYTES, "as sent");
+      byte[] sent;
+      try {
+        sent = readAtMost(raw, Metering.MAX_BODY_BYTES, "as sent");
+      } catch (ApiException e) {
+        ApiServer.drain(ctx);
+        throw e;
+      }
       if (!gzip) {
         return sent;
       }
