@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spyglass.flink.client.ControlMessage;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
@@ -24,59 +26,33 @@ class FilterRestoreTest {
 
   @Test
   void aQueryStillWaitingForItsTimeAtTheCheckpointIsAnnouncedAfterTheRestore() throws Exception {
-    OperatorSubtaskState checkpoint;
+    // records older than the query: it waits
+    OperatorSubtaskState checkpoint = checkpointAfter(Map.of("later", 5_000L), 1_000, List.of());
     try (TwoInputStreamOperatorTestHarness<RecordBatch, byte[], FilterMessage> h = harness()) {
-      h.open();
-      h.processElement2(query("later", 5_000));
-      h.processElement1(record(1_000));
-      assertThat(starts(h)).as("records older than the query: it waits").isEmpty();
-      checkpoint = h.snapshot(1, 1_000);
-    }
-    try (TwoInputStreamOperatorTestHarness<RecordBatch, byte[], FilterMessage> h = harness()) {
-      h.initializeState(checkpoint);
-      h.open();
-      h.processElement1(record(6_000));
-      assertThat(starts(h)).containsExactly("later");
+      assertThat(startsAfterRestore(h, checkpoint, 6_000)).containsExactly("later");
     }
   }
 
   @Test
   void aQueryAnnouncedBeforeTheCheckpointIsNotAnnouncedAgain() throws Exception {
-    OperatorSubtaskState checkpoint;
+    Map<String, Long> queries = new LinkedHashMap<>();
+    queries.put("early", 1_000L);
+    queries.put("later", 5_000L);
+    OperatorSubtaskState checkpoint = checkpointAfter(queries, 2_000, List.of("early"));
     try (TwoInputStreamOperatorTestHarness<RecordBatch, byte[], FilterMessage> h = harness()) {
-      h.open();
-      h.processElement2(query("early", 1_000));
-      h.processElement2(query("later", 5_000));
-      h.processElement1(record(2_000));
-      assertThat(starts(h)).containsExactly("early");
-      checkpoint = h.snapshot(1, 2_000);
-    }
-    try (TwoInputStreamOperatorTestHarness<RecordBatch, byte[], FilterMessage> h = harness()) {
-      h.initializeState(checkpoint);
-      h.open();
-      h.processElement1(record(6_000));
-      assertThat(starts(h)).containsExactly("later");
-      // and a second restore, from a checkpoint taken after both were announced, announces none
+      assertThat(startsAfterRestore(h, checkpoint, 6_000)).containsExactly("later");
+      // and a restore from a checkpoint taken after both were announced announces none
       OperatorSubtaskState again = h.snapshot(2, 6_000);
       try (TwoInputStreamOperatorTestHarness<RecordBatch, byte[], FilterMessage> h2 = harness()) {
-        h2.initializeState(again);
-        h2.open();
-        h2.processElement1(record(7_000));
-        assertThat(starts(h2)).isEmpty();
+        assertThat(startsAfterRestore(h2, again, 7_000)).isEmpty();
       }
     }
   }
 
   @Test
   void afterARescaleEverySubtaskAnnouncesEveryQuery() throws Exception {
-    OperatorSubtaskState checkpoint;
-    try (TwoInputStreamOperatorTestHarness<RecordBatch, byte[], FilterMessage> h = harness()) {
-      h.open();
-      h.processElement2(query("early", 1_000));
-      h.processElement1(record(2_000));
-      assertThat(starts(h)).containsExactly("early");
-      checkpoint = h.snapshot(1, 2_000);
-    }
+    OperatorSubtaskState checkpoint =
+        checkpointAfter(Map.of("early", 1_000L), 2_000, List.of("early"));
     // the same query may now run in subtasks that never told its combiner: each says so
     for (int subtask = 0; subtask < 2; subtask++) {
       OperatorSubtaskState share =
@@ -85,12 +61,42 @@ class FilterRestoreTest {
       try (TwoInputStreamOperatorTestHarness<RecordBatch, byte[], FilterMessage> h =
           new TwoInputStreamOperatorTestHarness<>(
               new FilterOperator(MARKS, List.of()), 128, 2, subtask)) {
-        h.initializeState(share);
-        h.open();
-        h.processElement1(record(3_000));
-        assertThat(starts(h)).as("subtask %d", subtask).containsExactly("early");
+        assertThat(startsAfterRestore(h, share, 3_000))
+            .as("subtask %d", subtask)
+            .containsExactly("early");
       }
     }
+  }
+
+  /**
+   * A fresh subtask given {@code queries} (id to receive time), then a record of {@code recordMs}:
+   * checks what it announced, and returns its checkpoint.
+   */
+  private static OperatorSubtaskState checkpointAfter(
+      Map<String, Long> queries, long recordMs, List<String> announced) throws Exception {
+    try (TwoInputStreamOperatorTestHarness<RecordBatch, byte[], FilterMessage> h = harness()) {
+      h.open();
+      for (Map.Entry<String, Long> q : queries.entrySet()) {
+        h.processElement2(query(q.getKey(), q.getValue()));
+      }
+      h.processElement1(record(recordMs));
+      assertThat(starts(h)).containsExactlyElementsOf(announced);
+      return h.snapshot(1, recordMs);
+    }
+  }
+
+  /**
+   * What {@code h}, restored from {@code state}, announces when a record of {@code recordMs} comes.
+   */
+  private static List<String> startsAfterRestore(
+      TwoInputStreamOperatorTestHarness<RecordBatch, byte[], FilterMessage> h,
+      OperatorSubtaskState state,
+      long recordMs)
+      throws Exception {
+    h.initializeState(state);
+    h.open();
+    h.processElement1(record(recordMs));
+    return starts(h);
   }
 
   private static TwoInputStreamOperatorTestHarness<RecordBatch, byte[], FilterMessage> harness()
