@@ -95,11 +95,7 @@ public final class Engine implements AutoCloseable {
   private double lastRate = -1;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final int poolSize;
-  private final java.util.Queue<Barrier> barriers =
-      new java.util.concurrent.ConcurrentLinkedQueue<>();
-  private final java.util.Set<CompletableFuture<?>> pending = ConcurrentHashMap.newKeySet();
-  private final Object barrierLock = new Object();
-  private volatile boolean readerRunning;
+  private final Barriers barriers;
   private final ScheduledExecutorService ticker;
   private final Thread readerThread;
   private final Thread combinerThread;
@@ -120,6 +116,7 @@ public final class Engine implements AutoCloseable {
     this.lastSnapshotMs = startMs;
     this.workers = new Worker[config.workers()];
     this.combiner = new Combiner(this, workers.length);
+    this.barriers = new Barriers(this, source, combiner);
     int pool = workers.length * (config.queueBatches() + 2);
     this.poolSize = pool;
     this.free = new ArrayBlockingQueue<>(pool);
@@ -230,10 +227,8 @@ public final class Engine implements AutoCloseable {
   /** Starts reading the source, if not already. */
   public synchronized void resume() {
     if (!readerStarted) {
-      synchronized (barrierLock) {
-        readerStarted = true;
-        readerRunning = true;
-      }
+      readerStarted = true;
+      barriers.readerStarted();
       readerThread.start();
     }
   }
@@ -342,8 +337,6 @@ public final class Engine implements AutoCloseable {
     Collection<String> at(long position);
   }
 
-  private record Barrier(AtCut atCut, CompletableFuture<Checkpoint> done) {}
-
   /**
    * Takes a checkpoint: reading pauses between two polls of the source, the workers finish every
    * batch read, {@code atCut} runs, every partial is merged, the queries it names are saved, and
@@ -356,15 +349,7 @@ public final class Engine implements AutoCloseable {
    * @return completes with the checkpoint, or fails when the engine stops first
    */
   public CompletableFuture<Checkpoint> checkpoint(AtCut atCut) {
-    CompletableFuture<Checkpoint> done = new CompletableFuture<>();
-    barriers.add(new Barrier(atCut, done));
-    if (!readerRunning) {
-      serveBarriers(); // no reader thread to do it: nothing is being read anyway
-    }
-    if (closing) {
-      failBarriers();
-    }
-    return done;
+    return barriers.checkpoint(atCut);
   }
 
   /**
@@ -377,97 +362,7 @@ public final class Engine implements AutoCloseable {
    */
   public <T> CompletableFuture<T> inspect(
       String queryId, java.util.function.Function<QueryCombiner, T> look) {
-    CompletableFuture<T> done = new CompletableFuture<>();
-    pending.add(done);
-    combiner.afterFlush(
-        running -> {
-          pending.remove(done);
-          Combiner.Running r = running.get(queryId);
-          try {
-            done.complete(r == null ? null : look.apply(Combiner.combiner(r)));
-          } catch (RuntimeException e) {
-            done.completeExceptionally(e);
-          }
-        });
-    if (closing) {
-      failBarriers();
-    }
-    return done;
-  }
-
-  /** Serves the checkpoints asked for: on the reader thread between polls, or on the caller's. */
-  private void serveBarriers() {
-    synchronized (barrierLock) {
-      Barrier b;
-      while ((b = barriers.poll()) != null) {
-        serve(b);
-      }
-    }
-  }
-
-  private void serve(Barrier b) {
-    try {
-      // every batch back in the pool: every record read was processed by a worker
-      while (free.size() < poolSize && !closing) {
-        java.util.concurrent.locks.LockSupport.parkNanos(100_000);
-      }
-      if (closing) {
-        b.done().completeExceptionally(stoppedException());
-        return;
-      }
-      long position = source.position();
-      Collection<String> ids = b.atCut().at(position);
-      CompletableFuture<Checkpoint> merged = new CompletableFuture<>();
-      pending.add(merged);
-      combiner.afterFlush(
-          running -> {
-            Map<String, QueryState> states = new HashMap<>();
-            for (String id : ids) {
-              Combiner.Running r = running.get(id);
-              QueryCombiner c = r == null ? null : Combiner.combiner(r);
-              if (c != null && !c.isDone()) {
-                states.put(id, new QueryState(c.snapshot(), Combiner.handle(r).emitted()));
-              }
-            }
-            pending.remove(merged);
-            merged.complete(new Checkpoint(position, Map.copyOf(states)));
-          });
-      // reading stays paused until the workers' flush is done: a batch read meanwhile would be
-      // merged before the cut
-      while (!merged.isDone()) {
-        try {
-          merged.get(50, TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.TimeoutException e) {
-          if (closing) {
-            merged.completeExceptionally(stoppedException());
-          }
-        }
-      }
-      b.done().complete(merged.join());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      b.done().completeExceptionally(e);
-    } catch (java.util.concurrent.ExecutionException | RuntimeException e) {
-      b.done()
-          .completeExceptionally(
-              e instanceof java.util.concurrent.ExecutionException ? e.getCause() : e);
-    }
-  }
-
-  private static IllegalStateException stoppedException() {
-    return new IllegalStateException("The engine stopped before the checkpoint was taken");
-  }
-
-  /** Fails every checkpoint and look still waiting: the engine stopped. */
-  private void failBarriers() {
-    Barrier b;
-    while ((b = barriers.poll()) != null) {
-      b.done().completeExceptionally(stoppedException());
-    }
-    for (CompletableFuture<?> f : pending) {
-      f.completeExceptionally(stoppedException());
-    }
-    pending.clear();
+    return barriers.inspect(queryId, look);
   }
 
   void kill(String id) {
@@ -532,6 +427,15 @@ public final class Engine implements AutoCloseable {
     for (Worker w : workers) {
       w.command(c);
     }
+  }
+
+  /** Whether every batch is back in the pool: every record read was processed by a worker. */
+  boolean everyBatchReturned() {
+    return free.size() == poolSize;
+  }
+
+  boolean closing() {
+    return closing;
   }
 
   void recycle(RawBatch b) {
@@ -639,7 +543,7 @@ public final class Engine implements AutoCloseable {
     try {
       readSource();
     } finally {
-      readerEnded();
+      barriers.readerEnded();
     }
   }
 
@@ -649,9 +553,7 @@ public final class Engine implements AutoCloseable {
     int perBatch = recordsPerBatch(recordBytes);
     try {
       while (!closing) {
-        if (!barriers.isEmpty()) {
-          serveBarriers();
-        }
+        barriers.serveWaiting();
         awaitSubscribers();
         RawBatch b = free.take();
         b.clear();
@@ -688,14 +590,6 @@ public final class Engine implements AutoCloseable {
       // stops, whether or not it stops at a normal end of its source
       broadcast(new Worker.Drain());
     }
-  }
-
-  /** The reader's end: checkpoints asked for from now on are served by whoever asks. */
-  private void readerEnded() {
-    synchronized (barrierLock) {
-      readerRunning = false;
-    }
-    serveBarriers();
   }
 
   private int recordsPerBatch(double recordBytes) {
@@ -783,7 +677,7 @@ public final class Engine implements AutoCloseable {
       workerThreads[i].interrupt();
     }
     combiner.stop();
-    failBarriers();
+    barriers.failAll();
     try {
       source.close();
     } catch (IOException e) {
