@@ -26,6 +26,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.WakeupException;
@@ -198,10 +199,7 @@ public final class FlinkQueryClient implements AutoCloseable {
     c.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
     c.putAll(settings.kafkaProperties());
     this.consumer = new KafkaConsumer<>(c);
-    List<TopicPartition> parts = new ArrayList<>();
-    consumer
-        .partitionsFor(settings.resultTopic(), Duration.ofSeconds(30))
-        .forEach(i -> parts.add(new TopicPartition(i.topic(), i.partition())));
+    List<TopicPartition> parts = new ArrayList<>(partitionsOf(consumer, settings.resultTopic()));
     if (settings.statusTopic() != null) {
       consumer
           .partitionsFor(settings.statusTopic(), Duration.ofSeconds(30))
@@ -261,6 +259,33 @@ public final class FlinkQueryClient implements AutoCloseable {
               + topic
               + " does not exist: create it (see docs/flink.md) and start the job first",
           e);
+    }
+  }
+
+  /**
+   * The partitions of a topic just created: a broker's metadata may not show them yet (a consumer
+   * assigned no partition fails at its first poll), so ask again until it does.
+   */
+  private static List<TopicPartition> partitionsOf(
+      KafkaConsumer<byte[], byte[]> consumer, String topic) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (true) {
+      List<PartitionInfo> info = consumer.partitionsFor(topic, Duration.ofSeconds(30));
+      if (info != null && !info.isEmpty()) {
+        return info.stream().map(i -> new TopicPartition(i.topic(), i.partition())).toList();
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(
+            "Kafka shows no partition of the result topic "
+                + topic
+                + " 30 s after creating it: check the broker's logs");
+      }
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while connecting to Kafka", e);
+      }
     }
   }
 
