@@ -7,7 +7,6 @@ import io.spyglass.core.query.FilterSet;
 import io.spyglass.core.query.Query;
 import io.spyglass.core.query.QueryStats;
 import io.spyglass.core.record.BadRecord;
-import io.spyglass.core.record.JsonRecordReader;
 import io.spyglass.core.record.MalformedRecordException;
 import io.spyglass.core.record.Record;
 import io.spyglass.core.syntax.BqlError;
@@ -46,7 +45,8 @@ import org.apache.flink.util.OutputTag;
  * The filter side of every running query, one instance per parallel subtask. Input 1 is records
  * (each subtask reads its own share); input 2 is the query topic, broadcast to every subtask. The
  * running queries are the operator's broadcast state (their query messages by id), and evaluation
- * runs through the core's {@link FilterSet}, query index included.
+ * runs through the core's {@link FilterSet}, query index included: a record no query can match is
+ * ruled out from its bytes and never decoded ({@link FilterSet#read}).
  *
  * <p>Partials leave in the core's binary format, keyed by query: a raw query's matches after {@code
  * batchRecords} records or {@code batchMs}; every partial before time moves on (a tick of the wall
@@ -114,9 +114,7 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
   private transient List<FilterMessage> pending;
 
   private transient boolean opened;
-  private transient JsonRecordReader reader;
   private transient Record record;
-  private transient Set<String> selected;
 
   /** The filter's watermark: the last tick (wall clock) or clock mark passed by every partition. */
   private transient long clockMs;
@@ -170,10 +168,12 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
     subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
     subtasks = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
     filters = new FilterSet(LIMITS, this::nowMs, this::onPartial);
+    if (settings.virtualFields()) {
+      filters.virtualFields(Set.of(READ_TIME, KAFKA_PARTITION, KAFKA_OFFSET, KAFKA_TIMESTAMP));
+    }
     installed = new LinkedHashMap<>();
     pending = new ArrayList<>();
     waiting = new ArrayList<>();
-    reader = new JsonRecordReader();
     bad = new BadInput();
     sourceBad = BadInput.Snapshot.EMPTY;
     record = new Record(128);
@@ -260,11 +260,21 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
         bad.add(BadRecord.NO_VALUE, b.where(i));
         continue;
       }
+      boolean mayMatch;
       try {
-        reader.read(b.data, start, b.ends[i] - start, record);
+        mayMatch = filters.read(b.data, start, b.ends[i] - start, record);
       } catch (MalformedRecordException e) {
         noValue++;
         bad.add(e.reason(), b.where(i));
+        continue;
+      }
+      if (sampleWanted) {
+        sample = Arrays.copyOfRange(b.data, start, b.ends[i]);
+        sampleWanted = false;
+      }
+      if (!mayMatch) {
+        // no query can match it: ruled out from its bytes, never decoded (it counts as seen)
+        countForBatch();
         continue;
       }
       if (settings.virtualFields()) {
@@ -275,14 +285,8 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
           record.putLong(KAFKA_TIMESTAMP, b.positions[3 * i + 2]);
         }
       }
-      if (sampleWanted) {
-        sample = Arrays.copyOfRange(b.data, start, b.ends[i]);
-        sampleWanted = false;
-      }
       filters.process(record);
-      if (++sinceBatch >= settings.batchRecords()) {
-        endBatch();
-      }
+      countForBatch();
     }
     if (b.count > 1 && sinceBatch > 0) {
       endBatch();
@@ -291,6 +295,12 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
     recordsRead += b.count - noValue;
     recordsIn.inc(b.count - noValue);
     malformedIn.inc(noValue);
+  }
+
+  private void countForBatch() {
+    if (++sinceBatch >= settings.batchRecords()) {
+      endBatch();
+    }
   }
 
   private void endBatch() {
@@ -397,7 +407,6 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
 
   private void activate(Query query, byte[] json, boolean announce) {
     filters.add(query);
-    refreshSelection();
     if (announce) {
       FilterMessage m = FilterMessage.of(FilterMessage.START, query.id(), subtask, subtasks, json);
       m.clockMs = nowMs();
@@ -455,16 +464,7 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
     } catch (Exception e) {
       throw new IllegalStateException("cannot drop query " + id + " from broadcast state", e);
     }
-    refreshSelection();
     return true;
-  }
-
-  private void refreshSelection() {
-    Set<String> want = filters.referencedFields();
-    if (want != selected) {
-      selected = want;
-      reader.select(want);
-    }
   }
 
   private void startPending() {
@@ -551,7 +551,6 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
         }
       }
     }
-    refreshSelection();
     sendBad();
     long now = getProcessingTimeService().getCurrentProcessingTime();
     if (now - lastProgressMs >= settings.progressMs()) {
