@@ -67,8 +67,8 @@ public final class JobOptions {
           .defaultValue(false)
           .withDescription(
               "Spread records over every filter subtask; leave false when the topic has at"
-                  + " least as many partitions as the job's parallelism (the source then feeds"
-                  + " its own filter subtask without a network hop)");
+                  + " least as many partitions as the job's parallelism (each source subtask then"
+                  + " feeds the filter subtask of its own slot, in memory)");
 
   public static final ConfigOption<Boolean> RECORDS_READ_COMMITTED =
       key("spyglass.records.read-committed")

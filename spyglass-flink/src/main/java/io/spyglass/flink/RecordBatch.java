@@ -4,8 +4,9 @@ import io.spyglass.flink.client.Mark;
 
 /**
  * What the records source hands the filter: one or more JSON records in one buffer, or a {@link
- * Mark}. A Flink POJO (public fields, serialized by Flink's own POJO serializer): the source and
- * the filter are usually chained, so a batch is then passed on without being copied.
+ * Mark}. A Flink POJO (public fields, serialized by Flink's own POJO serializer): Flink chains no
+ * two-input operator such as the filter to its source, so every batch is serialized on its way from
+ * the source's task to the filter's, in memory when both are in one slot.
  */
 public class RecordBatch {
   /** The records' JSON bytes, one after another. */

@@ -360,7 +360,7 @@ public final class FlinkScenario implements Scenario {
       depth.row(
           h,
           switch (h) {
-            case 0 -> "source+filter (chained), combiner+sink";
+            case 0 -> "source, filter (forward, same slot), combiner+sink";
             case 1 -> "source, filter, combiner+sink";
             default -> "source, " + (h - 1) + " pass-through stages, filter, combiner+sink";
           },
