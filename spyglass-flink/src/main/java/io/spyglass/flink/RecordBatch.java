@@ -1,13 +1,15 @@
 package io.spyglass.flink;
 
 import io.spyglass.flink.client.Mark;
+import org.apache.flink.api.common.typeinfo.TypeInfo;
 
 /**
  * What the records source hands the filter: one or more JSON records in one buffer, or a {@link
- * Mark}. A Flink POJO (public fields, serialized by Flink's own POJO serializer): Flink chains no
- * two-input operator such as the filter to its source, so every batch is serialized on its way from
- * the source's task to the filter's, in memory when both are in one slot.
+ * Mark}. Flink chains no two-input operator such as the filter to its source, so every batch is
+ * serialized on its way from the source's task to the filter's (in memory when both are in one
+ * slot), by {@link RecordBatchSerializer}.
  */
+@TypeInfo(RecordBatchSerializer.Factory.class)
 public class RecordBatch {
   /** The records' JSON bytes, one after another. */
   public byte[] data;
