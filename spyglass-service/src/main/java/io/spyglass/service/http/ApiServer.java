@@ -160,11 +160,9 @@ public final class ApiServer implements AutoCloseable {
     long length = ctx.req().getContentLengthLong();
     if (ctx.path().equals("/api/ingest")) {
       if (length > Metering.MAX_BODY_BYTES) {
-        drain(ctx);
         throw MeteringApi.tooLarge("as sent");
       }
     } else if (length > MAX_BODY_BYTES) {
-      drain(ctx);
       throw tooLarge();
     }
   }
@@ -173,11 +171,11 @@ public final class ApiServer implements AutoCloseable {
   static final int DRAIN_BYTES = 64 << 20;
 
   /**
-   * Reads and drops the body of a request refused before its body was read, up to {@link
-   * #DRAIN_BYTES}: a server that closes a connection with bytes unread resets it, and the client,
-   * still sending, may lose the answer (a 413 with its reason) to the reset.
+   * Reads and drops what is left of the body of a request refused as too large (every 413), up to
+   * {@link #DRAIN_BYTES}: a server that closes a connection with bytes unread resets it, and the
+   * client, still sending, may lose the answer (the 413 with its reason) to the reset.
    */
-  static void drain(Context ctx) {
+  private static void drain(Context ctx) {
     byte[] buf = new byte[64 << 10];
     long left = DRAIN_BYTES;
     try {
@@ -202,6 +200,9 @@ public final class ApiServer implements AutoCloseable {
     cfg.routes.exception(
         ApiException.class,
         (e, ctx) -> {
+          if (e.status() == 413) {
+            drain(ctx);
+          }
           e.headers().forEach(ctx::header);
           Json.send(ctx, e.status(), Json.error(e));
         });

@@ -104,13 +104,7 @@ final class MeteringApi {
     }
     try {
       InputStream raw = ctx.req().getInputStream();
-      byte[] sent;
-      try {
-        sent = readAtMost(raw, Metering.MAX_BODY_BYTES, "as sent");
-      } catch (ApiException e) {
-        ApiServer.drain(ctx);
-        throw e;
-      }
+      byte[] sent = readAtMost(raw, Metering.MAX_BODY_BYTES, "as sent");
       if (!gzip) {
         return sent;
       }
