@@ -149,6 +149,20 @@ class QueriesApiTest {
   }
 
   @Test
+  void aPatternWhoseProgramWouldFillTheHeapIsRefusedAtOnce() {
+    // RE2/J expands counted repetition when it compiles: this one is 10^9 instructions
+    String huge = "SELECT COUNT(*) FROM STREAM(1s, TIME) WHERE s RLIKE '((a{1000}){1000}){1000}'";
+    for (String path : List.of("/api/validate", "/api/queries", "/api/query")) {
+      HttpResponse<String> r = f.post(path, "text/plain", huge);
+      assertThat(r.statusCode()).as(path).isEqualTo(422);
+      JsonNode e = ServiceFixture.json(r.body()).get("errors").get(0);
+      assertThat(e.get("message").asText()).contains("is too large");
+      assertThat(e.get("column").asInt()).isEqualTo(53);
+    }
+    assertThat(f.get("/api/health").statusCode()).isEqualTo(200);
+  }
+
+  @Test
   void validateAnswersTheCanonicalFormAndThePlan() {
     HttpResponse<String> r =
         f.post("/api/validate", "text/plain", "select count(*) from stream(10s, time)");

@@ -13,10 +13,14 @@ import com.google.re2j.PatternSyntaxException;
 import io.spyglass.core.plan.Call;
 import io.spyglass.core.plan.Literal;
 import io.spyglass.core.plan.Op;
+import io.spyglass.core.plan.Regexes;
 import io.spyglass.core.record.Record;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * String functions and regular expressions: TRIM, LOWER, UPPER, SUBSTRING, RLIKE. Regular
@@ -44,8 +48,8 @@ final class Strings {
   /** The compiled pattern, or the text itself when it does not compile (NULL for each record). */
   private static Object precompiled(String regex) {
     try {
-      return Pattern.compile(regex);
-    } catch (PatternSyntaxException e) {
+      return Regexes.compile(regex);
+    } catch (PatternSyntaxException | Regexes.TooLarge e) {
       return regex;
     }
   }
@@ -120,11 +124,14 @@ final class Strings {
     /** The patterns when not constant. */
     final Eval pattern;
 
+    /** How many patterns read from records stay compiled. */
+    static final int CACHED = 64;
+
     /** Constant patterns: a {@link Pattern}, the text of an invalid one, or null for NULL. */
     final List<Object> constant;
 
-    private String lastRegex;
-    private Pattern last;
+    /** Patterns read from records, compiled: the most recently used, at most {@link #CACHED}. */
+    private final Map<String, Pattern> cache = new LinkedHashMap<>(16, 0.75f, true);
 
     Rlike(Eval value, Eval pattern, List<Object> constant, EvalStats stats) {
       super(value, stats);
@@ -173,17 +180,24 @@ final class Strings {
       return BOOLEAN;
     }
 
+    /** A pattern read from a record, compiled; null (counted) when it does not compile. */
     private Pattern compiled(String regex) {
-      if (!regex.equals(lastRegex)) {
+      Pattern p = cache.get(regex);
+      if (p == null) {
         try {
-          last = Pattern.compile(regex);
-          lastRegex = regex;
-        } catch (PatternSyntaxException e) {
+          p = Regexes.compile(regex);
+        } catch (PatternSyntaxException | Regexes.TooLarge e) {
           stats.errors++;
           return null;
         }
+        if (cache.size() >= CACHED) {
+          Iterator<String> eldest = cache.keySet().iterator();
+          eldest.next();
+          eldest.remove();
+        }
+        cache.put(regex, p);
       }
-      return last;
+      return p;
     }
   }
 }

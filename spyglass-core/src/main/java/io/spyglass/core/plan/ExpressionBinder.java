@@ -601,7 +601,8 @@ final class ExpressionBinder {
 
   /**
    * Rejects a constant pattern that RE2/J, the linear-time engine RLIKE runs on, cannot compile:
-   * invalid syntax, and what needs backtracking (backreferences, lookahead and lookbehind).
+   * invalid syntax, what needs backtracking (backreferences, lookahead and lookbehind), and a
+   * pattern whose program would be too large ({@link Regexes}).
    */
   private void checkRegexes(Expr patterns, Span span) {
     if (!(patterns instanceof Literal)) {
@@ -611,7 +612,13 @@ final class ExpressionBinder {
     for (Object p : v instanceof List ? (List<?>) v : java.util.Collections.singletonList(v)) {
       if (p instanceof String regex) {
         try {
-          com.google.re2j.Pattern.compile(regex);
+          Regexes.compile(regex);
+        } catch (Regexes.TooLarge e) {
+          error(
+              span,
+              e.getMessage(),
+              "Use fewer or smaller counted repetitions ({n}, {n,m}): each copies what it repeats,"
+                  + " and nested ones multiply");
         } catch (com.google.re2j.PatternSyntaxException e) {
           error(
               span,
