@@ -140,6 +140,8 @@ export interface Quota {
 export interface Validated {
   valid: true;
   canonical: string;
+  /** The query as a person writes it: defaults left out, durations with a unit. */
+  formatted?: string;
   explain: string;
   durationMs?: number;
 }

@@ -181,7 +181,7 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
   const format = async () => {
     try {
       const v = await api<Validated>('POST', '/api/validate', { query: q });
-      nav({ q: v.canonical }, true);
+      nav({ q: v.formatted ?? v.canonical }, true);
     } catch (e) {
       setProblem(e instanceof ApiError ? e.plain() : String(e));
     }
@@ -263,7 +263,7 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
           <button type="button" onClick={stop} disabled={!running} title="Stop (Esc)">
             Stop
           </button>
-          <button type="button" onClick={format} disabled={!lint.valid} title="Rewrite as canonical BQL">
+          <button type="button" onClick={format} disabled={!lint.valid} title="Rewrite the query tidily (keywords in capitals, defaults left out)">
             Format
           </button>
           <button type="button" aria-pressed={!!state.builder} onClick={() => nav({ builder: !state.builder }, true)}>

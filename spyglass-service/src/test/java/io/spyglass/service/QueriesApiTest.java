@@ -171,6 +171,7 @@ class QueriesApiTest {
     assertThat(v.get("valid").asBoolean()).isTrue();
     assertThat(v.get("canonical").asText())
         .startsWith("SELECT COUNT(*) AS \"COUNT(*)\" FROM STREAM(10000, TIME)");
+    assertThat(v.get("formatted").asText()).isEqualTo("SELECT COUNT(*) FROM STREAM(10s, TIME)");
     assertThat(v.get("explain").asText()).contains("aggregation:");
   }
 

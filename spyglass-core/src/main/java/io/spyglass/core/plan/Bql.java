@@ -37,6 +37,27 @@ public final class Bql {
   }
 
   /**
+   * The plan written for people: as {@link #print(QueryPlan)}, but a column named only when its
+   * name is not the default one, durations with a unit ({@code 10s}, {@code 5m}), and LIMIT only
+   * when it is not the default. {@code compile(format(plan, limits), limits)} equals {@code plan};
+   * where the shorter text would not compile back to it, the canonical text is given.
+   */
+  public static String format(QueryPlan plan, QueryLimits limits) {
+    for (BqlPrinter.Style style :
+        new BqlPrinter.Style[] {BqlPrinter.Style.TIDY, BqlPrinter.Style.TIDY_WITH_LIMIT}) {
+      String text = BqlPrinter.print(plan, style);
+      try {
+        if (compile(text, limits).equals(plan)) {
+          return text;
+        }
+      } catch (BqlException e) {
+        // not this one: try the next, longer form
+      }
+    }
+    return print(plan);
+  }
+
+  /**
    * A window in canonical BQL, as written after {@code WINDOWING} ({@code TUMBLING(1000, TIME)});
    * null for {@link Window#NONE}.
    */

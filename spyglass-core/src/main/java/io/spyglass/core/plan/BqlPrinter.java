@@ -86,28 +86,42 @@ final class BqlPrinter {
           "NOW");
 
   /** Prints expressions over record fields, where no name stands for an aggregated column. */
-  private static final BqlPrinter RECORD = new BqlPrinter(false, Map.of());
+  private static final BqlPrinter RECORD = new BqlPrinter(false, Map.of(), Style.CANONICAL);
 
   /** The printer of expressions over record fields. */
   static final BqlPrinter RECORD_PRINTER = RECORD;
+
+  /**
+   * How a query is written: canonical (every column named, durations in milliseconds, LIMIT written
+   * out), or tidy for people (a column's name only when it is not its default, durations with a
+   * unit, LIMIT only when {@code TIDY_WITH_LIMIT}).
+   */
+  enum Style {
+    CANONICAL,
+    TIDY,
+    TIDY_WITH_LIMIT
+  }
 
   private final boolean naming;
 
   /** Text that stands for a result column in post-aggregation expressions (its aggregate call). */
   private final Map<String, String> columns;
 
-  private BqlPrinter(boolean naming, Map<String, String> columns) {
+  private final Style style;
+
+  private BqlPrinter(boolean naming, Map<String, String> columns, Style style) {
     this.naming = naming;
     this.columns = columns;
+    this.style = style;
   }
 
   /** The default name of an unaliased column: its expression, without hints or quotes. */
   static String name(Expr e, Map<String, String> columns) {
-    return new BqlPrinter(true, columns).expr(e);
+    return new BqlPrinter(true, columns, Style.CANONICAL).expr(e);
   }
 
   static String aggregateName(Aggregation.MetricKind kind, List<Expr> args) {
-    return new BqlPrinter(true, Map.of()).metric(kind, args);
+    return new BqlPrinter(true, Map.of(), Style.CANONICAL).metric(kind, args);
   }
 
   static String countDistinctName(List<Expr> fields) {
@@ -115,25 +129,64 @@ final class BqlPrinter {
   }
 
   static String print(QueryPlan plan) {
+    return print(plan, Style.CANONICAL);
+  }
+
+  static String print(QueryPlan plan, Style style) {
     StringBuilder out = new StringBuilder();
     if (plan.outer().isPresent()) {
       QueryPlan outer = plan.outer().get();
-      new BqlPrinter(false, columns(outer)).query(outer, "(" + inner(plan) + ")", out);
+      new BqlPrinter(false, columns(outer), style)
+          .query(outer, "(" + inner(plan, style) + ")", out);
       return out.toString();
     }
-    return inner(plan);
+    return inner(plan, style);
   }
 
-  private static String inner(QueryPlan plan) {
+  private static String inner(QueryPlan plan, Style style) {
     StringBuilder out = new StringBuilder();
+    BqlPrinter printer = new BqlPrinter(false, columns(plan), style);
     String source =
         plan.runsForever()
             ? "STREAM(FOREVER)"
             : plan.durationMs() == QueryPlan.UNBOUNDED
                 ? "STREAM(MAX, TIME)"
-                : "STREAM(" + plan.durationMs() + ", TIME)";
-    new BqlPrinter(false, columns(plan)).query(plan, source, out);
+                : "STREAM(" + printer.duration(plan.durationMs()) + ", TIME)";
+    printer.query(plan, source, out);
     return out.toString();
+  }
+
+  /** Milliseconds as written: a number, or when tidy with the largest unit that divides them. */
+  private String duration(long ms) {
+    if (style == Style.CANONICAL || ms <= 0) {
+      return Long.toString(ms);
+    }
+    if (ms % 3_600_000 == 0) {
+      return ms / 3_600_000 + "h";
+    }
+    if (ms % 60_000 == 0) {
+      return ms / 60_000 + "m";
+    }
+    if (ms % 1000 == 0) {
+      return ms / 1000 + "s";
+    }
+    return ms + "ms";
+  }
+
+  /** A window's size or period: a duration for TIME, a count for RECORD. */
+  private String amount(long n, Window.Unit unit) {
+    return unit == Window.Unit.TIME ? duration(n) : Long.toString(n);
+  }
+
+  /**
+   * A column as selected: {@code expression AS name}, or the expression when tidy and the name is
+   * its default.
+   */
+  private String column(String expression, String name, String defaultName) {
+    if (style != Style.CANONICAL && name.equals(defaultName)) {
+      return expression;
+    }
+    return expression + " AS " + identifier(name);
   }
 
   /** For each aggregated column, the text that computes it. */
@@ -168,7 +221,7 @@ final class BqlPrinter {
       } else {
         for (NamedExpr p : raw.projection().get()) {
           if (!post.culled().contains(p.name())) {
-            items.put(p.name(), RECORD.expr(p.expr()) + " AS " + identifier(p.name()));
+            items.put(p.name(), column(RECORD.expr(p.expr()), p.name(), name(p.expr(), Map.of())));
             natural.add(p.name());
           }
         }
@@ -179,7 +232,8 @@ final class BqlPrinter {
       for (NamedExpr key : group.keys()) {
         keys.add(RECORD.expr(key.expr()));
         if (!post.culled().contains(key.name())) {
-          items.put(key.name(), RECORD.expr(key.expr()) + " AS " + identifier(key.name()));
+          items.put(
+              key.name(), column(RECORD.expr(key.expr()), key.name(), name(key.expr(), Map.of())));
           natural.add(key.name());
         }
       }
@@ -187,9 +241,10 @@ final class BqlPrinter {
         if (!post.culled().contains(metric.name())) {
           items.put(
               metric.name(),
-              RECORD.metric(metric.kind(), metric.arguments())
-                  + " AS "
-                  + identifier(metric.name()));
+              column(
+                  RECORD.metric(metric.kind(), metric.arguments()),
+                  metric.name(),
+                  aggregateName(metric.kind(), metric.arguments())));
           natural.add(metric.name());
         }
       }
@@ -205,9 +260,10 @@ final class BqlPrinter {
       if (!post.culled().contains(cd.name())) {
         items.put(
             cd.name(),
-            RECORD.metric(Aggregation.MetricKind.COUNT_DISTINCT, cd.fields())
-                + " AS "
-                + identifier(cd.name()));
+            column(
+                RECORD.metric(Aggregation.MetricKind.COUNT_DISTINCT, cd.fields()),
+                cd.name(),
+                countDistinctName(cd.fields())));
         natural.add(cd.name());
       }
     } else if (a instanceof Aggregation.Distribution d) {
@@ -279,7 +335,7 @@ final class BqlPrinter {
     if (post.limit().isPresent()) {
       limit = post.limit().get();
     }
-    if (limit != null) {
+    if (limit != null && style != Style.TIDY) {
       out.append(" LIMIT ").append(limit);
     }
   }
@@ -287,26 +343,26 @@ final class BqlPrinter {
   /** A window as written after {@code WINDOWING}; null for none. */
   String window(Window window) {
     if (window instanceof Window.Tumbling t) {
-      return "TUMBLING(" + t.size() + ", " + t.unit() + ")";
+      return "TUMBLING(" + amount(t.size(), t.unit()) + ", " + t.unit() + ")";
     } else if (window instanceof Window.Additive add) {
-      return "EVERY(" + add.emitEveryMs() + ", TIME, ALL)";
+      return "EVERY(" + duration(add.emitEveryMs()) + ", TIME, ALL)";
     } else if (window instanceof Window.Sliding s) {
       return "EVERY("
-          + s.emitEvery()
+          + amount(s.emitEvery(), s.emitUnit())
           + ", "
           + s.emitUnit()
           + ", FIRST, "
-          + s.size()
+          + amount(s.size(), s.sizeUnit())
           + ", "
           + s.sizeUnit()
           + ")";
     } else if (window instanceof Window.EventTime e) {
       return "TUMBLING("
-          + e.sizeMs()
+          + duration(e.sizeMs())
           + ", EVENT_TIME("
           + expr(e.time())
           + "), LATENESS "
-          + e.latenessMs()
+          + duration(e.latenessMs())
           + ")";
     }
     return null;

@@ -33,4 +33,14 @@ class BqlRoundTripTest {
     // Printing is canonical: the printed text prints as itself.
     assertThat(Bql.print(Bql.compile(printed))).isEqualTo(printed);
   }
+
+  @ParameterizedTest
+  @MethodSource("corpus")
+  void formatsToTextThatCompilesToAnEqualPlanAndIsNoLongerThanTheCanonical(String query) {
+    QueryPlan plan = Bql.compile(query);
+    String formatted = Bql.format(plan, QueryLimits.DEFAULTS);
+    assertThat(Bql.compile(formatted)).as(formatted).isEqualTo(plan);
+    assertThat(formatted.length()).isLessThanOrEqualTo(Bql.print(plan).length());
+    assertThat(Bql.format(Bql.compile(formatted), QueryLimits.DEFAULTS)).isEqualTo(formatted);
+  }
 }

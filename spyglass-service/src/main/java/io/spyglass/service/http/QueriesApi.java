@@ -286,13 +286,17 @@ final class QueriesApi {
     }
   }
 
-  /** {@code POST /api/validate}: the canonical form and the plan, or 422 with the errors. */
+  /**
+   * {@code POST /api/validate}: the canonical form, the form written for people and the plan, or
+   * 422 with the errors.
+   */
   void validate(Context ctx) {
     QueryRequest r = queryRequest(ctx);
     QueryPlan plan = Bql.compile(r.text(), limits); // BqlException: 422
     ObjectNode body = Json.object();
     body.put("valid", true);
     body.put("canonical", Bql.print(plan));
+    body.put("formatted", Bql.format(plan, limits));
     body.put("explain", Explain.of(plan, limits));
     body.put("durationMs", Math.min(plan.durationMs(), limits.maxDurationMs()));
     Json.send(ctx, 200, body);
