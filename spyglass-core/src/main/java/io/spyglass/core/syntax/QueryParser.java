@@ -270,11 +270,14 @@ public final class QueryParser {
             e != null && e.getExpectedTokens() != null
                 ? e.getExpectedTokens()
                 : parser.getExpectedTokens();
-        expected = describe(set, parser.getVocabulary());
+        expected = expected(set, parser);
       }
       String message = unexpected(token);
+      String lookAlike = token == null ? null : lookAlike(token.getText());
       String resolution =
-          expected.isEmpty() ? "Check the query near this point" : "Expected " + expected;
+          lookAlike != null
+              ? lookAlike
+              : expected.isEmpty() ? "Check the query near this point" : "Expected " + expected;
       throw new SyntaxError(new BqlError(span, message, resolution));
     }
   }
@@ -294,6 +297,76 @@ public final class QueryParser {
       return "Unexpected character '" + text + "'";
     }
     return "Unexpected '" + text + "'";
+  }
+
+  /**
+   * What the parser would have taken, in plain words: where an expression may start, "a value, a
+   * field or a function" instead of the dozens of tokens that can start one, then whatever else
+   * could come.
+   */
+  private static String expected(IntervalSet set, Parser parser) {
+    IntervalSet first =
+        parser.getATN().nextTokens(parser.getATN().ruleToStartState[BqlParser.RULE_expression]);
+    Vocabulary vocabulary = parser.getVocabulary();
+    if (!set.contains(BqlLexer.IDENTIFIER) || !set.and(first).equals(first)) {
+      return describe(set, vocabulary);
+    }
+    String rest = describe(set.subtract(first), vocabulary);
+    return "a value, a field or a function" + (rest.isEmpty() ? "" : ", or " + rest);
+  }
+
+  /**
+   * Characters that look like BQL's own but are not: full-width forms, typographic quotes and
+   * dashes, comparison signs. Each with what to write instead.
+   */
+  private static final String[][] LOOK_ALIKES = {
+    {"\u2018\u2019\u201a\u201b\u2032", "'"},
+    {"\u201c\u201d\u201e\u201f\u2033", "\""},
+    {"\u2010\u2011\u2012\u2013\u2014\u2015\u2212", "-"},
+    {"\u00d7\u2217", "*"},
+    {"\u00f7\u2215", "/"},
+    {"\u2260", "!="},
+    {"\u2264", "<="},
+    {"\u2265", ">="},
+    {
+      "\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u200b"
+          + "\u202f\u205f\u3000\ufeff",
+      " "
+    },
+  };
+
+  /**
+   * When {@code text} is one character that only looks like one of BQL's, what to write instead;
+   * else null.
+   */
+  static String lookAlike(String text) {
+    if (text == null || text.codePointCount(0, text.length()) != 1 || text.charAt(0) < 0x80) {
+      return null;
+    }
+    String instead = null;
+    for (String[] group : LOOK_ALIKES) {
+      if (group[0].contains(text)) {
+        instead = group[1];
+      }
+    }
+    if (instead == null) {
+      String normal = java.text.Normalizer.normalize(text, java.text.Normalizer.Form.NFKC);
+      if (normal.length() == 1 && normal.charAt(0) > 0x20 && normal.charAt(0) < 0x7f) {
+        instead = normal;
+      }
+    }
+    if (instead == null) {
+      return null;
+    }
+    String name = Character.getName(text.codePointAt(0));
+    return "Write "
+        + (instead.equals(" ") ? "a plain space" : instead)
+        + " instead: '"
+        + text
+        + "' (U+"
+        + String.format("%04X", text.codePointAt(0))
+        + (name == null ? "" : " " + name)
+        + ") only looks like it";
   }
 
   /** The expected tokens in plain words: keywords and symbols as written, the rest described. */
