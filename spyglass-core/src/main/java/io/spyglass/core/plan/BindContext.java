@@ -141,10 +141,17 @@ final class BindContext {
     @Override
     public Expr field(Field field) {
       if (!columns.contains(field.name()) && grouping) {
+        String typo = closeGroupedField(field.name());
         error(
             field.span(),
-            "The field " + field.name() + " is neither grouped nor aggregated",
-            "Add it to GROUP BY, or aggregate it, e.g. MIN(" + field.name() + ")");
+            "The field "
+                + field.name()
+                + " is neither grouped nor aggregated"
+                + (typo == null ? "" : " (GROUP BY names " + typo + ")"),
+            (typo == null ? "Add" : "Did you mean GROUP BY " + field.name() + "? Else add")
+                + " it to GROUP BY, or aggregate it, e.g. MIN("
+                + field.name()
+                + ")");
       } else if (!columns.contains(field.name())) {
         error(
             field.span(),
@@ -154,6 +161,18 @@ final class BindContext {
                 : "Use one of the columns " + String.join(", ", columns) + ", or an aggregate");
       }
       return FieldRef.of(field.name());
+    }
+
+    /** A grouped field whose name is close to {@code name}: a likely typo of it; or null. */
+    private String closeGroupedField(String name) {
+      for (Expr key : known.keySet()) {
+        if (key instanceof FieldRef f
+            && !f.name().equals(name)
+            && ExpressionBinder.distance(f.name(), name) <= Math.max(1, name.length() / 3)) {
+          return f.name();
+        }
+      }
+      return null;
     }
 
     @Override

@@ -528,7 +528,8 @@ final class ExpressionBinder {
     return "Use one of: " + String.join(", ", known);
   }
 
-  private static int distance(String a, String b) {
+  /** The edit (Levenshtein) distance between two names. */
+  static int distance(String a, String b) {
     int[] prev = new int[b.length() + 1];
     int[] cur = new int[b.length() + 1];
     for (int j = 0; j <= b.length(); j++) {

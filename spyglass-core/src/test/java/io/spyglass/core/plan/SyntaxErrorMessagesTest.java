@@ -50,4 +50,15 @@ class SyntaxErrorMessagesTest {
     assertThat(error("SELECT * FROM STREAM(10s, TIME) WHERE n \u2264 3").resolution())
         .startsWith("Write <= instead");
   }
+
+  @Test
+  void aGroupedFieldCloseToAnUngroupedOneIsNamedAsALikelyTypo() {
+    BqlError e = error("SELECT device, COUNT(*) AS n FROM STREAM(10s, TIME) GROUP BY devise");
+    assertThat(e.message())
+        .isEqualTo("The field device is neither grouped nor aggregated (GROUP BY names devise)");
+    assertThat(e.resolution()).startsWith("Did you mean GROUP BY device? Else add it to GROUP BY");
+    assertThat(
+            error("SELECT os, COUNT(*) AS n FROM STREAM(10s, TIME) GROUP BY device").resolution())
+        .startsWith("Add it to GROUP BY");
+  }
 }
