@@ -7,7 +7,10 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 @Command(
     name = "generate",
@@ -40,8 +43,14 @@ final class GenerateCommand implements Callable<Integer> {
       description = "approximate bytes per record, 100 to 8192 (default: ${DEFAULT-VALUE})")
   int size = 1800;
 
+  @Spec CommandSpec spec;
+
   @Override
   public Integer call() throws IOException, InterruptedException {
+    if (size < 100 || size > 8192) {
+      throw new ParameterException(
+          spec.commandLine(), "--size must be 100 to 8192 bytes, not " + size);
+    }
     GeneratorSource.Options options =
         GeneratorSource.Options.DEFAULTS
             .withSeed(seed)

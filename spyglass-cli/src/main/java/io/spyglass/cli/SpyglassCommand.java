@@ -67,12 +67,24 @@ public final class SpyglassCommand implements Runnable {
 
   static CommandLine commandLine() {
     CommandLine cl = new CommandLine(new SpyglassCommand());
+    versionEverywhere(cl, new Version());
     cl.setExecutionExceptionHandler(
         (e, cmd, parsed) -> {
           cmd.getErr().println("spyglass: " + e.getMessage());
           return 1;
         });
     return cl;
+  }
+
+  /** Gives {@code -V} of every subcommand the top command's version, as {@code --help} is. */
+  private static void versionEverywhere(CommandLine cl, CommandLine.IVersionProvider version) {
+    for (CommandLine sub : cl.getSubcommands().values()) {
+      CommandLine.Model.CommandSpec spec = sub.getCommandSpec();
+      if (spec.versionProvider() == null && spec.version().length == 0) {
+        spec.versionProvider(version);
+      }
+      versionEverywhere(sub, version);
+    }
   }
 
   static final class Version implements CommandLine.IVersionProvider {

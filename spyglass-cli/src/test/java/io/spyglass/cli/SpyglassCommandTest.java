@@ -2,7 +2,11 @@ package io.spyglass.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.List;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 class SpyglassCommandTest {
   @Test
@@ -17,5 +21,34 @@ class SpyglassCommandTest {
     assertThat(SpyglassCommand.unsupportedJava(25, "DataSketches 6"))
         .contains("built without a JDK 25")
         .contains("-Djdk25.home");
+  }
+
+  private static String[] run(String... args) {
+    CommandLine cl = SpyglassCommand.commandLine();
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    cl.setOut(new PrintWriter(out));
+    cl.setErr(new PrintWriter(err));
+    int code = cl.execute(args);
+    return new String[] {Integer.toString(code), out.toString(), err.toString()};
+  }
+
+  @Test
+  void everyCommandPrintsTheVersion() {
+    for (String command : List.of("query", "serve", "validate", "explain", "generate", "bench")) {
+      String[] r = run(command, "-V");
+      assertThat(r[0]).as(command).isEqualTo("0");
+      assertThat(r[1]).as(command).startsWith("spyglass ");
+    }
+    assertThat(run("-V")[1]).startsWith("spyglass ");
+  }
+
+  @Test
+  void generateRefusesASizeOutsideItsRange() {
+    for (String size : List.of("99", "8193")) {
+      String[] r = run("generate", "--count", "1", "--size", size);
+      assertThat(r[0]).isEqualTo("2");
+      assertThat(r[2]).contains("--size must be 100 to 8192 bytes, not " + size);
+    }
   }
 }
