@@ -475,12 +475,21 @@ public final class GroupPartial implements Partial {
 
   /**
    * For GROUP BY and DISTINCT: wasEstimated, family TUPLE, theta, uniquesEstimate and the bounds at
-   * 1, 2 and 3 standard deviations of the number of groups. Empty for GROUP ALL.
+   * 1, 2 and 3 standard deviations of the number of groups. With COUNT(DISTINCT ...) metrics, also
+   * estimatedColumns: the metrics whose value is an estimate in some group (for GROUP ALL, with
+   * wasEstimated true when there is one). Otherwise empty for GROUP ALL, which is exact.
    */
   @Override
   public Map<String, Object> metadata() {
+    List<String> estimatedColumns = hasDistinct() ? estimatedColumns() : null;
     if (keyNames.length == 0) {
-      return Collections.emptyMap();
+      if (estimatedColumns == null) {
+        return Collections.emptyMap();
+      }
+      Map<String, Object> meta = new LinkedHashMap<>();
+      meta.put(MetadataKeys.WAS_ESTIMATED, !estimatedColumns.isEmpty());
+      meta.put(MetadataKeys.ESTIMATED_COLUMNS, estimatedColumns);
+      return meta;
     }
     trim(capacity);
     double theta = theta();
@@ -497,7 +506,27 @@ public final class GroupPartial implements Partial {
         MetadataKeys.standardDeviations(
             sd -> Sketches.upperBound(n, theta, sd, noData),
             sd -> Sketches.lowerBound(n, theta, sd, noData)));
+    if (estimatedColumns != null) {
+      meta.put(MetadataKeys.ESTIMATED_COLUMNS, estimatedColumns);
+    }
     return meta;
+  }
+
+  /** The COUNT(DISTINCT ...) metrics whose value is an estimate in at least one group. */
+  private List<String> estimatedColumns() {
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < m; i++) {
+      if (isDistinct(i)) {
+        for (int g = 0; g < size; g++) {
+          Sketches.Distinct u = distincts[g * m + i];
+          if (u != null && u.isEstimated()) {
+            out.add(metricNames[i]);
+            break;
+          }
+        }
+      }
+    }
+    return out;
   }
 
   @Override

@@ -27,6 +27,9 @@ public final class MetadataKeys {
   public static final String MAXIMUM_COUNT_ERROR = "maximumCountError";
   public static final String ACTIVE_ITEMS = "activeItems";
 
+  /** The columns whose value is an estimate in some row (per-group COUNT DISTINCT). */
+  public static final String ESTIMATED_COLUMNS = "estimatedColumns";
+
   public static final String FAMILY_THETA = "THETA";
   public static final String FAMILY_TUPLE = "TUPLE";
   public static final String FAMILY_QUANTILES = "QUANTILES";

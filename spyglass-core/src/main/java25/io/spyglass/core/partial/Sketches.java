@@ -87,6 +87,11 @@ final class Sketches {
       return union.getResult(false, null).getEstimate();
     }
 
+    /** Whether {@link #estimate()} is an estimate: the union dropped values to stay in bounds. */
+    boolean isEstimated() {
+      return union.getResult(false, null).isEstimationMode();
+    }
+
     boolean isEmpty() {
       return union.getResult(false, null).isEmpty();
     }

@@ -113,7 +113,7 @@ class GroupPartialTest {
   }
 
   @Test
-  void groupAllAlwaysHasOneRowAndNoMetadata() {
+  void groupAllAlwaysHasOneRowAndSaysWhichCountDistinctsAreEstimates() {
     GroupPartial p =
         new GroupPartial(
             List.of(),
@@ -130,6 +130,24 @@ class GroupPartialTest {
     assertThat(p.group(new Object[0])).isEqualTo(s);
     p.count(s, 0);
     assertThat(p.rows()).containsExactly(row("COUNT(*)", 2L, "SUM(x)", 2.0, "CD", 0L));
+    // exact, but with a COUNT DISTINCT it says which columns are estimates: none yet
+    assertThat(p.metadata())
+        .containsExactly(
+            Map.entry("wasEstimated", false), Map.entry("estimatedColumns", List.of()));
+    for (long v = 0; v < 100_000; v++) {
+      p.distinct(s, 2, Hashing.hashValue(v));
+    }
+    assertThat(p.metadata())
+        .containsExactly(
+            Map.entry("wasEstimated", true), Map.entry("estimatedColumns", List.of("CD")));
+  }
+
+  @Test
+  void groupAllWithoutCountDistinctHasNoMetadata() {
+    GroupPartial p =
+        new GroupPartial(
+            List.of(), List.of(new Metric(MetricKind.COUNT, List.of(), "COUNT(*)")), 512, 1024);
+    p.count(p.group(new Object[0]), 0);
     assertThat(p.metadata()).isEmpty();
   }
 
