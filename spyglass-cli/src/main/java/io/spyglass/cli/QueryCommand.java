@@ -35,6 +35,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.core.config.Configurator;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -198,6 +200,8 @@ final class QueryCommand implements Callable<Integer> {
       err.flush();
       return 1;
     }
+    // this command says the source's failure itself, once: not also in the engine's log
+    Configurator.setLevel(Engine.SOURCE_LOGGER, Level.OFF);
     // paused until every query runs on the workers: a short file is not over before they start
     try (Engine engine = Engine.startPaused(src, config)) {
       List<QueryHandle> handles = new ArrayList<>();
@@ -274,7 +278,7 @@ final class QueryCommand implements Callable<Integer> {
       List<RunningQuery> running = new ArrayList<>();
       run.queries().forEach(q -> running.add(RunningQuery.of(q)));
       SourceReport sourceReport =
-          new SourceReport(() -> null, run::badInput, source, Progress.NONE, err);
+          new SourceReport(() -> null, () -> null, run::badInput, source, Progress.NONE, err);
       Printed outcome = printAll(running, printer, Progress.NONE, sourceReport, err);
       System.out.flush();
       printed.countDown();
@@ -448,8 +452,10 @@ final class QueryCommand implements Callable<Integer> {
           }
           if (done) {
             if (h.error() != null) {
-              err.println("spyglass: " + h.id() + ": " + h.error());
-              err.flush();
+              if (sourceReport == null || !sourceReport.explains(h.error())) {
+                err.println("spyglass: " + h.id() + ": " + h.error());
+                err.flush();
+              }
               failed++;
             }
             open.remove(h);
@@ -621,6 +627,7 @@ final class QueryCommand implements Callable<Integer> {
   static final class SourceReport {
     private static final long EVERY_MS = 10_000;
     private final Supplier<String> sourceProblem;
+    private final Supplier<String> sourceError;
     private final Supplier<BadInput.Snapshot> badInput;
     private final String source;
     private final Progress progress;
@@ -630,21 +637,32 @@ final class QueryCommand implements Callable<Integer> {
     private String problem;
 
     SourceReport(Engine engine, String source, Progress progress, PrintWriter err) {
-      this(engine::sourceProblem, engine::badInput, source, progress, err);
+      this(engine::sourceProblem, engine::sourceError, engine::badInput, source, progress, err);
     }
 
     /** For a runtime that reads the source itself (Flink): what it tells of its input. */
     SourceReport(
         Supplier<String> sourceProblem,
+        Supplier<String> sourceError,
         Supplier<BadInput.Snapshot> badInput,
         String source,
         Progress progress,
         PrintWriter err) {
       this.sourceProblem = sourceProblem;
+      this.sourceError = sourceError;
       this.badInput = badInput;
       this.source = source;
       this.progress = progress;
       this.err = err;
+    }
+
+    /**
+     * Whether a query's error is the source's failure, which the command says once at the end
+     * rather than once for each query.
+     */
+    boolean explains(String queryError) {
+      String e = sourceError.get();
+      return e != null && queryError.contains(e);
     }
 
     void report(boolean atEnd) {

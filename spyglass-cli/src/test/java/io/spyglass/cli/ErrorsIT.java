@@ -113,6 +113,37 @@ class ErrorsIT {
   }
 
   @Test
+  void aSourceThatFailsIsSaidOnceWithTheResultsReadBeforeIt() throws Exception {
+    Path file = Files.createTempFile("events", ".json.gz");
+    try {
+      java.io.ByteArrayOutputStream gz = new java.io.ByteArrayOutputStream();
+      try (java.util.zip.GZIPOutputStream out = new java.util.zip.GZIPOutputStream(gz)) {
+        for (int i = 0; i < 20_000; i++) {
+          out.write(("{\"n\": " + i + ", \"pad\": \"" + i * 7919 + "\"}\n").getBytes());
+        }
+      }
+      byte[] all = gz.toByteArray();
+      Files.write(file, java.util.Arrays.copyOf(all, all.length / 2)); // cut: not valid gzip
+      Path queries = file.resolveSibling(file.getFileName() + ".bql");
+      Files.writeString(
+          queries,
+          "SELECT COUNT(*) AS n FROM STREAM(MAX, TIME)\nSELECT MAX(n) AS m FROM STREAM(MAX, TIME)\n");
+      Spyglass.Run run =
+          Spyglass.run("query", "--source", "file:" + file, "--queries", queries.toString());
+      Files.delete(queries);
+      assertThat(run.exitCode()).as(run.toString()).isEqualTo(1);
+      assertThat(run.stdout()).contains("The source failed: Unexpected end of ZLIB input stream");
+      // once, not in a log line and again for each query
+      assertThat(run.stderr())
+          .as(run.toString())
+          .isEqualTo(
+              "spyglass: source file:" + file + " failed: Unexpected end of ZLIB input stream\n");
+    } finally {
+      Files.deleteIfExists(file);
+    }
+  }
+
+  @Test
   void unknownSourceExitsWithOneAndListsTheAcceptedForms() throws Exception {
     Spyglass.Run run = Spyglass.run("query", "--source", "bogus", "SELECT * FROM STREAM()");
     assertThat(run.exitCode()).as(run.toString()).isEqualTo(1);

@@ -51,6 +51,14 @@ import org.slf4j.LoggerFactory;
 public final class Engine implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
 
+  /**
+   * The logger of source failures, apart from the engine's own so that a program that reports
+   * {@link #sourceError()} itself can silence it.
+   */
+  public static final String SOURCE_LOGGER = Engine.class.getName() + ".source";
+
+  private static final Logger SOURCE_LOG = LoggerFactory.getLogger(SOURCE_LOGGER);
+
   private final EngineConfig config;
   private final Source source;
   private final Worker[] workers;
@@ -585,7 +593,7 @@ public final class Engine implements AutoCloseable {
         return;
       }
       sourceError = e.getMessage() == null ? e.toString() : e.getMessage();
-      LOG.error("source {} failed: {}", source.describe(), e.toString());
+      SOURCE_LOG.error("source {} failed: {}", source.describe(), e.toString());
       // nothing more will come: every query ends with what it has and the error, and the engine
       // stops, whether or not it stops at a normal end of its source
       broadcast(new Worker.Drain());
