@@ -195,7 +195,7 @@ function QueryTable({ queries, stop, selected, onSelect, onSelectAll }: TablePro
                   <span class="muted">
                     {q.state === 'running'
                       ? duration
-                        ? `${Math.round(p.elapsedMs / 1000)} of ${Math.round(duration / 1000)} s`
+                        ? `${Math.round(p.elapsedMs / 1000)} of ${Math.round(duration / 1000)}\u00a0s`
                         : `${wholeSeconds(p.elapsedMs)} · until stopped`
                       : `${q.state} after ${seconds(p.elapsedMs)}${duration ? ` of ${Math.round(duration / 1000)} s` : ''}`}
                   </span>

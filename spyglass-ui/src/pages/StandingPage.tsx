@@ -168,6 +168,13 @@ export function StandingPage({ name, fields, quota }: { name?: string; fields: r
   );
 }
 
+const when = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+/** The time range of a window, in the browser's time zone. */
+function windowRange(start: number, end: number | undefined): string {
+  return end == null ? when.format(start) : `${when.format(start)} to ${when.format(end)}`;
+}
+
 /** A standing query's windows, read again every 10 s, shown as the query page shows results. */
 function Report({ standing }: { standing: Standing }) {
   const [windows, setWindows] = useState<StandingWindow[] | null>(null);
@@ -219,6 +226,7 @@ function Report({ standing }: { standing: Standing }) {
           w={state.w}
           scale={state.scale}
           keys={queryKeys(standing.query)}
+          describe={(r) => (r.meta.window ? windowRange(r.meta.window.startTime, windows![r.meta.window.number - 1]?.window.end) : undefined)}
           onChange={(p) => setState((s) => ({ ...s, ...p }))}
         />
       )}

@@ -74,7 +74,13 @@ function options(d: ChartData, width: number, labels: { current: Labels }, log: 
             ? { incrs: WINDOW_INCRS, values: (_u: uPlot, splits: number[]) => splits.map((v) => (Number.isInteger(v) ? String(v) : '')) }
             : { values: (_u: uPlot, splits: number[]) => splits.map(compact) }),
       },
-      { ...axis, size: 60, values: (_u: uPlot, splits: number[]) => splits.map(compact) },
+      {
+        ...axis,
+        size: 60,
+        values: (_u: uPlot, splits: number[]) => splits.map(compact),
+        // on a log scale, a line and a label per power of ten (not at 2, 3, ... 9 times it)
+        ...(log ? { filter: decades, grid: { ...axis.grid, filter: decades }, ticks: { ...axis.ticks, filter: decades } } : {}),
+      },
     ],
     series: [
       {
@@ -96,8 +102,14 @@ function options(d: ChartData, width: number, labels: { current: Labels }, log: 
   };
 }
 
+/** The powers of ten among a log axis's splits (the others null: no line, no label). */
+function decades(_u: uPlot, splits: number[]): (number | null)[] {
+  return splits.map((v) => (v > 0 && Math.abs(Math.log10(v) - Math.round(Math.log10(v))) < 1e-9 ? v : null));
+}
+
 /** 12,345,678 as 12.3M, so that axis labels stay short. */
-function compact(v: number): string {
+function compact(v: number | null): string {
+  if (v == null) return '';
   return Math.abs(v) >= 10_000 ? shortNumber(v) : String(+v.toPrecision(6));
 }
 

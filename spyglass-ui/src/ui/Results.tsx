@@ -39,6 +39,8 @@ export interface ResultsProps {
   /** The window shown; undefined follows the latest. */
   w?: number;
   keys?: string[];
+  /** Says which window a result is (a standing query's time range); the window's number otherwise. */
+  describe?(r: Result): string | undefined;
   onChange(p: { view?: View; chart?: string; metric?: string; scale?: string; w?: number | undefined }): void;
 }
 
@@ -150,7 +152,8 @@ export function Results(p: ResultsProps) {
           </button>
         )}
         <span class="meta">
-          {meta.window ? `window ${wn} of ${n}` : `result ${index + 1} of ${n}`} · {current.records.length} row
+          {meta.window ? `window ${wn} of ${n}` : `result ${index + 1} of ${n}`}
+          {p.describe?.(current) ? ` (${p.describe(current)})` : ''} · {current.records.length} row
           {current.records.length === 1 ? '' : 's'}
           {meta.sketch?.wasEstimated ? ' · estimated' : ''}
           {meta.final ? ' · final' : ''}
