@@ -60,7 +60,7 @@ function watch(page) {
 describe('the web UI, after the second trial', () => {
   it('T2-02: eight tabs follow live queries; Stop in the last ends its query at once, and one more tab loads', T, async () => {
     const context = await browser.newContext({ viewport: { width: 1000, height: 700 } });
-    await context.addInitScript((t) => sessionStorage.setItem('spyglass.token', t), 'ann-secret');
+    await context.addInitScript((t) => localStorage.setItem('spyglass.token', t), 'ann-secret'); // remembered
     context.setDefaultTimeout(20_000);
     const urls = [];
     const sockets = [];
