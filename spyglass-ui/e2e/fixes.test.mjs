@@ -175,8 +175,7 @@ describe('the web UI, after the second trial', () => {
     await page.keyboard.press('Escape');
     assert.equal(await page.getByText('Write a query first').count(), 0);
     const mark = page.locator('.cm-lintRange-error');
-    await mark.waitFor({ timeout: 10_000 });
-    assert.equal(await mark.textContent(), 'FOO');
+    await expectEventually(async () => (await mark.count()) === 1 && (await mark.textContent()) === 'FOO');
     noProblems(page);
     await page.context().close();
   });
@@ -291,10 +290,10 @@ describe('the web UI, after the second trial', () => {
     await page.getByLabel('Filter queries').fill('AS n1');
     await expectEventually(async () => (await page.locator('table.queries').first().locator('tbody tr').count()) === 1);
     await page.getByLabel(`Select query ${ids[1]}`).check();
+    await shot(page, 'running-filter');
     await page.getByRole('button', { name: 'Stop selected (1)' }).click();
     await expectEventually(async () => (await server.api('GET', `/api/queries/${ids[1]}`)).body.state !== 'running');
     assert.equal((await server.api('GET', `/api/queries/${ids[0]}`)).body.state, 'running');
-    await shot(page, 'running-filter');
     await page.getByLabel('Filter queries').fill('');
     for (const [colorScheme, width] of [['dark', 1280], ['light', 390]]) {
       const other = await newPage({ colorScheme, width, height: 844 });
