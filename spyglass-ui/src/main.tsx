@@ -50,7 +50,8 @@ function App() {
     const f = () => setRoute(parseRoute(location.hash));
     window.addEventListener('hashchange', f);
     onUnauthorized((wasRejected) => {
-      setRejected(wasRejected);
+      // a later 401 without a token (the refused one was dropped) does not take the message away
+      setRejected((r) => r || wasRejected);
       setAsking(true);
     });
     const stopListening = live.onState(setSocket);
@@ -187,7 +188,7 @@ function App() {
       {page === 'standing' && (
         <StandingPage key={reload} name={route.page === 'standing' ? route.name : undefined} fields={schema?.fields ?? []} quota={quota} />
       )}
-      <dialog ref={tokenDialog} aria-labelledby="token-title" onClose={() => setAsking(false)}>
+      <dialog ref={tokenDialog} aria-labelledby="token-title" onClose={() => (setAsking(false), setRejected(false))}>
         <form
           method="dialog"
           onSubmit={(e) => {
