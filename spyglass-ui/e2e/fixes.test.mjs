@@ -98,6 +98,25 @@ describe('the web UI, after the second trial', () => {
     for (const id of ids) await server.api('DELETE', `/api/queries/${id}`);
   });
 
+  it('T2-02: a dropped socket comes back with a new ticket and resumes after the last result, none twice', T, async () => {
+    const page = await newPage();
+    const sockets = [];
+    page.on('websocket', (ws) => sockets.push(ws.url()));
+    await page.goto(queryUrl(server.url, 'SELECT COUNT(*) AS n FROM STREAM(20s, TIME) WINDOWING TUMBLING(1s, TIME)'));
+    await page.getByRole('button', { name: 'Run' }).click();
+    await page.locator('select[aria-label="Window"] option').nth(3).waitFor({ state: 'attached' });
+    await page.evaluate(() => globalThis.__spyglassLive.ws.close()); // as a lost connection would
+    await expectEventually(async () => sockets.length === 2);
+    await page.getByText(/^finished/).waitFor({ timeout: 40_000 });
+    assert.notEqual(sockets[0], sockets[1], 'a new ticket for the new connection');
+    const windows = (await page.locator('select[aria-label="Window"] option').allTextContents()).slice(1).map((o) => Number(o.split(' ')[0]));
+    const n = windows.length;
+    assert.ok(n >= 15, `${n} windows`);
+    assert.deepEqual(windows, Array.from({ length: n }, (_, i) => n - i), 'every window once, in order');
+    noProblems(page);
+    await page.context().close();
+  });
+
   it('T2-06: a query that runs until stopped says how long it has run, with no fraction', T, async () => {
     const page = await newPage();
     await page.goto(queryUrl(server.url, 'SELECT COUNT(*) AS n FROM STREAM(FOREVER) WINDOWING TUMBLING(1s, TIME)'));

@@ -242,7 +242,7 @@ function socketUrl(): string {
   return (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/api/ws';
 }
 
-/** The page's socket. */
+/** The page's socket (on globalThis for the browser tests, which drop it to see it come back). */
 export const live = new LiveSocket({
   open: (url) => new WebSocket(url) as unknown as SocketLike,
   url: socketUrl,
@@ -256,3 +256,4 @@ export const live = new LiveSocket({
     }
   },
 });
+(globalThis as any).__spyglassLive = live;
