@@ -1,8 +1,8 @@
 /**
  * The HTTP API of spyglass serve (docs/api.md): JSON calls with the bearer token kept in the
- * browser, errors in plain words, and a query's results as Server-Sent Events.
+ * browser (for the tab's session, or on this browser when asked to remember it), and errors in
+ * plain words. A query's results and progress come over the page's one WebSocket (live.ts).
  */
-import type { Result } from './results/types';
 
 /** An error of a query's text, at a 1-based line and column ({@code start}/{@code end}: offsets). */
 export interface BqlError {
@@ -48,23 +48,40 @@ function retryText(s: number): string {
 }
 
 const TOKEN_KEY = 'spyglass.token';
-let unauthorized: (() => void) | null = null;
+let unauthorized: ((rejected: boolean) => void) | null = null;
 
-export function getToken(): string | null {
+function storage(kind: 'sessionStorage' | 'localStorage'): Storage | null {
   try {
-    return localStorage.getItem(TOKEN_KEY);
+    return window[kind];
   } catch {
-    return null;
+    return null; // storage refused (a sandboxed frame, a privacy setting)
   }
 }
 
-export function setToken(token: string | null): void {
-  if (token) localStorage.setItem(TOKEN_KEY, token);
-  else localStorage.removeItem(TOKEN_KEY);
+/**
+ * The token: kept for this tab's session (sessionStorage), or on this browser (localStorage) when
+ * the person asked to remember it.
+ */
+export function getToken(): string | null {
+  return storage('sessionStorage')?.getItem(TOKEN_KEY) ?? storage('localStorage')?.getItem(TOKEN_KEY) ?? null;
 }
 
-/** Called on a 401, to ask for a token. */
-export function onUnauthorized(f: () => void): void {
+/** Whether the token is kept on this browser (localStorage) rather than for the session. */
+export function tokenRemembered(): boolean {
+  return storage('localStorage')?.getItem(TOKEN_KEY) != null;
+}
+
+export function setToken(token: string | null, remember = false): void {
+  const session = storage('sessionStorage');
+  const local = storage('localStorage');
+  if (token) session?.setItem(TOKEN_KEY, token);
+  else session?.removeItem(TOKEN_KEY);
+  if (token && remember) local?.setItem(TOKEN_KEY, token);
+  else local?.removeItem(TOKEN_KEY);
+}
+
+/** Called on a 401, to ask for a token; {@code rejected} when a token was sent and refused. */
+export function onUnauthorized(f: (rejected: boolean) => void): void {
   unauthorized = f;
 }
 
@@ -89,7 +106,11 @@ export async function api<T>(method: string, path: string, body?: unknown, signa
     // not JSON: reported below
   }
   if (res.ok) return json as T;
-  if (res.status === 401) unauthorized?.();
+  if (res.status === 401) {
+    // a token that was sent and refused is dropped, so that the page asks for another
+    if (token && getToken() === token) setToken(null);
+    unauthorized?.(token != null);
+  }
   const retry = res.headers.get('Retry-After');
   const err = json?.error ?? {};
   if (Array.isArray(json?.errors)) {
@@ -111,7 +132,8 @@ export interface Submitted {
 
 export interface Progress {
   elapsedMs: number;
-  durationMs: number;
+  /** null (or absent, or an old service's 9223372036854775807) for a query that runs until stopped. */
+  durationMs?: number | null;
   recordsSeen: number;
   recordsMatched?: number;
   resultsEmitted: number;
@@ -178,50 +200,8 @@ export interface HistoryEntry {
   error?: string;
 }
 
-export interface Stream {
-  close(): void;
-}
-
-/**
- * Follows a query's results (SSE). A dropped connection is resumed from the last result received
- * (the browser sends Last-Event-ID); the stream is closed after the final result.
- */
-export function follow(
-  id: string,
-  on: { result(r: Result): void; error(message: string): void; end(): void },
-): Stream {
-  const token = getToken();
-  const url = `/api/queries/${encodeURIComponent(id)}/results` + (token ? `?access_token=${encodeURIComponent(token)}` : '');
-  const es = new EventSource(url);
-  let done = false;
-  const finish = () => {
-    if (!done) {
-      done = true;
-      es.close();
-      on.end();
-    }
-  };
-  es.addEventListener('result', (e) => {
-    const r = JSON.parse((e as MessageEvent).data) as Result;
-    on.result(r);
-    if (r.meta.final) finish();
-  });
-  es.addEventListener('error', (e) => {
-    const data = (e as MessageEvent).data;
-    if (typeof data === 'string' && data) {
-      let msg = data;
-      try {
-        const err = JSON.parse(data).error;
-        msg = err.message + (err.resolution ? `. ${err.resolution}` : '');
-      } catch {
-        // plain text
-      }
-      on.error(msg);
-      finish();
-    } else if (es.readyState === EventSource.CLOSED && !done) {
-      on.error('The results stream was refused: the query may have ended long ago, or the service stopped');
-      finish();
-    }
-  });
-  return { close: () => ((done = true), es.close()) };
+/** A query's duration in ms, or null when it runs until stopped (FOREVER). */
+export function finiteDuration(ms: number | null | undefined): number | null {
+  // an old service sends Long.MAX_VALUE (beyond JavaScript's exact integers), /api/validate -1
+  return typeof ms === 'number' && ms > 0 && ms <= Number.MAX_SAFE_INTEGER ? ms : null;
 }

@@ -1,12 +1,14 @@
 /** The app: pages by URL, the token prompt, the caller's quota, and the shortcuts. */
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, QueryInfo, Quota, Schema, api, getToken, onUnauthorized, setToken } from './api';
+import { ApiError, QueryInfo, Quota, Schema, api, getToken, onUnauthorized, setToken, tokenRemembered } from './api';
+import { SocketState, live } from './live';
 import { HistoryPage } from './pages/HistoryPage';
 import { QueryPage } from './pages/QueryPage';
 import { RunningPage } from './pages/RunningPage';
 import { SavedPage } from './pages/SavedPage';
 import { SchemaPage } from './pages/SchemaPage';
+import { StandingPage } from './pages/StandingPage';
 import { QueryState, Route, formatRoute, parseRoute } from './route';
 import './style.css';
 
@@ -24,6 +26,7 @@ const NAV: [Route['page'], string][] = [
   ['saved', 'Saved'],
   ['history', 'History'],
   ['schema', 'Schema'],
+  ['standing', 'Standing'],
 ];
 
 function App() {
@@ -32,6 +35,11 @@ function App() {
   const [schemaProblem, setSchemaProblem] = useState<string | null>(null);
   const [quota, setQuota] = useState<Quota | null>(null);
   const [asking, setAsking] = useState(false);
+  // the token sent was refused (not merely missing)
+  const [rejected, setRejected] = useState(false);
+  // whether the service meters (GET /api/standing-queries answers 404 otherwise)
+  const [metering, setMetering] = useState(false);
+  const [socket, setSocket] = useState<SocketState>(live.state);
   const [help, setHelp] = useState(false);
   const [reload, setReload] = useState(0);
   const tokenDialog = useRef<HTMLDialogElement>(null);
@@ -41,9 +49,23 @@ function App() {
   useEffect(() => {
     const f = () => setRoute(parseRoute(location.hash));
     window.addEventListener('hashchange', f);
-    onUnauthorized(() => setAsking(true));
-    return () => window.removeEventListener('hashchange', f);
+    onUnauthorized((wasRejected) => {
+      // a later 401 without a token (the refused one was dropped) does not take the message away
+      setRejected((r) => r || wasRejected);
+      setAsking(true);
+    });
+    const stopListening = live.onState(setSocket);
+    return () => {
+      window.removeEventListener('hashchange', f);
+      stopListening();
+    };
   }, []);
+
+  useEffect(() => {
+    api('GET', '/api/standing-queries')
+      .then(() => setMetering(true))
+      .catch(() => setMetering(false));
+  }, [reload]);
 
   const nav = (next: Route, replace = false) => {
     // typing replaces the URL at most every 250 ms (browsers throttle history updates)
@@ -84,7 +106,10 @@ function App() {
 
   useEffect(() => {
     const d = tokenDialog.current!;
-    if (asking && !d.open) d.showModal();
+    if (asking && !d.open) {
+      d.querySelector('form')?.reset(); // not the dots of a refused token
+      d.showModal();
+    }
     if (!asking && d.open) d.close();
   }, [asking]);
   useEffect(() => {
@@ -120,13 +145,18 @@ function App() {
           Spyglass
         </a>
         <nav aria-label="Pages">
-          {NAV.map(([p, label]) => (
+          {NAV.filter(([p]) => p !== 'standing' || metering || page === 'standing').map(([p, label]) => (
             <a href={p === 'query' && route.page === 'query' ? formatRoute(route) : '#/' + p} aria-current={page === p ? 'page' : undefined}>
               {label}
             </a>
           ))}
         </nav>
         <span class="spacer" />
+        {socket === 'reconnecting' && (
+          <span class="quota full" role="status">
+            Reconnecting to the service…
+          </span>
+        )}
         {quota && (
           <span class={'quota' + (full ? ' full' : '')} title={`The service runs ${quota.runningAll} of at most ${quota.maxQueries} queries`}>
             {quota.user}: {quota.running} of {quota.maxQueriesPerUser} running
@@ -155,21 +185,34 @@ function App() {
       {page === 'saved' && <SavedPage key={reload} />}
       {page === 'history' && <HistoryPage key={reload} />}
       {page === 'schema' && <SchemaPage schema={schema} problem={schemaProblem} />}
-      <dialog ref={tokenDialog} aria-labelledby="token-title" onClose={() => setAsking(false)}>
+      {page === 'standing' && (
+        <StandingPage key={reload} name={route.page === 'standing' ? route.name : undefined} fields={schema?.fields ?? []} quota={quota} />
+      )}
+      <dialog ref={tokenDialog} aria-labelledby="token-title" onClose={() => (setAsking(false), setRejected(false))}>
         <form
           method="dialog"
           onSubmit={(e) => {
-            const v = (e.currentTarget.elements.namedItem('token') as HTMLInputElement).value.trim();
-            setToken(v || null);
+            const form = e.currentTarget.elements;
+            const v = (form.namedItem('token') as HTMLInputElement).value.trim();
+            setToken(v || null, (form.namedItem('remember') as HTMLInputElement).checked);
+            setRejected(false);
             setAsking(false);
             setReload((r) => r + 1);
             if (page !== 'query') setRoute(parseRoute(location.hash));
           }}
         >
           <h2 id="token-title">This Spyglass needs a token</h2>
-          <p>Enter a token from the service's tokens file. It is kept in this browser only.</p>
+          {rejected && (
+            <p class="error" role="alert">
+              That token was not accepted. Check it against the service's tokens file, or ask whoever runs the service for yours.
+            </p>
+          )}
+          <p>Enter a token from the service's tokens file. It is kept for this tab until you close it, unless you ask to remember it.</p>
           <label>
             Token <input name="token" type="password" autoComplete="off" aria-label="Token" required autoFocus />
+          </label>
+          <label class="check">
+            <input name="remember" type="checkbox" defaultChecked={tokenRemembered()} /> Remember on this browser
           </label>
           <div class="actions">
             <button type="submit" class="primary">

@@ -1,7 +1,7 @@
 /**
  * The page's state in its URL (after #), so that a copied URL reopens what the person saw:
  * #/query?q=BQL&view=chart&chart=bars&w=3&run=ID, #/saved/ID (a shared saved query),
- * #/saved, #/history, #/running, #/schema.
+ * #/saved, #/history, #/running, #/schema, #/standing and #/standing/NAME (a standing query's report).
  */
 export type View = 'table' | 'json' | 'chart' | 'pivot';
 export const VIEWS: View[] = ['table', 'chart', 'pivot', 'json'];
@@ -14,6 +14,8 @@ export interface QueryState {
   chart?: string;
   /** The metric a chart or pivot shows, when there are several. */
   metric?: string;
+  /** 'log' draws the chart on a log scale (quantile curves, histograms). */
+  scale?: string;
   /** The window shown; absent follows the latest (live). */
   w?: number;
   /** The run whose results are shown. */
@@ -27,9 +29,10 @@ export type Route =
   | { page: 'saved' }
   | { page: 'history' }
   | { page: 'running' }
-  | { page: 'schema' };
+  | { page: 'schema' }
+  | { page: 'standing'; name?: string };
 
-export const PAGES = ['query', 'running', 'saved', 'history', 'schema'] as const;
+export const PAGES = ['query', 'running', 'saved', 'history', 'schema', 'standing'] as const;
 
 export function parseRoute(hash: string): Route {
   const h = hash.replace(/^#/, '');
@@ -39,6 +42,7 @@ export function parseRoute(hash: string): Route {
   const page = parts[0] ?? 'query';
   if (page === 'saved' && !parts[1]) return { page: 'saved' };
   if (page === 'history' || page === 'running' || page === 'schema') return { page };
+  if (page === 'standing') return parts[1] ? { page, name: decodeURIComponent(parts[1]) } : { page };
   const view = p.get('view');
   const w = p.get('w');
   const state: Route = {
@@ -49,6 +53,7 @@ export function parseRoute(hash: string): Route {
   if (page === 'saved' && parts[1]) state.saved = decodeURIComponent(parts[1]);
   if (p.get('chart')) state.chart = p.get('chart')!;
   if (p.get('metric')) state.metric = p.get('metric')!;
+  if (p.get('scale') === 'log') state.scale = 'log';
   if (w && /^\d+$/.test(w)) state.w = Number(w);
   if (p.get('run')) state.run = p.get('run')!;
   if (p.get('builder') === '1') state.builder = true;
@@ -56,12 +61,14 @@ export function parseRoute(hash: string): Route {
 }
 
 export function formatRoute(r: Route): string {
+  if (r.page === 'standing' && r.name) return '#/standing/' + encodeURIComponent(r.name);
   if (r.page !== 'query') return '#/' + r.page;
   const p = new URLSearchParams();
   if (r.q) p.set('q', r.q);
   if (r.view !== 'table') p.set('view', r.view);
   if (r.chart) p.set('chart', r.chart);
   if (r.metric) p.set('metric', r.metric);
+  if (r.scale) p.set('scale', r.scale);
   if (r.w != null) p.set('w', String(r.w));
   if (r.run) p.set('run', r.run);
   if (r.builder) p.set('builder', '1');

@@ -61,6 +61,7 @@ describe('chart by result shape', () => {
     expect(chartData(freq, 0, s, 'histogram')).toEqual({
       type: 'histogram',
       categories: ['(-∞ to 0.0)', '[0.0 to 50000.0)', '[50000.0 to +∞)'],
+      short: ['< 0', '0–50k', '≥ 50k'],
       categoryLabel: 'Range',
       series: [{ name: 'Count', values: [0, 1699, 301] }],
     });

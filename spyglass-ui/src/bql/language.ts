@@ -72,20 +72,35 @@ export function bqlCompletion(fields: () => readonly SchemaField[]) {
   };
 }
 
-/** Where an error of the server's validator stands in the editor's text. */
+/**
+ * The UTF-16 offset (the editor's unit) of a code point offset (the API's unit: 🚀 is one code point
+ * and two UTF-16 units) into {@code text}, from UTF-16 offset {@code base}.
+ */
+export function utf16Offset(text: string, codePoints: number, base = 0): number {
+  let i = base;
+  for (let n = 0; n < codePoints && i < text.length; n++) {
+    const c = text.charCodeAt(i);
+    i += c >= 0xd800 && c <= 0xdbff && i + 1 < text.length ? 2 : 1;
+  }
+  return i;
+}
+
+/** Where an error of the server's validator stands in the editor's text (UTF-16 offsets). */
 export function errorRange(doc: string, e: BqlError): { from: number; to: number } {
   const len = doc.length;
   let from: number;
+  let to: number | null = null;
   if (typeof e.start === 'number') {
-    from = e.start;
+    from = utf16Offset(doc, e.start);
+    if (typeof e.end === 'number') to = utf16Offset(doc, e.end - e.start, from);
   } else {
     const lines = doc.split('\n');
     from = 0;
     for (let i = 0; i < Math.min(e.line - 1, lines.length); i++) from += lines[i].length + 1;
-    from += Math.max(0, e.column - 1);
+    from = utf16Offset(doc, Math.max(0, e.column - 1), from);
   }
   from = Math.max(0, Math.min(from, len));
-  let to = typeof e.end === 'number' ? Math.min(e.end, len) : from;
+  to = to == null ? from : Math.min(Math.max(to, 0), len);
   if (to <= from) {
     // an empty span: underline the word there, or the character before the end
     const m = /^[\w.]+/.exec(doc.slice(from));

@@ -1,7 +1,9 @@
 /** The query page: editor and builder, run and stop, progress, and the live results. */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, BqlError, Progress, QueryInfo, Saved, SchemaField, Stream, Submitted, Validated, api, follow } from '../api';
-import { readBuilder } from '../bql/reader';
+import { ApiError, BqlError, Progress, Saved, SchemaField, Submitted, Validated, api } from '../api';
+import { queryKeys } from '../bql/shape';
+import { Following, live } from '../live';
+import { progressText } from '../results/progress';
 import type { Result } from '../results/types';
 import type { QueryState } from '../route';
 import { BuilderPanel } from '../ui/BuilderPanel';
@@ -23,30 +25,28 @@ export const timings: { runAt?: number; firstResultMs?: number } = {};
 /** How often, at most, arriving results are drawn. */
 const RENDER_EVERY_MS = 200;
 
-function seconds(ms: number): string {
-  return ms >= 10_000 ? `${Math.round(ms / 1000)} s` : `${(ms / 1000).toFixed(1)} s`;
-}
+/** Said when a run cannot be followed: the API's 404 hides whether it ended or is someone else's. */
+export const NOT_AVAILABLE = 'This run is not available to you: it ended a while ago or belongs to someone else.';
 
 export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryPageProps) {
   const results = useRef<Result[]>([]);
   const [version, setVersion] = useState(0);
   const frame = useRef(0);
   const lastRender = useRef(0);
-  const stream = useRef<Stream | null>(null);
+  const stream = useRef<Following | null>(null);
   const attached = useRef<string | null>(null);
   const [running, setRunning] = useState(false);
   const [progress, setProgress] = useState<Progress | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
+  // a problem of the last Run, Format or Save, which goes when the query is edited
+  const actionProblem = useRef(false);
   const [lint, setLint] = useState<{ valid: Validated | null; errors: BqlError[] }>({ valid: null, errors: [] });
   const [saved, setSaved] = useState<Saved | null>(null);
   const [saving, setSaving] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const q = state.q;
-  const read = readBuilder(q);
   // the result's grouping columns as the query says, none for raw records (no chart, no pivot of ids)
-  let keys: string[] | undefined;
-  if (read.ok && read.builder.kind === 'raw') keys = [];
-  else if (read.ok && (read.builder.kind === 'group' || read.builder.kind === 'top') && read.builder.fields.length) keys = read.builder.fields;
+  const keys = queryKeys(q);
 
   // results can arrive hundreds of times a second: the page shows the latest at most every
   // RENDER_EVERY_MS, in an animation frame, and the first one at once
@@ -70,7 +70,9 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
     setProblem(null);
     setProgress(null);
     setRunning(true);
-    stream.current = follow(id, {
+    stream.current = live.follow(
+      id,
+      {
       result(r) {
         if (attached.current !== id) return;
         results.current.push(r);
@@ -81,15 +83,24 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
         }
         refresh();
       },
-      error(message) {
-        if (attached.current === id) setProblem(message);
+      progress(p) {
+        if (attached.current === id) setProgress(p);
+      },
+      gap(from, to) {
+        if (attached.current === id) setNotice(`Results ${from} to ${to} are no longer kept by the service: they are missing here.`);
+      },
+      error(message, status) {
+        if (attached.current !== id) return;
+        setProblem(status === 404 && results.current.length === 0 ? NOT_AVAILABLE : message);
       },
       end() {
         if (attached.current !== id) return;
         setRunning(false);
         onQueriesChanged();
       },
-    });
+      },
+      { progress: true },
+    );
   };
 
   // follow the run named in the URL (a copied link, the back button, a new run)
@@ -106,35 +117,6 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
 
   useEffect(() => () => stream.current?.close(), []);
 
-  // progress of the run while it goes
-  useEffect(() => {
-    const id = state.run;
-    if (!id) return;
-    let stopped = false;
-    const poll = async () => {
-      try {
-        const info = await api<QueryInfo>('GET', `/api/queries/${encodeURIComponent(id)}`);
-        if (stopped) return;
-        setProgress(info.progress);
-        if (info.error) setProblem(info.error.message + (info.error.resolution ? `. ${info.error.resolution}` : ''));
-        if (info.state !== 'running') return;
-      } catch (e) {
-        if (stopped) return;
-        if (e instanceof ApiError && e.status === 404 && results.current.length === 0) {
-          setProblem('This run is no longer kept by the service (results are kept for a while after a query ends). Run the query again to see fresh results.');
-          setRunning(false);
-          return;
-        }
-      }
-      timer = setTimeout(poll, 1000);
-    };
-    let timer = setTimeout(poll, 0);
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-    };
-  }, [state.run, running]);
-
   // a shared saved query: #/saved/ID
   useEffect(() => {
     if (!state.saved) {
@@ -149,11 +131,18 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
       .catch((e: ApiError) => setProblem(e.plain()));
   }, [state.saved]);
 
+  /** A problem of an action on the query's text, said until the text changes. */
+  const actionFailed = (message: string) => {
+    actionProblem.current = true;
+    setProblem(message);
+  };
+
   const run = async () => {
     if (!q.trim()) {
-      setProblem('Write a query first, or build one with the builder.');
+      actionFailed('Write a query first, or build one with the builder.');
       return;
     }
+    actionProblem.current = false;
     setProblem(null);
     setNotice(null);
     timings.runAt = performance.now();
@@ -163,7 +152,7 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
       nav({ run: s.id, w: undefined });
       onQueriesChanged();
     } catch (e) {
-      setProblem(e instanceof ApiError ? e.plain() : String(e));
+      actionFailed(e instanceof ApiError ? e.plain() : String(e));
     }
   };
 
@@ -183,7 +172,7 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
       const v = await api<Validated>('POST', '/api/validate', { query: q });
       nav({ q: v.formatted ?? v.canonical }, true);
     } catch (e) {
-      setProblem(e instanceof ApiError ? e.plain() : String(e));
+      actionFailed(e instanceof ApiError ? e.plain() : String(e));
     }
   };
 
@@ -194,7 +183,7 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
       setNotice(`Saved as “${s.name}”. Share it with the link above.`);
       nav({ saved: s.id });
     } catch (e) {
-      setProblem(e instanceof ApiError ? e.plain() : String(e));
+      actionFailed(e instanceof ApiError ? e.plain() : String(e));
     }
   };
 
@@ -230,9 +219,14 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
 
   const last = results.current[results.current.length - 1];
   const done = !running && !!last;
-  const elapsed = progress?.elapsedMs ?? 0;
-  const duration = progress?.durationMs ?? lint.valid?.durationMs ?? 0;
-  const pct = duration ? Math.min(100, (elapsed / duration) * 100) : 0;
+  const stats = progressText({
+    running,
+    progress,
+    plannedMs: lint.valid?.durationMs,
+    ended: last ? (last.meta.final ? 'finished' : 'ended') : 'ended',
+    results: results.current.length,
+  });
+  const pct = stats.percent;
   const shareUrl = saved ? `${location.origin}${location.pathname}#/saved/${encodeURIComponent(saved.id)}` : null;
 
   return (
@@ -251,7 +245,13 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
       <div class="editor-bar">
         <Editor
           value={q}
-          onChange={(text) => nav({ q: text }, true)}
+          onChange={(text) => {
+            if (actionProblem.current) {
+              actionProblem.current = false;
+              setProblem(null);
+            }
+            nav({ q: text }, true);
+          }}
           onRun={run}
           fields={() => fields}
           onValidated={(valid, errors) => setLint({ valid, errors })}
@@ -327,13 +327,17 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
       )}
       {state.run && (
         <div class="progress" aria-label="Progress">
-          <div class="bar" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(done ? 100 : pct)} aria-label="Time elapsed">
-            <span style={{ transform: `scaleX(${(done ? 100 : pct) / 100})` }} />
-          </div>
+          {pct != null ? (
+            <div class="bar" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(done ? 100 : pct)} aria-label="Time elapsed">
+              <span style={{ transform: `scaleX(${(done ? 100 : pct) / 100})` }} />
+            </div>
+          ) : (
+            <div class={'bar' + (running ? ' endless' : '')} aria-hidden="true">
+              <span style={{ transform: `scaleX(${done ? 1 : 0})` }} />
+            </div>
+          )}
           <span class="stats">
-            {running ? (duration ? `${seconds(Math.max(0, duration - elapsed))} left` : 'running') : last?.meta.final ? 'finished' : 'ended'}
-            {progress ? ` · ${progress.recordsSeen.toLocaleString()} records seen` : ''}
-            {` · ${results.current.length} result${results.current.length === 1 ? '' : 's'}`}
+            {stats.text}
             {running && !last ? ' · waiting for the first result' : ''}
           </span>
         </div>
@@ -345,6 +349,7 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
           view={state.view}
           chart={state.chart}
           metric={state.metric}
+          scale={state.scale}
           w={state.w}
           keys={keys}
           onChange={(p) => nav({ ...p, ...('w' in p ? { w: p.w } : {}) }, !('w' in p))}

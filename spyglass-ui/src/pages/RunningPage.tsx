@@ -1,13 +1,22 @@
-/** The caller's running queries (every user's for an admin), with progress and a stop button. */
+/**
+ * The caller's running queries (every user's for an admin), with progress and a stop button; a
+ * filter, and Stop selected / Stop all of mine for when there are many.
+ */
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, QueryInfo, Quota, api } from '../api';
+import { ApiError, QueryInfo, Quota, api, finiteDuration } from '../api';
+import { filterQueries } from '../results/queries';
+import { wholeSeconds } from '../results/progress';
 import { formatRoute } from '../route';
 
 export function RunningPage({ onQueriesChanged }: { onQueriesChanged(): void }) {
   const [queries, setQueries] = useState<QueryInfo[] | null>(null);
   const [quota, setQuota] = useState<Quota | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
   const [tick, setTick] = useState(0);
+  const [filter, setFilter] = useState('');
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [stopping, setStopping] = useState(false);
 
   useEffect(() => {
     let stopped = false;
@@ -26,18 +35,46 @@ export function RunningPage({ onQueriesChanged }: { onQueriesChanged(): void }) 
     };
   }, [tick]);
 
-  const stop = async (id: string) => {
-    try {
-      await api('DELETE', `/api/queries/${encodeURIComponent(id)}`);
-      onQueriesChanged();
-      setTick((x) => x + 1);
-    } catch (e) {
-      setProblem(e instanceof ApiError ? e.plain() : String(e));
-    }
+  /** Stops queries, a few at a time; says how many stopped and why any did not. */
+  const stopMany = async (ids: string[]) => {
+    if (!ids.length) return;
+    setStopping(true);
+    setProblem(null);
+    setNotice(null);
+    const failures: string[] = [];
+    let stopped = 0;
+    const queue = [...ids];
+    const worker = async () => {
+      for (let id = queue.shift(); id; id = queue.shift()) {
+        try {
+          await api('DELETE', `/api/queries/${encodeURIComponent(id)}`);
+          stopped++;
+        } catch (e) {
+          failures.push(e instanceof ApiError ? e.plain() : String(e));
+        }
+      }
+    };
+    await Promise.all([worker(), worker(), worker(), worker()]);
+    setStopping(false);
+    setSelected(new Set());
+    if (ids.length > 1) setNotice(`Stopped ${stopped.toLocaleString()} of ${ids.length.toLocaleString()} queries.`);
+    if (failures.length) setProblem(failures[0] + (failures.length > 1 ? ` (and ${failures.length - 1} more)` : ''));
+    onQueriesChanged();
+    setTick((x) => x + 1);
   };
 
-  const running = (queries ?? []).filter((q) => q.state === 'running');
-  const ended = (queries ?? []).filter((q) => q.state !== 'running');
+  const all = queries ?? [];
+  const shown = filterQueries(all, filter);
+  const running = shown.filter((q) => q.state === 'running');
+  const ended = shown.filter((q) => q.state !== 'running');
+  const mine = all.filter((q) => q.state === 'running' && quota && q.owner === quota.user);
+  const chosen = running.filter((q) => selected.has(q.id)).map((q) => q.id);
+  const toggle = (id: string, on: boolean) => {
+    const next = new Set(selected);
+    if (on) next.add(id);
+    else next.delete(id);
+    setSelected(next);
+  };
   return (
     <main class="page">
       <h1>Running queries</h1>
@@ -52,8 +89,42 @@ export function RunningPage({ onQueriesChanged }: { onQueriesChanged(): void }) 
           {problem}
         </p>
       )}
-      {queries && running.length === 0 && <p>No query is running.</p>}
-      {running.length > 0 && <QueryTable queries={running} stop={stop} />}
+      {notice && !problem && (
+        <p class="notice" role="status">
+          {notice}
+        </p>
+      )}
+      <div class="toolbar">
+        <label>
+          Filter{' '}
+          <input type="search" aria-label="Filter queries" placeholder="text, owner or id" value={filter} onInput={(e) => setFilter((e.target as HTMLInputElement).value)} />
+        </label>
+        <button type="button" disabled={stopping || chosen.length === 0} onClick={() => stopMany(chosen)}>
+          Stop selected{chosen.length ? ` (${chosen.length})` : ''}
+        </button>
+        <button
+          type="button"
+          disabled={stopping || mine.length === 0}
+          onClick={() => confirm(`Stop all ${mine.length} of your running queries?`) && stopMany(mine.map((q) => q.id))}
+        >
+          Stop all of mine{mine.length ? ` (${mine.length})` : ''}
+        </button>
+        {filter && (
+          <span class="muted">
+            {running.length + ended.length} of {all.length} shown
+          </span>
+        )}
+      </div>
+      {queries && running.length === 0 && <p>{filter ? 'No running query matches the filter.' : 'No query is running.'}</p>}
+      {running.length > 0 && (
+        <QueryTable
+          queries={running}
+          stop={(id) => stopMany([id])}
+          selected={selected}
+          onSelect={toggle}
+          onSelectAll={(on) => setSelected(on ? new Set(running.map((q) => q.id)) : new Set())}
+        />
+      )}
       {ended.length > 0 && (
         <>
           <h2>Ended recently</h2>
@@ -64,12 +135,26 @@ export function RunningPage({ onQueriesChanged }: { onQueriesChanged(): void }) 
   );
 }
 
-function QueryTable({ queries, stop }: { queries: QueryInfo[]; stop?(id: string): void }) {
+interface TableProps {
+  queries: QueryInfo[];
+  stop?(id: string): void;
+  selected?: Set<string>;
+  onSelect?(id: string, on: boolean): void;
+  onSelectAll?(on: boolean): void;
+}
+
+function QueryTable({ queries, stop, selected, onSelect, onSelectAll }: TableProps) {
+  const all = !!selected && queries.length > 0 && queries.every((q) => selected.has(q.id));
   return (
     <div class="table-wrap">
       <table class="data queries">
         <thead>
           <tr>
+            {onSelect && (
+              <th scope="col">
+                <input type="checkbox" aria-label="Select every query shown" checked={all} onChange={(e) => onSelectAll?.((e.target as HTMLInputElement).checked)} />
+              </th>
+            )}
             <th scope="col">Query</th>
             <th scope="col">Owner</th>
             <th scope="col">Progress</th>
@@ -83,26 +168,40 @@ function QueryTable({ queries, stop }: { queries: QueryInfo[]; stop?(id: string)
         <tbody>
           {queries.map((q) => {
             const p = q.progress;
-            const pct = p.durationMs ? Math.min(100, (p.elapsedMs / p.durationMs) * 100) : 0;
+            const duration = finiteDuration(p.durationMs);
+            const pct = duration ? Math.min(100, (p.elapsedMs / duration) * 100) : 0;
             return (
               <tr data-query-id={q.id}>
+                {onSelect && (
+                  <td>
+                    <input type="checkbox" aria-label={`Select query ${q.id}`} checked={selected?.has(q.id)} onChange={(e) => onSelect(q.id, (e.target as HTMLInputElement).checked)} />
+                  </td>
+                )}
                 <td class="mono query-text">
                   <a href={formatRoute({ page: 'query', q: q.query, view: 'table', run: q.id })}>{q.query}</a>
                   {q.error && <div class="error">{q.error.message}</div>}
                 </td>
                 <td>{q.owner}</td>
                 <td>
-                  <div class="bar small" role="progressbar" aria-label={`Progress of ${q.id}`} aria-valuenow={Math.round(pct)} aria-valuemin={0} aria-valuemax={100}>
-                    <span style={{ transform: `scaleX(${(q.state === 'running' ? pct : 100) / 100})` }} />
-                  </div>
+                  {duration || q.state !== 'running' ? (
+                    <div class="bar small" role="progressbar" aria-label={`Progress of ${q.id}`} aria-valuenow={Math.round(pct)} aria-valuemin={0} aria-valuemax={100}>
+                      <span style={{ transform: `scaleX(${(q.state === 'running' ? pct : 100) / 100})` }} />
+                    </div>
+                  ) : (
+                    <div class="bar small endless" aria-hidden="true">
+                      <span style={{ transform: 'scaleX(0)' }} />
+                    </div>
+                  )}
                   <span class="muted">
                     {q.state === 'running'
-                      ? `${Math.round(p.elapsedMs / 1000)} of ${Math.round(p.durationMs / 1000)} s`
-                      : `${q.state} after ${seconds(p.elapsedMs)} of ${Math.round(p.durationMs / 1000)} s`}
+                      ? duration
+                        ? `${Math.round(p.elapsedMs / 1000)} of ${Math.round(duration / 1000)}\u00a0s`
+                        : `${wholeSeconds(p.elapsedMs)} · until stopped`
+                      : `${q.state} after ${seconds(p.elapsedMs)}${duration ? ` of ${Math.round(duration / 1000)} s` : ''}`}
                   </span>
                 </td>
                 <td class="num">{p.recordsSeen.toLocaleString()}</td>
-                <td class="num">{p.resultsEmitted}</td>
+                <td class="num">{p.resultsEmitted.toLocaleString()}</td>
                 <td>
                   {stop && (
                     <button type="button" aria-label={`Stop query ${q.id}`} onClick={() => stop(q.id)}>

@@ -1,14 +1,28 @@
-/** CSV (RFC 4180) and JSON of one result or of every window received. */
+/**
+ * CSV (RFC 4180) and JSON of one result or of every window received. Text that a spreadsheet would
+ * take for a formula (it starts with = + - @, a tab or a carriage return) is written with a ' in
+ * front, as OWASP advises: stream data comes from third parties. Numbers stay numbers.
+ */
 import { Result, Row, cell, columns } from './types';
 
 function csvField(s: string): string {
   return /[",\r\n]/.test(s) || /^\s|\s$/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s;
 }
 
+/** A text cell as a spreadsheet will read it as text: '=1+2, not a formula. */
+export function defuse(s: string): string {
+  return /^[=+\-@\t\r]/.test(s) ? "'" + s : s;
+}
+
+/** A value as a CSV cell: numbers as they are (-3 is a number), text defused. */
+function csvCell(v: unknown): string {
+  return typeof v === 'number' || typeof v === 'boolean' ? String(v) : defuse(cell(v));
+}
+
 /** Rows as CSV: a header of every column, then one line per row; nested values as JSON. */
 export function toCsv(rows: readonly Row[], cols: readonly string[] = columns(rows)): string {
-  const lines = [cols.map(csvField).join(',')];
-  for (const r of rows) lines.push(cols.map((c) => csvField(cell(r[c]))).join(','));
+  const lines = [cols.map((c) => csvField(defuse(c))).join(',')];
+  for (const r of rows) lines.push(cols.map((c) => csvField(csvCell(r[c]))).join(','));
   return lines.join('\r\n') + '\r\n';
 }
 

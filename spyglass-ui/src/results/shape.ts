@@ -3,6 +3,7 @@
  * windows for one-row results (group all, COUNT DISTINCT); bars for GROUP BY and TOP K; a
  * histogram for FREQ, a CDF for CUMFREQ, the quantile curve for QUANTILE. Raw records have none.
  */
+import { shortRange } from './axes';
 import { Result, Row, cell, columns, isNumber } from './types';
 
 export type ChartType = 'lines' | 'bars' | 'histogram' | 'cdf' | 'quantile';
@@ -20,7 +21,15 @@ export interface Series {
 
 export type ChartData =
   | { type: 'lines'; x: number[]; xLabel: string; series: Series[] }
-  | { type: 'bars' | 'histogram'; categories: string[]; categoryLabel: string; series: Series[] }
+  | {
+      type: 'bars' | 'histogram';
+      /** Each bar's name, in full (the legend shows it under the pointer). */
+      categories: string[];
+      /** Shorter names for the axis (a histogram's ranges as 10k–10.5k), when they differ. */
+      short?: string[];
+      categoryLabel: string;
+      series: Series[];
+    }
   | { type: 'cdf' | 'quantile'; x: number[]; xLabel: string; series: Series[] };
 
 /**
@@ -53,6 +62,11 @@ export function shapeOf(results: readonly Result[], keys?: readonly string[]): S
     return { kind: 'grouped', keys: textKeys, metrics: numeric };
   }
   return { kind: 'raw' };
+}
+
+/** Whether a chart may be drawn on a log scale (long-tailed values: a quantile curve, a histogram's counts). */
+export function logScaleFits(type: ChartType | undefined): boolean {
+  return type === 'histogram' || type === 'quantile';
 }
 
 /** The charts that suit a shape, the first being the one shown unless another is chosen. */
@@ -136,7 +150,8 @@ export function chartData(
     };
   }
   if (shape.kind === 'freq' && type === 'histogram') {
-    return { type, categories: rows.map((r) => String(r.Range)), categoryLabel: 'Range', series: [{ name: 'Count', values: rows.map((r) => num(r.Count)) }] };
+    const categories = rows.map((r) => String(r.Range));
+    return { type, categories, short: categories.map(shortRange), categoryLabel: 'Range', series: [{ name: 'Count', values: rows.map((r) => num(r.Count)) }] };
   }
   if (shape.kind === 'freq' || shape.kind === 'cumfreq') {
     const finite = rows.filter((r) => Number.isFinite(upperBound(String(r.Range))));

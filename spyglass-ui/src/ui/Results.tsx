@@ -6,7 +6,8 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { toCsv, toJson, windowsCsv } from '../results/export';
 import { pivot } from '../results/pivot';
-import { ChartType, chartData, chartsFor, shapeOf } from '../results/shape';
+import { ChartType, chartData, chartsFor, logScaleFits, shapeOf } from '../results/shape';
+import { SortDir, formatNumber, numericColumns, shownIndex, sortRows } from '../results/table';
 import { Result, cell, columns } from '../results/types';
 import { VIEWS, View } from '../route';
 import type { Chart as ChartComponent } from './Chart';
@@ -33,10 +34,14 @@ export interface ResultsProps {
   view: View;
   chart?: string;
   metric?: string;
+  /** 'log' for a log scale. */
+  scale?: string;
   /** The window shown; undefined follows the latest. */
   w?: number;
   keys?: string[];
-  onChange(p: { view?: View; chart?: string; metric?: string; w?: number | undefined }): void;
+  /** Says which window a result is (a standing query's time range); the window's number otherwise. */
+  describe?(r: Result): string | undefined;
+  onChange(p: { view?: View; chart?: string; metric?: string; scale?: string; w?: number | undefined }): void;
 }
 
 /** Windows whose shape decides the chart. */
@@ -80,12 +85,14 @@ export function Results(p: ResultsProps) {
   const { results } = p;
   const n = results.length;
   const live = p.w == null;
-  let index = n - 1;
+  // following live, an empty final result (the end of EVERY(1, RECORD)) leaves the last rows shown
+  let index = live ? shownIndex(results) : n - 1;
   if (!live) {
     const i = results.findIndex((r, k) => windowNumber(r, k) === p.w);
     if (i >= 0) index = i;
   }
   const current = results[index];
+  const emptyFinal = live && index < n - 1;
   // the shape of the latest results (reading every window again on each arrival would grow)
   const shape = useMemo(() => shapeOf(results.slice(-SHAPE_WINDOWS), p.keys), [p.version, p.keys?.join(',')]);
   const charts = chartsFor(shape);
@@ -145,10 +152,12 @@ export function Results(p: ResultsProps) {
           </button>
         )}
         <span class="meta">
-          {meta.window ? `window ${wn} of ${n}` : `result ${index + 1} of ${n}`} · {current.records.length} row
+          {meta.window ? `window ${wn} of ${n}` : `result ${index + 1} of ${n}`}
+          {p.describe?.(current) ? ` (${p.describe(current)})` : ''} · {current.records.length} row
           {current.records.length === 1 ? '' : 's'}
           {meta.sketch?.wasEstimated ? ' · estimated' : ''}
           {meta.final ? ' · final' : ''}
+          {emptyFinal ? ' · the final result came without rows: the last rows are shown' : ''}
         </span>
       </div>
       {meta.errors?.map((e) => (
@@ -186,6 +195,11 @@ export function Results(p: ResultsProps) {
             </select>
           </label>
         )}
+        {view === 'chart' && logScaleFits(chartType) && (
+          <label class="check">
+            <input type="checkbox" checked={p.scale === 'log'} onChange={(e) => p.onChange({ scale: (e.target as HTMLInputElement).checked ? 'log' : undefined })} /> Log scale
+          </label>
+        )}
         <span class="spacer" />
         <div class="exports" role="group" aria-label="Export">
           <span class="label">Export</span>
@@ -205,26 +219,40 @@ export function Results(p: ResultsProps) {
       </div>
       {view === 'table' && <Table result={current} />}
       {view === 'json' && <pre class="json" aria-label="Result as JSON" tabIndex={0}>{JSON.stringify(current, null, 2)}</pre>}
-      {view === 'chart' && data && Chart && <Chart data={data} title={`${CHART_LABELS[chartType!]} of window ${wn}`} />}
+      {view === 'chart' && data && Chart && (
+        <Chart data={data} log={p.scale === 'log' && logScaleFits(chartType)} title={`${CHART_LABELS[chartType!]} of window ${wn}${p.scale === 'log' ? ', log scale' : ''}`} />
+      )}
       {view === 'pivot' && shape.kind === 'grouped' && <PivotTable result={current} keys={shape.keys} metric={p.metric && shape.metrics.includes(p.metric) ? p.metric : shape.metrics[0]} />}
     </section>
   );
 }
 
 function Table({ result }: { result: Result }) {
+  const [sort, setSort] = useState<{ col: string; dir: SortDir } | null>(null);
   const rows = result.records;
   const cols = columns(rows);
-  const numeric = new Set(cols.filter((c) => rows.every((r) => r[c] == null || typeof r[c] === 'number')));
+  const numeric = numericColumns(rows, cols);
+  const sorted = useMemo(() => (sort && cols.includes(sort.col) ? sortRows(rows, sort.col, sort.dir) : rows), [rows, rows.length, sort?.col, sort?.dir]);
   if (!rows.length) return <p class="muted">This window has no rows.</p>;
-  const shown = rows.length > MAX_TABLE_ROWS ? rows.slice(0, MAX_TABLE_ROWS) : rows;
+  const shown = sorted.length > MAX_TABLE_ROWS ? sorted.slice(0, MAX_TABLE_ROWS) : sorted;
+  const next = (c: string): { col: string; dir: SortDir } | null => {
+    if (sort?.col !== c) return { col: c, dir: numeric.has(c) ? 'descending' : 'ascending' };
+    if (sort.dir === (numeric.has(c) ? 'descending' : 'ascending')) return { col: c, dir: sort.dir === 'ascending' ? 'descending' : 'ascending' };
+    return null; // the third click: back to the order the service sent
+  };
   return (
     <div class="table-wrap" tabIndex={0} aria-label="Result table">
       <table class="data">
         <thead>
           <tr>
             {cols.map((c) => (
-              <th scope="col" class={numeric.has(c) ? 'num' : ''}>
-                {c}
+              <th scope="col" class={numeric.has(c) ? 'num' : ''} aria-sort={sort?.col === c ? sort.dir : 'none'}>
+                <button type="button" class="sort" onClick={() => setSort(next(c))} title={`Sort by ${c}`}>
+                  {c}
+                  <span aria-hidden="true" class="arrow">
+                    {sort?.col === c ? (sort.dir === 'ascending' ? ' ▲' : ' ▼') : ''}
+                  </span>
+                </button>
               </th>
             ))}
           </tr>
@@ -232,21 +260,29 @@ function Table({ result }: { result: Result }) {
         <tbody>
           {shown.map((r) => (
             <tr>
-              {cols.map((c) => (
-                <td class={numeric.has(c) ? 'num' : ''}>{cell(r[c])}</td>
-              ))}
+              {cols.map((c) => {
+                const v = r[c];
+                if (numeric.has(c) && typeof v === 'number') {
+                  const f = formatNumber(v);
+                  return (
+                    <td class="num" title={f === String(v) ? undefined : String(v)}>
+                      {f}
+                    </td>
+                  );
+                }
+                return <td class={numeric.has(c) ? 'num' : ''}>{cell(v)}</td>;
+              })}
             </tr>
           ))}
         </tbody>
       </table>
-      {shown !== rows && <p class="muted">Showing the first {MAX_TABLE_ROWS} of {rows.length} rows; the exports have them all.</p>}
+      {shown !== sorted && <p class="muted">Showing the first {MAX_TABLE_ROWS} of {rows.length} rows; the exports have them all.</p>}
     </div>
   );
 }
 
 function fmt(v: number | null): string {
-  if (v == null) return '';
-  return Number.isInteger(v) ? v.toLocaleString() : v.toLocaleString(undefined, { maximumFractionDigits: 3 });
+  return v == null ? '' : formatNumber(v);
 }
 
 function PivotTable({ result, keys, metric }: { result: Result; keys: string[]; metric: string }) {

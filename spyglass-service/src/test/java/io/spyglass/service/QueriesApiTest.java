@@ -320,7 +320,9 @@ class QueriesApiTest {
     assertThat(doc.get("openapi").asText()).startsWith("3.");
     JsonNode paths = doc.get("paths");
     List<String> routes = f.service.server().routes();
-    assertThat(routes).contains("WS /api/ws", "GET /api/queries/{id}/results").hasSize(23);
+    assertThat(routes)
+        .contains("WS /api/ws", "GET /api/queries/{id}/results", "POST /api/tickets")
+        .hasSize(24);
     for (String route : routes) {
       String[] mp = route.split(" ", 2);
       String path = mp[1];

@@ -69,7 +69,7 @@ public final class ApiServer implements AutoCloseable {
       Metering metering) {
     this.streams = new Streams(settings.streams());
     this.ws = new WebSocketApi(manager, metrics, settings.streams());
-    Auth auth = new Auth(tokens);
+    Auth auth = new Auth(tokens, new StreamTickets(System::currentTimeMillis));
     QueriesApi queries = new QueriesApi(manager, metrics, streams);
     SavedApi savedApi = new SavedApi(saved, history, manager.limits().queryLimits());
     MeteringApi meteringApi = new MeteringApi(metering);
@@ -94,6 +94,7 @@ public final class ApiServer implements AutoCloseable {
               cfg.routes.get(
                   "/metrics",
                   ctx -> ctx.contentType(ServiceMetrics.CONTENT_TYPE).result(metrics.scrape()));
+              cfg.routes.post("/api/tickets", auth::ticket);
               cfg.routes.post("/api/queries", queries::submit);
               cfg.routes.get("/api/queries", queries::list);
               cfg.routes.get("/api/queries/{id}", queries::get);

@@ -13,15 +13,49 @@ final class Auth {
   static final String ATTRIBUTE = "spyglass.user";
 
   private final Tokens tokens;
+  private final StreamTickets tickets;
 
-  Auth(Tokens tokens) {
+  Auth(Tokens tokens, StreamTickets tickets) {
     this.tokens = tokens;
+    this.tickets = tickets;
   }
 
-  /** Finds the caller and keeps it on the request; a 401 when there is none. */
+  /**
+   * Finds the caller and keeps it on the request; a 401 when there is none. On the two stream
+   * routes a {@code ?ticket=} from {@code POST /api/tickets} stands for its user.
+   */
   void authenticate(Context ctx) {
+    if (ctx.attribute(ATTRIBUTE) != null) {
+      return; // found before (a WebSocket upgrade passes here twice): a ticket is spent once
+    }
+    String ticket = ctx.queryParam("ticket");
+    if (ticket != null && streamRoute(ctx.path())) {
+      User u = tickets.redeem(ticket).orElse(null);
+      if (u != null) {
+        ctx.attribute(ATTRIBUTE, u);
+        return;
+      }
+      if (tokens.required()) {
+        throw new ApiException(
+                401,
+                "The ticket is not valid: a ticket is good once, for 30 s",
+                "Ask POST /api/tickets for a new one (with Authorization: Bearer TOKEN)")
+            .header("WWW-Authenticate", "Bearer realm=\"spyglass\"");
+      }
+    }
     User user = tokens.user(token(ctx)).orElseThrow(() -> unauthorized(token(ctx) != null));
     ctx.attribute(ATTRIBUTE, user);
+  }
+
+  /** The routes a browser opens without headers: the WebSocket and the SSE stream. */
+  static boolean streamRoute(String path) {
+    return path.equals("/api/ws") || path.matches("/api/queries/[^/]+/results");
+  }
+
+  /** {@code POST /api/tickets}: a ticket for the caller, for a stream route. */
+  void ticket(Context ctx) {
+    StreamTickets.Ticket t = tickets.issue(user(ctx));
+    Json.send(ctx, 201, Json.object().put("ticket", t.value()).put("expiresMs", t.expiresMs()));
   }
 
   static User user(Context ctx) {

@@ -11,20 +11,30 @@ import io.spyglass.service.query.AdmissionException;
 import io.spyglass.service.query.QueryManager;
 import io.spyglass.service.query.ResultLog;
 import io.spyglass.service.query.ServiceQuery;
+import io.spyglass.service.runtime.QueryProgress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.websocket.api.Callback;
 
 /**
  * {@code /api/ws}: one socket carries many queries. Client messages: {@code {"type": "submit",
- * "query": BQL, "detached"?: bool}}, {@code {"type": "subscribe", "id": ..., "after"?: N}}, {@code
- * {"type": "kill", "id": ...}}. Server messages: {@code accepted}, {@code result} ({@code {"type":
- * "result", "id": ..., "seq": N, "result": {...}}}), {@code end} after a query's last result, and
- * {@code error}.
+ * "query": BQL, "detached"?: bool, "progress"?: bool}}, {@code {"type": "subscribe", "id": ...,
+ * "after"?: N, "progress"?: bool}}, {@code {"type": "unsubscribe", "id": ...}}, {@code {"type":
+ * "kill", "id": ...}}. Server messages: {@code accepted}, {@code result} ({@code {"type": "result",
+ * "id": ..., "seq": N, "result": {...}}}), {@code end} after a query's last result, {@code killed},
+ * {@code unsubscribed}, {@code error}; {@code progress} every second (and once more before {@code
+ * end}) for a query followed with {@code "progress": true}; {@code gap} when a subscription starts
+ * after results that are no longer kept.
+ *
+ * <p>A web page follows all its queries over one socket: a browser allows six HTTP/1.1 connections
+ * per host, and a stream per query (plus a poll of its progress) used them up with a few tabs.
  *
  * <p>Sends never block: each frame is queued in Jetty with a callback, at most {@link
  * StreamSettings#bufferResults()} frames in flight per socket. A socket whose client does not read
@@ -33,10 +43,28 @@ import org.eclipse.jetty.websocket.api.Callback;
 final class WebSocketApi {
   static final String KIND = "websocket";
 
+  /** How often a followed query's progress is sent. */
+  static final long PROGRESS_EVERY_MS = 1_000;
+
+  /**
+   * The largest integer a JavaScript number holds exactly: longer durations are "until stopped".
+   */
+  static final long MAX_EXACT_MS = (1L << 53) - 1;
+
+  /** One timer for the progress of every socket of every server in this JVM. */
+  private static final ScheduledExecutorService TIMER =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "spyglass-ws-progress");
+            t.setDaemon(true);
+            return t;
+          });
+
   private final QueryManager manager;
   private final ServiceMetrics metrics;
   private final StreamSettings settings;
   private final Map<String, Connection> connections = new ConcurrentHashMap<>();
+  private ScheduledFuture<?> progressTask;
 
   WebSocketApi(QueryManager manager, ServiceMetrics metrics, StreamSettings settings) {
     this.manager = manager;
@@ -50,6 +78,7 @@ final class WebSocketApi {
           User user = ctx.attribute(Auth.ATTRIBUTE);
           connections.put(ctx.sessionId(), new Connection(ctx, user));
           metrics.clientConnected(KIND);
+          startProgress();
           ctx.enableAutomaticPings(15, TimeUnit.SECONDS);
         });
     ws.onMessage(
@@ -73,6 +102,58 @@ final class WebSocketApi {
 
   int connections() {
     return connections.size();
+  }
+
+  /** Sends progress every second while there are sockets; the task stops when the last closes. */
+  private synchronized void startProgress() {
+    if (progressTask == null) {
+      progressTask =
+          TIMER.scheduleWithFixedDelay(
+              this::sendProgress, PROGRESS_EVERY_MS, PROGRESS_EVERY_MS, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private void sendProgress() {
+    try {
+      if (connections.isEmpty()) {
+        synchronized (this) {
+          if (connections.isEmpty() && progressTask != null) {
+            progressTask.cancel(false);
+            progressTask = null;
+          }
+        }
+        return;
+      }
+      Map<String, QueryProgress> live = manager.progress();
+      long now = System.currentTimeMillis();
+      for (Connection c : connections.values()) {
+        c.sendProgress(live, now);
+      }
+    } catch (RuntimeException e) {
+      // the next tick tries again; a timer task that throws would never run again
+    }
+  }
+
+  /**
+   * A query's progress as {@code GET /api/queries/{id}} has it; {@code durationMs} is null for a
+   * query that runs until stopped.
+   */
+  static ObjectNode progress(ServiceQuery q, Map<String, QueryProgress> live, long now) {
+    ObjectNode m = message("progress", q.id());
+    m.put("state", q.state());
+    ObjectNode p = m.putObject("progress");
+    p.put("elapsedMs", q.elapsedMs(now));
+    long d = q.durationMs();
+    if (d <= 0 || d > MAX_EXACT_MS) {
+      p.putNull("durationMs");
+    } else {
+      p.put("durationMs", d);
+    }
+    QueryProgress qp = QueryManager.progress(q, live);
+    p.put("recordsSeen", qp.recordsSeen());
+    p.put("recordsMatched", qp.recordsMatched());
+    p.put("resultsEmitted", q.log().lastId());
+    return m;
   }
 
   /** One socket: its user, the queries it follows and the frames in flight. */
@@ -104,7 +185,15 @@ final class WebSocketApi {
       try {
         switch (type) {
           case "submit" -> submit(msg);
-          case "subscribe" -> subscribe(find(id), msg.path("after").asLong(0));
+          case "subscribe" ->
+              subscribe(find(id), after(msg), msg.path("progress").asBoolean(false));
+          case "unsubscribe" -> {
+            if (id == null) {
+              throw ApiException.badRequest("The message needs an id", "Give the query's id");
+            }
+            unsubscribe(id);
+            send(message("unsubscribed", id));
+          }
           case "kill" -> {
             manager.kill(find(id));
             send(message("killed", id));
@@ -113,7 +202,8 @@ final class WebSocketApi {
               throw ApiException.badRequest(
                   "Unknown message type '" + type + "'",
                   "Send {\"type\": \"submit\", \"query\": BQL}, {\"type\": \"subscribe\", \"id\":"
-                      + " ID} or {\"type\": \"kill\", \"id\": ID}");
+                      + " ID}, {\"type\": \"unsubscribe\", \"id\": ID} or {\"type\": \"kill\","
+                      + " \"id\": ID}");
         }
       } catch (ApiException e) {
         send(error(id, e));
@@ -144,7 +234,21 @@ final class WebSocketApi {
       ObjectNode accepted = message("accepted", query.id());
       accepted.put("query", query.text());
       send(accepted);
-      subscribe(query, 0);
+      subscribe(query, 0, msg.path("progress").asBoolean(false));
+    }
+
+    private static long after(ObjectNode msg) {
+      JsonNode a = msg.get("after");
+      if (a == null || a.isNull()) {
+        return 0;
+      }
+      if (!a.canConvertToLong() || a.asLong() < 0) {
+        throw ApiException.badRequest(
+            "\"after\" must be the seq of the last result received, 0 or more",
+            "Send {\"type\": \"subscribe\", \"id\": ID, \"after\": N}, or no \"after\" to start"
+                + " over");
+      }
+      return a.asLong();
     }
 
     private ServiceQuery find(String id) {
@@ -154,17 +258,51 @@ final class WebSocketApi {
       return manager.find(user, id).orElseThrow(() -> QueriesApi.noSuchQuery(id));
     }
 
-    private void subscribe(ServiceQuery q, long after) {
+    private void subscribe(ServiceQuery q, long after, boolean progress) {
       Subscription s;
       synchronized (this) {
-        if (closed || subs.containsKey(q.id())) {
+        if (closed) {
           return;
         }
-        s = new Subscription(q, after);
+        Subscription old = subs.get(q.id());
+        if (old != null) {
+          old.progress |= progress;
+          return;
+        }
+        s = new Subscription(q, after, progress);
+        long firstKept = q.log().firstKeptId();
+        if (s.cursor + 1 < firstKept && s.cursor < q.log().lastId()) {
+          // a late or returning subscriber: it reads from the oldest result kept, told of the gap
+          ObjectNode gap = message("gap", q.id());
+          gap.put("from", s.cursor + 1);
+          gap.put("to", firstKept - 1);
+          send(gap);
+          s.cursor = firstKept - 1;
+        }
         subs.put(q.id(), s);
       }
       manager.clientJoined(q);
       q.log().subscribe(s);
+    }
+
+    /** Stops following a query: the socket is no longer one of its clients. */
+    private synchronized void unsubscribe(String id) {
+      Subscription s = subs.get(id);
+      if (s != null) {
+        unsubscribe(s);
+      }
+    }
+
+    /** The progress of the queries followed with progress, while they run. */
+    synchronized void sendProgress(Map<String, QueryProgress> live, long now) {
+      if (closed || inFlight >= settings.bufferResults()) {
+        return; // a client that does not read gets no more to read
+      }
+      for (Subscription s : subs.values()) {
+        if (s.progress && s.query.isRunning()) {
+          send(progress(s.query, live, now));
+        }
+      }
     }
 
     /** Sends what the subscriptions have, within the frames allowed in flight. */
@@ -199,6 +337,9 @@ final class WebSocketApi {
           metrics.delivered(KIND, e.emitMs(), now);
         }
         if (log.isEnded() && s.cursor >= log.lastId()) {
+          if (s.progress) {
+            send(progress(s.query, Map.of(), now));
+          }
           ObjectNode end = message("end", s.query.id());
           if (log.error() != null) {
             end.putObject("error")
@@ -289,10 +430,12 @@ final class WebSocketApi {
     private final class Subscription implements ResultLog.Subscriber {
       final ServiceQuery query;
       long cursor;
+      boolean progress;
 
-      Subscription(ServiceQuery query, long after) {
+      Subscription(ServiceQuery query, long after, boolean progress) {
         this.query = query;
         this.cursor = after;
+        this.progress = progress;
       }
 
       @Override
