@@ -166,6 +166,8 @@ export interface Validated {
   formatted?: string;
   explain: string;
   durationMs?: number;
+  /** Fields the query reads that the stream has not shown lately (a likely typo). */
+  warnings?: { field: string; message: string; fix?: string }[];
 }
 
 export interface SchemaField {

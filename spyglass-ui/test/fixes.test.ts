@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { QueryInfo, finiteDuration } from '../src/api';
-import { errorRange, utf16Offset } from '../src/bql/language';
+import { closeFields, errorRange, fieldRange, utf16Offset } from '../src/bql/language';
 import { isRawQuery, queryKeys } from '../src/bql/shape';
 import { WINDOW_INCRS, labelStep, shortRange } from '../src/results/axes';
 import { defuse, parseCsv, toCsv } from '../src/results/export';
@@ -138,5 +138,29 @@ describe('standing queries (T2-07)', () => {
     expect(parseRoute(formatRoute({ page: 'standing', name: 'usage by org' }))).toEqual({ page: 'standing', name: 'usage by org' });
     expect(parseRoute('#/standing')).toEqual({ page: 'standing' });
     expect(parseRoute(formatRoute({ page: 'query', q: 'x', view: 'chart', scale: 'log' }))).toMatchObject({ scale: 'log' });
+  });
+});
+
+describe('completion of a mistyped field (T2-28)', () => {
+  const field = (path: string) => ({ path, types: ['STRING'], share: 1, examples: [] });
+  const fields = ['device', 'device_info.screen', 'demographics.country', 'duration', 'id'].map(field);
+  it('offers the close names, closest first, for a word that matches none by its letters', () => {
+    expect(closeFields('devise', fields)).toEqual(['device']);
+    expect(closeFields('duraton', fields)).toEqual(['duration']);
+  });
+  it('offers nothing for short words, exact names or the beginning of a name', () => {
+    expect(closeFields('de', fields)).toEqual([]);
+    expect(closeFields('device', fields)).toEqual([]);
+    expect(closeFields('devi', fields)).toEqual([]);
+  });
+});
+
+describe('a warning about a field (T2-28)', () => {
+  it('marks where the field is first named, not inside a string or another name', () => {
+    const doc = "SELECT x_devise, 'devise' AS s FROM STREAM(10s, TIME) WHERE devise = 'a'";
+    const r = fieldRange(doc, 'devise');
+    expect(doc.slice(r.from, r.to)).toBe('devise');
+    expect(r.from).toBe(doc.indexOf('WHERE devise') + 6);
+    expect(fieldRange('SELECT 1 FROM STREAM()', 'nope')).toEqual({ from: 0, to: 0 });
   });
 });

@@ -67,9 +67,48 @@ export function bqlCompletion(fields: () => readonly SchemaField[]) {
       info: f.examples.length ? 'e.g. ' + f.examples.slice(0, 3).map((e) => JSON.stringify(e)).join(', ') : undefined,
       boost: 1,
     }));
-    const options = text.includes('.') ? fieldOptions : [...fieldOptions, ...words];
+    // a typo matches nothing by its letters: offer the close names as "did you mean"
+    const typos: Completion[] = closeFields(text, fields()).map((path, i) => ({
+      label: text,
+      displayLabel: path,
+      apply: path,
+      type: 'variable',
+      detail: 'did you mean?',
+      boost: 2 - i / 10,
+    }));
+    const options = text.includes('.') ? [...typos, ...fieldOptions] : [...typos, ...fieldOptions, ...words];
     return { from, options, validFor: /^[\w.]*$/ };
   };
+}
+
+/** The edit distance between two names. */
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = cur;
+  }
+  return prev[b.length];
+}
+
+/**
+ * Fields whose path is a likely typo of {@code text} (within an edit distance of a third of its
+ * length, at least 1), closest first, leaving out those {@code text} begins or equals: those the
+ * editor's own matching offers already.
+ */
+export function closeFields(text: string, fields: readonly SchemaField[]): string[] {
+  if (text.length < 3) return [];
+  const lower = text.toLowerCase();
+  const limit = Math.max(1, Math.floor(text.length / 3));
+  return fields
+    .map((f) => ({ path: f.path, d: distance(lower, f.path.toLowerCase()) }))
+    .filter((c) => c.d > 0 && c.d <= limit && !c.path.toLowerCase().startsWith(lower))
+    .sort((a, b) => a.d - b.d || a.path.localeCompare(b.path))
+    .slice(0, 3)
+    .map((c) => c.path);
 }
 
 /**
@@ -83,6 +122,16 @@ export function utf16Offset(text: string, codePoints: number, base = 0): number 
     i += c >= 0xd800 && c <= 0xdbff && i + 1 < text.length ? 2 : 1;
   }
   return i;
+}
+
+/** Where a field is first named in the query (outside quotes), to mark a warning about it. */
+export function fieldRange(doc: string, field: string): { from: number; to: number } {
+  const unquoted = doc.replace(/'(?:[^']|'')*'/g, (m) => ' '.repeat(m.length));
+  const escaped = field.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const m = new RegExp(`(^|[^\\w.])(${escaped})(?![\\w])`).exec(unquoted);
+  if (!m) return { from: 0, to: 0 };
+  const from = m.index + m[1].length;
+  return { from, to: from + field.length };
 }
 
 /** Where an error of the server's validator stands in the editor's text (UTF-16 offsets). */
@@ -124,8 +173,13 @@ export function bqlLinter(onResult: (v: Validated | null, errors: BqlError[]) =>
       }
       try {
         const v = await api<Validated>('POST', '/api/validate', { query: doc });
-        if (view.state.doc.toString() === doc) onResult(v, []);
-        return [];
+        if (view.state.doc.toString() !== doc) return [];
+        onResult(v, []);
+        return (v.warnings ?? []).map((w) => ({
+          ...fieldRange(doc, w.field),
+          severity: 'warning' as const,
+          message: w.message + (w.fix ? `\n${w.fix}` : ''),
+        }));
       } catch (e) {
         if (!(e instanceof ApiError) || !e.errors.length) return [];
         if (view.state.doc.toString() !== doc) return [];

@@ -279,6 +279,16 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
           </button>
         </div>
       </div>
+      {lint.valid?.warnings?.length ? (
+        <ul class="lint warn" aria-label="Warnings about the query">
+          {lint.valid.warnings.map((w) => (
+            <li>
+              {w.message}
+              {w.fix && <span class="fix"> {w.fix}</span>}
+            </li>
+          ))}
+        </ul>
+      ) : null}
       {lint.errors.length > 0 && (
         <ul class="lint" aria-label="Errors in the query">
           {lint.errors.map((e) => (

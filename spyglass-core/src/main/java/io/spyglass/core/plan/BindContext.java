@@ -168,7 +168,7 @@ final class BindContext {
       for (Expr key : known.keySet()) {
         if (key instanceof FieldRef f
             && !f.name().equals(name)
-            && ExpressionBinder.distance(f.name(), name) <= Math.max(1, name.length() / 3)) {
+            && Names.distance(f.name(), name) <= Math.max(1, name.length() / 3)) {
           return f.name();
         }
       }

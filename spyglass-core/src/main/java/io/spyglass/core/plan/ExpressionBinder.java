@@ -19,7 +19,6 @@ import io.spyglass.core.syntax.Expression.Unary;
 import io.spyglass.core.syntax.Span;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -515,37 +514,12 @@ final class ExpressionBinder {
     List<String> known = new ArrayList<>(FUNCTIONS.keySet());
     known.addAll(AGGREGATES);
     known.addAll(List.of("QUANTILE", "FREQ", "CUMFREQ", "CAST"));
-    List<String> close =
-        known.stream()
-            .filter(k -> distance(k, name) <= Math.max(2, name.length() / 3))
-            .sorted(Comparator.comparingInt((String k) -> distance(k, name)).thenComparing(k -> k))
-            .limit(3)
-            .collect(Collectors.toList());
+    List<String> close = Names.closest(name, known, Math.max(2, name.length() / 3));
     if (!close.isEmpty()) {
       return "Did you mean " + String.join(" or ", close) + "?";
     }
     Collections.sort(known);
     return "Use one of: " + String.join(", ", known);
-  }
-
-  /** The edit (Levenshtein) distance between two names. */
-  static int distance(String a, String b) {
-    int[] prev = new int[b.length() + 1];
-    int[] cur = new int[b.length() + 1];
-    for (int j = 0; j <= b.length(); j++) {
-      prev[j] = j;
-    }
-    for (int i = 1; i <= a.length(); i++) {
-      cur[0] = i;
-      for (int j = 1; j <= b.length(); j++) {
-        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-        cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
-      }
-      int[] t = prev;
-      prev = cur;
-      cur = t;
-    }
-    return prev[b.length()];
   }
 
   // Type rules. UNKNOWN (a field without a hint) and NULL pass every check.

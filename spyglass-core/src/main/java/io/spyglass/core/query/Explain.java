@@ -65,6 +65,12 @@ public final class Explain {
     return out.toString();
   }
 
+  /** The top-level fields a query reads; empty when it reads whole records ({@code SELECT *}). */
+  public static Optional<Set<String>> fieldsRead(QueryPlan plan) {
+    Set<String> fields = new TreeSet<>();
+    return FilterSet.collectFields(plan, fields) ? Optional.empty() : Optional.of(fields);
+  }
+
   private static String describe(QueryPlan plan, QueryLimits limits) {
     Aggregation a = plan.aggregation();
     if (a instanceof Aggregation.Raw) {

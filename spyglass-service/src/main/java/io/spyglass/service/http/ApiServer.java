@@ -70,7 +70,7 @@ public final class ApiServer implements AutoCloseable {
     this.streams = new Streams(settings.streams());
     this.ws = new WebSocketApi(manager, metrics, settings.streams());
     Auth auth = new Auth(tokens, new StreamTickets(System::currentTimeMillis));
-    QueriesApi queries = new QueriesApi(manager, metrics, streams);
+    QueriesApi queries = new QueriesApi(manager, metrics, streams, schema);
     SavedApi savedApi = new SavedApi(saved, history, manager.limits().queryLimits());
     MeteringApi meteringApi = new MeteringApi(metering);
     byte[] openApi = openApi();

@@ -17,6 +17,8 @@ import io.spyglass.service.query.QueryManager;
 import io.spyglass.service.query.ResultLog;
 import io.spyglass.service.query.ServiceQuery;
 import io.spyglass.service.runtime.QueryProgress;
+import io.spyglass.service.schema.SchemaSampler;
+import io.spyglass.service.schema.UnseenFields;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -32,9 +34,11 @@ final class QueriesApi {
   private final ServiceMetrics metrics;
   private final Streams streams;
   private final QueryLimits limits;
+  private final SchemaSampler schema;
 
-  QueriesApi(QueryManager manager, ServiceMetrics metrics, Streams streams) {
+  QueriesApi(QueryManager manager, ServiceMetrics metrics, Streams streams, SchemaSampler schema) {
     this.manager = manager;
+    this.schema = schema;
     this.metrics = metrics;
     this.streams = streams;
     this.limits = manager.limits().queryLimits();
@@ -299,6 +303,15 @@ final class QueriesApi {
     body.put("formatted", Bql.format(plan, limits));
     body.put("explain", Explain.of(plan, limits));
     body.put("durationMs", Math.min(plan.durationMs(), limits.maxDurationMs()));
+    ArrayNode warnings = body.putArray("warnings");
+    for (UnseenFields.Warning w : UnseenFields.of(plan, schema.snapshot())) {
+      ObjectNode o = warnings.addObject();
+      o.put("field", w.field());
+      o.put("message", w.message());
+      if (w.fix() != null) {
+        o.put("fix", w.fix());
+      }
+    }
     Json.send(ctx, 200, body);
   }
 
