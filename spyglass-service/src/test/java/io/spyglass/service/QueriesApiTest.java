@@ -305,7 +305,7 @@ class QueriesApiTest {
     assertThat(doc.get("openapi").asText()).startsWith("3.");
     JsonNode paths = doc.get("paths");
     List<String> routes = f.service.server().routes();
-    assertThat(routes).contains("WS /api/ws", "GET /api/queries/{id}/results").hasSize(23);
+    assertThat(routes).contains("WS /api/ws", "GET /api/queries/{id}/results").hasSize(24);
     for (String route : routes) {
       String[] mp = route.split(" ", 2);
       String path = mp[1];

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.spyglass.service.ServiceFixture.Event;
 import io.spyglass.service.ServiceFixture.Sse;
+import io.spyglass.service.http.EdgeSettings;
 import io.spyglass.service.http.StreamSettings;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -50,6 +51,8 @@ class StreamsTest {
               b.graceMs = GRACE_MS;
               b.streams = new StreamSettings(8, 4_000, 200);
               b.headerTimeoutMs = 1_500;
+              // the slow-head test opens 300 connections from this one address
+              b.edge = EdgeSettings.DEFAULTS.withMaxConnectionsPerAddress(1_000);
             });
   }
 
@@ -118,7 +121,7 @@ class StreamsTest {
       byte[] body = text.getBytes(StandardCharsets.UTF_8);
       OutputStream out = client.getOutputStream();
       out.write(
-          ("POST /api/query HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: "
+          ("POST /api/query HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nContent-Length: "
                   + body.length
                   + "\r\n\r\n")
               .getBytes(StandardCharsets.US_ASCII));
@@ -172,7 +175,7 @@ class StreamsTest {
       slow.connect(new InetSocketAddress("127.0.0.1", f.service.port()));
       OutputStream out = slow.getOutputStream();
       out.write(
-          ("GET /api/queries/" + id + "/results HTTP/1.1\r\nHost: x\r\n\r\n")
+          ("GET /api/queries/" + id + "/results HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
               .getBytes(StandardCharsets.US_ASCII));
       out.flush();
       long read0 = f.service.runtime().stats().recordsRead();
@@ -245,7 +248,7 @@ class StreamsTest {
         s.getOutputStream().flush();
       }
       byte[] head =
-          "GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+          "GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
       slow.setSoTimeout(10_000);
       boolean closed = false;
       for (int i = 0; i < head.length && !closed; i++) {

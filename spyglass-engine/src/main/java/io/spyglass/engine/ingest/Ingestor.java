@@ -75,11 +75,13 @@ public final class Ingestor implements AutoCloseable {
     private final long retryAfterSeconds;
     private final long backlogBytes;
 
-    Backlogged(long backlogBytes, long bound, long retryAfterSeconds) {
+    Backlogged(long backlogBytes, long requestBytes, long bound, long retryAfterSeconds) {
       super(
           "The ingestion backlog is "
               + backlogBytes
-              + " bytes, over its bound of "
+              + " bytes; with this request's "
+              + requestBytes
+              + " it would be over its bound of "
               + bound
               + " bytes: the engine is behind");
       this.retryAfterSeconds = retryAfterSeconds;
@@ -180,18 +182,24 @@ public final class Ingestor implements AutoCloseable {
    *     whatever its size when the backlog is empty)
    */
   public Reservation reserve(long bytes) throws Backlogged {
-    take(Math.max(0, bytes));
+    take(Math.max(0, bytes), 0);
     return new Reservation(Math.max(0, bytes));
   }
 
-  /** Adds {@code bytes} to the pending bytes, atomically with the check against the bound. */
-  private void take(long bytes) throws Backlogged {
+  /**
+   * Adds {@code bytes} to the pending bytes, atomically with the check against the bound, for a
+   * request that holds {@code own} of them already (its own bytes do not make the backlog
+   * non-empty).
+   */
+  private void take(long bytes, long own) throws Backlogged {
     while (true) {
       long pending = pendingBytes.get();
       long backlog = pending + lagBytes();
-      if (backlog > 0 && backlog + bytes > options.backlogBytes()) {
+      long others = backlog - own;
+      if (others > 0 && backlog + bytes > options.backlogBytes()) {
         refused.incrementAndGet();
-        throw new Backlogged(backlog, options.backlogBytes(), retryAfter(backlog + bytes));
+        throw new Backlogged(
+            others, own + bytes, options.backlogBytes(), retryAfter(backlog + bytes));
       }
       if (pendingBytes.compareAndSet(pending, pending + bytes)) {
         return;
@@ -218,7 +226,7 @@ public final class Ingestor implements AutoCloseable {
     /** Turns the reservation into {@code needed} bytes: gives back the rest or takes more. */
     private synchronized void resize(long needed) throws Backlogged {
       if (needed > bytes) {
-        take(needed - bytes);
+        take(needed - bytes, bytes);
       } else {
         pendingBytes.addAndGet(needed - bytes);
       }
@@ -273,7 +281,7 @@ public final class Ingestor implements AutoCloseable {
     }
     synchronized (reservation) {
       if (reservation.bytes() == 0) {
-        take(bytes);
+        take(bytes, 0);
       } else {
         reservation.resize(bytes);
       }
