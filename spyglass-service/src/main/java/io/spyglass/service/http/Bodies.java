@@ -47,8 +47,8 @@ final class Bodies {
 
   /**
    * Reads and drops what is left of a body, up to {@link #DRAIN_BYTES} or for {@link #DRAIN_MS},
-   * without a thread, then completes {@code done} (which answers; Jetty closes the connection when
-   * body bytes are left).
+   * without a thread, then completes {@code done} (the answer went before; Jetty closes the
+   * connection when body bytes are left).
    */
   static void drain(Request req, Callback done) {
     new Drain(req, done).start();
@@ -237,6 +237,9 @@ final class Bodies {
     private void read(boolean fromDemand) {
       ApiException refused = null;
       synchronized (this) {
+        if (finished) {
+          return; // answered already (the deadline passed)
+        }
         while (!finished) {
           Content.Chunk c = req.read();
           if (c == null) {

@@ -157,7 +157,7 @@ final class Gate extends Handler.Wrapper {
 
   /**
    * Answers {@code e} as JSON. A request whose body is not read closes its connection; with {@code
-   * drain} the rest of the body is first read and dropped, for a moment at most, so that a client
+   * drain} the rest of the body is then read and dropped, for a moment at most, so that a client
    * still sending it reads the answer rather than a reset.
    */
   void refuse(Request req, Response res, Callback cb, ApiException e, boolean drain) {
@@ -171,9 +171,10 @@ final class Gate extends Handler.Wrapper {
     }
     ByteBuffer bytes = ByteBuffer.wrap(Json.write(Json.error(e)).getBytes(StandardCharsets.UTF_8));
     if (drain && body && !Bodies.waitsToSend(req)) {
-      // the body first (no thread waits on it), then the answer: an answer written while body
-      // bytes still come in is lost to the reset a close with unread bytes causes
-      Bodies.drain(req, Callback.from(() -> res.write(true, bytes, cb), cb::failed));
+      // the answer at once, then the body read and dropped (no thread waits on it) before the
+      // connection closes: a close with unread bytes resets it, and the reset could cost a client
+      // still sending the answer
+      res.write(true, bytes, Callback.from(() -> Bodies.drain(req, cb), cb::failed));
     } else {
       res.write(true, bytes, cb);
     }
