@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.spyglass.service.ServiceFixture.Event;
 import io.spyglass.service.ServiceFixture.Sse;
-import io.spyglass.service.http.EdgeSettings;
 import io.spyglass.service.http.StreamSettings;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -51,8 +50,6 @@ class StreamsTest {
               b.graceMs = GRACE_MS;
               b.streams = new StreamSettings(8, 4_000, 200);
               b.headerTimeoutMs = 1_500;
-              // the slow-head test opens 300 connections from this one address
-              b.edge = EdgeSettings.DEFAULTS.withMaxConnectionsPerAddress(1_000);
             });
   }
 
@@ -279,6 +276,14 @@ class StreamsTest {
       }
     }
     assertThat(f.service.server().slowHeadersClosed()).isEqualTo(closedBefore + 1 + crowd.size());
+  }
+
+  @Test
+  void aConnectionThatSendsNothingIsClosedAfterTheHeadDeadline() throws Exception {
+    try (Socket silent = new Socket("127.0.0.1", f.service.port())) {
+      silent.setSoTimeout(20_000);
+      assertThat(silent.getInputStream().read()).isEqualTo(-1); // closed, without an answer
+    }
   }
 
   @Test

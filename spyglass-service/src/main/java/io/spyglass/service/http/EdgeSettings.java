@@ -38,11 +38,11 @@ public record EdgeSettings(
     boolean metricsWithoutToken) {
 
   /**
-   * Connections: three quarters of the open-file limit, 256 per address; 100 streams per user;
+   * Connections: three quarters of the open-file limit, 1,024 per address; 100 streams per user;
    * bodies within 10 s plus their size at 64 KiB/s; 30 wrong tokens a minute per address.
    */
   public static final EdgeSettings DEFAULTS =
-      new EdgeSettings(0, 256, 100, 10_000, 64 << 10, 30, List.of(), List.of(), false);
+      new EdgeSettings(0, 1_024, 100, 10_000, 64 << 10, 30, List.of(), List.of(), false);
 
   public EdgeSettings {
     if (maxConnections < 0) {
