@@ -177,8 +177,10 @@ final class Bodies {
       this.timeoutMs = timeoutMs;
       this.minBytesPerSecond = minBytesPerSecond;
       this.refuse = refuse;
+      // grown as bytes arrive: a declared length alone reserves no memory
       long declared = req.getLength();
-      this.body = new byte[(int) Math.min(limit, declared > 0 ? declared : 16 << 10)];
+      this.body =
+          new byte[(int) Math.min(limit, declared > 0 ? Math.min(declared, 64 << 10) : 16 << 10)];
     }
 
     void start() {
@@ -263,7 +265,9 @@ final class Bodies {
             break;
           }
           if (size + n > body.length) {
-            body = Arrays.copyOf(body, (int) Math.min(limit, Math.max(size + n, 2L * body.length)));
+            long declared = req.getLength();
+            long most = declared > 0 ? Math.min(limit, declared) : limit;
+            body = Arrays.copyOf(body, (int) Math.min(most, Math.max(size + n, 2L * body.length)));
           }
           c.get(body, size, n);
           size += n;
