@@ -7,6 +7,7 @@ import io.spyglass.engine.source.Sources;
 import io.spyglass.flink.client.FlinkQueryClient;
 import io.spyglass.service.ServiceConfig;
 import io.spyglass.service.SpyglassService;
+import io.spyglass.service.http.EdgeSettings;
 import io.spyglass.service.metering.Metering;
 import io.spyglass.service.runtime.EmbeddedRuntime;
 import io.spyglass.service.runtime.FlinkRuntime;
@@ -180,6 +181,78 @@ final class ServeCommand implements Callable<Integer> {
               + " results come on topic spyglass-results-NAME (default: HOST-PORT)")
   String instance;
 
+  // The HTTP edge: connections, bodies, tokens and browsers (docs/api.md "Limits")
+
+  @Option(
+      names = "--max-connections",
+      paramLabel = "N",
+      description =
+          "most connections open at once; at the limit new ones wait (default: three quarters of"
+              + " the open-file limit)")
+  Integer maxConnections;
+
+  @Option(
+      names = "--max-connections-per-address",
+      paramLabel = "N",
+      description =
+          "most connections open at once from one client address; more are closed at once"
+              + " (default: ${DEFAULT-VALUE})")
+  int maxConnectionsPerAddress = EdgeSettings.DEFAULTS.maxConnectionsPerAddress();
+
+  @Option(
+      names = "--max-streams-per-user",
+      paramLabel = "N",
+      description =
+          "most result streams (SSE streams and WebSockets) one user has open at once; more get"
+              + " 429 (default: ${DEFAULT-VALUE})")
+  int maxStreamsPerUser = EdgeSettings.DEFAULTS.maxStreamsPerUser();
+
+  @Option(
+      names = "--request-body-timeout",
+      paramLabel = "TIME",
+      description =
+          "how long a request body may take to arrive, plus the time its size needs at"
+              + " --min-request-body-rate; slower bodies get 408 (default: ${DEFAULT-VALUE})")
+  String requestBodyTimeout = "10s";
+
+  @Option(
+      names = "--min-request-body-rate",
+      paramLabel = "BYTES/s",
+      description =
+          "the slowest a request body may arrive, e.g. 64KiB/s (default: ${DEFAULT-VALUE})")
+  String minRequestBodyRate = "64KiB/s";
+
+  @Option(
+      names = "--max-auth-failures-per-minute",
+      paramLabel = "N",
+      description =
+          "wrong tokens one address may send a minute before its requests with a token get 429"
+              + " (default: ${DEFAULT-VALUE})")
+  int maxAuthFailuresPerMinute = EdgeSettings.DEFAULTS.maxAuthFailuresPerMinute();
+
+  @Option(
+      names = "--allowed-hosts",
+      paramLabel = "NAME",
+      split = ",",
+      description =
+          "Host names the service answers to besides loopback names and the --bind address"
+              + " (checked without --tokens, or always once given; * for any)")
+  List<String> allowedHosts = new ArrayList<>();
+
+  @Option(
+      names = "--allowed-origins",
+      paramLabel = "ORIGIN",
+      split = ",",
+      description =
+          "web origins (e.g. https://dash.example.com) whose pages may call the API: CORS for"
+              + " them; other sites' pages may only read nothing")
+  List<String> allowedOrigins = new ArrayList<>();
+
+  @Option(
+      names = "--metrics-without-token",
+      description = "serve /metrics without a token even with --tokens (e.g. for a scraper)")
+  boolean metricsWithoutToken;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
@@ -231,6 +304,7 @@ final class ServeCommand implements Callable<Integer> {
       }
       long graceMs = QueryCommand.parseDuration(grace);
       long keepMs = QueryCommand.parseDuration(keep);
+      EdgeSettings edge = edgeSettings();
       config =
           ServiceConfig.defaults()
               .with(
@@ -244,6 +318,7 @@ final class ServeCommand implements Callable<Integer> {
                     b.maxQueriesPerUser = maxQueriesPerUser;
                     b.graceMs = graceMs;
                     b.keepMs = keepMs;
+                    b.edge = edge;
                   });
     } catch (IllegalArgumentException e) {
       err.println("spyglass: " + e.getMessage());
@@ -293,7 +368,10 @@ final class ServeCommand implements Callable<Integer> {
               + service.metering().store().where());
     }
     if (service.requiresTokens()) {
-      out.println("  tokens:  " + tokens + " (every /api route but /api/health needs one)");
+      out.println(
+          "  tokens:  "
+              + tokens
+              + " (every /api route needs one; /api/health answers only its status without)");
     } else if (insecure && !bind.startsWith("127.") && !bind.equals("localhost")) {
       out.println("  no --tokens and --insecure: anyone who reaches " + bind + " is in");
     } else {
@@ -318,6 +396,21 @@ final class ServeCommand implements Callable<Integer> {
     out.println("Spyglass stopped.");
     out.flush();
     return 0;
+  }
+
+  private EdgeSettings edgeSettings() {
+    String rate = minRequestBodyRate.strip();
+    if (rate.endsWith("/s")) {
+      rate = rate.substring(0, rate.length() - 2);
+    }
+    return EdgeSettings.DEFAULTS
+        .withMaxConnections(maxConnections == null ? 0 : maxConnections)
+        .withMaxConnectionsPerAddress(maxConnectionsPerAddress)
+        .withMaxStreamsPerUser(maxStreamsPerUser)
+        .withBody(QueryCommand.parseDuration(requestBodyTimeout), parseBytes(rate))
+        .withMaxAuthFailuresPerMinute(maxAuthFailuresPerMinute)
+        .withAllowed(allowedHosts, allowedOrigins)
+        .withMetricsWithoutToken(metricsWithoutToken);
   }
 
   private static String hostName() {

@@ -1,6 +1,7 @@
 package io.spyglass.service;
 
 import io.spyglass.core.plan.QueryLimits;
+import io.spyglass.service.http.EdgeSettings;
 import io.spyglass.service.http.StreamSettings;
 import java.nio.file.Path;
 import java.util.function.Consumer;
@@ -26,6 +27,7 @@ import java.util.function.Consumer;
  * @param schemaPeriodMs how long a field stays in the live schema after it was last seen (one to
  *     two periods)
  * @param queryLimits what one query may ask for
+ * @param edge what one connection, address, user or web page may do at the HTTP edge
  */
 public record ServiceConfig(
     String bind,
@@ -43,7 +45,8 @@ public record ServiceConfig(
     long headerTimeoutMs,
     int sampleEveryN,
     long schemaPeriodMs,
-    QueryLimits queryLimits) {
+    QueryLimits queryLimits,
+    EdgeSettings edge) {
 
   public ServiceConfig {
     require(port >= 0 && port <= 65535, "port must be 0 to 65535: " + port);
@@ -57,8 +60,8 @@ public record ServiceConfig(
     require(sampleEveryN >= 1, "the schema sample must be at least 1 in 1");
     require(schemaPeriodMs >= 1, "the schema period must be positive");
     require(
-        dataDir != null && bind != null && streams != null && queryLimits != null,
-        "bind, data folder, stream settings and query limits are required");
+        dataDir != null && bind != null && streams != null && queryLimits != null && edge != null,
+        "bind, data folder, stream settings, query limits and edge settings are required");
   }
 
   private static void require(boolean ok, String message) {
@@ -89,7 +92,8 @@ public record ServiceConfig(
         10_000,
         100,
         30_000,
-        QueryLimits.DEFAULTS);
+        QueryLimits.DEFAULTS,
+        EdgeSettings.DEFAULTS);
   }
 
   /** A copy with some settings changed, e.g. {@code c.with(b -> b.port = 0)}. */
@@ -117,6 +121,7 @@ public record ServiceConfig(
     public int sampleEveryN;
     public long schemaPeriodMs;
     public QueryLimits queryLimits;
+    public EdgeSettings edge;
 
     Builder(ServiceConfig c) {
       bind = c.bind;
@@ -135,6 +140,7 @@ public record ServiceConfig(
       sampleEveryN = c.sampleEveryN;
       schemaPeriodMs = c.schemaPeriodMs;
       queryLimits = c.queryLimits;
+      edge = c.edge;
     }
 
     ServiceConfig build() {
@@ -154,7 +160,8 @@ public record ServiceConfig(
           headerTimeoutMs,
           sampleEveryN,
           schemaPeriodMs,
-          queryLimits);
+          queryLimits,
+          edge);
     }
   }
 }

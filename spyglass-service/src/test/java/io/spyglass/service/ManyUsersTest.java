@@ -66,10 +66,24 @@ class ManyUsersTest {
     assertThat(ServiceFixture.json(wrong.body()).get("error").get("message").asText())
         .contains("not valid");
     f.token = null;
-    assertThat(f.get("/api/health").statusCode()).isEqualTo(200);
+    // health answers everyone, but tells its details only to a caller with a token
+    HttpResponse<String> health = f.get("/api/health");
+    assertThat(health.statusCode()).isEqualTo(200);
+    assertThat(ServiceFixture.json(health.body()).properties()).hasSize(1);
+    assertThat(ServiceFixture.json(health.body()).get("status").asText()).isEqualTo("UP");
+    assertThat(f.get("/metrics").statusCode()).isEqualTo(401);
+    // a token in the URL only on the result streams, for clients that cannot set headers
+    HttpResponse<String> inUrl = f.get("/api/queries?access_token=bob-token");
+    assertThat(inUrl.statusCode()).isEqualTo(401);
+    assertThat(ServiceFixture.json(inUrl.body()).get("error").get("message").asText())
+        .contains("only by GET /api/ws and GET /api/queries/{id}/results");
+    f.token = "bob-token";
+    assertThat(ServiceFixture.json(f.get("/api/health").body()).has("runningQueries")).isTrue();
     assertThat(f.get("/metrics").statusCode()).isEqualTo(200);
-    // a token in the query string, for clients that cannot set headers
-    assertThat(f.get("/api/queries?access_token=bob-token").statusCode()).isEqualTo(200);
+    String id = f.submit("SELECT COUNT(*) FROM STREAM(1s, TIME)");
+    f.token = null;
+    assertThat(f.get("/api/queries/" + id + "/results?access_token=bob-token").statusCode())
+        .isEqualTo(200);
   }
 
   @Test

@@ -118,7 +118,7 @@ class StreamsTest {
       byte[] body = text.getBytes(StandardCharsets.UTF_8);
       OutputStream out = client.getOutputStream();
       out.write(
-          ("POST /api/query HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: "
+          ("POST /api/query HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nContent-Length: "
                   + body.length
                   + "\r\n\r\n")
               .getBytes(StandardCharsets.US_ASCII));
@@ -172,7 +172,7 @@ class StreamsTest {
       slow.connect(new InetSocketAddress("127.0.0.1", f.service.port()));
       OutputStream out = slow.getOutputStream();
       out.write(
-          ("GET /api/queries/" + id + "/results HTTP/1.1\r\nHost: x\r\n\r\n")
+          ("GET /api/queries/" + id + "/results HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
               .getBytes(StandardCharsets.US_ASCII));
       out.flush();
       long read0 = f.service.runtime().stats().recordsRead();
@@ -245,7 +245,7 @@ class StreamsTest {
         s.getOutputStream().flush();
       }
       byte[] head =
-          "GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+          "GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
       slow.setSoTimeout(10_000);
       boolean closed = false;
       for (int i = 0; i < head.length && !closed; i++) {
@@ -276,6 +276,14 @@ class StreamsTest {
       }
     }
     assertThat(f.service.server().slowHeadersClosed()).isEqualTo(closedBefore + 1 + crowd.size());
+  }
+
+  @Test
+  void aConnectionThatSendsNothingIsClosedAfterTheHeadDeadline() throws Exception {
+    try (Socket silent = new Socket("127.0.0.1", f.service.port())) {
+      silent.setSoTimeout(20_000);
+      assertThat(silent.getInputStream().read()).isEqualTo(-1); // closed, without an answer
+    }
   }
 
   @Test

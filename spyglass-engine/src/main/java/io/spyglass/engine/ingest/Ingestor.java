@@ -75,11 +75,13 @@ public final class Ingestor implements AutoCloseable {
     private final long retryAfterSeconds;
     private final long backlogBytes;
 
-    Backlogged(long backlogBytes, long bound, long retryAfterSeconds) {
+    Backlogged(long backlogBytes, long requestBytes, long bound, long retryAfterSeconds) {
       super(
           "The ingestion backlog is "
               + backlogBytes
-              + " bytes, over its bound of "
+              + " bytes; with this request's "
+              + requestBytes
+              + " it would be over its bound of "
               + bound
               + " bytes: the engine is behind");
       this.retryAfterSeconds = retryAfterSeconds;
@@ -103,7 +105,10 @@ public final class Ingestor implements AutoCloseable {
   private final IdIndex ids;
   private final LongSupplier clock;
   private final BlockingQueue<Request> queue = new LinkedBlockingQueue<>();
-  private final AtomicLong queuedBytes = new AtomicLong();
+
+  /** Bytes queued to be written plus bytes reserved by requests still arriving. */
+  private final AtomicLong pendingBytes = new AtomicLong();
+
   private final Thread writer;
   private volatile boolean closed;
   private volatile long replayFrom;
@@ -155,11 +160,89 @@ public final class Ingestor implements AutoCloseable {
   }
 
   /**
-   * Bytes the engine has yet to read: accepted and not read, plus waiting to be written. Requests
-   * are refused while it is over {@link Options#backlogBytes()}.
+   * Bytes the engine has yet to read: accepted and not read, waiting to be written, and reserved by
+   * requests still arriving ({@link #reserve}). Requests are refused while taking them would put it
+   * over {@link Options#backlogBytes()}.
    */
   public long backlogBytes() {
-    return queuedBytes.get() + Math.max(0, log.committedEnd() - log.readPosition());
+    return pendingBytes.get() + lagBytes();
+  }
+
+  private long lagBytes() {
+    return Math.max(0, log.committedEnd() - log.readPosition());
+  }
+
+  /**
+   * Holds {@code bytes} of the backlog for a request before its body is read, so that bodies are
+   * not buffered only to be refused, and concurrent requests cannot together overshoot the bound.
+   * Give it to {@link #submit(List, Reservation)}, or close it when the request will not be
+   * submitted.
+   *
+   * @throws Backlogged when the bytes would put the backlog over its bound (a request is taken
+   *     whatever its size when the backlog is empty)
+   */
+  public Reservation reserve(long bytes) throws Backlogged {
+    take(Math.max(0, bytes), 0);
+    return new Reservation(Math.max(0, bytes));
+  }
+
+  /**
+   * Adds {@code bytes} to the pending bytes, atomically with the check against the bound, for a
+   * request that holds {@code own} of them already (its own bytes do not make the backlog
+   * non-empty).
+   */
+  private void take(long bytes, long own) throws Backlogged {
+    while (true) {
+      long pending = pendingBytes.get();
+      long backlog = pending + lagBytes();
+      long others = backlog - own;
+      if (others > 0 && backlog + bytes > options.backlogBytes()) {
+        refused.incrementAndGet();
+        throw new Backlogged(
+            others, own + bytes, options.backlogBytes(), retryAfter(backlog + bytes));
+      }
+      if (pendingBytes.compareAndSet(pending, pending + bytes)) {
+        return;
+      }
+    }
+  }
+
+  /**
+   * Backlog bytes held for one request ({@link #reserve}); closing it gives back what {@link
+   * #submit(List, Reservation)} did not use. Thread-safe, idempotent.
+   */
+  public final class Reservation implements AutoCloseable {
+    private long bytes;
+
+    private Reservation(long bytes) {
+      this.bytes = bytes;
+    }
+
+    /** Bytes held now. */
+    public synchronized long bytes() {
+      return bytes;
+    }
+
+    /** Turns the reservation into {@code needed} bytes: gives back the rest or takes more. */
+    private synchronized void resize(long needed) throws Backlogged {
+      if (needed > bytes) {
+        take(needed - bytes, bytes);
+      } else {
+        pendingBytes.addAndGet(needed - bytes);
+      }
+      bytes = needed;
+    }
+
+    /** Hands the bytes over to a queued request: they are the queue's from then on. */
+    private synchronized void handOver() {
+      bytes = 0;
+    }
+
+    @Override
+    public synchronized void close() {
+      pendingBytes.addAndGet(-bytes);
+      bytes = 0;
+    }
   }
 
   /**
@@ -169,13 +252,23 @@ public final class Ingestor implements AutoCloseable {
    * @throws Backlogged when the backlog is over its bound; nothing was kept
    */
   public CompletableFuture<Outcome> submit(List<Doc> docs) throws Backlogged {
+    try (Reservation r = new Reservation(0)) {
+      return submit(docs, r);
+    }
+  }
+
+  /**
+   * As {@link #submit(List)}, with the backlog bytes held by {@code reservation}: they become the
+   * documents' (more are taken if the documents need more, which may be refused; what they do not
+   * need is given back).
+   *
+   * @throws Backlogged when the documents need more than was reserved and the backlog cannot take
+   *     it; nothing was kept, and the reservation still holds what it held
+   */
+  public CompletableFuture<Outcome> submit(List<Doc> docs, Reservation reservation)
+      throws Backlogged {
     if (closed) {
       return CompletableFuture.failedFuture(new IOException("ingestion has stopped"));
-    }
-    long backlog = backlogBytes();
-    if (backlog > options.backlogBytes()) {
-      refused.incrementAndGet();
-      throw new Backlogged(backlog, options.backlogBytes(), retryAfter(backlog));
     }
     long bytes = 0;
     for (Doc d : docs) {
@@ -186,7 +279,14 @@ public final class Ingestor implements AutoCloseable {
       done.complete(new Outcome(0, 0));
       return done;
     }
-    queuedBytes.addAndGet(bytes);
+    synchronized (reservation) {
+      if (reservation.bytes() == 0) {
+        take(bytes, 0);
+      } else {
+        reservation.resize(bytes);
+      }
+      reservation.handOver();
+    }
     queue.add(new Request(List.copyOf(docs), bytes, done));
     return done;
   }
@@ -266,14 +366,14 @@ public final class Ingestor implements AutoCloseable {
       for (long[] h : added) {
         ids.remove(h[0], h[1], now);
       }
-      queuedBytes.addAndGet(-bytes);
+      pendingBytes.addAndGet(-bytes);
       LOG.error("ingest log write failed; {} requests answered with the error", group.size(), e);
       for (Request r : group) {
         r.done.completeExceptionally(e);
       }
       return;
     }
-    queuedBytes.addAndGet(-bytes);
+    pendingBytes.addAndGet(-bytes);
     groups.incrementAndGet();
     writerIdsSize = ids.size();
     for (int i = 0; i < group.size(); i++) {

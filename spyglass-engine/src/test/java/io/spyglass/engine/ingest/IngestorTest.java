@@ -160,6 +160,72 @@ class IngestorTest {
   }
 
   @Test
+  void reservationsHoldTheBacklogBeforeBodiesArriveAndNeverOvershootTogether() throws Exception {
+    try (Ingestor in = open(Ingestor.Options.DEFAULTS.withBacklogBytes(1_000))) {
+      // an empty backlog takes a request of any size; then only what fits under the bound
+      Ingestor.Reservation big = in.reserve(600);
+      assertThat(in.backlogBytes()).isEqualTo(600);
+      assertThatThrownBy(() -> in.reserve(600)).isInstanceOf(Ingestor.Backlogged.class);
+      Ingestor.Reservation small = in.reserve(300);
+      assertThat(in.backlogBytes()).isEqualTo(900);
+      // a reservation given back (the request was refused later, or its client left)
+      small.close();
+      small.close(); // idempotent
+      assertThat(in.backlogBytes()).isEqualTo(600);
+      // submitted: the reservation becomes the documents' bytes, whatever they come to
+      List<Ingestor.Doc> three = docs("r", 0, 3);
+      assertThat(in.submit(three, big).get(10, TimeUnit.SECONDS))
+          .isEqualTo(new Ingestor.Outcome(3, 0));
+      big.close(); // nothing left to give back: the queue owned the bytes
+      // a reservation too small for its documents grows, its own bytes not counted as backlog
+      try (IngestLog.Reader r = in.log().reader(0)) {
+        r.read(new RawBatch(), 100);
+      }
+      Ingestor.Reservation tiny = in.reserve(10);
+      assertThat(in.submit(docs("t", 0, 30), tiny).get(10, TimeUnit.SECONDS))
+          .isEqualTo(new Ingestor.Outcome(30, 0));
+      assertThat(in.backlogBytes()).isGreaterThan(1_000); // 30 documents: over the bound
+      try (IngestLog.Reader r = in.log().reader(0)) {
+        r.read(new RawBatch(), 100);
+      }
+      assertThat(in.backlogBytes()).isZero();
+    }
+  }
+
+  @Test
+  void concurrentReservationsStayWithinTheBound() throws Exception {
+    try (Ingestor in = open(Ingestor.Options.DEFAULTS.withBacklogBytes(10_000))) {
+      in.reserve(1).close();
+      Ingestor.Reservation first = in.reserve(100); // the backlog is not empty from here on
+      List<Ingestor.Reservation> taken = java.util.Collections.synchronizedList(new ArrayList<>());
+      List<Thread> threads = new ArrayList<>();
+      for (int t = 0; t < 8; t++) {
+        Thread th =
+            new Thread(
+                () -> {
+                  for (int i = 0; i < 200; i++) {
+                    try {
+                      taken.add(in.reserve(1_000));
+                    } catch (Ingestor.Backlogged e) {
+                      // refused: over the bound
+                    }
+                  }
+                });
+        threads.add(th);
+        th.start();
+      }
+      for (Thread th : threads) {
+        th.join();
+      }
+      assertThat(taken).hasSize(9); // 100 + 9 x 1,000 <= 10,000: never more
+      assertThat(in.backlogBytes()).isEqualTo(9_100);
+      taken.forEach(Ingestor.Reservation::close);
+      first.close();
+      assertThat(in.backlogBytes()).isZero();
+    }
+  }
+
+  @Test
   void aDamagedSealedSegmentIsAnErrorThatSaysWhich() throws Exception {
     try (Ingestor in = open(Ingestor.Options.DEFAULTS.withSegmentBytes(500))) {
       for (int r = 0; r < 5; r++) {

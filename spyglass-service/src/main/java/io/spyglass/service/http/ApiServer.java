@@ -24,9 +24,13 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import org.eclipse.jetty.server.handler.CrossOriginHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,13 +51,20 @@ public final class ApiServer implements AutoCloseable {
    * @param bind address to listen on
    * @param port port, 0 for any free one
    * @param headerTimeoutMs how long a request head may take to arrive before the connection closes
+   * @param edge what one connection, address, user or web page may do
    */
   public record Settings(
-      String bind, int port, StreamSettings streams, long headerTimeoutMs, long startedMs) {}
+      String bind,
+      int port,
+      StreamSettings streams,
+      long headerTimeoutMs,
+      long startedMs,
+      EdgeSettings edge) {}
 
   private final Javalin app;
   private final Streams streams;
   private final WebSocketApi ws;
+  private Connections connector;
   private final ScheduledExecutorService guardTimer;
   private SlowHeaderGuard guard;
 
@@ -68,33 +79,45 @@ public final class ApiServer implements AutoCloseable {
       History history,
       Metering metering) {
     this.streams = new Streams(settings.streams());
-    this.ws = new WebSocketApi(manager, metrics, settings.streams());
-    Auth auth = new Auth(tokens, new StreamTickets(System::currentTimeMillis));
-    QueriesApi queries = new QueriesApi(manager, metrics, streams, schema);
+    StreamQuota quota = new StreamQuota(settings.edge().maxStreamsPerUser());
+    this.ws = new WebSocketApi(manager, metrics, settings.streams(), quota);
+    Tickets tickets = new Tickets(System::currentTimeMillis);
+    Auth auth =
+        new Auth(
+            tokens,
+            tickets,
+            new FailureThrottle(
+                settings.edge().maxAuthFailuresPerMinute(), System::currentTimeMillis));
+    QueriesApi queries = new QueriesApi(manager, metrics, streams, quota, schema);
     SavedApi savedApi = new SavedApi(saved, history, manager.limits().queryLimits());
     MeteringApi meteringApi = new MeteringApi(metering);
+    Gate gate = new Gate(settings.edge(), auth, metrics, meteringApi::admit, settings.bind());
     byte[] openApi = openApi();
     this.app =
         Javalin.create(
             cfg -> {
-              configure(cfg, settings, metrics);
+              configure(cfg, settings, metrics, gate);
               WebUi.configure(cfg);
               cfg.routes.before(
                   "/api/*",
                   ctx -> {
-                    checkBodySize(ctx);
                     if (!ctx.path().equals("/api/health")) {
-                      auth.authenticate(ctx);
+                      auth.ensure(ctx); // the edge found the caller; this for paths it did not
                     }
                   });
-              cfg.routes.wsBeforeUpgrade("/api/ws", auth::authenticate);
+              cfg.routes.wsBeforeUpgrade(
+                  "/api/ws",
+                  ctx -> {
+                    auth.ensure(ctx);
+                    quota.check(Auth.user(ctx));
+                  });
               cfg.routes.get("/api/health", ctx -> health(ctx, runtime, manager, settings));
               cfg.routes.get(
                   "/api/openapi.json", ctx -> ctx.contentType(Json.TYPE).result(openApi));
               cfg.routes.get(
                   "/metrics",
                   ctx -> ctx.contentType(ServiceMetrics.CONTENT_TYPE).result(metrics.scrape()));
-              cfg.routes.post("/api/tickets", auth::ticket);
+              cfg.routes.post("/api/tickets", ctx -> ticket(ctx, tickets));
               cfg.routes.post("/api/queries", queries::submit);
               cfg.routes.get("/api/queries", queries::list);
               cfg.routes.get("/api/queries/{id}", queries::get);
@@ -140,7 +163,8 @@ public final class ApiServer implements AutoCloseable {
         TimeUnit.MILLISECONDS);
   }
 
-  private static void configure(JavalinConfig cfg, Settings settings, ServiceMetrics metrics) {
+  @SuppressWarnings("removal") // setDelayDispatchUntilContent: Jetty 12.1 has no other switch
+  private void configure(JavalinConfig cfg, Settings settings, ServiceMetrics metrics, Gate gate) {
     cfg.startup.showJavalinBanner = false;
     cfg.startup.showOldJavalinVersionWarning = false;
     // bodies read through Javalin (every route but /api/ingest, which reads its own up to 10 MiB)
@@ -148,63 +172,77 @@ public final class ApiServer implements AutoCloseable {
     cfg.http.prefer405over404 = true;
     cfg.http.asyncTimeout = 0;
     cfg.router.ignoreTrailingSlashes = true;
-    cfg.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrorHandler()));
+    cfg.jetty.modifyServer(
+        server -> {
+          server.setErrorHandler(new JsonErrorHandler());
+          server.insertHandler(gate); // before Javalin: nothing reaches a route past it
+          if (!settings.edge().allowedOrigins().isEmpty()) {
+            server.insertHandler(cors(settings.edge())); // preflights answered before the gate
+          }
+        });
+    cfg.jetty.addConnector(
+        (server, http) -> {
+          connector =
+              Connections.create(server, http, settings.bind(), settings.port(), settings.edge());
+          return connector;
+        });
     cfg.jetty.modifyHttpConfiguration(
         h -> {
           h.setSendServerVersion(false);
           h.setIdleTimeout(60_000);
+          // the edge sees a request at its head: refusals go out at once, before any body; bodies
+          // are then read without a thread (Bodies), so nothing waits on one
+          h.setDelayDispatchUntilContent(false);
         });
     cfg.requestLogger.http((ctx, ms) -> metrics.request(ctx.method().name(), ctx.statusCode()));
   }
 
-  private static void checkBodySize(Context ctx) {
-    long length = ctx.req().getContentLengthLong();
-    if (ctx.path().equals("/api/ingest")) {
-      if (length > Metering.MAX_BODY_BYTES) {
-        throw MeteringApi.tooLarge("as sent");
-      }
-    } else if (length > MAX_BODY_BYTES) {
-      throw tooLarge();
-    }
-  }
-
-  /** The most of a refused body read and dropped before the answer. */
-  static final int DRAIN_BYTES = 64 << 20;
-
   /**
-   * Reads and drops what is left of the body of a request refused as too large (every 413), up to
-   * {@link #DRAIN_BYTES}: a server that closes a connection with bytes unread resets it, and the
-   * client, still sending, may lose the answer (the 413 with its reason) to the reset.
+   * CORS for the origins of {@code --allowed-origins} only (Jetty's {@link CrossOriginHandler}):
+   * their preflights are answered, their requests get the headers that let their pages read the
+   * answers. Tokens go in headers, never cookies: no credentials mode.
    */
-  private static void drain(Context ctx) {
-    byte[] buf = new byte[64 << 10];
-    long left = DRAIN_BYTES;
-    try {
-      InputStream in = ctx.req().getInputStream();
-      int n;
-      while (left > 0 && (n = in.read(buf, 0, (int) Math.min(buf.length, left))) >= 0) {
-        left -= n;
-      }
-    } catch (IOException | RuntimeException e) {
-      // the client went away, or the body was read already: nothing to drop
-    }
+  private static CrossOriginHandler cors(EdgeSettings edge) {
+    CrossOriginHandler h = new CrossOriginHandler();
+    h.setAllowedOriginPatterns(
+        edge.allowedOrigins().stream()
+            .map(o -> Pattern.quote(o))
+            .collect(java.util.stream.Collectors.toSet()));
+    h.setAllowedMethods(Set.of("GET", "POST", "PUT", "DELETE"));
+    h.setAllowedHeaders(
+        Set.of("Authorization", "Content-Type", "Content-Encoding", "Last-Event-ID"));
+    h.setExposedHeaders(Set.of("Location", "Retry-After", "WWW-Authenticate"));
+    h.setAllowCredentials(false);
+    h.setDeliverPreflightRequests(false);
+    h.setDeliverNonAllowedOriginRequests(true); // the gate refuses what it must, as JSON
+    h.setDeliverNonAllowedOriginWebSocketUpgradeRequests(true);
+    return h;
   }
 
-  private static ApiException tooLarge() {
+  static ApiException tooLarge() {
     return new ApiException(
         413,
         "The request body is larger than " + MAX_BODY_BYTES + " bytes (1 MiB)",
         "Send a smaller body: a query is at most 64 KiB of text");
   }
 
+  private static void ticket(Context ctx, Tickets tickets) {
+    Tickets.Issued t = tickets.issue(Auth.user(ctx));
+    ObjectNode body = Json.object();
+    body.put("ticket", t.ticket());
+    body.put("expiresMs", t.expiresMs());
+    ctx.header("Cache-Control", "no-store");
+    Json.send(ctx, 201, body);
+  }
+
   private static void errors(JavalinConfig cfg) {
     cfg.routes.exception(
         ApiException.class,
         (e, ctx) -> {
-          if (e.status() == 413) {
-            drain(ctx);
-          }
           e.headers().forEach(ctx::header);
+          if (e.status() == 413) {
+            ctx.header("Connection", "close"); // what is left of the body is not read
+          }
           Json.send(ctx, e.status(), Json.error(e));
         });
     cfg.routes.exception(BqlException.class, QueriesApi::invalid);
@@ -226,7 +264,7 @@ public final class ApiServer implements AutoCloseable {
               resolution = "Use " + allowed;
             }
             case 413 -> {
-              drain(ctx);
+              ctx.header("Connection", "close");
               message = tooLarge().getMessage();
               resolution = tooLarge().resolution();
             }
@@ -240,22 +278,37 @@ public final class ApiServer implements AutoCloseable {
     cfg.routes.exception(
         Exception.class,
         (e, ctx) -> {
-          LOG.error("{} {} failed", ctx.method(), ctx.path(), e);
-          Json.send(
-              ctx,
-              500,
-              Json.error(
-                  "Internal error: " + e,
-                  "Retry; if it happens again, report it with the server's log",
-                  Map.of()));
+          String id = errorId();
+          LOG.error("{} {} failed (error {})", ctx.method(), ctx.path(), id, e);
+          Json.send(ctx, 500, internalError(id));
         });
+  }
+
+  /** A short random id that ties an answer to its line in the server's log. */
+  static String errorId() {
+    return Long.toString(ThreadLocalRandom.current().nextLong(1L << 40, 1L << 45), 36);
+  }
+
+  /**
+   * The body of a 500: the error's id and what to do, never its text (which may name classes, files
+   * and hosts).
+   */
+  static ObjectNode internalError(String id) {
+    return Json.error(
+        "Internal error " + id + ": the server's log has what happened under this id",
+        "Retry; if it happens again, report error " + id + " with the server's log",
+        Map.of("id", id));
   }
 
   private static void health(
       Context ctx, QueryRuntime runtime, QueryManager manager, Settings settings) {
-    RuntimeStats s = runtime.stats();
     ObjectNode body = Json.object();
     body.put("status", "UP");
+    if (ctx.attribute(Auth.ATTRIBUTE) == null) {
+      Json.send(ctx, 200, body); // the details (sources, errors) are for callers with a token
+      return;
+    }
+    RuntimeStats s = runtime.stats();
     body.put("runtime", runtime.describe());
     body.put("uptimeMs", System.currentTimeMillis() - settings.startedMs());
     body.put("recordsRead", s.recordsRead());
@@ -321,6 +374,11 @@ public final class ApiServer implements AutoCloseable {
   /** Result streams (SSE) open now. */
   public int openStreams() {
     return streams.size() + ws.connections();
+  }
+
+  /** Connections closed at once because their client address had too many open. */
+  public long connectionsRefused() {
+    return connector.refused();
   }
 
   /** Connections closed because their request head came too slowly. */

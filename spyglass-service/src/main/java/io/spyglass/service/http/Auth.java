@@ -3,61 +3,162 @@ package io.spyglass.service.http;
 import io.javalin.http.Context;
 import io.spyglass.service.auth.Tokens;
 import io.spyglass.service.auth.User;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.util.Fields;
 
 /**
- * Who calls: the bearer token of {@code Authorization: Bearer TOKEN}, or of the {@code
- * access_token} query parameter for clients that cannot set headers (a browser's EventSource and
- * WebSocket). Every {@code /api} route but health needs one when the service has tokens.
+ * Who calls: the bearer token of {@code Authorization: Bearer TOKEN}; on the two result-stream
+ * routes, where a browser cannot set headers, also a single-use {@code ?ticket=} ({@link Tickets})
+ * or {@code ?access_token=TOKEN}. A token anywhere else in a URL is refused: URLs end up in logs.
+ * Wrong tokens are counted per address ({@link FailureThrottle}). Every {@code /api} route but
+ * health needs a caller when the service has tokens.
  */
 final class Auth {
   static final String ATTRIBUTE = "spyglass.user";
 
-  private final Tokens tokens;
-  private final StreamTickets tickets;
+  /** {@code Bearer}, one space, the token: visible ASCII without spaces. */
+  private static final Pattern BEARER = Pattern.compile("(?i:bearer) ([\\x21-\\x7e]+)");
 
-  Auth(Tokens tokens, StreamTickets tickets) {
+  private final Tokens tokens;
+  private final Tickets tickets;
+  private final FailureThrottle throttle;
+
+  Auth(Tokens tokens, Tickets tickets, FailureThrottle throttle) {
     this.tokens = tokens;
     this.tickets = tickets;
+    this.throttle = throttle;
+  }
+
+  boolean required() {
+    return tokens.required();
   }
 
   /**
-   * Finds the caller and keeps it on the request; a 401 when there is none. On the two stream
-   * routes a {@code ?ticket=} from {@code POST /api/tickets} stands for its user.
+   * The caller of a request.
+   *
+   * @param streamRoute whether the route takes a token or ticket in its URL
+   * @throws ApiException 401 without a valid token or ticket, 400 for two of them, 429 when the
+   *     address sent too many wrong ones lately
    */
-  void authenticate(Context ctx) {
-    if (ctx.attribute(ATTRIBUTE) != null) {
-      return; // found before (a WebSocket upgrade passes here twice): a ticket is spent once
+  User authenticate(Request req, boolean streamRoute) {
+    if (!tokens.required()) {
+      return new User(Tokens.ANONYMOUS, true);
     }
-    String ticket = ctx.queryParam("ticket");
-    if (ticket != null && streamRoute(ctx.path())) {
-      User u = tickets.redeem(ticket).orElse(null);
-      if (u != null) {
-        ctx.attribute(ATTRIBUTE, u);
-        return;
-      }
-      if (tokens.required()) {
-        throw new ApiException(
-                401,
-                "The ticket is not valid: a ticket is good once, for 30 s",
-                "Ask POST /api/tickets for a new one (with Authorization: Bearer TOKEN)")
-            .header("WWW-Authenticate", "Bearer realm=\"spyglass\"");
-      }
+    Credentials c = credentials(req);
+    if (c.none()) {
+      throw unauthorized("This request needs a token");
     }
-    User user = tokens.user(token(ctx)).orElseThrow(() -> unauthorized(token(ctx) != null));
-    ctx.attribute(ATTRIBUTE, user);
+    String address = Request.getRemoteAddr(req);
+    long wait = throttle.blockedForSeconds(address);
+    if (wait > 0) {
+      throw new ApiException(
+              429,
+              "Too many requests with a wrong token or ticket from this address",
+              "Check the token; try again after Retry-After seconds")
+          .with("limit", "max-auth-failures-per-minute")
+          .with("retryAfterSeconds", wait)
+          .header("Retry-After", Long.toString(wait));
+    }
+    if (c.count() > 1) {
+      throw ApiException.badRequest(
+          "The request carries more than one token or ticket",
+          "Send one: Authorization: Bearer TOKEN (or, on a result stream, ?ticket=TICKET)");
+    }
+    if ((c.accessToken() != null || c.ticket() != null) && !streamRoute) {
+      throw unauthorized(
+          "A token or ticket in the URL is accepted only by GET /api/ws and GET"
+              + " /api/queries/{id}/results");
+    }
+    Optional<User> user;
+    String wrong;
+    if (c.ticket() != null) {
+      user = tickets.redeem(c.ticket());
+      wrong = "The ticket is not valid: unknown, used already or expired";
+    } else if (c.header() != null) {
+      var m = BEARER.matcher(c.header());
+      if (!m.matches()) {
+        throttle.failed(address);
+        throw unauthorized("The Authorization header is not 'Bearer TOKEN'");
+      }
+      user = tokens.user(m.group(1));
+      wrong = "The token is not valid";
+    } else {
+      user = tokens.user(c.accessToken());
+      wrong = "The token is not valid";
+    }
+    if (user.isEmpty()) {
+      throttle.failed(address);
+      throw unauthorized(wrong);
+    }
+    return user.get();
   }
 
-  /** The routes a browser opens without headers: the WebSocket and the SSE stream. */
-  static boolean streamRoute(String path) {
-    return path.equals("/api/ws") || path.matches("/api/queries/[^/]+/results");
+  /**
+   * The caller when the request carries a valid token, else none (for routes that answer everyone
+   * but tell more to a caller): never an error; wrong tokens count as for {@link #authenticate}.
+   */
+  Optional<User> optional(Request req) {
+    if (!tokens.required()) {
+      return Optional.of(new User(Tokens.ANONYMOUS, true));
+    }
+    if (credentials(req).none()) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(authenticate(req, false));
+    } catch (ApiException e) {
+      return Optional.empty();
+    }
   }
 
-  /** {@code POST /api/tickets}: a ticket for the caller, for a stream route. */
-  void ticket(Context ctx) {
-    StreamTickets.Ticket t = tickets.issue(user(ctx));
-    Json.send(ctx, 201, Json.object().put("ticket", t.value()).put("expiresMs", t.expiresMs()));
+  /** What a request presents: its Authorization header and its URL's token and ticket. */
+  private record Credentials(String header, String accessToken, String ticket) {
+    boolean none() {
+      return count() == 0;
+    }
+
+    int count() {
+      return (header != null ? 1 : 0) + (accessToken != null ? 1 : 0) + (ticket != null ? 1 : 0);
+    }
   }
 
+  private static Credentials credentials(Request req) {
+    List<String> headers = req.getHeaders().getValuesList(HttpHeader.AUTHORIZATION);
+    String header = headers.isEmpty() ? null : String.join(", ", headers);
+    String accessToken = null;
+    String ticket = null;
+    if (req.getHttpURI().getQuery() != null) {
+      Fields params;
+      try {
+        params = Request.extractQueryParameters(req);
+      } catch (RuntimeException e) {
+        throw ApiException.badRequest(
+            "The query string is not valid: " + e.getMessage(),
+            "Encode the URL's parameters (percent-encoding, UTF-8)");
+      }
+      accessToken = params.getValue("access_token");
+      ticket = params.getValue("ticket");
+    }
+    return new Credentials(header, accessToken, ticket);
+  }
+
+  /**
+   * Makes sure a request the edge ({@link Gate}) let through has its caller: the edge finds it for
+   * every {@code /api} path it sees; this finds it for one it classified otherwise.
+   */
+  void ensure(Context ctx) {
+    if (ctx.attribute(ATTRIBUTE) == null) {
+      Request core = ServletContextRequest.getServletContextRequest(ctx.req());
+      ctx.attribute(ATTRIBUTE, authenticate(core, false));
+    }
+  }
+
+  /** The caller of a request handled by a route behind the edge. */
   static User user(Context ctx) {
     User u = ctx.attribute(ATTRIBUTE);
     if (u == null) {
@@ -66,20 +167,12 @@ final class Auth {
     return u;
   }
 
-  private static String token(Context ctx) {
-    String h = ctx.header("Authorization");
-    if (h != null && h.regionMatches(true, 0, "Bearer ", 0, 7)) {
-      return h.substring(7).strip();
-    }
-    return ctx.queryParam("access_token");
-  }
-
-  private static ApiException unauthorized(boolean given) {
+  static ApiException unauthorized(String message) {
     return new ApiException(
             401,
-            given ? "The token is not valid" : "This request needs a token",
-            "Send Authorization: Bearer TOKEN with a token from the service's tokens file (or"
-                + " ?access_token=TOKEN where headers cannot be set)")
+            message,
+            "Send Authorization: Bearer TOKEN with a token from the service's tokens file; a"
+                + " result stream opened by a browser takes ?ticket=T (POST /api/tickets)")
         .header("WWW-Authenticate", "Bearer realm=\"spyglass\"");
   }
 }

@@ -20,12 +20,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.ZipException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Ingestion ({@code POST /api/ingest}) and standing queries ({@code /api/standing-queries}).
  * Without {@code --source http} they answer 404 saying how to turn them on.
  */
 final class MeteringApi {
+  private static final Logger LOG = LoggerFactory.getLogger(MeteringApi.class);
+
   private final Metering metering;
 
   MeteringApi(Metering metering) {
@@ -45,6 +49,32 @@ final class MeteringApi {
     return metering().standing();
   }
 
+  /**
+   * Holds the ingest backlog for a body before it is read (its declared length, or the most a body
+   * may be when it comes in chunks): a body that would be refused for the backlog is refused before
+   * it is buffered. For {@link Gate.Admission}.
+   */
+  AutoCloseable admit(String path, long declaredLength) {
+    if (metering == null || !(path.equals("/api/ingest") || path.equals("/api/ingest/"))) {
+      return null;
+    }
+    try {
+      return metering
+          .ingestor()
+          .reserve(declaredLength >= 0 ? declaredLength : Metering.MAX_BODY_BYTES);
+    } catch (Ingestor.Backlogged e) {
+      throw backlogged(e);
+    }
+  }
+
+  private static ApiException backlogged(Ingestor.Backlogged e) {
+    return new ApiException(
+            429,
+            e.getMessage() + "; nothing of this request was kept",
+            "Send it again after Retry-After seconds")
+        .header("Retry-After", Long.toString(e.retryAfterSeconds()));
+  }
+
   void ingest(Context ctx) {
     Metering m = metering();
     byte[] body = body(ctx);
@@ -60,23 +90,28 @@ final class MeteringApi {
     }
     Ingestor.Outcome o;
     try {
-      o = m.ingestor().submit(parsed.docs()).get(60, TimeUnit.SECONDS);
+      Object admitted = ctx.attribute(Gate.ADMITTED);
+      o =
+          (admitted instanceof Ingestor.Reservation r
+                  ? m.ingestor().submit(parsed.docs(), r)
+                  : m.ingestor().submit(parsed.docs()))
+              .get(60, TimeUnit.SECONDS);
     } catch (Ingestor.Backlogged e) {
-      throw new ApiException(
-              429,
-              e.getMessage() + "; nothing of this request was kept",
-              "Send it again after Retry-After seconds")
-          .header("Retry-After", Long.toString(e.retryAfterSeconds()));
+      throw backlogged(e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new ApiException(503, "Interrupted while writing", "Send it again");
     } catch (ExecutionException | TimeoutException e) {
       Throwable c = e instanceof ExecutionException ? e.getCause() : e;
+      String id = ApiServer.errorId();
+      LOG.error("ingest failed (error {})", id, c);
       throw new ApiException(
               503,
-              "The documents could not be written to the ingest log: " + c.getMessage(),
+              "The documents could not be written to the ingest log (error " + id + ")",
               "Send them again later (none of them was acknowledged); if it lasts, see the"
-                  + " server's log")
+                  + " server's log under error "
+                  + id)
+          .with("id", id)
           .header("Retry-After", "5");
     }
     ObjectNode out = Json.object();
@@ -103,8 +138,10 @@ final class MeteringApi {
       gzip = true;
     }
     try {
-      InputStream raw = ctx.req().getInputStream();
-      byte[] sent = readAtMost(raw, Metering.MAX_BODY_BYTES, "as sent");
+      byte[] sent =
+          ctx.attribute(Bodies.ATTRIBUTE) instanceof byte[] read // read already by the edge
+              ? read
+              : readAtMost(ctx.req().getInputStream(), Metering.MAX_BODY_BYTES, "as sent");
       if (!gzip) {
         return sent;
       }

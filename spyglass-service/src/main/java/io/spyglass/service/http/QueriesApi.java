@@ -34,13 +34,20 @@ final class QueriesApi {
   private final ServiceMetrics metrics;
   private final Streams streams;
   private final QueryLimits limits;
+  private final StreamQuota quota;
   private final SchemaSampler schema;
 
-  QueriesApi(QueryManager manager, ServiceMetrics metrics, Streams streams, SchemaSampler schema) {
+  QueriesApi(
+      QueryManager manager,
+      ServiceMetrics metrics,
+      Streams streams,
+      StreamQuota quota,
+      SchemaSampler schema) {
     this.manager = manager;
     this.schema = schema;
     this.metrics = metrics;
     this.streams = streams;
+    this.quota = quota;
     this.limits = manager.limits().queryLimits();
   }
 
@@ -196,12 +203,16 @@ final class QueriesApi {
       ctx.status(204); // nothing after the last result: an EventSource stops reconnecting
       return;
     }
+    StreamQuota.Permit permit = quota.acquire(Auth.user(ctx)); // 429 past the user's streams
     ctx.future(
         () -> {
           try {
-            return new SseStream(q, after, manager, metrics, streams, ctx.req(), ctx.res()).start();
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            return new SseStream(q, after, manager, metrics, streams, ctx.req(), ctx.res())
+                .start()
+                .whenComplete((v, t) -> permit.close());
+          } catch (IOException | RuntimeException e) {
+            permit.close();
+            throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
           }
         });
   }

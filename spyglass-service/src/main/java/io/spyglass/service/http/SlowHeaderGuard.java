@@ -15,7 +15,8 @@ import org.eclipse.jetty.server.internal.HttpConnection;
  * Closes connections whose request head takes longer than a deadline to arrive: a client sending
  * headers a byte at a time would otherwise keep its connection forever, since each byte resets the
  * idle timeout. Jetty reads without a thread per connection, so such clients cost no thread; this
- * bounds how long they hold a connection. Call {@link #check()} every few hundred milliseconds.
+ * bounds how long they hold a connection. A connection that sends no request at all within the
+ * deadline is closed too. Call {@link #check()} every few hundred milliseconds.
  */
 final class SlowHeaderGuard {
   private final Server server;
@@ -42,6 +43,14 @@ final class SlowHeaderGuard {
           continue; // e.g. a WebSocket after its upgrade
         }
         HttpParser p = hc.getParser();
+        if (p.isStart() && hc.getMessagesIn() == 0) {
+          // opened and silent: no request at all within the deadline
+          if (now - ep.getCreatedTimeStamp() > deadlineMs) {
+            closed.incrementAndGet();
+            ep.close();
+          }
+          continue;
+        }
         if (!p.inHeaderState() || p.isStart()) {
           continue; // between requests, or the head is complete
         }

@@ -63,20 +63,31 @@ final class WebSocketApi {
   private final QueryManager manager;
   private final ServiceMetrics metrics;
   private final StreamSettings settings;
+  private final StreamQuota quota;
   private final Map<String, Connection> connections = new ConcurrentHashMap<>();
   private ScheduledFuture<?> progressTask;
 
-  WebSocketApi(QueryManager manager, ServiceMetrics metrics, StreamSettings settings) {
+  WebSocketApi(
+      QueryManager manager, ServiceMetrics metrics, StreamSettings settings, StreamQuota quota) {
     this.manager = manager;
     this.metrics = metrics;
     this.settings = settings;
+    this.quota = quota;
   }
 
   void configure(WsConfig ws) {
     ws.onConnect(
         ctx -> {
           User user = ctx.attribute(Auth.ATTRIBUTE);
-          connections.put(ctx.sessionId(), new Connection(ctx, user));
+          StreamQuota.Permit permit;
+          try {
+            permit = quota.acquire(user); // checked before the upgrade; this closes the race
+          } catch (ApiException e) {
+            ctx.session.sendText(Json.write(error(null, e)), Callback.NOOP);
+            ctx.closeSession(1013, "too many result streams");
+            return;
+          }
+          connections.put(ctx.sessionId(), new Connection(ctx, user, permit));
           metrics.clientConnected(KIND);
           startProgress();
           ctx.enableAutomaticPings(15, TimeUnit.SECONDS);
@@ -96,6 +107,7 @@ final class WebSocketApi {
     Connection c = connections.remove(sessionId);
     if (c != null) {
       c.close();
+      c.permit.close();
       metrics.clientDisconnected(KIND);
     }
   }
@@ -160,6 +172,7 @@ final class WebSocketApi {
   private final class Connection {
     private final WsContext ctx;
     private final User user;
+    private final StreamQuota.Permit permit;
     private final Map<String, Subscription> subs = new LinkedHashMap<>();
     private int inFlight;
     private long blockedSinceMs;
@@ -167,9 +180,10 @@ final class WebSocketApi {
     private boolean closed;
     private Thread pumping;
 
-    Connection(WsContext ctx, User user) {
+    Connection(WsContext ctx, User user, StreamQuota.Permit permit) {
       this.ctx = ctx;
       this.user = user;
+      this.permit = permit;
     }
 
     void onMessage(String text) {

@@ -1,0 +1,95 @@
+package io.spyglass.service.http;
+
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+
+/**
+ * The server's listening connector, with two caps on connections: over all (Jetty's {@link
+ * NetworkConnectionLimit}: at the cap it stops accepting until some close, so that the process
+ * keeps descriptors for its files instead of failing with "too many open files"), and per client
+ * address (a connection over its address's cap is closed as soon as it opens, so that one client
+ * cannot use up the overall cap). A connection is counted from its opening to its closing, a
+ * WebSocket included.
+ */
+final class Connections extends ServerConnector {
+  private final int perAddress;
+  private final Map<InetAddress, Integer> open = new ConcurrentHashMap<>();
+  // a closed endpoint no longer knows its remote address: kept from its opening
+  private final Map<EndPoint, InetAddress> addresses = new ConcurrentHashMap<>();
+  private final AtomicLong refused = new AtomicLong();
+
+  private Connections(Server server, HttpConfiguration http, int perAddress) {
+    super(server, new HttpConnectionFactory(http));
+    this.perAddress = perAddress;
+  }
+
+  /** A connector on {@code bind:port} with the caps of {@code edge}, added to {@code server}. */
+  static Connections create(
+      Server server, HttpConfiguration http, String bind, int port, EdgeSettings edge) {
+    Connections c = new Connections(server, http, edge.maxConnectionsPerAddress());
+    c.setHost(bind);
+    c.setPort(port);
+    int max = edge.maxConnections() > 0 ? edge.maxConnections() : automaticMax();
+    server.addBean(new NetworkConnectionLimit(max, c));
+    return c;
+  }
+
+  /** Three quarters of the process's open-file limit (at least 64), or 10,000 where unknown. */
+  static int automaticMax() {
+    if (ManagementFactory.getOperatingSystemMXBean()
+        instanceof com.sun.management.UnixOperatingSystemMXBean u) {
+      long fds = u.getMaxFileDescriptorCount();
+      return (int) Math.max(64, Math.min(Integer.MAX_VALUE, fds * 3 / 4));
+    }
+    return 10_000;
+  }
+
+  /** Connections open now from {@code address}. */
+  int open(InetAddress address) {
+    return open.getOrDefault(address, 0);
+  }
+
+  /** Connections closed at once because their address had too many open. */
+  long refused() {
+    return refused.get();
+  }
+
+  @Override
+  protected void onEndPointOpened(EndPoint ep) {
+    super.onEndPointOpened(ep);
+    InetAddress a = address(ep);
+    if (a == null) {
+      return;
+    }
+    addresses.put(ep, a);
+    if (open.merge(a, 1, Integer::sum) > perAddress) {
+      refused.incrementAndGet();
+      ep.close();
+    }
+  }
+
+  @Override
+  protected void onEndPointClosed(EndPoint ep) {
+    InetAddress a = addresses.remove(ep);
+    if (a != null) {
+      open.computeIfPresent(a, (k, n) -> n <= 1 ? null : n - 1);
+    }
+    super.onEndPointClosed(ep);
+  }
+
+  private static InetAddress address(EndPoint ep) {
+    SocketAddress s = ep.getRemoteSocketAddress();
+    return s instanceof InetSocketAddress i ? i.getAddress() : null;
+  }
+}

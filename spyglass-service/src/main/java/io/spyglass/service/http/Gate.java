@@ -1,0 +1,269 @@
+package io.spyglass.service.http;
+
+import io.spyglass.service.auth.User;
+import io.spyglass.service.metering.Metering;
+import io.spyglass.service.metrics.ServiceMetrics;
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * The edge every request passes before the routes, in this order, each refusal a JSON error:
+ *
+ * <ol>
+ *   <li>{@code Host} must name this service (loopback names, the bound address, {@code
+ *       --allowed-hosts}): without tokens, so that a page on a rebound DNS name cannot read it;
+ *       421.
+ *   <li>A state-changing request or a WebSocket upgrade from a browser must come from this
+ *       service's own pages or an allowed origin ({@code Sec-Fetch-Site}, else {@code Origin}
+ *       against {@code Host}; requests without either, as curl's, pass); 403.
+ *   <li>The caller, before any byte of a body is read ({@link Auth}); 401, or 429 for an address
+ *       that sent many wrong tokens.
+ *   <li>The declared body size against the route's limit; 413 (answered at once, then the body is
+ *       drained briefly without a thread).
+ *   <li>Room for the body where the route holds some ({@link Admission}, e.g. the ingest backlog);
+ *       429.
+ *   <li>The body itself, read without a thread and within a deadline ({@link Bodies}); 408 or 413.
+ * </ol>
+ *
+ * <p>Only then does the request reach Javalin and its route. Thread-safe.
+ */
+final class Gate extends Handler.Wrapper {
+  /** Holds room for a request's body before it is read; null when the route holds none. */
+  interface Admission {
+    AutoCloseable admit(String path, long declaredLength) throws ApiException;
+  }
+
+  /** The request attribute holding what {@link Admission} returned (closed when it completes). */
+  static final String ADMITTED = "spyglass.admitted";
+
+  private static final Pattern STREAM_ROUTE =
+      Pattern.compile("/api/ws/?|/api/queries/[^/]+/results/?");
+  private static final Set<String> SAFE_METHODS = Set.of("GET", "HEAD", "OPTIONS");
+  private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
+
+  private final EdgeSettings edge;
+  private final Auth auth;
+  private final ServiceMetrics metrics;
+  private final Admission admission;
+  private final boolean checkHost;
+  private final String bind;
+  private final InetAddress bindAddress;
+
+  Gate(EdgeSettings edge, Auth auth, ServiceMetrics metrics, Admission admission, String bind) {
+    this.edge = edge;
+    this.auth = auth;
+    this.metrics = metrics;
+    this.admission = admission;
+    this.checkHost = !auth.required() || !edge.allowedHosts().isEmpty();
+    this.bind = bind.toLowerCase(Locale.ROOT);
+    this.bindAddress = literal(this.bind);
+  }
+
+  @Override
+  public boolean handle(Request req, Response res, Callback cb) throws Exception {
+    try {
+      return admit(req, res, cb);
+    } catch (ApiException e) {
+      refuse(req, res, cb, e, false);
+      return true;
+    }
+  }
+
+  private boolean admit(Request req, Response res, Callback cb) throws Exception {
+    Handler next = getHandler();
+    if (checkHost && !hostAllowed(req)) {
+      throw new ApiException(
+          421,
+          "This service does not answer to the host '" + req.getHttpURI().getHost() + "'",
+          "Call it by a loopback name or address (localhost, 127.0.0.1) or the address it is"
+              + " bound to, or start it with --allowed-hosts NAME");
+    }
+    if (!originAllowed(req)) {
+      throw new ApiException(
+          403,
+          "Requests from the web page at "
+              + originOf(req)
+              + " are refused: only this service's own pages may change things or open a WebSocket",
+          "Use this service's web UI or a client that is not a browser page, or start the"
+              + " service with --allowed-origins ORIGIN to let that site in");
+    }
+    String path = req.getHttpURI().getCanonicalPath();
+    if (path == null) {
+      path = ""; // not a path Jetty could make sense of: treated as an API path
+    }
+    if (isHealth(path)) {
+      auth.optional(req).ifPresent(u -> req.setAttribute(Auth.ATTRIBUTE, u));
+      return next.handle(req, res, cb);
+    }
+    boolean api = path.isEmpty() || path.equals("/api") || path.startsWith("/api/");
+    boolean metricsPath = path.equals("/metrics") || path.equals("/metrics/");
+    if (!api && !(metricsPath && auth.required() && !edge.metricsWithoutToken())) {
+      return next.handle(req, res, cb); // the web UI's files: no token, no body
+    }
+    boolean stream = "GET".equals(req.getMethod()) && STREAM_ROUTE.matcher(path).matches();
+    User user = auth.authenticate(req, stream);
+    req.setAttribute(Auth.ATTRIBUTE, user);
+    if (!Bodies.expected(req)) {
+      return next.handle(req, res, cb);
+    }
+    boolean ingest = path.equals("/api/ingest") || path.equals("/api/ingest/");
+    int limit = ingest ? Metering.MAX_BODY_BYTES : ApiServer.MAX_BODY_BYTES;
+    ApiException tooLarge = ingest ? MeteringApi.tooLarge("as sent") : ApiServer.tooLarge();
+    long declared = req.getLength();
+    if (declared > limit) {
+      refuse(req, res, cb, tooLarge, true);
+      return true;
+    }
+    AutoCloseable admitted = admission.admit(path, declared);
+    if (admitted != null) {
+      req.setAttribute(ADMITTED, admitted);
+      Request.addCompletionListener(
+          req,
+          failure -> {
+            try {
+              admitted.close();
+            } catch (Exception e) {
+              // nothing more to give back
+            }
+          });
+    }
+    Bodies.load(
+        req,
+        res,
+        cb,
+        next,
+        limit,
+        tooLarge,
+        edge.bodyTimeoutMs(),
+        edge.minBodyBytesPerSecond(),
+        e -> refuse(req, res, cb, e, e.status() == 413));
+    return true;
+  }
+
+  private static boolean isHealth(String path) {
+    return "/api/health".equals(path) || "/api/health/".equals(path);
+  }
+
+  /**
+   * Answers {@code e} as JSON. A request whose body is not read closes its connection; with {@code
+   * drain} the rest of the body is then read and dropped, for a moment at most, so that a client
+   * still sending it reads the answer rather than a reset.
+   */
+  void refuse(Request req, Response res, Callback cb, ApiException e, boolean drain) {
+    metrics.request(req.getMethod(), e.status());
+    boolean body = Bodies.expected(req);
+    res.setStatus(e.status());
+    res.getHeaders().put(HttpHeader.CONTENT_TYPE, Json.TYPE);
+    e.headers().forEach((k, v) -> res.getHeaders().put(k, v));
+    if (body) {
+      res.getHeaders().put(HttpHeader.CONNECTION, "close");
+    }
+    ByteBuffer bytes = ByteBuffer.wrap(Json.write(Json.error(e)).getBytes(StandardCharsets.UTF_8));
+    if (drain && body && !Bodies.waitsToSend(req)) {
+      // the answer at once, then the body read and dropped (no thread waits on it) before the
+      // connection closes: a close with unread bytes resets it, and the reset could cost a client
+      // still sending the answer
+      res.write(true, bytes, Callback.from(() -> Bodies.drain(req, cb), cb::failed));
+    } else {
+      res.write(true, bytes, cb);
+    }
+  }
+
+  /** Whether {@code Host} names this service (see the class comment). */
+  boolean hostAllowed(Request req) {
+    String host = req.getHttpURI().getHost();
+    if (host == null || host.isEmpty()) {
+      return true; // HTTP/1.0 without Host: no browser sends that
+    }
+    host = host.toLowerCase(Locale.ROOT);
+    if (host.startsWith("[") && host.endsWith("]")) {
+      host = host.substring(1, host.length() - 1);
+    }
+    if (edge.allowedHosts().contains("*") || edge.allowedHosts().contains(host)) {
+      return true;
+    }
+    if (host.equals("localhost") || host.endsWith(".localhost") || host.equals(bind)) {
+      return true;
+    }
+    InetAddress a = literal(host);
+    if (a == null) {
+      return false; // a name: only the ones above (a rebinding attacker controls the others)
+    }
+    return a.isLoopbackAddress()
+        || (bindAddress != null && (bindAddress.isAnyLocalAddress() || bindAddress.equals(a)));
+  }
+
+  /** The address written as {@code s}, when it is an IP literal; null for a name (no lookup). */
+  private static InetAddress literal(String s) {
+    if (!IPV4.matcher(s).matches() && !s.contains(":")) {
+      return null;
+    }
+    try {
+      return InetAddress.getByName(s);
+    } catch (UnknownHostException | SecurityException e) {
+      return null;
+    }
+  }
+
+  /**
+   * Whether a browser page may make this request: always for reads; for a state-changing request or
+   * a WebSocket upgrade, when the browser says it is same-origin ({@code Sec-Fetch-Site}), or
+   * {@code Origin} is this service's own (its host is {@code Host}) or an allowed one; a request
+   * with neither header is not a browser page's and passes.
+   */
+  boolean originAllowed(Request req) {
+    boolean upgrade = req.getHeaders().contains(HttpHeader.UPGRADE);
+    if (SAFE_METHODS.contains(req.getMethod()) && !upgrade) {
+      return true;
+    }
+    String origin = req.getHeaders().get(HttpHeader.ORIGIN);
+    if (origin != null && edge.allowedOrigins().contains(origin.strip().toLowerCase(Locale.ROOT))) {
+      return true;
+    }
+    String site = req.getHeaders().get("Sec-Fetch-Site");
+    if (site != null) {
+      return site.equalsIgnoreCase("same-origin") || site.equalsIgnoreCase("none");
+    }
+    if (origin == null) {
+      return true;
+    }
+    String host = req.getHeaders().get(HttpHeader.HOST);
+    return host != null && authority(origin).equalsIgnoreCase(withoutDefaultPort(host, origin));
+  }
+
+  private static String originOf(Request req) {
+    String origin = req.getHeaders().get(HttpHeader.ORIGIN);
+    return origin != null ? origin : "another site";
+  }
+
+  /** {@code host[:port]} of an origin, without the scheme's default port; "" when malformed. */
+  private static String authority(String origin) {
+    try {
+      URI u = new URI(origin.strip());
+      if (u.getHost() == null) {
+        return "";
+      }
+      String host = u.getRawAuthority();
+      return withoutDefaultPort(host, origin);
+    } catch (java.net.URISyntaxException e) {
+      return "";
+    }
+  }
+
+  private static String withoutDefaultPort(String authority, String origin) {
+    String a = authority.strip().toLowerCase(Locale.ROOT);
+    String defaultPort = origin.toLowerCase(Locale.ROOT).startsWith("https:") ? ":443" : ":80";
+    return a.endsWith(defaultPort) ? a.substring(0, a.length() - defaultPort.length()) : a;
+  }
+}
