@@ -72,6 +72,7 @@ final class Gate extends Handler.Wrapper {
 
   @Override
   public boolean handle(Request req, Response res, Callback cb) throws Exception {
+    WebUi.ALL.forEach((k, v) -> res.getHeaders().put(k, v)); // refusals too
     try {
       return admit(req, res, cb);
     } catch (ApiException e) {

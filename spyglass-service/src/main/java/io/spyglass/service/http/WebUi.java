@@ -24,7 +24,7 @@ final class WebUi {
           + " img-src 'self' data:; connect-src 'self'; font-src 'self'; object-src 'none';"
           + " base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
-  /** Headers of every answer, the API's included. */
+  /** Headers of every answer, the API's included (refusals too: the {@link Gate} sends them). */
   static final Map<String, String> ALL =
       Map.of("X-Content-Type-Options", "nosniff", "Referrer-Policy", "no-referrer");
 
@@ -54,7 +54,6 @@ final class WebUi {
   }
 
   static void configure(JavalinConfig cfg) {
-    cfg.routes.before(ctx -> ALL.forEach(ctx::header));
     if (!present()) {
       cfg.routes.get(
           "/",
