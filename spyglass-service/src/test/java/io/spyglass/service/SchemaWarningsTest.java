@@ -43,7 +43,7 @@ class SchemaWarningsTest {
     JsonNode w = v.get("warnings").get(0);
     assertThat(w.get("field").asText()).isEqualTo("devise");
     assertThat(w.get("message").asText())
-        .isEqualTo("devise has not been seen in the stream lately (GET /api/schema)");
+        .isEqualTo("devise has not been seen in the stream lately");
     assertThat(w.get("fix").asText()).isEqualTo("Did you mean device?");
   }
 

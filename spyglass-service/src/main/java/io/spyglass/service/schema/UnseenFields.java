@@ -39,7 +39,7 @@ public final class UnseenFields {
         out.add(
             new Warning(
                 field,
-                field + " has not been seen in the stream lately (GET /api/schema)",
+                field + " has not been seen in the stream lately",
                 close.isEmpty() ? null : "Did you mean " + String.join(" or ", close) + "?"));
       }
     }
