@@ -2,6 +2,7 @@ package io.spyglass.service;
 
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.service.http.StreamSettings;
+import io.spyglass.service.query.ResultLimits;
 import java.nio.file.Path;
 import java.util.function.Consumer;
 
@@ -26,6 +27,7 @@ import java.util.function.Consumer;
  * @param schemaPeriodMs how long a field stays in the live schema after it was last seen (one to
  *     two periods)
  * @param queryLimits what one query may ask for
+ * @param results how much memory kept results may take, in all, per user and per result
  */
 public record ServiceConfig(
     String bind,
@@ -43,7 +45,8 @@ public record ServiceConfig(
     long headerTimeoutMs,
     int sampleEveryN,
     long schemaPeriodMs,
-    QueryLimits queryLimits) {
+    QueryLimits queryLimits,
+    ResultLimits results) {
 
   public ServiceConfig {
     require(port >= 0 && port <= 65535, "port must be 0 to 65535: " + port);
@@ -57,8 +60,12 @@ public record ServiceConfig(
     require(sampleEveryN >= 1, "the schema sample must be at least 1 in 1");
     require(schemaPeriodMs >= 1, "the schema period must be positive");
     require(
-        dataDir != null && bind != null && streams != null && queryLimits != null,
-        "bind, data folder, stream settings and query limits are required");
+        dataDir != null
+            && bind != null
+            && streams != null
+            && queryLimits != null
+            && results != null,
+        "bind, data folder, stream settings, query and result limits are required");
   }
 
   private static void require(boolean ok, String message) {
@@ -70,7 +77,8 @@ public record ServiceConfig(
   /**
    * Loopback on 8080, no tokens, data in {@code ./spyglass-data}, 1,000 queries at most (100 per
    * user), 30 s of grace, results kept 2 minutes (the last 2,000 or 8 MiB per query), streams
-   * dropped 1,000 results or 30 s behind, request heads within 10 s, 1 record in 100 sampled.
+   * dropped 1,000 results or 30 s behind, request heads within 10 s, 1 record in 100 sampled, kept
+   * results within a quarter of the heap (a quarter of that per user, 8 MiB a result).
    */
   public static ServiceConfig defaults() {
     return new ServiceConfig(
@@ -89,7 +97,8 @@ public record ServiceConfig(
         10_000,
         100,
         30_000,
-        QueryLimits.DEFAULTS);
+        QueryLimits.DEFAULTS,
+        ResultLimits.defaults());
   }
 
   /** A copy with some settings changed, e.g. {@code c.with(b -> b.port = 0)}. */
@@ -117,6 +126,7 @@ public record ServiceConfig(
     public int sampleEveryN;
     public long schemaPeriodMs;
     public QueryLimits queryLimits;
+    public ResultLimits results;
 
     Builder(ServiceConfig c) {
       bind = c.bind;
@@ -135,6 +145,7 @@ public record ServiceConfig(
       sampleEveryN = c.sampleEveryN;
       schemaPeriodMs = c.schemaPeriodMs;
       queryLimits = c.queryLimits;
+      results = c.results;
     }
 
     ServiceConfig build() {
@@ -154,7 +165,8 @@ public record ServiceConfig(
           headerTimeoutMs,
           sampleEveryN,
           schemaPeriodMs,
-          queryLimits);
+          queryLimits,
+          results);
     }
   }
 }

@@ -10,6 +10,7 @@ import io.javalin.router.ParsedEndpoint;
 import io.javalin.websocket.WsHandlerEntry;
 import io.spyglass.core.syntax.BqlException;
 import io.spyglass.service.auth.Tokens;
+import io.spyglass.service.health.Health;
 import io.spyglass.service.metering.Metering;
 import io.spyglass.service.metrics.ServiceMetrics;
 import io.spyglass.service.query.QueryManager;
@@ -27,6 +28,8 @@ import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.ServerConnector;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,9 +50,16 @@ public final class ApiServer implements AutoCloseable {
    * @param bind address to listen on
    * @param port port, 0 for any free one
    * @param headerTimeoutMs how long a request head may take to arrive before the connection closes
+   * @param listening the socket bound already, which the server takes over; null to bind {@code
+   *     bind}:{@code port} itself
    */
   public record Settings(
-      String bind, int port, StreamSettings streams, long headerTimeoutMs, long startedMs) {}
+      String bind,
+      int port,
+      StreamSettings streams,
+      long headerTimeoutMs,
+      long startedMs,
+      Listening listening) {}
 
   private final Javalin app;
   private final Streams streams;
@@ -66,7 +76,8 @@ public final class ApiServer implements AutoCloseable {
       SchemaSampler schema,
       SavedQueries saved,
       History history,
-      Metering metering) {
+      Metering metering,
+      Health health) {
     this.streams = new Streams(settings.streams());
     this.ws = new WebSocketApi(manager, metrics, settings.streams());
     Auth auth = new Auth(tokens);
@@ -88,7 +99,7 @@ public final class ApiServer implements AutoCloseable {
                     }
                   });
               cfg.routes.wsBeforeUpgrade("/api/ws", auth::authenticate);
-              cfg.routes.get("/api/health", ctx -> health(ctx, runtime, manager, settings));
+              cfg.routes.get("/api/health", ctx -> health(ctx, health, runtime, manager, settings));
               cfg.routes.get(
                   "/api/openapi.json", ctx -> ctx.contentType(Json.TYPE).result(openApi));
               cfg.routes.get(
@@ -123,7 +134,11 @@ public final class ApiServer implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
-    app.start(settings.bind(), settings.port());
+    if (settings.listening() != null) {
+      app.start();
+    } else {
+      app.start(settings.bind(), settings.port());
+    }
     this.guard = new SlowHeaderGuard(app.jettyServer().server(), settings.headerTimeoutMs());
     long every = Math.max(50, Math.min(500, settings.headerTimeoutMs() / 4));
     guardTimer.scheduleWithFixedDelay(
@@ -154,6 +169,18 @@ public final class ApiServer implements AutoCloseable {
           h.setIdleTimeout(60_000);
         });
     cfg.requestLogger.http((ctx, ms) -> metrics.request(ctx.method().name(), ctx.statusCode()));
+    if (settings.listening() != null) {
+      cfg.jetty.addConnector(
+          (server, http) -> {
+            ServerConnector c = new ServerConnector(server, new HttpConnectionFactory(http));
+            try {
+              c.open(settings.listening().channel());
+            } catch (IOException e) {
+              throw new UncheckedIOException(e);
+            }
+            return c;
+          });
+    }
   }
 
   private static void checkBodySize(Context ctx) {
@@ -250,11 +277,18 @@ public final class ApiServer implements AutoCloseable {
         });
   }
 
+  /**
+   * {@code GET /api/health}: 200 with {@code "status": "UP"} while the service can do its job, else
+   * 503 with {@code DEGRADED} or {@code DOWN}; {@code problems} says why, a sentence each.
+   */
   private static void health(
-      Context ctx, QueryRuntime runtime, QueryManager manager, Settings settings) {
+      Context ctx, Health health, QueryRuntime runtime, QueryManager manager, Settings settings) {
+    Health.Report report = health.check();
     RuntimeStats s = runtime.stats();
     ObjectNode body = Json.object();
-    body.put("status", "UP");
+    body.put("status", report.status().name());
+    ArrayNode problems = body.putArray("problems");
+    report.problems().forEach(problems::add);
     body.put("runtime", runtime.describe());
     body.put("uptimeMs", System.currentTimeMillis() - settings.startedMs());
     body.put("recordsRead", s.recordsRead());
@@ -264,7 +298,7 @@ public final class ApiServer implements AutoCloseable {
     if (s.sourceError() != null) {
       body.put("sourceError", s.sourceError());
     }
-    Json.send(ctx, 200, body);
+    Json.send(ctx, report.isUp() ? 200 : 503, body);
   }
 
   private static void schema(Context ctx, SchemaSampler sampler) {

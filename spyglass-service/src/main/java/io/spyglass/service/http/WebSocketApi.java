@@ -160,7 +160,7 @@ final class WebSocketApi {
         if (closed || subs.containsKey(q.id())) {
           return;
         }
-        s = new Subscription(q, after);
+        s = new Subscription(q, after, q.log().lastId());
         subs.put(q.id(), s);
       }
       manager.clientJoined(q);
@@ -196,7 +196,9 @@ final class WebSocketApi {
           ResultLog.Event e = next.get(0);
           s.cursor = e.id();
           sendResult(s.query.id(), e);
-          metrics.delivered(KIND, e.emitMs(), now);
+          if (e.id() > s.liveAfterId) { // a result sent again (late or resubscribing) is not timed
+            metrics.delivered(KIND, e.emitMs(), now);
+          }
         }
         if (log.isEnded() && s.cursor >= log.lastId()) {
           ObjectNode end = message("end", s.query.id());
@@ -290,9 +292,13 @@ final class WebSocketApi {
       final ServiceQuery query;
       long cursor;
 
-      Subscription(ServiceQuery query, long after) {
+      /** Results numbered above it were emitted after the subscription: delivered live. */
+      final long liveAfterId;
+
+      Subscription(ServiceQuery query, long after, long liveAfterId) {
         this.query = query;
         this.cursor = after;
+        this.liveAfterId = liveAfterId;
       }
 
       @Override

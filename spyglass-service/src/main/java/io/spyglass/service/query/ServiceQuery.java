@@ -19,6 +19,8 @@ public final class ServiceQuery {
   private volatile long lastClientLeftMs;
   private volatile long endedMs;
   private volatile boolean killed;
+  private volatile boolean interrupted;
+  private volatile String failure;
   private volatile QueryProgress progress = QueryProgress.NONE;
 
   ServiceQuery(
@@ -60,9 +62,17 @@ public final class ServiceQuery {
     return submittedMs;
   }
 
-  /** How long it runs unless ended earlier, in ms (capped at the service's longest duration). */
+  /**
+   * How long it runs unless ended earlier, in ms (capped at the service's longest duration); {@link
+   * Long#MAX_VALUE} when it {@link #runsForever}.
+   */
   public long durationMs() {
     return durationMs;
+  }
+
+  /** Whether it has no end of its own ({@code STREAM(FOREVER)}): it runs until it is stopped. */
+  public boolean runsForever() {
+    return durationMs == Long.MAX_VALUE;
   }
 
   public ResultLog log() {
@@ -91,7 +101,26 @@ public final class ServiceQuery {
 
   /** Why it failed, or null. */
   public String error() {
-    return log.error();
+    String e = log.error();
+    return e != null ? e : failure;
+  }
+
+  /** Why the service could not keep its results, which stopped it; null when it could. */
+  String failure() {
+    return failure;
+  }
+
+  void failed(String error) {
+    failure = error;
+  }
+
+  /** Whether the service's stop ended it. */
+  public boolean interrupted() {
+    return interrupted;
+  }
+
+  void markInterrupted() {
+    interrupted = true;
   }
 
   /** Whether someone ended it (DELETE, kill, or no client left). */
