@@ -178,6 +178,32 @@ class FaultInjectionTest {
   }
 
   @Test
+  void aRunWhoseAnswerOutgrowsTheUsersShareIsStoppedWith507() throws Exception {
+    try (ServiceFixture f = withUsers(10_000)) {
+      f.token = "alice-token";
+      HttpResponse<String> r =
+          f.postJson(
+              "/api/query",
+              "{\"query\": \"SELECT * FROM STREAM(20s, TIME) WINDOWING TUMBLING(200, TIME)"
+                  + " LIMIT 5000\"}");
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(507);
+      JsonNode error = ServiceFixture.json(r.body()).get("error");
+      assertThat(error.get("message").asText()).contains("alice").contains("stopped");
+      assertThat(error.get("resolution").asText()).contains("/results");
+      await("the query's end", () -> f.service.queries().running() == 0);
+      await(
+          "what the answer held given back: alice's logs hold all she uses",
+          () -> {
+            long logs = 0;
+            for (ServiceQuery q : f.service.queries().list(ROOT)) {
+              logs += q.owner().equals("alice") ? q.log().keptBytes() : 0;
+            }
+            return f.service.queries().memory().used("alice") == logs;
+          });
+    }
+  }
+
+  @Test
   void aQueryWhoseResultsCannotBeKeptFailsAloneAndTheResultsThreadGoesOn() throws Exception {
     try (ServiceFixture f = ServiceFixture.start(data, b -> {})) {
       f.service
