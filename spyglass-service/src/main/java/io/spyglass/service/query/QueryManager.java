@@ -163,10 +163,10 @@ public final class QueryManager {
             ? "The results kept for "
                 + user
                 + "'s running queries fill their share of the service's memory ("
-                + mib(r.maxBytesPerUser())
+                + ResultLimits.size(r.maxBytesPerUser())
                 + ")"
             : "The results kept for running queries fill the service's result memory ("
-                + mib(r.maxBytes())
+                + ResultLimits.size(r.maxBytes())
                 + ")",
         mine
             ? "Stop queries you no longer read (DELETE /api/queries/{id}), or retry after the time"
@@ -175,22 +175,6 @@ public final class QueryManager {
             : "Retry after the time in Retry-After, when running queries end; the operator can"
                 + " raise --max-result-memory",
         retryAfter(mine ? user : null, now));
-  }
-
-  /** A size for people: {@code 8 MiB}, {@code 256 KiB}, {@code 1507.5 MiB}. */
-  static String mib(long bytes) {
-    if (bytes >= 1L << 30 && bytes % (1L << 30) == 0) {
-      return (bytes >> 30) + " GiB";
-    }
-    if (bytes % (1 << 20) == 0) {
-      return (bytes >> 20) + " MiB";
-    }
-    if (bytes < 1 << 20 && bytes % 1024 == 0) {
-      return (bytes >> 10) + " KiB";
-    }
-    return bytes < 1 << 20
-        ? bytes + " bytes"
-        : String.format(java.util.Locale.ROOT, "%.1f MiB", bytes / (double) (1 << 20));
   }
 
   private synchronized void release(String owner) {
@@ -381,15 +365,13 @@ public final class QueryManager {
               .map(Meta.WindowMeta::emitTimeMs)
               .orElseGet(() -> meta.finishTimeMs().orElse(clock.getAsLong()));
       ResultLimits r = limits.results();
-      byte[] json = ResultEncoder.encode(result, r.maxResultBytes(), tooLarge(r));
+      byte[] json = ResultEncoder.encode(result, r.maxResultBytes(), memory.tooLarge());
       long cost = ResultLog.cost(json.length);
       long room = memory.makeRoom(q.owner(), cost, q);
       if (room < cost) {
         json =
             ResultEncoder.encode(
-                result,
-                Math.max(0, room - ResultLog.cost(0)),
-                memoryFull(memory.fullLimit(q.owner())));
+                result, Math.max(0, room - ResultLog.cost(0)), memory.full(q.owner()));
       }
       if (m.isFinal()) {
         // ended before anyone sees its final result: a client that got it and asks for the
@@ -451,27 +433,4 @@ public final class QueryManager {
           "The service stopped: the query ended early, with the records it had",
           "Submit it again once the service is back",
           true);
-
-  private static ResultEncoder.Cut tooLarge(ResultLimits r) {
-    return new ResultEncoder.Cut(
-        "its JSON was over the service's limit of " + mib(r.maxResultBytes()) + " a result",
-        "Ask for fewer or smaller records: select the fields you need, a lower LIMIT, a narrower"
-            + " WHERE or a shorter window; the operator can raise --max-result-size");
-  }
-
-  private ResultEncoder.Cut memoryFull(String limit) {
-    ResultLimits r = limits.results();
-    return limit.equals("max-result-memory-per-user")
-        ? new ResultEncoder.Cut(
-            "the results kept for your queries filled your share of the service's memory ("
-                + mib(r.maxBytesPerUser())
-                + ")",
-            "Stop queries you no longer read (DELETE /api/queries/{id}) or ask for smaller"
-                + " results; the operator can raise --max-result-memory-per-user")
-        : new ResultEncoder.Cut(
-            "the results kept for every user's queries filled the service's result memory ("
-                + mib(r.maxBytes())
-                + ")",
-            "Ask for smaller results, or retry later; the operator can raise --max-result-memory");
-  }
 }

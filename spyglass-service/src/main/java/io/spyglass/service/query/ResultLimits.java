@@ -1,5 +1,7 @@
 package io.spyglass.service.query;
 
+import java.util.Locale;
+
 /**
  * How much memory the results the service keeps may take: every query's {@link ResultLog} (for late
  * and reconnecting clients, while it runs and for {@code --keep} after it ended) and the answers of
@@ -62,5 +64,21 @@ public record ResultLimits(long maxBytes, long maxBytesPerUser, long maxResultBy
   /** The defaults for this JVM's heap ({@code -Xmx}). */
   public static ResultLimits defaults() {
     return forHeap(Runtime.getRuntime().maxMemory());
+  }
+
+  /** A size for people: {@code 8 MiB}, {@code 256 KiB}, {@code 1507.5 MiB}. */
+  public static String size(long bytes) {
+    if (bytes >= 1L << 30 && bytes % (1L << 30) == 0) {
+      return (bytes >> 30) + " GiB";
+    }
+    if (bytes % (1 << 20) == 0) {
+      return (bytes >> 20) + " MiB";
+    }
+    if (bytes < 1 << 20 && bytes % 1024 == 0) {
+      return (bytes >> 10) + " KiB";
+    }
+    return bytes < 1 << 20
+        ? bytes + " bytes"
+        : String.format(Locale.ROOT, "%.1f MiB", bytes / (double) (1 << 20));
   }
 }

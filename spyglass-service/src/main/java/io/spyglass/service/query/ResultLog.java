@@ -185,7 +185,8 @@ public final class ResultLog {
 
   /**
    * Drops every result, now and from now on (the query is forgotten); returns the bytes freed.
-   * Streams still reading find the results gone.
+   * Streams still reading find the results gone when they next read. Subscribers are not woken:
+   * this may be called under locks that their {@link Subscriber#wake} takes.
    */
   public long release() {
     long freed;
@@ -195,7 +196,6 @@ public final class ResultLog {
       compact();
     }
     meter.add(-freed);
-    wakeAll();
     return freed;
   }
 

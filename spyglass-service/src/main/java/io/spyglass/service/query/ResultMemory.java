@@ -140,11 +140,31 @@ public final class ResultMemory {
     return null;
   }
 
-  /** Which limit a result of {@code owner}'s meets when it gets less room than it needs. */
-  String fullLimit(String owner) {
-    return limits.maxBytesPerUser() - used(owner) <= limits.maxBytes() - used()
-        ? "max-result-memory-per-user"
-        : "max-result-memory";
+  /** Why a result over {@link ResultLimits#maxResultBytes()} is cut. */
+  ResultEncoder.Cut tooLarge() {
+    return new ResultEncoder.Cut(
+        "its JSON was over the service's limit of "
+            + ResultLimits.size(limits.maxResultBytes())
+            + " a result",
+        "Ask for fewer or smaller records: select the fields you need, a lower LIMIT, a narrower"
+            + " WHERE or a shorter window; the operator can raise --max-result-size");
+  }
+
+  /** Why a result of {@code owner}'s that got less room than it needed is cut. */
+  ResultEncoder.Cut full(String owner) {
+    if (limits.maxBytesPerUser() - used(owner) <= limits.maxBytes() - used()) {
+      return new ResultEncoder.Cut(
+          "the results kept for your queries filled your share of the service's memory ("
+              + ResultLimits.size(limits.maxBytesPerUser())
+              + ")",
+          "Stop queries you no longer read (DELETE /api/queries/{id}) or ask for smaller"
+              + " results; the operator can raise --max-result-memory-per-user");
+    }
+    return new ResultEncoder.Cut(
+        "the results kept for every user's queries filled the service's result memory ("
+            + ResultLimits.size(limits.maxBytes())
+            + ")",
+        "Ask for smaller results, or retry later; the operator can raise --max-result-memory");
   }
 
   /** Forgets ended queries (of {@code owner}, or anyone's), the longest ended first. */
