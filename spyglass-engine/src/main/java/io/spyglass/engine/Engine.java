@@ -625,6 +625,12 @@ public final class Engine implements AutoCloseable {
     return sourceEnded;
   }
 
+  /** The mean size of the records read so far, in bytes of JSON; 1 KiB before the first. */
+  public long meanRecordBytes() {
+    long n = recordsRead.sum();
+    return n == 0 ? 1024 : Math.max(1, bytesRead.sum() / n);
+  }
+
   public synchronized EngineMetrics metrics() {
     long now = config.clock().getAsLong();
     long processed = recordsProcessed.sum();

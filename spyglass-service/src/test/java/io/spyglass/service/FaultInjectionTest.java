@@ -37,8 +37,8 @@ class FaultInjectionTest {
 
   static final User ROOT = new User("root", true);
 
-  /** 4 MiB for every user's results, 1 MiB per user, 256 KiB a result. */
-  static final ResultLimits SMALL = new ResultLimits(4L << 20, 1L << 20, 256L << 10);
+  /** 8 MiB for every user's results, 2 MiB per user, 256 KiB a result. */
+  static final ResultLimits SMALL = new ResultLimits(8L << 20, 2L << 20, 256L << 10);
 
   private ServiceFixture withUsers(long rate) throws Exception {
     Path tokens = data.resolve("tokens.txt");
@@ -80,10 +80,10 @@ class FaultInjectionTest {
   @Test
   void oneUserFloodingRawResultsStaysWithinTheBudgetAndOthersAreServed() throws Exception {
     try (ServiceFixture f = withUsers(10_000)) {
-      // bob, within the query limits (100 a user), asks for windows of 5,000 raw records of
-      // ~300 B (~1.6 MB of JSON each), over and over, and never reads them
+      // bob, within the query limits (100 a user), asks for windows of 2,000 raw records of
+      // ~300 B (~660 KB of JSON each), over and over, and never reads them
       f.token = "bob-token";
-      String flood = "SELECT * FROM STREAM(60s, TIME) WINDOWING TUMBLING(500, TIME) LIMIT 5000";
+      String flood = "SELECT * FROM STREAM(60s, TIME) WINDOWING TUMBLING(500, TIME) LIMIT 2000";
       List<String> bobs = new ArrayList<>();
       String body = "{\"query\": \"" + flood + "\", \"detached\": true}";
       long budget = SMALL.maxBytes();
@@ -114,7 +114,7 @@ class FaultInjectionTest {
       assertThat(refused).as("a refusal once his share is full").isNotNull();
       JsonNode error = ServiceFixture.json(refused.body()).get("error");
       assertThat(error.get("limit").asText()).isEqualTo("max-result-memory-per-user");
-      assertThat(error.get("message").asText()).contains("bob").contains("1 MiB");
+      assertThat(error.get("message").asText()).contains("bob").contains("2 MiB");
       assertThat(refused.headers().firstValue("Retry-After")).isPresent();
       // what he got says it was cut
       JsonNode last = ServiceFixture.json(f.get("/api/queries/" + bobs.get(0)).body());
@@ -153,6 +153,34 @@ class FaultInjectionTest {
       n += q.log().lastId();
     }
     return n;
+  }
+
+  @Test
+  void aRawQueryThatWouldHoldMoreRecordsThanAUsersShareIsRefused() throws Exception {
+    try (ServiceFixture f = withUsers(10_000)) {
+      f.token = "alice-token";
+      f.postJson("/api/query", "{\"query\": \"SELECT COUNT(*) FROM STREAM(200, TIME)\"}");
+      // 10,000 records of ~330 B: about 3.3 MB held until they are emitted, over her 2 MiB
+      HttpResponse<String> r =
+          f.postJson(
+              "/api/queries", "{\"query\": \"SELECT * FROM STREAM(10s, TIME) LIMIT 10000\"}");
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(429);
+      JsonNode error = ServiceFixture.json(r.body()).get("error");
+      assertThat(error.get("limit").asText()).isEqualTo("max-result-memory-per-user");
+      assertThat(error.get("message").asText()).contains("may hold about").contains("LIMIT");
+      assertThat(error.get("resolution").asText()).contains("lower LIMIT");
+      // and what it held is given back when a raw query ends
+      String small = f.submit("SELECT * FROM STREAM(10s, TIME) LIMIT 100");
+      try (Sse sse = f.sse(small)) {
+        assertThat(sse.all()).isNotEmpty();
+      }
+      await("the query's end", () -> f.service.queries().running() == 0);
+      long logs = 0;
+      for (ServiceQuery q : f.service.queries().list(ROOT)) {
+        logs += q.log().keptBytes();
+      }
+      assertThat(f.service.queries().memory().used("alice")).isEqualTo(logs);
+    }
   }
 
   @Test

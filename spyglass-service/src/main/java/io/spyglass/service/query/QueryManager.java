@@ -1,5 +1,6 @@
 package io.spyglass.service.query;
 
+import io.spyglass.core.plan.Aggregation;
 import io.spyglass.core.plan.Bql;
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.plan.QueryPlan;
@@ -103,20 +104,34 @@ public final class QueryManager {
             now,
             plan.durationMs(limits.queryLimits()),
             new ResultLog(limits.keepResults(), limits.keepBytes(), memory.account(user.name())));
-    admit(user, now);
+    long hold = hold(plan);
+    admit(user, now, hold);
     queries.put(id, q);
+    q.hold(hold);
     try {
       runtime.submit(id, text, new Listener(q));
     } catch (RuntimeException e) {
       queries.remove(id);
       release(user.name());
+      memory.release(q.owner(), q.releaseHold());
       throw e;
     }
     observers.forEach(o -> o.started(q));
     return q;
   }
 
-  private synchronized void admit(User user, long now) {
+  /**
+   * About the bytes of records a query holds in this process while it runs: a raw query's {@code
+   * LIMIT} records (each window's) until it emits them, taken at the stream's mean record size
+   * (projected records are smaller: an upper bound); 0 for aggregations, whose sketches are small.
+   */
+  private long hold(QueryPlan plan) {
+    return plan.aggregation() instanceof Aggregation.Raw raw
+        ? raw.limit() * runtime.recordBytesHeld()
+        : 0;
+  }
+
+  private synchronized void admit(User user, long now, long hold) {
     if (!accepting) {
       throw new IllegalStateException("The service is shutting down");
     }
@@ -145,27 +160,41 @@ public final class QueryManager {
               + " Retry-After; the operator can raise --max-queries-per-user",
           retryAfter(user.name(), now));
     }
-    String full = memory.refusal(user.name());
+    String full = memory.admit(user.name(), hold);
     if (full != null) {
       observers.forEach(o -> o.rejected(full));
-      throw memoryFull(full, user.name(), now);
+      throw memoryFull(full, user.name(), hold, now);
     }
     running++;
     runningByUser.merge(user.name(), 1, Integer::sum);
   }
 
-  private AdmissionException memoryFull(String limit, String user, long now) {
+  private AdmissionException memoryFull(String limit, String user, long hold, long now) {
     ResultLimits r = limits.results();
     boolean mine = limit.equals("max-result-memory-per-user");
+    if (mine && hold > r.maxBytesPerUser()) {
+      return new AdmissionException(
+          limit,
+          "This query may hold about "
+              + ResultLimits.size(hold)
+              + " of raw records (its LIMIT times the stream's mean record size) while it runs,"
+              + " more than a user's share of the service's result memory ("
+              + ResultLimits.size(r.maxBytesPerUser())
+              + ")",
+          "Ask for fewer records (a lower LIMIT); the operator can raise"
+              + " --max-result-memory-per-user",
+          retryAfter(user, now));
+    }
     return new AdmissionException(
         limit,
         mine
-            ? "The results kept for "
+            ? "The results kept and the records held for "
                 + user
                 + "'s running queries fill their share of the service's memory ("
                 + ResultLimits.size(r.maxBytesPerUser())
                 + ")"
-            : "The results kept for running queries fill the service's result memory ("
+            : "The results kept and the records held for running queries fill the service's"
+                + " result memory ("
                 + ResultLimits.size(r.maxBytes())
                 + ")",
         mine
@@ -355,6 +384,9 @@ public final class QueryManager {
 
     private void keep(Result result) {
       Meta m = result.meta();
+      if (m.isFinal()) {
+        memory.release(q.owner(), q.releaseHold()); // the records are in the result now
+      }
       if (m.isFinal() && q.interrupted()) {
         result = new Result(result.records(), m.withError(SERVICE_STOPPED));
         m = result.meta();
@@ -420,6 +452,7 @@ public final class QueryManager {
       q.progress(last); // a query that ended between two sweeps has no counters from them
       q.ended(clock.getAsLong());
       release(q.owner());
+      memory.release(q.owner(), q.releaseHold());
       q.log().end(error != null ? error : q.failure());
       for (QueryObserver o : observers) {
         o.ended(q);

@@ -14,17 +14,21 @@ import java.util.function.Consumer;
  * {@link ResultLog} counts its bytes on its owner's {@link Account}, running and ended queries
  * alike, and so do the answers of {@code POST /api/query} while they are gathered.
  *
+ * <p>A running raw query holds its records in the engine until it emits them: it counts its {@code
+ * LIMIT} times the stream's mean record size on its owner's share while it runs (see {@link
+ * #admit}).
+ *
  * <p>When a result needs room beyond its owner's share, or beyond the budget of all, room is made
  * in this order: the results of ended queries are forgotten, the longest ended first (they were
  * kept for late readers, and are the first to go, as a cache's oldest entries); then the older
  * results of running queries are dropped, the biggest logs first, each keeping its newest (a stream
  * that had not read them falls behind; the query whose result comes may give up its newest, which
  * the new one replaces). When that is not enough, the result is cut to the room left (see {@link
- * ResultEncoder}), down to its metadata. A new query needs room for one result at the size limit,
- * made the same way (its owner's oldest kept results go first); a user whose running queries'
- * newest results alone fill their share gets no new query ({@code 429}), as a budget full of
- * everyone's newest results refuses everyone's: the service refuses work it could not keep rather
- * than drop what is being read.
+ * ResultEncoder}), down to its metadata. A new query needs room for what it holds and for one
+ * result at the size limit, made the same way (its owner's oldest kept results go first); a user
+ * whose running queries' newest results and holds fill their share gets no new query ({@code 429}),
+ * as a budget full of everyone's refuses everyone's: the service refuses work it could not keep
+ * rather than drop what is being read.
  *
  * <p>Thread-safe: accounts are counted without a lock; making room takes this object's lock, then a
  * log's, never the other way round.
@@ -121,23 +125,32 @@ public final class ResultMemory {
 
   /** Gives back bytes counted by {@link #reserve}. */
   public void free(String owner, long bytes) {
-    account(owner).add(-bytes);
+    release(owner, bytes);
   }
 
   /**
-   * Which limit keeps {@code owner} from starting a query now, or null when none does: room is made
-   * for one result at the size limit as for a result ({@link #makeRoom}); when the newest results
-   * of their running queries fill their share, or everyone's fill the budget, the query is refused.
+   * Admits a query of {@code owner}'s that holds about {@code hold} bytes of records while it runs
+   * (a raw query's records, until it emits them; 0 for others): room is made for that, and for one
+   * result at the size limit, as for a result ({@link #makeRoom}), and {@code hold} is counted on
+   * their share until {@link #release}d. Returns null when admitted, else the limit that refuses
+   * it: their running queries' newest results and holds fill their share, or everyone's fill the
+   * budget.
    */
-  public synchronized String refusal(String owner) {
-    long one = ResultLog.cost(limits.maxResultBytes());
-    if (free(owner, account(owner).used() + one - limits.maxBytesPerUser(), null) > 0) {
+  public synchronized String admit(String owner, long hold) {
+    long need = Math.max(hold, ResultLog.cost(limits.maxResultBytes()));
+    if (free(owner, account(owner).used() + need - limits.maxBytesPerUser(), null) > 0) {
       return "max-result-memory-per-user";
     }
-    if (free(null, used() + one - limits.maxBytes(), null) > 0) {
+    if (free(null, used() + need - limits.maxBytes(), null) > 0) {
       return "max-result-memory";
     }
+    account(owner).add(hold);
     return null;
+  }
+
+  /** Gives back what {@link #admit} counted for a query that no longer holds its records. */
+  public void release(String owner, long hold) {
+    account(owner).add(-hold);
   }
 
   /** Why a result over {@link ResultLimits#maxResultBytes()} is cut. */

@@ -2,6 +2,7 @@ package io.spyglass.service.query;
 
 import io.spyglass.service.runtime.QueryProgress;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A query the service runs for someone: who submitted it, how, its results so far and its clients.
@@ -16,6 +17,7 @@ public final class ServiceQuery {
   private final long durationMs;
   private final ResultLog log;
   private final AtomicInteger clients = new AtomicInteger();
+  private final AtomicLong hold = new AtomicLong();
   private volatile long lastClientLeftMs;
   private volatile long endedMs;
   private volatile boolean killed;
@@ -121,6 +123,16 @@ public final class ServiceQuery {
 
   void markInterrupted() {
     interrupted = true;
+  }
+
+  /** Counts what it holds of records while it runs (see {@link ResultMemory#admit}). */
+  void hold(long bytes) {
+    hold.set(bytes);
+  }
+
+  /** What it held, now given back: the second call answers 0. */
+  long releaseHold() {
+    return hold.getAndSet(0);
   }
 
   /** Whether someone ended it (DELETE, kill, or no client left). */

@@ -171,6 +171,11 @@ public final class EmbeddedRuntime implements QueryRuntime {
   }
 
   @Override
+  public long recordBytesHeld() {
+    return engine.meanRecordBytes();
+  }
+
+  @Override
   public List<Health.Problem> problems() {
     List<Health.Problem> out = new ArrayList<>();
     if (closed) {

@@ -46,6 +46,15 @@ public interface QueryRuntime extends AutoCloseable {
   void sampleRecords(int everyN, RecordSampler sampler);
 
   /**
+   * About the bytes one record of the stream takes while a query holds it in this process (a raw
+   * query holds its records until it emits them), for the service's result memory; 0 when queries
+   * hold nothing in this process (they run elsewhere).
+   */
+  default long recordBytesHeld() {
+    return 0;
+  }
+
+  /**
    * What keeps the runtime from doing its job now (a thread of its own that died, a source that
    * ended), as sentences for people; empty when nothing does. Must return at once.
    */
