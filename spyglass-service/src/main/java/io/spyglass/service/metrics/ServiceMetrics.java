@@ -62,7 +62,8 @@ public final class ServiceMetrics implements QueryObserver {
         .name("spyglass_result_memory_bytes")
         .help(
             "Bytes of results kept for late and reconnecting clients and for answers being"
-                + " gathered, over all users (bounded by --max-result-memory)")
+                + " gathered, and of raw records held by running queries, over all users (bounded"
+                + " by --max-result-memory)")
         .callback(cb -> cb.call(queries.memory().used()))
         .register(registry);
     started =
