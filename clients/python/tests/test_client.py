@@ -1,5 +1,9 @@
+import socket
+import threading
+
 import pytest
 
+import spyglass
 from spyglass import (
     Client,
     InvalidQuery,
@@ -85,3 +89,59 @@ def test_too_many_queries(server):
     finally:
         for qid in ids:
             bob.kill(qid)
+
+
+def _free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def test_a_service_that_is_not_there_is_a_typed_connection_error():
+    url = f"http://127.0.0.1:{_free_port()}"
+    c = Client(url, token="alice-token", timeout=5)
+    calls = [
+        lambda: c.run("SELECT COUNT(*) FROM STREAM(1s, TIME)"),
+        lambda: c.submit("SELECT COUNT(*) FROM STREAM(1s, TIME)"),
+        lambda: c.validate("SELECT COUNT(*) FROM STREAM(1s, TIME)"),
+        lambda: c.queries(),
+        lambda: c.kill("q1"),
+        lambda: list(c.results("q1")),
+        lambda: list(c.query("SELECT COUNT(*) FROM STREAM(1s, TIME)")),
+    ]
+    for call in calls:
+        with pytest.raises(spyglass.ConnectionError) as e:
+            call()
+        assert isinstance(e.value, SpyglassError)
+        assert isinstance(e.value, OSError)  # as the built-in ConnectionError it extends
+        assert e.value.status == 0
+        assert e.value.url == url
+        assert isinstance(e.value.reason, ConnectionRefusedError)
+        assert url in str(e.value) and "spyglass serve" in str(e.value)
+
+
+def test_a_connection_cut_before_the_answer_is_a_typed_connection_error():
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    port = listener.getsockname()[1]
+
+    def cut():
+        for _ in range(2):
+            conn, _ = listener.accept()
+            conn.recv(65536)
+            conn.close()  # no answer at all
+
+    t = threading.Thread(target=cut, daemon=True)
+    t.start()
+    try:
+        c = Client(f"http://127.0.0.1:{port}", timeout=5)
+        for call in (lambda: c.queries(), lambda: c.submit("SELECT COUNT(*) FROM STREAM(1s, TIME)")):
+            with pytest.raises(spyglass.ConnectionError) as e:
+                call()
+            assert isinstance(e.value, SpyglassError)
+    finally:
+        t.join(5)
+        listener.close()

@@ -2,6 +2,7 @@
 
 from .client import (
     Client,
+    ConnectionError,
     InvalidQuery,
     NotFound,
     QueryError,
@@ -12,6 +13,7 @@ from .client import (
 
 __all__ = [
     "Client",
+    "ConnectionError",
     "InvalidQuery",
     "NotFound",
     "QueryError",

@@ -1,5 +1,7 @@
 """A small client of the Spyglass HTTP API (see docs/api.md), on the standard library only."""
 
+import builtins
+import http.client
 import json
 import urllib.error
 import urllib.parse
@@ -16,6 +18,24 @@ class SpyglassError(Exception):
         self.message = message
         self.resolution = resolution
         self.body = body
+
+
+class ConnectionError(SpyglassError, builtins.ConnectionError):  # noqa: A001 (spyglass.ConnectionError)
+    """The service could not be reached, or the connection broke before its answer: it is not
+    running, the URL is wrong, a network is down, or a timeout passed. ``status`` is 0, ``url`` the
+    service's URL and ``reason`` the transport error (also the exception's ``__cause__``). It is an
+    ``OSError`` too, as the built-in ``ConnectionError`` it extends."""
+
+    def __init__(self, url: str, reason: BaseException):
+        message = f"cannot reach the Spyglass service at {url}: {reason}"
+        resolution = "check that the service runs (spyglass serve) and that the URL is right, then retry"
+        SpyglassError.__init__(self, 0, message, resolution)
+        self.args = (f"{message} ({resolution})",)  # no status: none was answered
+        self.url = url
+        self.reason = reason
+
+
+_TRANSPORT_ERRORS = (OSError, http.client.HTTPException)
 
 
 class Unauthorized(SpyglassError):
@@ -119,12 +139,20 @@ class Client:
         try:
             return urllib.request.urlopen(req, timeout=timeout or self.timeout)
         except urllib.error.HTTPError as e:
-            text = e.read().decode("utf-8", "replace")
+            try:
+                text = e.read().decode("utf-8", "replace")
+            except _TRANSPORT_ERRORS:
+                text = ""
             raise _error(e.code, text, e.headers) from None
+        except _TRANSPORT_ERRORS as e:  # URLError is an OSError
+            raise ConnectionError(self.url, getattr(e, "reason", e)) from e
 
     def _json(self, method: str, path: str, body: Any = None, timeout: Optional[float] = None):
         with self._open(self._request(method, path, body), timeout) as r:
-            text = r.read().decode("utf-8")
+            try:
+                text = r.read().decode("utf-8")
+            except _TRANSPORT_ERRORS as e:
+                raise ConnectionError(self.url, e) from e
             return json.loads(text) if text else None
 
     # -- the API
@@ -160,7 +188,9 @@ class Client:
                     elif event == "error":
                         err = json.loads(data).get("error", {})
                         raise SpyglassError(200, err.get("message", data), err.get("resolution", ""))
-            except (OSError, urllib.error.URLError):
+            except SpyglassError:
+                raise
+            except _TRANSPORT_ERRORS:
                 if ended:
                     return
                 continue  # the connection dropped: resume after the last result

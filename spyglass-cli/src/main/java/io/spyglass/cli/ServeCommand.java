@@ -8,7 +8,9 @@ import io.spyglass.flink.client.FlinkQueryClient;
 import io.spyglass.service.ServiceConfig;
 import io.spyglass.service.SpyglassService;
 import io.spyglass.service.http.EdgeSettings;
+import io.spyglass.service.http.Listening;
 import io.spyglass.service.metering.Metering;
+import io.spyglass.service.query.ResultLimits;
 import io.spyglass.service.runtime.EmbeddedRuntime;
 import io.spyglass.service.runtime.FlinkRuntime;
 import java.io.IOException;
@@ -38,7 +40,7 @@ import picocli.CommandLine.Option;
       "Sources: " + Sources.FORMS,
       "",
       "Examples:",
-      "  ./spyglass serve --source gen",
+      "  ./spyglass serve --source gen          # paced to 2,000 records/s; gen?rate=0 for all it can",
       "  ./spyglass serve --source 'gen?rate=10000' --port 9090 --data /var/lib/spyglass",
       "  ./spyglass serve --bind 0.0.0.0 --tokens tokens.txt   # lines: TOKEN USER [admin]",
       "  ./spyglass serve --source http --data /var/lib/spyglass   # POST /api/ingest; docs/metering.md"
@@ -48,9 +50,10 @@ final class ServeCommand implements Callable<Integer> {
       names = "--source",
       paramLabel = "SPEC",
       description =
-          "where records come from (default: gen); see Sources below. 'http' is the documents"
-              + " POSTed to /api/ingest, kept durably under --data; give --source twice to read"
-              + " another source beside it")
+          "where records come from (default: gen); see Sources below. gen without ?rate= is"
+              + " paced to 2,000 records/s here (gen?rate=0: as fast as it goes). 'http' is the"
+              + " documents POSTed to /api/ingest, kept durably under --data; give --source twice"
+              + " to read another source beside it")
   List<String> sources = new ArrayList<>();
 
   @Option(
@@ -253,6 +256,35 @@ final class ServeCommand implements Callable<Integer> {
       description = "serve /metrics without a token even with --tokens (e.g. for a scraper)")
   boolean metricsWithoutToken;
 
+  // the memory of kept results (docs/api.md, "Limits")
+  @Option(
+      names = "--max-result-memory",
+      paramLabel = "SIZE",
+      description =
+          "memory for the results kept for late and reconnecting clients, over all users and"
+              + " queries, running and ended (default: a quarter of the JVM's heap, -Xmx; KiB,"
+              + " MiB, GiB or plain bytes)")
+  String maxResultMemory;
+
+  @Option(
+      names = "--max-result-memory-per-user",
+      paramLabel = "SIZE",
+      description =
+          "one user's share of --max-result-memory; a user whose running queries fill it gets"
+              + " 429 for new ones (default: a quarter of --max-result-memory)")
+  String maxResultMemoryPerUser;
+
+  @Option(
+      names = "--max-result-size",
+      paramLabel = "SIZE",
+      description =
+          "the most one result's JSON may take; a larger one keeps the records that fit and says"
+              + " so in meta.errors (default: 8MiB, or the per-user share when smaller)")
+  String maxResultSize;
+
+  /** The pace of the generator when --source is gen without ?rate=, so that an idle demo idles. */
+  static final long SERVE_GEN_RATE = 2_000;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
@@ -271,7 +303,7 @@ final class ServeCommand implements Callable<Integer> {
       }
       for (String g : given) {
         if (!g.equals("http")) {
-          other = g;
+          other = paced(g);
         }
       }
       if (given.contains("http")) {
@@ -305,6 +337,7 @@ final class ServeCommand implements Callable<Integer> {
       long graceMs = QueryCommand.parseDuration(grace);
       long keepMs = QueryCommand.parseDuration(keep);
       EdgeSettings edge = edgeSettings();
+      ResultLimits results = resultLimits(maxResultMemory, maxResultMemoryPerUser, maxResultSize);
       config =
           ServiceConfig.defaults()
               .with(
@@ -319,6 +352,7 @@ final class ServeCommand implements Callable<Integer> {
                     b.graceMs = graceMs;
                     b.keepMs = keepMs;
                     b.edge = edge;
+                    b.results = results;
                   });
     } catch (IllegalArgumentException e) {
       err.println("spyglass: " + e.getMessage());
@@ -326,7 +360,10 @@ final class ServeCommand implements Callable<Integer> {
       return 1;
     }
     SpyglassService service;
+    Listening listening = null;
     try {
+      // the port first: when it is taken, nothing else starts (no engine, no standing query)
+      listening = SpyglassService.bind(config);
       if (runtime.equals("flink")) {
         // a port of 0 is any free one: the process id tells instances apart then
         String name =
@@ -337,7 +374,10 @@ final class ServeCommand implements Callable<Integer> {
         err.flush();
         service =
             SpyglassService.start(
-                config, FlinkRuntime.connect(kafka, name, queryTopic, statusTopic));
+                config,
+                listening,
+                FlinkRuntime.connect(kafka, name, queryTopic, statusTopic),
+                null);
       } else {
         Source src = other == null ? null : Sources.open(other);
         EngineConfig engine = EngineConfig.defaults().withMaxQueries(maxQueries + 64);
@@ -345,12 +385,14 @@ final class ServeCommand implements Callable<Integer> {
           engine = engine.withWorkers(workers);
         }
         if (metering != null) {
-          service = SpyglassService.startMetering(config, src, engine, metering);
+          service = SpyglassService.startMetering(config, listening, src, engine, metering);
         } else {
-          service = SpyglassService.start(config, EmbeddedRuntime.start(src, engine));
+          service =
+              SpyglassService.start(config, listening, EmbeddedRuntime.start(src, engine), null);
         }
       }
     } catch (IOException | RuntimeException | InterruptedException e) {
+      closeQuietly(listening);
       err.println("spyglass: cannot serve: " + e.getMessage());
       err.flush();
       return 1;
@@ -411,6 +453,45 @@ final class ServeCommand implements Callable<Integer> {
         .withMaxAuthFailuresPerMinute(maxAuthFailuresPerMinute)
         .withAllowed(allowedHosts, allowedOrigins)
         .withMetricsWithoutToken(metricsWithoutToken);
+  }
+
+  private static void closeQuietly(Listening listening) {
+    if (listening != null) {
+      try {
+        listening.close();
+      } catch (IOException e) {
+        // the port is freed when the process ends
+      }
+    }
+  }
+
+  /**
+   * The source {@code serve} reads for {@code spec}: the generator without a {@code rate} is paced
+   * to {@value #SERVE_GEN_RATE} records/s (a demo server that nobody queries then idles; {@code
+   * gen?rate=0} is as fast as it goes), any other spec as given.
+   */
+  static String paced(String spec) {
+    if (!spec.equals("gen") && !spec.startsWith("gen?")) {
+      return spec;
+    }
+    int q = spec.indexOf('?');
+    if (q >= 0) {
+      for (String param : spec.substring(q + 1).split("&")) {
+        if (param.startsWith("rate=")) {
+          return spec;
+        }
+      }
+    }
+    return spec + (q >= 0 ? "&" : "?") + "rate=" + SERVE_GEN_RATE;
+  }
+
+  /** The result memory's limits from the flags given (null: not given) and the heap. */
+  static ResultLimits resultLimits(String all, String perUser, String size) {
+    ResultLimits base =
+        all == null ? ResultLimits.defaults() : ResultLimits.forBudget(parseBytes(all));
+    long user = perUser == null ? base.maxBytesPerUser() : parseBytes(perUser);
+    long one = size == null ? Math.min(ResultLimits.DEFAULT_RESULT_BYTES, user) : parseBytes(size);
+    return new ResultLimits(base.maxBytes(), user, one);
   }
 
   private static String hostName() {

@@ -104,6 +104,47 @@ class ServeIT {
   }
 
   @Test
+  void theDemoGeneratorIsPacedAndAPortInUseStopsServeBeforeItStartsAnything() throws Exception {
+    // the README's first command: gen by default, paced so that an idle demo server idles
+    try (Spyglass.Running serve =
+        Spyglass.start("serve", "--port", "0", "--data", data.toString())) {
+      String url =
+          serve
+              .awaitLine("the URL", l -> l.startsWith("Spyglass is serving "))
+              .substring("Spyglass is serving ".length())
+              .strip();
+      assertThat(serve.awaitLine("the runtime", l -> l.contains("runtime:")))
+          .contains("gen?")
+          .contains("rate=2000");
+      int port = URI.create(url).getPort();
+      // another serve on the same port, with ingestion and standing queries: one clear line,
+      // nothing started, no noise in the log
+      Spyglass.Run taken =
+          Spyglass.run(
+              "serve",
+              "--source",
+              "http",
+              "--port",
+              Integer.toString(port),
+              "--data",
+              data.resolve("other").toString());
+      assertThat(taken.exitCode()).as(taken.toString()).isEqualTo(1);
+      assertThat(taken.stderr())
+          .contains("spyglass: cannot serve: port " + port)
+          .contains("in use")
+          .contains("--port")
+          .doesNotContain("Javalin")
+          .doesNotContain("checkpoint")
+          .doesNotContain("WARN")
+          .doesNotContain("ERROR");
+      assertThat(taken.stderr().strip().lines().count()).as(taken.stderr()).isEqualTo(1);
+      assertThat(taken.stdout()).as(taken.toString()).isBlank();
+      serve.terminate();
+      assertThat(serve.awaitExit()).as(serve.toString()).isZero();
+    }
+  }
+
+  @Test
   void refusesToServeBeyondLoopbackWithoutTokens() throws Exception {
     Spyglass.Run r =
         Spyglass.run(

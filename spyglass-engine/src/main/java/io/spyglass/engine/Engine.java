@@ -111,6 +111,7 @@ public final class Engine implements AutoCloseable {
   private volatile boolean closing;
   private boolean readerStarted;
   private volatile String sourceError;
+  private volatile boolean sourceEnded;
   private volatile Throwable failure;
   private volatile String failedThread;
   private volatile Sampling sampler;
@@ -578,6 +579,7 @@ public final class Engine implements AutoCloseable {
           ready.put(b);
         }
         if (!more) {
+          sourceEnded = true;
           if (config.stopWhenSourceEnds()) {
             broadcast(new Worker.Drain());
           }
@@ -593,6 +595,7 @@ public final class Engine implements AutoCloseable {
         return;
       }
       sourceError = e.getMessage() == null ? e.toString() : e.getMessage();
+      sourceEnded = true;
       SOURCE_LOG.error("source {} failed: {}", source.describe(), e.toString());
       // nothing more will come: every query ends with what it has and the error, and the engine
       // stops, whether or not it stops at a normal end of its source
@@ -619,6 +622,21 @@ public final class Engine implements AutoCloseable {
    */
   public String sourceError() {
     return sourceError;
+  }
+
+  /**
+   * Whether the source has ended (a file read to its end, stdin closed) or failed: no record will
+   * be read any more. An engine that does not {@link EngineConfig#stopWhenSourceEnds() stop when
+   * its source ends} goes on taking queries, which see nothing.
+   */
+  public boolean sourceEnded() {
+    return sourceEnded;
+  }
+
+  /** The mean size of the records read so far, in bytes of JSON; 1 KiB before the first. */
+  public long meanRecordBytes() {
+    long n = recordsRead.sum();
+    return n == 0 ? 1024 : Math.max(1, bytesRead.sum() / n);
   }
 
   public synchronized EngineMetrics metrics() {

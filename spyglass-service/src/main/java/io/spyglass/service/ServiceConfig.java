@@ -3,6 +3,7 @@ package io.spyglass.service;
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.service.http.EdgeSettings;
 import io.spyglass.service.http.StreamSettings;
+import io.spyglass.service.query.ResultLimits;
 import java.nio.file.Path;
 import java.util.function.Consumer;
 
@@ -28,6 +29,7 @@ import java.util.function.Consumer;
  *     two periods)
  * @param queryLimits what one query may ask for
  * @param edge what one connection, address, user or web page may do at the HTTP edge
+ * @param results how much memory kept results may take, in all, per user and per result
  */
 public record ServiceConfig(
     String bind,
@@ -46,7 +48,8 @@ public record ServiceConfig(
     int sampleEveryN,
     long schemaPeriodMs,
     QueryLimits queryLimits,
-    EdgeSettings edge) {
+    EdgeSettings edge,
+    ResultLimits results) {
 
   public ServiceConfig {
     require(port >= 0 && port <= 65535, "port must be 0 to 65535: " + port);
@@ -60,8 +63,13 @@ public record ServiceConfig(
     require(sampleEveryN >= 1, "the schema sample must be at least 1 in 1");
     require(schemaPeriodMs >= 1, "the schema period must be positive");
     require(
-        dataDir != null && bind != null && streams != null && queryLimits != null && edge != null,
-        "bind, data folder, stream settings, query limits and edge settings are required");
+        dataDir != null
+            && bind != null
+            && streams != null
+            && queryLimits != null
+            && edge != null
+            && results != null,
+        "bind, data folder, stream settings, query, edge and result limits are required");
   }
 
   private static void require(boolean ok, String message) {
@@ -73,7 +81,8 @@ public record ServiceConfig(
   /**
    * Loopback on 8080, no tokens, data in {@code ./spyglass-data}, 1,000 queries at most (100 per
    * user), 30 s of grace, results kept 2 minutes (the last 2,000 or 8 MiB per query), streams
-   * dropped 1,000 results or 30 s behind, request heads within 10 s, 1 record in 100 sampled.
+   * dropped 1,000 results or 30 s behind, request heads within 10 s, 1 record in 100 sampled, kept
+   * results within a quarter of the heap (a quarter of that per user, 8 MiB a result).
    */
   public static ServiceConfig defaults() {
     return new ServiceConfig(
@@ -93,7 +102,8 @@ public record ServiceConfig(
         100,
         30_000,
         QueryLimits.DEFAULTS,
-        EdgeSettings.DEFAULTS);
+        EdgeSettings.DEFAULTS,
+        ResultLimits.defaults());
   }
 
   /** A copy with some settings changed, e.g. {@code c.with(b -> b.port = 0)}. */
@@ -122,6 +132,7 @@ public record ServiceConfig(
     public long schemaPeriodMs;
     public QueryLimits queryLimits;
     public EdgeSettings edge;
+    public ResultLimits results;
 
     Builder(ServiceConfig c) {
       bind = c.bind;
@@ -141,6 +152,7 @@ public record ServiceConfig(
       schemaPeriodMs = c.schemaPeriodMs;
       queryLimits = c.queryLimits;
       edge = c.edge;
+      results = c.results;
     }
 
     ServiceConfig build() {
@@ -161,7 +173,8 @@ public record ServiceConfig(
           sampleEveryN,
           schemaPeriodMs,
           queryLimits,
-          edge);
+          edge,
+          results);
     }
   }
 }

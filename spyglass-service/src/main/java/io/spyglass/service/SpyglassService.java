@@ -4,7 +4,9 @@ import io.spyglass.engine.EngineConfig;
 import io.spyglass.engine.source.Source;
 import io.spyglass.engine.source.UnionSource;
 import io.spyglass.service.auth.Tokens;
+import io.spyglass.service.health.Health;
 import io.spyglass.service.http.ApiServer;
+import io.spyglass.service.http.Listening;
 import io.spyglass.service.metering.Metering;
 import io.spyglass.service.metrics.ServiceMetrics;
 import io.spyglass.service.query.QueryManager;
@@ -17,6 +19,8 @@ import io.spyglass.service.store.SavedQueries;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -50,17 +54,27 @@ public final class SpyglassService implements AutoCloseable {
   private final ScheduledExecutorService sweeper;
   private final ApiServer server;
   private final Metering metering;
-  private boolean closed;
+  private final Health health = new Health();
+  private volatile long lastSweepMs = System.currentTimeMillis();
+  private volatile boolean closed;
+
+  /** A sweep older than this tells health that the sweeper stopped. */
+  private static final long SWEEP_STALE_MS = 10_000;
 
   private SpyglassService(
-      ServiceConfig config, Tokens tokens, QueryRuntime runtime, Database db, Metering metering) {
+      ServiceConfig config,
+      Tokens tokens,
+      QueryRuntime runtime,
+      Database db,
+      Metering metering,
+      Listening listening) {
     LongSupplier clock = System::currentTimeMillis;
     this.config = config;
     this.tokens = tokens;
     this.runtime = runtime;
     this.db = db;
     this.metering = metering;
-    this.history = new History(db);
+    this.history = new History(db, health);
     this.queries =
         new QueryManager(
             runtime,
@@ -71,7 +85,8 @@ public final class SpyglassService implements AutoCloseable {
                 config.keepMs(),
                 config.keepResults(),
                 config.keepBytes(),
-                config.queryLimits()),
+                config.queryLimits(),
+                config.results()),
             clock);
     this.metrics = new ServiceMetrics(runtime, queries);
     queries.observe(metrics);
@@ -85,6 +100,8 @@ public final class SpyglassService implements AutoCloseable {
               return t;
             });
     sweeper.scheduleWithFixedDelay(this::sweep, 250, 250, TimeUnit.MILLISECONDS);
+    health.probe(runtime::problems);
+    health.probe(this::problems);
     this.server =
         new ApiServer(
             new ApiServer.Settings(
@@ -93,7 +110,8 @@ public final class SpyglassService implements AutoCloseable {
                 config.streams(),
                 config.headerTimeoutMs(),
                 clock.getAsLong(),
-                config.edge()),
+                config.edge(),
+                listening),
             tokens,
             runtime,
             queries,
@@ -101,7 +119,26 @@ public final class SpyglassService implements AutoCloseable {
             schema,
             new SavedQueries(db, clock),
             history,
-            metering);
+            metering,
+            health);
+  }
+
+  /** What the service itself sees wrong: a sweeper that stopped, an ingest log not written. */
+  private List<Health.Problem> problems() {
+    List<Health.Problem> out = new ArrayList<>();
+    if (!closed && System.currentTimeMillis() - lastSweepMs > SWEEP_STALE_MS) {
+      out.add(
+          Health.Problem.down(
+              "The thread that ends abandoned queries and forgets old results (spyglass-sweeper)"
+                  + " has stopped; restart the service"));
+    }
+    if (metering != null && metering.ingestor().writeError() != null) {
+      out.add(
+          Health.Problem.degraded(
+              "The ingest log cannot be written: POST /api/ingest answers 503 and nothing is"
+                  + " acknowledged until it can (the log says why)"));
+    }
+    return out;
   }
 
   /**
@@ -123,18 +160,48 @@ public final class SpyglassService implements AutoCloseable {
    */
   public static SpyglassService start(ServiceConfig config, QueryRuntime runtime, Metering metering)
       throws IOException {
+    return start(config, null, runtime, metering);
+  }
+
+  /**
+   * Binds the service's port, before anything else starts: give the answer to {@link
+   * #start(ServiceConfig, Listening, QueryRuntime, Metering)} or {@link
+   * #startMetering(ServiceConfig, Listening, Source, EngineConfig, Metering.Settings)}, so that a
+   * port in use stops {@code serve} before its engine reads a record or restores a standing query.
+   *
+   * @throws IllegalArgumentException when the settings do not allow the address (beyond loopback
+   *     without tokens or {@code insecure})
+   * @throws IOException when the port is in use; the message says what to do
+   */
+  public static Listening bind(ServiceConfig config) throws IOException {
+    if (config.tokensFile() == null && !config.insecure() && !isLoopback(config.bind())) {
+      throw new IllegalArgumentException(notLoopback(config));
+    }
+    return Listening.bind(config.bind(), config.port());
+  }
+
+  private static String notLoopback(ServiceConfig config) {
+    return "without --tokens the service only listens on loopback (127.0.0.1); to serve "
+        + config.bind()
+        + " give --tokens FILE, or --insecure to let anyone who reaches it in";
+  }
+
+  /**
+   * As {@link #start(ServiceConfig, QueryRuntime, Metering)}, on the socket {@code listening} bound
+   * by {@link #bind} (null to bind the configured port now). The service owns it too.
+   */
+  public static SpyglassService start(
+      ServiceConfig config, Listening listening, QueryRuntime runtime, Metering metering)
+      throws IOException {
     try {
       Tokens tokens =
           config.tokensFile() == null ? Tokens.none() : Tokens.load(config.tokensFile());
       if (!tokens.required() && !config.insecure() && !isLoopback(config.bind())) {
-        throw new IllegalArgumentException(
-            "without --tokens the service only listens on loopback (127.0.0.1); to serve "
-                + config.bind()
-                + " give --tokens FILE, or --insecure to let anyone who reaches it in");
+        throw new IllegalArgumentException(notLoopback(config));
       }
       Database db = Database.open(config.dataDir());
       try {
-        return new SpyglassService(config, tokens, runtime, db, metering);
+        return new SpyglassService(config, tokens, runtime, db, metering, listening);
       } catch (RuntimeException e) {
         db.close();
         throw e;
@@ -142,7 +209,18 @@ public final class SpyglassService implements AutoCloseable {
     } catch (IOException | RuntimeException e) {
       runtime.close();
       closeQuietly(metering);
+      closeQuietly(listening);
       throw e;
+    }
+  }
+
+  private static void closeQuietly(Listening listening) {
+    if (listening != null) {
+      try {
+        listening.close();
+      } catch (IOException e) {
+        LOG.warn("closing the listening socket: {}", e.toString());
+      }
     }
   }
 
@@ -156,6 +234,20 @@ public final class SpyglassService implements AutoCloseable {
   public static SpyglassService startMetering(
       ServiceConfig config, Source other, EngineConfig engineConfig, Metering.Settings settings)
       throws IOException, InterruptedException {
+    return startMetering(config, null, other, engineConfig, settings);
+  }
+
+  /**
+   * As {@link #startMetering(ServiceConfig, Source, EngineConfig, Metering.Settings)}, on the
+   * socket {@code listening} bound by {@link #bind} (null to bind the configured port last).
+   */
+  public static SpyglassService startMetering(
+      ServiceConfig config,
+      Listening listening,
+      Source other,
+      EngineConfig engineConfig,
+      Metering.Settings settings)
+      throws IOException, InterruptedException {
     Metering metering;
     try {
       metering = Metering.open(config.dataDir(), settings);
@@ -163,6 +255,7 @@ public final class SpyglassService implements AutoCloseable {
       if (other != null) {
         other.close();
       }
+      closeQuietly(listening);
       throw e;
     }
     EmbeddedRuntime runtime;
@@ -172,6 +265,7 @@ public final class SpyglassService implements AutoCloseable {
       runtime = EmbeddedRuntime.startPaused(source, engineConfig);
     } catch (IOException | RuntimeException e) {
       closeQuietly(metering);
+      closeQuietly(listening);
       throw e;
     }
     try {
@@ -180,9 +274,10 @@ public final class SpyglassService implements AutoCloseable {
     } catch (RuntimeException | InterruptedException e) {
       runtime.close();
       closeQuietly(metering);
+      closeQuietly(listening);
       throw e;
     }
-    return start(config, runtime, metering);
+    return start(config, listening, runtime, metering);
   }
 
   private static void closeQuietly(Metering metering) {
@@ -211,8 +306,9 @@ public final class SpyglassService implements AutoCloseable {
   private void sweep() {
     try {
       queries.sweep();
-    } catch (RuntimeException e) {
-      LOG.warn("sweep failed: {}", e.toString());
+      lastSweepMs = System.currentTimeMillis();
+    } catch (Throwable e) { // a scheduled task that throws is never run again
+      LOG.warn("sweep failed", e);
     }
   }
 
@@ -261,6 +357,14 @@ public final class SpyglassService implements AutoCloseable {
   }
 
   /**
+   * Whether the service can do its job, as {@code GET /api/health} tells: parts of the service (and
+   * of those who embed it) {@link Health#report} what they cannot do into it.
+   */
+  public Health health() {
+    return health;
+  }
+
+  /**
    * Stops gracefully: refuses new queries, ends every running one (each emits its final result),
    * waits for the streams to deliver it, then closes everything.
    *
@@ -298,6 +402,7 @@ public final class SpyglassService implements AutoCloseable {
     if (metering != null && metering.standing() != null) {
       metering.standing().close(); // a last checkpoint, while the engine still runs
     }
+    queries.markInterrupted(); // what still runs ends now, without a final result
     runtime.close();
     closeQuietly(metering);
     history.close();

@@ -132,6 +132,58 @@ class QueriesApiTest {
   }
 
   @Test
+  void aQueryWithoutAnEndHasNoDurationAndOneWithMaxHasTheLongest() throws Exception {
+    String forever = "SELECT COUNT(*) AS n FROM STREAM(FOREVER) WINDOWING TUMBLING(1s, TIME)";
+    String id = f.submit(forever, true);
+    HttpResponse<String> r = f.get("/api/queries/" + id);
+    assertThat(r.body()).doesNotContain(Long.toString(Long.MAX_VALUE));
+    JsonNode progress = ServiceFixture.json(r.body()).get("progress");
+    assertThat(progress.has("durationMs")).isTrue();
+    assertThat(progress.get("durationMs").isNull()).isTrue();
+    assertThat(f.get("/api/queries").body()).doesNotContain(Long.toString(Long.MAX_VALUE));
+    JsonNode v =
+        ServiceFixture.json(f.postJson("/api/validate", "{\"query\": \"" + forever + "\"}").body());
+    assertThat(v.get("durationMs").isNull()).isTrue();
+    assertThat(f.delete("/api/queries/" + id).statusCode()).isEqualTo(204);
+
+    String max = f.submit("SELECT COUNT(*) AS n FROM STREAM(MAX, TIME)", true);
+    JsonNode p = ServiceFixture.json(f.get("/api/queries/" + max).body()).get("progress");
+    assertThat(p.get("durationMs").asLong()).isEqualTo(24 * 3600 * 1000L);
+    assertThat(f.delete("/api/queries/" + max).statusCode()).isEqualTo(204);
+  }
+
+  /** The count of deliveries timed on SSE streams so far. */
+  private static double sseDeliveriesTimed() {
+    for (String line : f.get("/metrics").body().split("\n")) {
+      if (line.startsWith("spyglass_result_latency_seconds_count{stream=\"sse\"}")) {
+        return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    throw new AssertionError("no latency count for sse in /metrics");
+  }
+
+  @Test
+  void theLatencyHistogramTimesLiveDeliveriesOnlyNotResultsSentAgain() throws Exception {
+    String id = f.submit(WINDOWED, true);
+    double before = sseDeliveriesTimed();
+    List<Event> live;
+    try (Sse sse = f.sse(id)) {
+      live = sse.all();
+    }
+    double afterLive = sseDeliveriesTimed();
+    // the first result may have come before the stream began: it was sent again, not live
+    assertThat(afterLive - before).isBetween(live.size() - 1.0, (double) live.size());
+    // a late reader, after the end, gets every result again: none of them is timed
+    try (Sse sse = f.sse(id)) {
+      assertThat(sse.all()).hasSize(live.size());
+    }
+    try (Sse sse = f.sse(id, "1")) {
+      assertThat(sse.all()).hasSize(live.size() - 1);
+    }
+    assertThat(sseDeliveriesTimed()).isEqualTo(afterLive);
+  }
+
+  @Test
   void invalidQueryIs422WithPositionsAndFixes() {
     HttpResponse<String> r =
         f.post("/api/queries", "text/plain", "SELECT FOO(x) FROM STREAM(1000, TIME)");
@@ -300,8 +352,12 @@ class QueriesApiTest {
 
   @Test
   void healthMetricsAndTheOpenApiDocument() throws Exception {
-    JsonNode health = ServiceFixture.json(f.get("/api/health").body());
+    HttpResponse<String> h = f.get("/api/health");
+    assertThat(h.statusCode()).isEqualTo(200);
+    JsonNode health = ServiceFixture.json(h.body());
     assertThat(health.get("status").asText()).isEqualTo("UP");
+    assertThat(health.get("problems").isArray()).isTrue();
+    assertThat(health.get("problems").size()).isZero();
     HttpResponse<String> m = f.get("/metrics");
     assertThat(m.statusCode()).isEqualTo(200);
     assertThat(m.body())

@@ -75,8 +75,16 @@ final class ServiceFixture implements AutoCloseable {
 
   static ServiceFixture start(Path data, long rate, Consumer<ServiceConfig.Builder> settings)
       throws IOException {
-    GeneratorSource source =
-        new GeneratorSource(GeneratorSource.Options.DEFAULTS.withRate(rate).withRecordBytes(300));
+    return start(
+        data,
+        new GeneratorSource(GeneratorSource.Options.DEFAULTS.withRate(rate).withRecordBytes(300)),
+        settings);
+  }
+
+  /** A service over the generator {@code source}, which it owns. */
+  static ServiceFixture start(
+      Path data, GeneratorSource source, Consumer<ServiceConfig.Builder> settings)
+      throws IOException {
     EmbeddedRuntime runtime =
         EmbeddedRuntime.start(
             source, EngineConfig.defaults().withWorkers(1).withTickMs(20).withMaxQueries(200));

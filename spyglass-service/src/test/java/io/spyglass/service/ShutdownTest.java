@@ -2,9 +2,11 @@ package io.spyglass.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.spyglass.service.ServiceFixture.Event;
 import io.spyglass.service.ServiceFixture.Sse;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -35,9 +37,27 @@ class ShutdownTest {
         Event last = events.get(events.size() - 1);
         assertThat(last.isFinal()).isTrue();
         assertThat(last.json().get("records").get(0).get("n").asLong()).isPositive();
+        // it says why it ended early
+        JsonNode error = last.json().get("meta").get("errors").get(0);
+        assertThat(error.get("message").asText()).startsWith("The service stopped");
+        assertThat(error.get("fatal").asBoolean()).isTrue();
       }
     }
     f.close();
+    // the history, read after a restart, says the stop interrupted them
+    ServiceFixture again = ServiceFixture.start(data, c -> {});
+    try {
+      JsonNode history = ServiceFixture.json(again.get("/api/history").body()).get("history");
+      List<String> states = new ArrayList<>();
+      for (JsonNode entry : history) {
+        if (entry.get("id").asText().equals(a) || entry.get("id").asText().equals(b)) {
+          states.add(entry.get("state").asText());
+        }
+      }
+      assertThat(states).containsExactly("interrupted", "interrupted");
+    } finally {
+      again.close();
+    }
   }
 
   private static List<Event> all(Sse s) {

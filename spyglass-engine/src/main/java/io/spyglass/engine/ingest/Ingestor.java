@@ -112,6 +112,7 @@ public final class Ingestor implements AutoCloseable {
   private final Thread writer;
   private volatile boolean closed;
   private volatile long replayFrom;
+  private volatile String writeError;
   private long lastRetainMs;
 
   // counters, for metrics
@@ -363,6 +364,7 @@ public final class Ingestor implements AutoCloseable {
     try {
       log.commitGroup();
     } catch (IOException e) {
+      writeError = e.getMessage() == null ? e.toString() : e.getMessage();
       for (long[] h : added) {
         ids.remove(h[0], h[1], now);
       }
@@ -373,6 +375,7 @@ public final class Ingestor implements AutoCloseable {
       }
       return;
     }
+    writeError = null;
     pendingBytes.addAndGet(-bytes);
     groups.incrementAndGet();
     writerIdsSize = ids.size();
@@ -401,6 +404,14 @@ public final class Ingestor implements AutoCloseable {
         LOG.warn("ingest log retention failed: {}", e.toString());
       }
     }
+  }
+
+  /**
+   * Why the last write to the log failed, or null when it succeeded (or none was tried): while it
+   * is set, submissions are answered with the error and nothing is acknowledged.
+   */
+  public String writeError() {
+    return writeError;
   }
 
   /** Documents accepted since the start. */

@@ -10,6 +10,7 @@ import io.javalin.router.ParsedEndpoint;
 import io.javalin.websocket.WsHandlerEntry;
 import io.spyglass.core.syntax.BqlException;
 import io.spyglass.service.auth.Tokens;
+import io.spyglass.service.health.Health;
 import io.spyglass.service.metering.Metering;
 import io.spyglass.service.metrics.ServiceMetrics;
 import io.spyglass.service.query.QueryManager;
@@ -30,6 +31,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.CrossOriginHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,6 +55,8 @@ public final class ApiServer implements AutoCloseable {
    * @param port port, 0 for any free one
    * @param headerTimeoutMs how long a request head may take to arrive before the connection closes
    * @param edge what one connection, address, user or web page may do
+   * @param listening the socket bound already, which the server takes over; null to bind {@code
+   *     bind}:{@code port} itself
    */
   public record Settings(
       String bind,
@@ -59,7 +64,8 @@ public final class ApiServer implements AutoCloseable {
       StreamSettings streams,
       long headerTimeoutMs,
       long startedMs,
-      EdgeSettings edge) {}
+      EdgeSettings edge,
+      Listening listening) {}
 
   private final Javalin app;
   private final Streams streams;
@@ -77,7 +83,8 @@ public final class ApiServer implements AutoCloseable {
       SchemaSampler schema,
       SavedQueries saved,
       History history,
-      Metering metering) {
+      Metering metering,
+      Health health) {
     this.streams = new Streams(settings.streams());
     StreamQuota quota = new StreamQuota(settings.edge().maxStreamsPerUser());
     this.ws = new WebSocketApi(manager, metrics, settings.streams(), quota);
@@ -111,7 +118,7 @@ public final class ApiServer implements AutoCloseable {
                     auth.ensure(ctx);
                     quota.check(Auth.user(ctx));
                   });
-              cfg.routes.get("/api/health", ctx -> health(ctx, runtime, manager, settings));
+              cfg.routes.get("/api/health", ctx -> health(ctx, health, runtime, manager, settings));
               cfg.routes.get(
                   "/api/openapi.json", ctx -> ctx.contentType(Json.TYPE).result(openApi));
               cfg.routes.get(
@@ -147,7 +154,11 @@ public final class ApiServer implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
-    app.start(settings.bind(), settings.port());
+    if (settings.listening() != null) {
+      app.start();
+    } else {
+      app.start(settings.bind(), settings.port());
+    }
     this.guard = new SlowHeaderGuard(app.jettyServer().server(), settings.headerTimeoutMs());
     long every = Math.max(50, Math.min(500, settings.headerTimeoutMs() / 4));
     guardTimer.scheduleWithFixedDelay(
@@ -195,6 +206,18 @@ public final class ApiServer implements AutoCloseable {
           h.setDelayDispatchUntilContent(false);
         });
     cfg.requestLogger.http((ctx, ms) -> metrics.request(ctx.method().name(), ctx.statusCode()));
+    if (settings.listening() != null) {
+      cfg.jetty.addConnector(
+          (server, http) -> {
+            ServerConnector c = new ServerConnector(server, new HttpConnectionFactory(http));
+            try {
+              c.open(settings.listening().channel());
+            } catch (IOException e) {
+              throw new UncheckedIOException(e);
+            }
+            return c;
+          });
+    }
   }
 
   /**
@@ -300,12 +323,22 @@ public final class ApiServer implements AutoCloseable {
         Map.of("id", id));
   }
 
+  /**
+   * {@code GET /api/health}: 200 with {@code "status": "UP"} while the service can do its job, else
+   * 503 with {@code DEGRADED} or {@code DOWN}; {@code problems} says why, a sentence each (naming
+   * no path, host or exception). The details (sources, counters, errors) are for callers with a
+   * token.
+   */
   private static void health(
-      Context ctx, QueryRuntime runtime, QueryManager manager, Settings settings) {
+      Context ctx, Health health, QueryRuntime runtime, QueryManager manager, Settings settings) {
+    Health.Report report = health.check();
     ObjectNode body = Json.object();
-    body.put("status", "UP");
+    body.put("status", report.status().name());
+    ArrayNode problems = body.putArray("problems");
+    report.problems().forEach(problems::add);
+    int status = report.isUp() ? 200 : 503;
     if (ctx.attribute(Auth.ATTRIBUTE) == null) {
-      Json.send(ctx, 200, body); // the details (sources, errors) are for callers with a token
+      Json.send(ctx, status, body);
       return;
     }
     RuntimeStats s = runtime.stats();
@@ -318,7 +351,7 @@ public final class ApiServer implements AutoCloseable {
     if (s.sourceError() != null) {
       body.put("sourceError", s.sourceError());
     }
-    Json.send(ctx, 200, body);
+    Json.send(ctx, status, body);
   }
 
   private static void schema(Context ctx, SchemaSampler sampler) {

@@ -174,7 +174,11 @@ final class QueriesApi {
     QueryProgress p = QueryManager.progress(q, live);
     ObjectNode progress = o.putObject("progress");
     progress.put("elapsedMs", q.elapsedMs(now));
-    progress.put("durationMs", q.durationMs());
+    if (q.runsForever()) {
+      progress.putNull("durationMs"); // no end: it runs until stopped
+    } else {
+      progress.put("durationMs", q.durationMs());
+    }
     progress.put("recordsSeen", p.recordsSeen());
     progress.put("recordsMatched", p.recordsMatched());
     progress.put("resultsEmitted", q.log().lastId());
@@ -252,21 +256,25 @@ final class QueriesApi {
     q.log().subscribe(c);
     ctx.future(
         () ->
-            c.done.thenAccept(
-                results -> {
-                  ctx.status(200).contentType(Json.TYPE).result("[" + results + "]");
-                }));
+            c.done
+                .thenAccept(
+                    results -> {
+                      ctx.status(200).contentType(Json.TYPE).result("[" + results + "]");
+                    })
+                .whenComplete((ok, error) -> c.free()));
   }
 
   /**
    * Collects every result of a query as it comes, until the query ends; its client counts as having
-   * left once its connection ended.
+   * left once its connection ended. What it holds counts on its user's share of the result memory:
+   * when the share cannot hold the next result, the query is stopped and the answer is a 507.
    */
   private final class Collector implements ResultLog.Subscriber {
     final ServiceQuery q;
     final CompletableFuture<String> done = new CompletableFuture<>();
-    final List<String> results = new ArrayList<>();
+    final List<ResultLog.Event> results = new ArrayList<>();
     long cursor;
+    long held;
     boolean left;
 
     Collector(ServiceQuery q) {
@@ -284,21 +292,53 @@ final class QueriesApi {
       }
     }
 
+    synchronized void free() {
+      manager.memory().free(q.owner(), held);
+      held = 0;
+      results.clear();
+    }
+
     @Override
     public synchronized void wake() {
       if (done.isDone()) {
         return;
       }
       for (ResultLog.Event e : q.log().after(cursor, Integer.MAX_VALUE)) {
-        results.add(e.json());
+        long bytes = e.sse().length;
+        if (!manager.memory().reserve(q.owner(), bytes)) {
+          q.log().unsubscribe(this);
+          manager.kill(q);
+          leave();
+          done.completeExceptionally(tooLarge(q));
+          return;
+        }
+        held += bytes;
+        results.add(e);
         cursor = e.id();
       }
       if (q.log().isEnded() && cursor >= q.log().lastId()) {
         q.log().unsubscribe(this);
         leave();
-        done.complete(String.join(",", results));
+        StringBuilder all = new StringBuilder();
+        for (ResultLog.Event e : results) {
+          all.append(all.isEmpty() ? "" : ",").append(e.json());
+        }
+        done.complete(all.toString());
       }
     }
+  }
+
+  private ApiException tooLarge(ServiceQuery q) {
+    return new ApiException(
+            507,
+            "The results of query "
+                + q.id()
+                + " are more than "
+                + q.owner()
+                + "'s share of the service's result memory can hold; the query was stopped",
+            "Stream them instead (POST /api/queries, then GET /api/queries/{id}/results), or"
+                + " ask for less: a LIMIT, a narrower WHERE, a longer window")
+        .with("limit", "max-result-memory-per-user");
   }
 
   /**
@@ -313,7 +353,11 @@ final class QueriesApi {
     body.put("canonical", Bql.print(plan));
     body.put("formatted", Bql.format(plan, limits));
     body.put("explain", Explain.of(plan, limits));
-    body.put("durationMs", Math.min(plan.durationMs(), limits.maxDurationMs()));
+    if (plan.runsForever()) {
+      body.putNull("durationMs");
+    } else {
+      body.put("durationMs", plan.durationMs(limits));
+    }
     ArrayNode warnings = body.putArray("warnings");
     for (UnseenFields.Warning w : UnseenFields.of(plan, schema.snapshot())) {
       ObjectNode o = warnings.addObject();

@@ -59,6 +59,10 @@ final class SseStream implements ResultLog.Subscriber, WriteListener, AsyncListe
   private final CompletableFuture<Void> done = new CompletableFuture<>();
   private ServletOutputStream out;
   private long cursor;
+
+  /** Results numbered above it were emitted after the stream began: their delivery is live. */
+  private long liveAfterId = Long.MAX_VALUE;
+
   private boolean unflushed = true; // the first flush sends the headers
   private boolean heartbeatDue;
   private boolean finalSent;
@@ -102,6 +106,9 @@ final class SseStream implements ResultLog.Subscriber, WriteListener, AsyncListe
     req.getAsyncContext().addListener(this);
     resizeSendBuffer(0);
     out = res.getOutputStream();
+    synchronized (this) {
+      liveAfterId = query.log().lastId();
+    }
     out.setWriteListener(this); // from here on, writes only when isReady()
     query.log().subscribe(this);
     return done;
@@ -153,9 +160,16 @@ final class SseStream implements ResultLog.Subscriber, WriteListener, AsyncListe
         }
         if (!finalSent) {
           if (cursor + 1 < log.firstKeptId()) {
-            drop(
-                "This stream fell behind: results it had not read yet are no longer kept",
-                "Read results as they come; reconnect to read what is kept");
+            if (log.isReleased()) {
+              drop(
+                  "The results of this query are no longer kept: it ended and was forgotten"
+                      + " (after --keep, or sooner to make room for newer results)",
+                  "Read results as they come; submit the query again to see it anew");
+            } else {
+              drop(
+                  "This stream fell behind: results it had not read yet are no longer kept",
+                  "Read results as they come; reconnect to read what is kept");
+            }
             continue;
           }
           List<ResultLog.Event> next = log.after(cursor, 1);
@@ -165,7 +179,9 @@ final class SseStream implements ResultLog.Subscriber, WriteListener, AsyncListe
             cursor = e.id();
             unflushed = true;
             finalSent = e.isFinal();
-            metrics.delivered(KIND, e.emitMs(), System.currentTimeMillis());
+            if (e.id() > liveAfterId) { // a result sent again (late or reconnecting) is not timed
+              metrics.delivered(KIND, e.emitMs(), System.currentTimeMillis());
+            }
             continue;
           }
         }

@@ -283,7 +283,7 @@ final class WebSocketApi {
           old.progress |= progress;
           return;
         }
-        s = new Subscription(q, after, progress);
+        s = new Subscription(q, after, progress, q.log().lastId());
         long firstKept = q.log().firstKeptId();
         if (s.cursor + 1 < firstKept && s.cursor < q.log().lastId()) {
           // a late or returning subscriber: it reads from the oldest result kept, told of the gap
@@ -348,7 +348,9 @@ final class WebSocketApi {
           ResultLog.Event e = next.get(0);
           s.cursor = e.id();
           sendResult(s.query.id(), e);
-          metrics.delivered(KIND, e.emitMs(), now);
+          if (e.id() > s.liveAfterId) { // a result sent again (late or resubscribing) is not timed
+            metrics.delivered(KIND, e.emitMs(), now);
+          }
         }
         if (log.isEnded() && s.cursor >= log.lastId()) {
           if (s.progress) {
@@ -446,10 +448,14 @@ final class WebSocketApi {
       long cursor;
       boolean progress;
 
-      Subscription(ServiceQuery query, long after, boolean progress) {
+      /** Results numbered above it were emitted after the subscription: delivered live. */
+      final long liveAfterId;
+
+      Subscription(ServiceQuery query, long after, boolean progress, long liveAfterId) {
         this.query = query;
         this.cursor = after;
         this.progress = progress;
+        this.liveAfterId = liveAfterId;
       }
 
       @Override

@@ -58,6 +58,14 @@ public final class ServiceMetrics implements QueryObserver {
         .help("Queries running now")
         .callback(cb -> cb.call(queries.running()))
         .register(registry);
+    GaugeWithCallback.builder()
+        .name("spyglass_result_memory_bytes")
+        .help(
+            "Bytes of results kept for late and reconnecting clients and for answers being"
+                + " gathered, and of raw records held by running queries, over all users (bounded"
+                + " by --max-result-memory)")
+        .callback(cb -> cb.call(queries.memory().used()))
+        .register(registry);
     started =
         Counter.builder()
             .name("spyglass_queries_started_total")
@@ -66,7 +74,9 @@ public final class ServiceMetrics implements QueryObserver {
     rejected =
         Counter.builder()
             .name("spyglass_queries_rejected_total")
-            .help("Queries refused: invalid, or over max-queries or max-queries-per-user")
+            .help(
+                "Queries refused: invalid, or over max-queries, max-queries-per-user,"
+                    + " max-result-memory or max-result-memory-per-user")
             .labelNames("reason")
             .register(registry);
     failed =
@@ -82,7 +92,9 @@ public final class ServiceMetrics implements QueryObserver {
     resultLatency =
         Histogram.builder()
             .name("spyglass_result_latency_seconds")
-            .help("From a result's emission by the engine to its delivery to a stream client")
+            .help(
+                "From a result's emission by the engine to its live delivery to a stream client"
+                    + " (results sent again to a late or reconnecting client are not counted)")
             .classicOnly()
             .classicUpperBounds(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5)
             .labelNames("stream")
@@ -105,7 +117,14 @@ public final class ServiceMetrics implements QueryObserver {
             .help("HTTP requests answered, by method and status")
             .labelNames("method", "status")
             .register(registry);
-    for (String reason : new String[] {"invalid", "max-queries", "max-queries-per-user"}) {
+    for (String reason :
+        new String[] {
+          "invalid",
+          "max-queries",
+          "max-queries-per-user",
+          "max-result-memory",
+          "max-result-memory-per-user"
+        }) {
       rejected.labelValues(reason).inc(0);
     }
     for (String s : new String[] {"sse", "websocket"}) {

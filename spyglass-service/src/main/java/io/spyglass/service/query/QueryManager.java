@@ -1,10 +1,12 @@
 package io.spyglass.service.query;
 
+import io.spyglass.core.plan.Aggregation;
 import io.spyglass.core.plan.Bql;
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.plan.QueryPlan;
 import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
+import io.spyglass.core.result.ResultJson;
 import io.spyglass.core.syntax.BqlException;
 import io.spyglass.service.auth.User;
 import io.spyglass.service.runtime.QueryProgress;
@@ -20,6 +22,8 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The service's queries: admits them within the limits, starts them on the {@link QueryRuntime},
@@ -29,6 +33,7 @@ import java.util.function.LongSupplier;
  * <p>Thread-safe.
  */
 public final class QueryManager {
+  private static final Logger LOG = LoggerFactory.getLogger(QueryManager.class);
   private static final char[] ID_CHARS = "abcdefghijkmnpqrstuvwxyz23456789".toCharArray();
 
   /** What the manager enforces; each as the {@code ServiceConfig} setting of the same name. */
@@ -39,7 +44,8 @@ public final class QueryManager {
       long keepMs,
       int keepResults,
       long keepBytes,
-      QueryLimits queryLimits) {}
+      QueryLimits queryLimits,
+      ResultLimits results) {}
 
   private final QueryRuntime runtime;
   private final Limits limits;
@@ -48,6 +54,7 @@ public final class QueryManager {
   private final Map<String, ServiceQuery> queries = new ConcurrentHashMap<>();
   private final Map<String, Integer> runningByUser = new HashMap<>();
   private final SecureRandom random = new SecureRandom();
+  private final ResultMemory memory;
   private int running;
   private volatile boolean accepting = true;
 
@@ -55,6 +62,12 @@ public final class QueryManager {
     this.runtime = runtime;
     this.limits = limits;
     this.clock = clock;
+    this.memory = new ResultMemory(limits.results(), queries.values(), this::forget);
+  }
+
+  /** The memory of the results kept, within {@link Limits#results()}. */
+  public ResultMemory memory() {
+    return memory;
   }
 
   public void observe(QueryObserver o) {
@@ -90,21 +103,35 @@ public final class QueryManager {
             detached,
             now,
             plan.durationMs(limits.queryLimits()),
-            new ResultLog(limits.keepResults(), limits.keepBytes()));
-    admit(user, now);
+            new ResultLog(limits.keepResults(), limits.keepBytes(), memory.account(user.name())));
+    long hold = hold(plan);
+    admit(user, now, hold);
     queries.put(id, q);
+    q.hold(hold);
     try {
       runtime.submit(id, text, new Listener(q));
     } catch (RuntimeException e) {
       queries.remove(id);
       release(user.name());
+      memory.release(q.owner(), q.releaseHold());
       throw e;
     }
     observers.forEach(o -> o.started(q));
     return q;
   }
 
-  private synchronized void admit(User user, long now) {
+  /**
+   * About the bytes of records a query holds in this process while it runs: a raw query's {@code
+   * LIMIT} records (each window's) until it emits them, taken at the stream's mean record size
+   * (projected records are smaller: an upper bound); 0 for aggregations, whose sketches are small.
+   */
+  private long hold(QueryPlan plan) {
+    return plan.aggregation() instanceof Aggregation.Raw raw
+        ? raw.limit() * runtime.recordBytesHeld()
+        : 0;
+  }
+
+  private synchronized void admit(User user, long now, long hold) {
     if (!accepting) {
       throw new IllegalStateException("The service is shutting down");
     }
@@ -133,8 +160,50 @@ public final class QueryManager {
               + " Retry-After; the operator can raise --max-queries-per-user",
           retryAfter(user.name(), now));
     }
+    String full = memory.admit(user.name(), hold);
+    if (full != null) {
+      observers.forEach(o -> o.rejected(full));
+      throw memoryFull(full, user.name(), hold, now);
+    }
     running++;
     runningByUser.merge(user.name(), 1, Integer::sum);
+  }
+
+  private AdmissionException memoryFull(String limit, String user, long hold, long now) {
+    ResultLimits r = limits.results();
+    boolean mine = limit.equals("max-result-memory-per-user");
+    if (mine && hold > r.maxBytesPerUser()) {
+      return new AdmissionException(
+          limit,
+          "This query may hold about "
+              + ResultLimits.size(hold)
+              + " of raw records (its LIMIT times the stream's mean record size) while it runs,"
+              + " more than a user's share of the service's result memory ("
+              + ResultLimits.size(r.maxBytesPerUser())
+              + ")",
+          "Ask for fewer records (a lower LIMIT); the operator can raise"
+              + " --max-result-memory-per-user",
+          retryAfter(user, now));
+    }
+    return new AdmissionException(
+        limit,
+        mine
+            ? "The results kept and the records held for "
+                + user
+                + "'s running queries fill their share of the service's memory ("
+                + ResultLimits.size(r.maxBytesPerUser())
+                + ")"
+            : "The results kept and the records held for running queries fill the service's"
+                + " result memory ("
+                + ResultLimits.size(r.maxBytes())
+                + ")",
+        mine
+            ? "Stop queries you no longer read (DELETE /api/queries/{id}), or retry after the time"
+                + " in Retry-After; queries with smaller results (aggregations, a lower LIMIT) keep"
+                + " less; the operator can raise --max-result-memory-per-user"
+            : "Retry after the time in Retry-After, when running queries end; the operator can"
+                + " raise --max-result-memory",
+        retryAfter(mine ? user : null, now));
   }
 
   private synchronized void release(String owner) {
@@ -249,9 +318,15 @@ public final class QueryManager {
           kill(q);
         }
       } else if (now - q.endedMs() > limits.keepMs()) {
-        queries.remove(q.id(), q);
+        forget(q);
       }
     }
+  }
+
+  /** Forgets an ended query: its results are dropped and its id answers 404. */
+  private void forget(ServiceQuery q) {
+    queries.remove(q.id(), q);
+    q.log().release();
   }
 
   /** Refuses new queries from now on and ends every running one; each emits its final result. */
@@ -259,7 +334,20 @@ public final class QueryManager {
     synchronized (this) {
       accepting = false;
     }
+    markInterrupted();
     runtime.killAll();
+  }
+
+  /**
+   * Marks every running query as ended by the service's stop: its final result (if it comes) says
+   * so, and its history says {@code interrupted}.
+   */
+  public void markInterrupted() {
+    for (ServiceQuery q : queries.values()) {
+      if (q.isRunning()) {
+        q.markInterrupted();
+      }
+    }
   }
 
   /** Waits until no query runs; true if none does within the timeout. */
@@ -284,19 +372,78 @@ public final class QueryManager {
 
     @Override
     public void onResult(Result result) {
+      if (q.failure() != null) {
+        return; // it failed: what comes after its error result is dropped
+      }
+      try {
+        keep(result);
+      } catch (Throwable t) { // this query fails; the others go on
+        fail(result.meta(), t);
+      }
+    }
+
+    private void keep(Result result) {
       Meta m = result.meta();
+      if (m.isFinal()) {
+        memory.release(q.owner(), q.releaseHold()); // the records are in the result now
+      }
+      if (m.isFinal() && q.interrupted()) {
+        result = new Result(result.records(), m.withError(SERVICE_STOPPED));
+        m = result.meta();
+      }
+      Meta meta = m;
       long emitMs =
-          m.window()
+          meta.window()
               .map(Meta.WindowMeta::emitTimeMs)
-              .orElseGet(() -> m.finishTimeMs().orElse(clock.getAsLong()));
+              .orElseGet(() -> meta.finishTimeMs().orElse(clock.getAsLong()));
+      ResultLimits r = limits.results();
+      byte[] json = ResultEncoder.encode(result, r.maxResultBytes(), memory.tooLarge());
+      long cost = ResultLog.cost(json.length);
+      long room = memory.makeRoom(q.owner(), cost, q);
+      if (room < cost) {
+        json =
+            ResultEncoder.encode(
+                result, Math.max(0, room - ResultLog.cost(0)), memory.full(q.owner()));
+      }
       if (m.isFinal()) {
         // ended before anyone sees its final result: a client that got it and asks for the
         // query's state finds it finished, not running until the runtime reports the end
         q.ended(clock.getAsLong());
       }
-      ResultLog.Event e = q.log().append(result.toJson(), m.isFinal(), emitMs);
+      ResultLog.Event e = q.log().append(json, m.isFinal(), emitMs);
       for (QueryObserver o : observers) {
         o.result(q, e);
+      }
+    }
+
+    /** Ends the query with a final result that carries the error, and stops it in the runtime. */
+    private void fail(Meta m, Throwable t) {
+      String error = ResultListener.failure(t);
+      LOG.error("the results of query {} could not be kept; it is stopped", q.id(), t);
+      q.failed(error);
+      try {
+        if (!q.log().isEnded() && (q.log().last() == null || !q.log().last().isFinal())) {
+          long now = clock.getAsLong();
+          Meta last =
+              new Meta(
+                  m.queryId(),
+                  m.queryText(),
+                  m.receiveTimeMs(),
+                  Optional.of(now),
+                  Optional.empty(),
+                  Map.of(),
+                  List.of(
+                      new Meta.QueryError(
+                          error,
+                          "Submit it again; if it happens again, see the service's log",
+                          true)),
+                  true);
+          q.ended(now);
+          q.log().append(ResultJson.write(new Result(List.of(), last)), true, now);
+        }
+        runtime.kill(q.id());
+      } catch (Throwable again) {
+        LOG.error("query {} could not be ended with its error", q.id(), again);
       }
     }
 
@@ -305,10 +452,18 @@ public final class QueryManager {
       q.progress(last); // a query that ended between two sweeps has no counters from them
       q.ended(clock.getAsLong());
       release(q.owner());
-      q.log().end(error);
+      memory.release(q.owner(), q.releaseHold());
+      q.log().end(error != null ? error : q.failure());
       for (QueryObserver o : observers) {
         o.ended(q);
       }
     }
   }
+
+  /** The error in the final result of a query that the service's stop ended. */
+  static final Meta.QueryError SERVICE_STOPPED =
+      new Meta.QueryError(
+          "The service stopped: the query ended early, with the records it had",
+          "Submit it again once the service is back",
+          true);
 }

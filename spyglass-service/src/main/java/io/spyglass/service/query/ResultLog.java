@@ -8,31 +8,51 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * One query's results as they were emitted, numbered from 1, for every stream that reads them: a
  * late subscriber reads from the first, a reconnecting one from after the last it saw. Holds the
- * newest {@code maxEvents} results and at most about {@code maxBytes} of them (at least the last).
+ * newest {@code maxEvents} results and at most about {@code maxBytes} of them (at least the last),
+ * each once, as the bytes of its Server-Sent Event; what it holds is counted on a {@link Meter}
+ * (its owner's share of the service's result memory), which may make it {@link #trimOldest drop old
+ * results} or {@link #release drop them all} sooner.
  *
  * <p>Thread-safe. One writer (the runtime's thread) appends; subscribers are woken after each
  * append and at the end, and read at their own pace with {@link #after}.
  */
 public final class ResultLog {
+  /** Bytes counted for a result beside its own: the objects that hold it. */
+  static final int EVENT_OVERHEAD = 64;
+
   /** Reads the log when woken; {@link #wake} must return at once. */
   public interface Subscriber {
     void wake();
   }
 
+  /** Where a log counts the bytes it holds; called without the log's lock, must not block. */
+  public interface Meter {
+    Meter NONE = bytes -> {};
+
+    void add(long bytes);
+  }
+
   /**
    * One result: its number, its JSON (exactly as {@code spyglass query --format json} prints it),
-   * whether it is the query's last, and when the runtime emitted it (epoch ms).
+   * whether it is the query's last, and when the runtime emitted it (epoch ms). Held once, as the
+   * bytes of its Server-Sent Event.
    */
   public static final class Event {
     private final long id;
-    private final String json;
+    private final byte[] sse;
+    private final int jsonStart;
     private final boolean isFinal;
     private final long emitMs;
-    private volatile byte[] sse;
 
-    Event(long id, String json, boolean isFinal, long emitMs) {
+    Event(long id, byte[] json, boolean isFinal, long emitMs) {
       this.id = id;
-      this.json = json;
+      byte[] head = ("id: " + id + "\nevent: result\ndata: ").getBytes(StandardCharsets.UTF_8);
+      this.sse = new byte[head.length + json.length + 2];
+      System.arraycopy(head, 0, sse, 0, head.length);
+      System.arraycopy(json, 0, sse, head.length, json.length);
+      sse[sse.length - 2] = '\n';
+      sse[sse.length - 1] = '\n';
+      this.jsonStart = head.length;
       this.isFinal = isFinal;
       this.emitMs = emitMs;
     }
@@ -41,8 +61,9 @@ public final class ResultLog {
       return id;
     }
 
+    /** The result's JSON, decoded anew at each call. */
     public String json() {
-      return json;
+      return new String(sse, jsonStart, sse.length - 2 - jsonStart, StandardCharsets.UTF_8);
     }
 
     public boolean isFinal() {
@@ -53,55 +74,144 @@ public final class ResultLog {
       return emitMs;
     }
 
-    /** The event as Server-Sent Events bytes, encoded once for every stream that sends it. */
+    /**
+     * The event as Server-Sent Events bytes, the same array for every stream that sends it: callers
+     * must not change it.
+     */
     public byte[] sse() {
-      byte[] b = sse;
-      if (b == null) {
-        b =
-            ("id: " + id + "\nevent: result\ndata: " + json + "\n\n")
-                .getBytes(StandardCharsets.UTF_8);
-        sse = b;
-      }
-      return b;
+      return sse;
     }
+
+    /** The bytes it is counted for. */
+    long cost() {
+      return sse.length + EVENT_OVERHEAD;
+    }
+  }
+
+  /** About the bytes a result of {@code jsonBytes} of JSON is counted for once in a log. */
+  static long cost(long jsonBytes) {
+    return jsonBytes + 48 + EVENT_OVERHEAD;
   }
 
   private final int maxEvents;
   private final long maxBytes;
+  private final Meter meter;
   private final List<Event> events = new ArrayList<>();
   private final List<Subscriber> subscribers = new CopyOnWriteArrayList<>();
   private int head;
   private long bytes;
   private long lastId;
   private boolean ended;
+  private boolean released;
   private String error;
 
   public ResultLog(int maxEvents, long maxBytes) {
+    this(maxEvents, maxBytes, Meter.NONE);
+  }
+
+  public ResultLog(int maxEvents, long maxBytes, Meter meter) {
     if (maxEvents < 1 || maxBytes < 1) {
       throw new IllegalArgumentException("a result log keeps at least one result");
     }
     this.maxEvents = maxEvents;
     this.maxBytes = maxBytes;
+    this.meter = meter;
   }
 
   /** Appends a result and wakes every subscriber. */
   public Event append(String json, boolean isFinal, long emitMs) {
+    return append(json.getBytes(StandardCharsets.UTF_8), isFinal, emitMs);
+  }
+
+  /** Appends a result, its JSON in UTF-8, and wakes every subscriber. */
+  public Event append(byte[] json, boolean isFinal, long emitMs) {
     Event e;
+    long delta;
     synchronized (this) {
       e = new Event(++lastId, json, isFinal, emitMs);
       events.add(e);
-      bytes += json.length();
-      while (events.size() - head > 1 && (events.size() - head > maxEvents || bytes > maxBytes)) {
-        bytes -= events.get(head).json.length();
-        events.set(head++, null);
+      bytes += e.cost();
+      delta = e.cost();
+      if (released) {
+        delta -= dropOldest(Long.MAX_VALUE, 0); // forgotten: it keeps nothing more
+      } else {
+        while (events.size() - head > 1 && (events.size() - head > maxEvents || bytes > maxBytes)) {
+          delta -= dropHead();
+        }
       }
-      if (head > 1024 && head > events.size() / 2) {
-        events.subList(0, head).clear();
-        head = 0;
-      }
+      compact();
     }
+    meter.add(delta);
     wakeAll();
     return e;
+  }
+
+  private long dropHead() {
+    long c = events.get(head).cost();
+    bytes -= c;
+    events.set(head++, null);
+    return c;
+  }
+
+  /** Drops the oldest results until {@code want} bytes are freed or {@code keep} are left. */
+  private long dropOldest(long want, int keep) {
+    long freed = 0;
+    while (events.size() - head > keep && freed < want) {
+      freed += dropHead();
+    }
+    return freed;
+  }
+
+  private void compact() {
+    if ((head > 1024 && head > events.size() / 2) || head == events.size()) {
+      events.subList(0, head).clear();
+      head = 0;
+    }
+  }
+
+  /**
+   * Drops the oldest results, keeping the newest {@code keep}, until about {@code want} bytes are
+   * freed; returns the bytes freed. Streams that had not read them yet fall behind.
+   */
+  public long trimOldest(long want, int keep) {
+    long freed;
+    synchronized (this) {
+      freed = dropOldest(want, keep);
+      compact();
+    }
+    meter.add(-freed);
+    return freed;
+  }
+
+  /**
+   * Drops every result, now and from now on (the query is forgotten); returns the bytes freed.
+   * Streams still reading find the results gone when they next read. Subscribers are not woken:
+   * this may be called under locks that their {@link Subscriber#wake} takes.
+   */
+  public long release() {
+    long freed;
+    synchronized (this) {
+      released = true;
+      freed = dropOldest(Long.MAX_VALUE, 0);
+      compact();
+    }
+    meter.add(-freed);
+    return freed;
+  }
+
+  /** Whether its results were dropped for good ({@link #release}). */
+  public synchronized boolean isReleased() {
+    return released;
+  }
+
+  /** The bytes it holds now. */
+  public synchronized long keptBytes() {
+    return bytes;
+  }
+
+  /** The bytes of its newest result, which it keeps whatever the pressure; 0 before the first. */
+  public synchronized long newestBytes() {
+    return events.size() > head ? events.get(events.size() - 1).cost() : 0;
   }
 
   /** Marks the log complete: no result follows. {@code error} says why it ended early, or null. */
@@ -142,7 +252,7 @@ public final class ResultLog {
     return lastId;
   }
 
-  /** The newest result, or null before the first. */
+  /** The newest result, or null before the first (or once released). */
   public synchronized Event last() {
     return events.size() > head ? events.get(events.size() - 1) : null;
   }

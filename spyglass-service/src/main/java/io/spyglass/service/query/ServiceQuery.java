@@ -2,6 +2,7 @@ package io.spyglass.service.query;
 
 import io.spyglass.service.runtime.QueryProgress;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A query the service runs for someone: who submitted it, how, its results so far and its clients.
@@ -16,9 +17,12 @@ public final class ServiceQuery {
   private final long durationMs;
   private final ResultLog log;
   private final AtomicInteger clients = new AtomicInteger();
+  private final AtomicLong hold = new AtomicLong();
   private volatile long lastClientLeftMs;
   private volatile long endedMs;
   private volatile boolean killed;
+  private volatile boolean interrupted;
+  private volatile String failure;
   private volatile QueryProgress progress = QueryProgress.NONE;
 
   ServiceQuery(
@@ -60,9 +64,17 @@ public final class ServiceQuery {
     return submittedMs;
   }
 
-  /** How long it runs unless ended earlier, in ms (capped at the service's longest duration). */
+  /**
+   * How long it runs unless ended earlier, in ms (capped at the service's longest duration); {@link
+   * Long#MAX_VALUE} when it {@link #runsForever}.
+   */
   public long durationMs() {
     return durationMs;
+  }
+
+  /** Whether it has no end of its own ({@code STREAM(FOREVER)}): it runs until it is stopped. */
+  public boolean runsForever() {
+    return durationMs == Long.MAX_VALUE;
   }
 
   public ResultLog log() {
@@ -91,7 +103,36 @@ public final class ServiceQuery {
 
   /** Why it failed, or null. */
   public String error() {
-    return log.error();
+    String e = log.error();
+    return e != null ? e : failure;
+  }
+
+  /** Why the service could not keep its results, which stopped it; null when it could. */
+  String failure() {
+    return failure;
+  }
+
+  void failed(String error) {
+    failure = error;
+  }
+
+  /** Whether the service's stop ended it. */
+  public boolean interrupted() {
+    return interrupted;
+  }
+
+  void markInterrupted() {
+    interrupted = true;
+  }
+
+  /** Counts what it holds of records while it runs (see {@link ResultMemory#admit}). */
+  void hold(long bytes) {
+    hold.set(bytes);
+  }
+
+  /** What it held, now given back: the second call answers 0. */
+  long releaseHold() {
+    return hold.getAndSet(0);
   }
 
   /** Whether someone ended it (DELETE, kill, or no client left). */

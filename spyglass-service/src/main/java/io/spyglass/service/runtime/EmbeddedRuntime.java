@@ -7,7 +7,10 @@ import io.spyglass.engine.EngineConfig;
 import io.spyglass.engine.EngineMetrics;
 import io.spyglass.engine.QueryHandle;
 import io.spyglass.engine.source.Source;
+import io.spyglass.service.health.Health;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
@@ -102,16 +105,25 @@ public final class EmbeddedRuntime implements QueryRuntime {
   }
 
   private void dispatch() {
-    try {
-      while (!closed) {
-        Running r = news.poll(100, TimeUnit.MILLISECONDS);
-        if (r != null) {
-          r.queued.set(false); // news arriving from now on queues it again
+    while (!closed) {
+      Running r;
+      try {
+        r = news.poll(100, TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+      if (r != null) {
+        r.queued.set(false); // news arriving from now on queues it again
+        try {
           deliver(r);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        } catch (Throwable t) { // one query's failure must not stop every query's results
+          failed(r, t);
         }
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     }
   }
 
@@ -122,11 +134,7 @@ public final class EmbeddedRuntime implements QueryRuntime {
     QueryHandle h = r.handle;
     Result result;
     while ((result = h.poll(0, TimeUnit.MILLISECONDS)) != null) {
-      try {
-        r.listener.onResult(result);
-      } catch (RuntimeException e) {
-        LOG.error("result listener of {} failed", h.id(), e);
-      }
+      r.listener.onResult(result);
     }
     if (h.isDone()) {
       while ((result = h.poll(0, TimeUnit.MILLISECONDS)) != null) {
@@ -134,12 +142,70 @@ public final class EmbeddedRuntime implements QueryRuntime {
       }
       r.ended = true;
       running.remove(h.id(), r);
-      try {
-        r.listener.onEnd(h.error(), h.finalStats().map(EmbeddedRuntime::progress).orElse(null));
-      } catch (RuntimeException e) {
-        LOG.error("result listener of {} failed at its end", h.id(), e);
-      }
+      r.listener.onEnd(h.error(), h.finalStats().map(EmbeddedRuntime::progress).orElse(null));
     }
+  }
+
+  /**
+   * A query's listener threw: the query is stopped in the engine and ends with the error; the other
+   * queries go on.
+   */
+  private void failed(Running r, Throwable t) {
+    String id = r.handle.id();
+    LOG.error("delivering the results of {} failed; the query is stopped", id, t);
+    if (r.ended) {
+      return; // it failed in its end: nothing more to tell
+    }
+    r.ended = true;
+    running.remove(id, r);
+    try {
+      r.handle.kill();
+    } catch (RuntimeException e) {
+      LOG.warn("could not stop {} in the engine: {}", id, e.toString());
+    }
+    try {
+      r.listener.onEnd(ResultListener.failure(t), null);
+    } catch (Throwable again) {
+      LOG.error("result listener of {} failed at its end", id, again);
+    }
+  }
+
+  @Override
+  public long recordBytesHeld() {
+    return engine.meanRecordBytes();
+  }
+
+  @Override
+  public List<Health.Problem> problems() {
+    List<Health.Problem> out = new ArrayList<>();
+    if (closed) {
+      return out;
+    }
+    if (!dispatcher.isAlive()) {
+      out.add(
+          Health.Problem.down(
+              "The thread that delivers results (spyglass-results) has stopped: no query gets"
+                  + " results any more; restart the service"));
+    }
+    if (engine.failure() != null) {
+      out.add(
+          Health.Problem.down(
+              "The engine failed and stopped every query; restart the service (the log says"
+                  + " why)"));
+    } else if (engine.sourceError() != null) {
+      out.add(
+          Health.Problem.down(
+              "The source failed: no record is read any more; fix the source and restart the"
+                  + " service (the log says why)"));
+    } else if (engine.sourceEnded()) {
+      out.add(
+          Health.Problem.degraded(
+              "The source has ended: queries see no new records; restart the service with a"
+                  + " source that goes on"));
+    } else if (engine.isStopped()) {
+      out.add(Health.Problem.down("The engine has stopped; restart the service"));
+    }
+    return out;
   }
 
   @Override
@@ -198,7 +264,13 @@ public final class EmbeddedRuntime implements QueryRuntime {
     try {
       dispatcher.join(2_000);
       for (Running r : running.values()) {
-        deliver(r); // the engine ended them: their listeners hear of it
+        try {
+          deliver(r); // the engine ended them: their listeners hear of it
+        } catch (InterruptedException e) {
+          throw e;
+        } catch (Throwable t) {
+          failed(r, t);
+        }
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -4,7 +4,9 @@ import io.spyglass.core.result.Result;
 import io.spyglass.flink.client.FlinkQueryClient;
 import io.spyglass.flink.client.JobStatus;
 import io.spyglass.flink.client.RemoteQuery;
+import io.spyglass.service.health.Health;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
@@ -96,18 +98,58 @@ public final class FlinkRuntime implements QueryRuntime {
   }
 
   private void dispatch() {
-    try {
-      while (!closed) {
+    while (!closed) {
+      try {
         Running r = news.poll(200, TimeUnit.MILLISECONDS);
         if (r != null) {
           r.queued.set(false);
-          deliver(r);
+          deliverOrFail(r);
         }
         abandonUnstarted();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      } catch (RuntimeException e) {
+        LOG.error("results dispatch failed; going on", e);
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     }
+  }
+
+  /** Delivers; when the listener throws, the query is stopped and ends with the error. */
+  private void deliverOrFail(Running r) throws InterruptedException {
+    try {
+      deliver(r);
+    } catch (InterruptedException e) {
+      throw e;
+    } catch (Throwable t) { // one query's failure must not stop every query's results
+      LOG.error("delivering the results of {} failed; the query is stopped", r.query.id(), t);
+      if (r.ended) {
+        return;
+      }
+      r.ended = true;
+      running.remove(r.query.id(), r);
+      try {
+        r.query.kill();
+      } catch (RuntimeException e) {
+        LOG.warn("could not kill {} in the job: {}", r.query.id(), e.toString());
+      }
+      try {
+        r.listener.onEnd(ResultListener.failure(t), null);
+      } catch (Throwable again) {
+        LOG.error("result listener of {} failed at its end", r.query.id(), again);
+      }
+    }
+  }
+
+  @Override
+  public List<Health.Problem> problems() {
+    if (!closed && !dispatcher.isAlive()) {
+      return List.of(
+          Health.Problem.down(
+              "The thread that delivers results (spyglass-flink-results) has stopped: no query"
+                  + " gets results any more; restart the service"));
+    }
+    return List.of();
   }
 
   /** Ends the queries the job has not started in time. */
@@ -138,11 +180,7 @@ public final class FlinkRuntime implements QueryRuntime {
     Result result;
     while ((result = r.query.poll(0, TimeUnit.MILLISECONDS)) != null) {
       emitted.increment();
-      try {
-        r.listener.onResult(result);
-      } catch (RuntimeException e) {
-        LOG.error("result listener of {} failed", r.query.id(), e);
-      }
+      r.listener.onResult(result);
     }
     if (r.query.isDone()) {
       while ((result = r.query.poll(0, TimeUnit.MILLISECONDS)) != null) {
@@ -151,11 +189,7 @@ public final class FlinkRuntime implements QueryRuntime {
       }
       r.ended = true;
       running.remove(r.query.id(), r);
-      try {
-        r.listener.onEnd(r.query.error(), progress(r));
-      } catch (RuntimeException e) {
-        LOG.error("result listener of {} failed at its end", r.query.id(), e);
-      }
+      r.listener.onEnd(r.query.error(), progress(r));
     }
   }
 
@@ -251,7 +285,7 @@ public final class FlinkRuntime implements QueryRuntime {
     try {
       dispatcher.join(2_000);
       for (Running r : running.values()) {
-        deliver(r);
+        deliverOrFail(r);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -1,6 +1,8 @@
 package io.spyglass.service.runtime;
 
 import io.spyglass.core.syntax.BqlException;
+import io.spyglass.service.health.Health;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -42,6 +44,23 @@ public interface QueryRuntime extends AutoCloseable {
    * (valid only during the call, which must return at once). Null stops sampling.
    */
   void sampleRecords(int everyN, RecordSampler sampler);
+
+  /**
+   * About the bytes one record of the stream takes while a query holds it in this process (a raw
+   * query holds its records until it emits them), for the service's result memory; 0 when queries
+   * hold nothing in this process (they run elsewhere).
+   */
+  default long recordBytesHeld() {
+    return 0;
+  }
+
+  /**
+   * What keeps the runtime from doing its job now (a thread of its own that died, a source that
+   * ended), as sentences for people; empty when nothing does. Must return at once.
+   */
+  default List<Health.Problem> problems() {
+    return List.of();
+  }
 
   /** A short description for people, e.g. {@code embedded engine on gen (2 workers)}. */
   String describe();

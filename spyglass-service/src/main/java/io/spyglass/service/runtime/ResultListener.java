@@ -13,4 +13,18 @@ public interface ResultListener {
    * @param last its counters when it ended, or null when the runtime does not know them
    */
   void onEnd(String error, QueryProgress last);
+
+  /**
+   * The error of a query whose results could not be handled because {@code t} was thrown while
+   * handling them: the query is stopped, the others go on.
+   */
+  static String failure(Throwable t) {
+    String what =
+        t.getMessage() == null
+            ? t.getClass().getSimpleName()
+            : t.getClass().getSimpleName() + ": " + t.getMessage();
+    return "The service could not handle this query's results ("
+        + what
+        + ") and stopped it; the other queries go on";
+  }
 }

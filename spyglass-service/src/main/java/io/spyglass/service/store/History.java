@@ -1,5 +1,6 @@
 package io.spyglass.service.store;
 
+import io.spyglass.service.health.Health;
 import io.spyglass.service.query.QueryObserver;
 import io.spyglass.service.query.ServiceQuery;
 import java.sql.PreparedStatement;
@@ -35,7 +36,11 @@ public final class History implements QueryObserver, AutoCloseable {
       long results,
       String error) {}
 
+  /** The key under which it reports to {@link Health} that the database cannot be written. */
+  public static final String HEALTH_KEY = "history-database";
+
   private final Database db;
+  private final Health health;
   private final ExecutorService writer =
       Executors.newSingleThreadExecutor(
           r -> {
@@ -49,7 +54,13 @@ public final class History implements QueryObserver, AutoCloseable {
    * each user's entries beyond the newest {@value #KEEP_PER_USER} are deleted.
    */
   public History(Database db) {
+    this(db, new Health());
+  }
+
+  /** As {@link #History(Database)}, telling {@code health} when entries cannot be written. */
+  public History(Database db, Health health) {
     this.db = db;
+    this.health = health;
     db.with(
         c -> {
           try (Statement s = c.createStatement()) {
@@ -80,7 +91,10 @@ public final class History implements QueryObserver, AutoCloseable {
 
   @Override
   public void ended(ServiceQuery q) {
-    String state = q.error() != null ? "failed" : q.killed() ? "stopped" : "finished";
+    String state =
+        q.error() != null
+            ? "failed"
+            : q.interrupted() ? "interrupted" : q.killed() ? "stopped" : "finished";
     write(
         "UPDATE query_history SET ended_ms = ?, state = ?, results = ?, error = ? WHERE id = ?",
         q.endedMs(),
@@ -103,8 +117,14 @@ public final class History implements QueryObserver, AutoCloseable {
                     return p.executeUpdate();
                   }
                 });
+            health.clear(HEALTH_KEY);
           } catch (RuntimeException e) {
             LOG.warn("history not written: {}", e.getMessage());
+            health.report(
+                HEALTH_KEY,
+                Health.Problem.degraded(
+                    "The database cannot be written: queries run, but their history is not"
+                        + " recorded (the log says why)"));
           }
         });
   }

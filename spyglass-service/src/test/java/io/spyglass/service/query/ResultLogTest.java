@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 class ResultLogTest {
@@ -43,5 +44,42 @@ class ResultLogTest {
     bytes.append("0123456789", false, 0);
     bytes.append("0123456789", false, 0);
     assertThat(bytes.firstKeptId()).isEqualTo(2); // always at least the last one
+  }
+
+  @Test
+  void countsWhatItHoldsOnItsMeterAndGivesItBackWhenItDropsResults() {
+    AtomicLong meter = new AtomicLong();
+    ResultLog log = new ResultLog(100, 1 << 20, meter::addAndGet);
+    for (int i = 1; i <= 5; i++) {
+      log.append("{\"n\":" + i + "}", i == 5, 0);
+    }
+    long held = 0;
+    for (ResultLog.Event e : log.after(0, 10)) {
+      held += e.sse().length + ResultLog.EVENT_OVERHEAD;
+    }
+    assertThat(meter.get()).isEqualTo(held).isEqualTo(log.keptBytes());
+    assertThat(log.trimOldest(1, 1)).isPositive();
+    assertThat(log.firstKeptId()).isEqualTo(2);
+    log.trimOldest(Long.MAX_VALUE, 1); // never the newest
+    assertThat(log.firstKeptId()).isEqualTo(5);
+    assertThat(meter.get()).isEqualTo(log.keptBytes()).isEqualTo(log.newestBytes());
+    log.release();
+    assertThat(meter.get()).isZero();
+    assertThat(log.isReleased()).isTrue();
+    assertThat(log.last()).isNull();
+    assertThat(log.firstKeptId()).isEqualTo(6);
+    log.append("{}", true, 0); // forgotten: keeps nothing more
+    assertThat(meter.get()).isZero();
+    assertThat(log.lastId()).isEqualTo(6);
+  }
+
+  @Test
+  void holdsEachResultOnceAsItsEventAndGivesBackItsJson() {
+    ResultLog log = new ResultLog(10, 1 << 20);
+    String json = "{\"s\":\"\u00fcn\u00ef \ud83d\ude80\"}";
+    ResultLog.Event e = log.append(json, false, 0);
+    assertThat(e.json()).isEqualTo(json);
+    assertThat(new String(e.sse(), StandardCharsets.UTF_8))
+        .isEqualTo("id: 1\nevent: result\ndata: " + json + "\n\n");
   }
 }

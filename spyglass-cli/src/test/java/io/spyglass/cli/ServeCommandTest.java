@@ -1,0 +1,56 @@
+package io.spyglass.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.spyglass.service.query.ResultLimits;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+class ServeCommandTest {
+  @Test
+  void serveReadsTheGeneratorPacedUnlessItsRateIsGiven() {
+    assertThat(ServeCommand.paced("gen")).isEqualTo("gen?rate=2000");
+    assertThat(ServeCommand.paced("gen?seed=7&size=300"))
+        .isEqualTo("gen?seed=7&size=300&rate=2000");
+    assertThat(ServeCommand.paced("gen?rate=0")).isEqualTo("gen?rate=0");
+    assertThat(ServeCommand.paced("gen?seed=1&rate=50000")).isEqualTo("gen?seed=1&rate=50000");
+    assertThat(ServeCommand.paced("file:/tmp/gen")).isEqualTo("file:/tmp/gen");
+    assertThat(ServeCommand.paced("kafka://h:9092/gen")).isEqualTo("kafka://h:9092/gen");
+  }
+
+  @Test
+  void resultMemoryLimitsComeFromTheHeapOrTheFlags() {
+    long heap = Runtime.getRuntime().maxMemory();
+    ResultLimits defaults = ServeCommand.resultLimits(null, null, null);
+    assertThat(defaults.maxBytes()).isEqualTo(Math.max(1L << 20, heap / 4));
+    assertThat(defaults.maxBytesPerUser()).isEqualTo(defaults.maxBytes() / 4);
+    assertThat(defaults.maxResultBytes()).isLessThanOrEqualTo(8L << 20);
+
+    ResultLimits given = ServeCommand.resultLimits("1GiB", null, null);
+    assertThat(given.maxBytes()).isEqualTo(1L << 30);
+    assertThat(given.maxBytesPerUser()).isEqualTo(256L << 20);
+    assertThat(given.maxResultBytes()).isEqualTo(8L << 20);
+
+    ResultLimits all = ServeCommand.resultLimits("64MiB", "16MiB", "1MiB");
+    assertThat(all).isEqualTo(new ResultLimits(64L << 20, 16L << 20, 1L << 20));
+
+    assertThatThrownBy(() -> ServeCommand.resultLimits("64MiB", "128MiB", null))
+        .hasMessageContaining("--max-result-memory");
+    assertThatThrownBy(() -> ServeCommand.resultLimits(null, null, "1KiB"))
+        .hasMessageContaining("--max-result-size");
+  }
+
+  @Test
+  void theLauncherExitsTheJvmWhenItRunsOutOfHeapSoThatASupervisorRestartsIt() throws Exception {
+    Path launcher = Path.of("..", "spyglass");
+    assertThat(launcher).exists();
+    String exec =
+        Files.readAllLines(launcher).stream()
+            .filter(l -> l.startsWith("exec java"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(exec).contains("-XX:+ExitOnOutOfMemoryError");
+  }
+}
