@@ -310,13 +310,17 @@ class StreamsTest {
                   }
                 })
             .get(10, TimeUnit.SECONDS);
+    // one message at a time: a WebSocket refuses a send while the previous one is in progress
     ws.sendText(
-        "{\"type\":\"submit\",\"query\":\"SELECT COUNT(*) AS n FROM STREAM(600, TIME)"
-            + " WINDOWING TUMBLING(200, TIME)\"}",
-        true);
+            "{\"type\":\"submit\",\"query\":\"SELECT COUNT(*) AS n FROM STREAM(600, TIME)"
+                + " WINDOWING TUMBLING(200, TIME)\"}",
+            true)
+        .get(5, TimeUnit.SECONDS);
     ws.sendText(
-        "{\"type\":\"submit\",\"query\":\"SELECT COUNT(*) AS n FROM STREAM(MAX, TIME)\"}", true);
-    ws.sendText("{\"type\":\"submit\",\"query\":\"SELECT FOO(x) FROM STREAM()\"}", true);
+            "{\"type\":\"submit\",\"query\":\"SELECT COUNT(*) AS n FROM STREAM(MAX, TIME)\"}", true)
+        .get(5, TimeUnit.SECONDS);
+    ws.sendText("{\"type\":\"submit\",\"query\":\"SELECT FOO(x) FROM STREAM()\"}", true)
+        .get(5, TimeUnit.SECONDS);
     JsonNode a = next(got, "accepted");
     JsonNode b = next(got, "accepted");
     String windowed = a.get("id").asText();
@@ -324,7 +328,7 @@ class StreamsTest {
     JsonNode invalid = next(got, "error");
     assertThat(invalid.get("status").asInt()).isEqualTo(422);
     assertThat(invalid.get("errors").get(0).get("column").asInt()).isEqualTo(8);
-    ws.sendText("{\"type\":\"kill\",\"id\":\"" + forever + "\"}", true);
+    ws.sendText("{\"type\":\"kill\",\"id\":\"" + forever + "\"}", true).get(5, TimeUnit.SECONDS);
     // both queries' results arrive on the one socket, each query ending with its final result
     List<JsonNode> windowedResults = new ArrayList<>();
     List<JsonNode> foreverResults = new ArrayList<>();
@@ -348,9 +352,9 @@ class StreamsTest {
     for (int i = 0; i < windowedResults.size(); i++) {
       assertThat(windowedResults.get(i).get("seq").asLong()).isEqualTo(i + 1);
     }
-    ws.sendText("{\"type\":\"kill\",\"id\":\"nope\"}", true);
+    ws.sendText("{\"type\":\"kill\",\"id\":\"nope\"}", true).get(5, TimeUnit.SECONDS);
     assertThat(next(got, "error").get("status").asInt()).isEqualTo(404);
-    ws.sendText("not json", true);
+    ws.sendText("not json", true).get(5, TimeUnit.SECONDS);
     assertThat(next(got, "error").get("status").asInt()).isEqualTo(400);
     ws.sendClose(WebSocket.NORMAL_CLOSURE, "bye").get(5, TimeUnit.SECONDS);
   }
