@@ -8,6 +8,7 @@ import io.spyglass.flink.client.FlinkQueryClient;
 import io.spyglass.service.ServiceConfig;
 import io.spyglass.service.SpyglassService;
 import io.spyglass.service.metering.Metering;
+import io.spyglass.service.metering.RecoveryOptions;
 import io.spyglass.service.runtime.EmbeddedRuntime;
 import io.spyglass.service.runtime.FlinkRuntime;
 import java.io.IOException;
@@ -180,6 +181,22 @@ final class ServeCommand implements Callable<Integer> {
               + " results come on topic spyglass-results-NAME (default: HOST-PORT)")
   String instance;
 
+  // What the start does when the data folder shows something was lost (docs/metering.md, Recovery)
+  @Option(
+      names = "--reset-standing-queries",
+      description =
+          "with --source http: start although the standing queries' database has no checkpoint"
+              + " while the ingest log shows it had some (the database was lost or replaced): the"
+              + " standing queries start afresh, none defined")
+  boolean resetStandingQueries;
+
+  @Option(
+      names = "--accept-missing-ids",
+      description =
+          "with --source http: start although ids files of the ingest log within --id-horizon are"
+              + " missing: repeats of those documents are then counted again")
+  boolean acceptMissingIds;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
@@ -244,6 +261,7 @@ final class ServeCommand implements Callable<Integer> {
                     b.maxQueriesPerUser = maxQueriesPerUser;
                     b.graceMs = graceMs;
                     b.keepMs = keepMs;
+                    b.recovery = new RecoveryOptions(resetStandingQueries, acceptMissingIds);
                   });
     } catch (IllegalArgumentException e) {
       err.println("spyglass: " + e.getMessage());

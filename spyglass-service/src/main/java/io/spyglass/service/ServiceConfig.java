@@ -2,6 +2,7 @@ package io.spyglass.service;
 
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.service.http.StreamSettings;
+import io.spyglass.service.metering.RecoveryOptions;
 import java.nio.file.Path;
 import java.util.function.Consumer;
 
@@ -26,6 +27,7 @@ import java.util.function.Consumer;
  * @param schemaPeriodMs how long a field stays in the live schema after it was last seen (one to
  *     two periods)
  * @param queryLimits what one query may ask for
+ * @param recovery how the start goes on when the data folder shows something was lost
  */
 public record ServiceConfig(
     String bind,
@@ -43,7 +45,8 @@ public record ServiceConfig(
     long headerTimeoutMs,
     int sampleEveryN,
     long schemaPeriodMs,
-    QueryLimits queryLimits) {
+    QueryLimits queryLimits,
+    RecoveryOptions recovery) {
 
   public ServiceConfig {
     require(port >= 0 && port <= 65535, "port must be 0 to 65535: " + port);
@@ -59,6 +62,7 @@ public record ServiceConfig(
     require(
         dataDir != null && bind != null && streams != null && queryLimits != null,
         "bind, data folder, stream settings and query limits are required");
+    require(recovery != null, "the recovery options are required");
   }
 
   private static void require(boolean ok, String message) {
@@ -89,7 +93,8 @@ public record ServiceConfig(
         10_000,
         100,
         30_000,
-        QueryLimits.DEFAULTS);
+        QueryLimits.DEFAULTS,
+        RecoveryOptions.DEFAULTS);
   }
 
   /** A copy with some settings changed, e.g. {@code c.with(b -> b.port = 0)}. */
@@ -117,6 +122,7 @@ public record ServiceConfig(
     public int sampleEveryN;
     public long schemaPeriodMs;
     public QueryLimits queryLimits;
+    public RecoveryOptions recovery;
 
     Builder(ServiceConfig c) {
       bind = c.bind;
@@ -135,6 +141,7 @@ public record ServiceConfig(
       sampleEveryN = c.sampleEveryN;
       schemaPeriodMs = c.schemaPeriodMs;
       queryLimits = c.queryLimits;
+      recovery = c.recovery;
     }
 
     ServiceConfig build() {
@@ -154,7 +161,8 @@ public record ServiceConfig(
           headerTimeoutMs,
           sampleEveryN,
           schemaPeriodMs,
-          queryLimits);
+          queryLimits,
+          recovery);
     }
   }
 }

@@ -11,6 +11,7 @@ import io.spyglass.service.query.QueryManager;
 import io.spyglass.service.runtime.EmbeddedRuntime;
 import io.spyglass.service.runtime.QueryRuntime;
 import io.spyglass.service.schema.SchemaSampler;
+import io.spyglass.service.store.DataFolderLock;
 import io.spyglass.service.store.Database;
 import io.spyglass.service.store.History;
 import io.spyglass.service.store.SavedQueries;
@@ -50,11 +51,18 @@ public final class SpyglassService implements AutoCloseable {
   private final ScheduledExecutorService sweeper;
   private final ApiServer server;
   private final Metering metering;
+  private final DataFolderLock lock;
   private boolean closed;
 
   private SpyglassService(
-      ServiceConfig config, Tokens tokens, QueryRuntime runtime, Database db, Metering metering) {
+      ServiceConfig config,
+      Tokens tokens,
+      QueryRuntime runtime,
+      Database db,
+      Metering metering,
+      DataFolderLock lock) {
     LongSupplier clock = System::currentTimeMillis;
+    this.lock = lock;
     this.config = config;
     this.tokens = tokens;
     this.runtime = runtime;
@@ -122,6 +130,21 @@ public final class SpyglassService implements AutoCloseable {
    */
   public static SpyglassService start(ServiceConfig config, QueryRuntime runtime, Metering metering)
       throws IOException {
+    DataFolderLock lock;
+    try {
+      lock = DataFolderLock.acquire(config.dataDir());
+    } catch (IOException | RuntimeException e) {
+      runtime.close();
+      closeQuietly(metering);
+      throw e;
+    }
+    return start(config, runtime, metering, lock);
+  }
+
+  /** Starts the service with the data folder's lock taken (the service releases it). */
+  private static SpyglassService start(
+      ServiceConfig config, QueryRuntime runtime, Metering metering, DataFolderLock lock)
+      throws IOException {
     try {
       Tokens tokens =
           config.tokensFile() == null ? Tokens.none() : Tokens.load(config.tokensFile());
@@ -133,7 +156,7 @@ public final class SpyglassService implements AutoCloseable {
       }
       Database db = Database.open(config.dataDir());
       try {
-        return new SpyglassService(config, tokens, runtime, db, metering);
+        return new SpyglassService(config, tokens, runtime, db, metering, lock);
       } catch (RuntimeException e) {
         db.close();
         throw e;
@@ -141,6 +164,7 @@ public final class SpyglassService implements AutoCloseable {
     } catch (IOException | RuntimeException e) {
       runtime.close();
       closeQuietly(metering);
+      lock.close();
       throw e;
     }
   }
@@ -150,15 +174,21 @@ public final class SpyglassService implements AutoCloseable {
    * under the data folder: the engine reads the ingested documents, beside {@code other} when not
    * null. Standing queries are restored before the engine reads its first document.
    *
-   * @throws IOException when the ingest log or the database cannot be read
+   * @throws IOException when the ingest log or the database cannot be read, or another service uses
+   *     the data folder
    */
   public static SpyglassService startMetering(
       ServiceConfig config, Source other, EngineConfig engineConfig, Metering.Settings settings)
       throws IOException, InterruptedException {
     Metering metering;
+    DataFolderLock lock = null;
     try {
-      metering = Metering.open(config.dataDir(), settings);
+      lock = DataFolderLock.acquire(config.dataDir()); // before any file of the folder is opened
+      metering = Metering.open(config.dataDir(), settings, config.recovery());
     } catch (IOException | RuntimeException e) {
+      if (lock != null) {
+        lock.close();
+      }
       if (other != null) {
         other.close();
       }
@@ -171,6 +201,7 @@ public final class SpyglassService implements AutoCloseable {
       runtime = EmbeddedRuntime.startPaused(source, engineConfig);
     } catch (IOException | RuntimeException e) {
       closeQuietly(metering);
+      lock.close();
       throw e;
     }
     try {
@@ -179,9 +210,10 @@ public final class SpyglassService implements AutoCloseable {
     } catch (RuntimeException | InterruptedException e) {
       runtime.close();
       closeQuietly(metering);
+      lock.close();
       throw e;
     }
-    return start(config, runtime, metering);
+    return start(config, runtime, metering, lock);
   }
 
   private static void closeQuietly(Metering metering) {
@@ -301,5 +333,6 @@ public final class SpyglassService implements AutoCloseable {
     closeQuietly(metering);
     history.close();
     db.close();
+    lock.close(); // last: nothing of the folder is written after
   }
 }

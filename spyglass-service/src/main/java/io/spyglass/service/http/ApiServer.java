@@ -88,7 +88,9 @@ public final class ApiServer implements AutoCloseable {
                     }
                   });
               cfg.routes.wsBeforeUpgrade("/api/ws", auth::authenticate);
-              cfg.routes.get("/api/health", ctx -> health(ctx, runtime, manager, settings));
+              cfg.routes.get(
+                  "/api/health",
+                  ctx -> health(ctx, runtime, manager, settings, storageProblems(saved, metering)));
               cfg.routes.get(
                   "/api/openapi.json", ctx -> ctx.contentType(Json.TYPE).result(openApi));
               cfg.routes.get(
@@ -250,11 +252,27 @@ public final class ApiServer implements AutoCloseable {
         });
   }
 
+  /** What keeps the databases from doing their job (damage found while they were used). */
+  private static List<String> storageProblems(SavedQueries saved, Metering metering) {
+    List<String> out = new ArrayList<>();
+    if (saved.storageProblem() != null) {
+      out.add(saved.storageProblem());
+    }
+    if (metering != null && metering.store().problem() != null) {
+      out.add(metering.store().problem());
+    }
+    return out;
+  }
+
   private static void health(
-      Context ctx, QueryRuntime runtime, QueryManager manager, Settings settings) {
+      Context ctx,
+      QueryRuntime runtime,
+      QueryManager manager,
+      Settings settings,
+      List<String> problems) {
     RuntimeStats s = runtime.stats();
     ObjectNode body = Json.object();
-    body.put("status", "UP");
+    body.put("status", problems.isEmpty() ? "UP" : "DEGRADED");
     body.put("runtime", runtime.describe());
     body.put("uptimeMs", System.currentTimeMillis() - settings.startedMs());
     body.put("recordsRead", s.recordsRead());
@@ -264,7 +282,11 @@ public final class ApiServer implements AutoCloseable {
     if (s.sourceError() != null) {
       body.put("sourceError", s.sourceError());
     }
-    Json.send(ctx, 200, body);
+    if (!problems.isEmpty()) {
+      ArrayNode list = body.putArray("problems");
+      problems.forEach(list::add);
+    }
+    Json.send(ctx, problems.isEmpty() ? 200 : 503, body);
   }
 
   private static void schema(Context ctx, SchemaSampler sampler) {
