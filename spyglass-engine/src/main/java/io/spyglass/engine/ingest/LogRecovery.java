@@ -474,6 +474,14 @@ final class LogRecovery {
         }
         m.append(d.ids().size() > 20 ? ", ..." : "").append(')');
       }
+      if (d.ids().size() < n) {
+        m.append(
+            one
+                ? " (its id does not read back: the quarantined bytes may show the document)"
+                : "; "
+                    + (d.ids().isEmpty() ? "their ids do not" : "some ids do not")
+                    + " read back: the quarantined bytes may show the documents");
+      }
       if (d.counted()) {
         m.append(one ? "; it was" : "; they were")
             .append(" counted by the standing queries before (their checkpoint is past ")
