@@ -87,13 +87,15 @@ public final class Metering implements AutoCloseable {
       throws IOException {
     Path dir = dataDir.resolve("ingest");
     Path file = dataDir.resolve(StandingStore.FILE);
-    if (settings.databaseUrl() == null && !Files.exists(file)) {
-      noCheckpoint(file.toString(), dir, recovery); // refused before the file is created
-    }
+    // a lost SQLite file is refused before opening it would create an empty one
+    boolean missing = settings.databaseUrl() == null && !Files.exists(file);
+    boolean afreshBefore = missing && noCheckpoint(file.toString(), dir, recovery);
     StandingStore store = StandingStore.open(dataDir, settings.databaseUrl());
     try {
       OptionalLong checkpoint = store.logPosition();
-      boolean afresh = checkpoint.isEmpty() && noCheckpoint(store.where(), dir, recovery);
+      boolean afresh =
+          afreshBefore
+              || (!missing && checkpoint.isEmpty() && noCheckpoint(store.where(), dir, recovery));
       Ingestor ingestor =
           Ingestor.open(
               dir,
