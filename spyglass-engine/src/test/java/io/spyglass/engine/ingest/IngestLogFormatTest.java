@@ -117,6 +117,47 @@ class IngestLogFormatTest {
     assertThat(next[4]).isEqualTo((byte) 2);
   }
 
+  /** Opens the golden version 1 log with one byte flipped in document {@code id}'s JSON. */
+  Ingestor openFlipped(String id) throws Exception {
+    copy("v1", "00000000000000000225", "00000000000000000450");
+    Path last = dir.resolve("00000000000000000450.log");
+    byte[] b = Files.readAllBytes(last);
+    String text = new String(b, StandardCharsets.ISO_8859_1);
+    b[text.indexOf("{\"id\":\"" + id + "\"") + 14] ^= 1;
+    Files.write(last, b);
+    return Ingestor.open(dir, OPTIONS, () -> START_MS + 3_600_000);
+  }
+
+  @Test
+  void aVersion1SegmentDropsDamageThatReadableRecordsFollow() throws Exception {
+    try (Ingestor in = openFlipped("g-7")) {
+      assertThat(in.log().recoveryNotices())
+          .singleElement()
+          .asString()
+          .contains("dropped; 1 document lost (id \"g-7\")");
+      List<String> docs = documents();
+      docs.remove(7);
+      assertThat(IngestorTest.readAll(in.log(), 0)).isEqualTo(docs);
+      assertThat(in.submit(group(2)).get(10, TimeUnit.SECONDS))
+          .isEqualTo(new Ingestor.Outcome(1, 2));
+    }
+  }
+
+  @Test
+  void aVersion1SegmentCutsDamageAtItsEndAndSaysItCannotTell() throws Exception {
+    try (Ingestor in = openFlipped("g-8")) {
+      assertThat(in.log().recoveryNotices())
+          .singleElement()
+          .asString()
+          .contains("were cut off")
+          .contains("version 1 segment, which does not record what was acknowledged")
+          .contains("(id g-8)");
+      assertThat(IngestorTest.readAll(in.log(), 0)).isEqualTo(documents().subList(0, 8));
+      assertThat(in.submit(group(2)).get(10, TimeUnit.SECONDS))
+          .isEqualTo(new Ingestor.Outcome(1, 2));
+    }
+  }
+
   @Test
   void version2IsRead() throws Exception {
     copy("v2", "00000000000000000257", "00000000000000000514");

@@ -367,6 +367,49 @@ class IngestLogRecoveryTest {
   }
 
   @Test
+  void aSegmentWhoseHeaderNeverReachedTheDiskIsStartedAgain() throws Exception {
+    Ingestor.Options small = OPTIONS.withSegmentBytes(800);
+    long end;
+    try (Ingestor in = Ingestor.open(dir, small, clock::get)) {
+      for (int g = 0; g < 4; g++) {
+        in.submit(IngestorTest.docs("d", g * 5, g * 5 + 5)).get(10, TimeUnit.SECONDS);
+      }
+      end = in.log().committedEnd();
+    }
+    Path seg = dir.resolve(IngestLog.name(end) + ".log");
+    Files.write(seg, new byte[] {'S', 'G'}); // the crash came right after the file was created
+    try (Ingestor in = Ingestor.open(dir, small, clock::get)) {
+      assertThat(in.log().committedEnd()).isEqualTo(end);
+      assertThat(in.submit(IngestorTest.docs("d", 18, 22)).get(10, TimeUnit.SECONDS))
+          .isEqualTo(new Ingestor.Outcome(2, 2));
+      assertThat(readAll(in)).hasSize(22);
+    }
+  }
+
+  @Test
+  void aMissingSegmentTheCheckpointHasNotCountedRefusesTheStart() throws Exception {
+    Ingestor.Options small = OPTIONS.withSegmentBytes(800);
+    try (Ingestor in = Ingestor.open(dir, small, clock::get)) {
+      for (int g = 0; g < 8; g++) {
+        in.submit(IngestorTest.docs("d", g * 5, g * 5 + 5)).get(10, TimeUnit.SECONDS);
+      }
+    }
+    List<Path> logs;
+    try (Stream<Path> files = Files.list(dir)) {
+      logs = files.filter(p -> p.toString().endsWith(".log")).sorted().toList();
+    }
+    assertThat(logs.size()).isGreaterThan(2);
+    Path middle = logs.get(1);
+    Files.delete(middle);
+    Files.delete(middle.resolveSibling(middle.getFileName().toString().replace(".log", ".ids")));
+    assertThatThrownBy(() -> open(0))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("are missing from " + dir)
+        .hasMessageContaining("the standing queries have not counted them yet")
+        .hasMessageContaining("restore the missing segment files");
+  }
+
+  @Test
   void theEvidenceOfCheckpointsIsInTheLog() throws Exception {
     assertThat(IngestLog.checkpointEvidence(dir)).isNull();
     try (Ingestor in = open()) {
