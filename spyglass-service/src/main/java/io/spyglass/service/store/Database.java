@@ -133,7 +133,10 @@ public final class Database implements AutoCloseable {
     return "PRAGMA quick_check: " + String.join("; ", found);
   }
 
-  /** Whether an error says the database's file is damaged or unreadable (not a bad statement). */
+  /**
+   * Whether an error says the database's file is damaged (SQLite's CORRUPT or NOTADB, PostgreSQL's
+   * data or index corrupted), not a bad statement or a passing failure.
+   */
   public static boolean isDamage(SQLException e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof SQLException s) {
@@ -144,8 +147,7 @@ public final class Database implements AutoCloseable {
             || "XX002".equals(state)
             || m.contains("SQLITE_CORRUPT")
             || m.contains("SQLITE_NOTADB")
-            || m.contains("SQLITE_IOERR")
-            || (isSqlite(s) && (primary == 11 || primary == 26 || primary == 10))) {
+            || (isSqlite(s) && (primary == 11 || primary == 26))) {
           return true;
         }
       }
