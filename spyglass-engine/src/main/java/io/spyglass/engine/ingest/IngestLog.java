@@ -120,6 +120,9 @@ public final class IngestLog implements AutoCloseable {
 
   static IngestLog open(Path dir, long segmentBytes, IdIndex ids, long sinceMs, Recovery recovery)
       throws IOException {
+    if (recovery.checkpoint() > 0 && !Files.isDirectory(dir)) {
+      throw new IOException(LogRecovery.gone(dir, recovery.checkpoint()));
+    }
     Files.createDirectories(dir);
     IngestLog log = new IngestLog(dir, segmentBytes);
     log.recover(ids, sinceMs, recovery);

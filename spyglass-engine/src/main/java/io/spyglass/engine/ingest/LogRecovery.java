@@ -70,6 +70,9 @@ final class LogRecovery {
         }
       }
     }
+    if (files.isEmpty() && recovery.checkpoint() > 0) {
+      throw new IOException(gone(dir, recovery.checkpoint()));
+    }
     LogManifest.Read read = LogManifest.read(dir);
     if (read.problem() != null) {
       warn(read.problem());
@@ -106,6 +109,16 @@ final class LogRecovery {
     for (Plan p : plans) {
       apply(p);
     }
+  }
+
+  /** Why a start is refused when the log is gone but a checkpoint covers part of it. */
+  static String gone(Path dir, long checkpoint) {
+    return "the ingest log in "
+        + dir
+        + " is gone (no segment file), but the standing queries' checkpoint is at position "
+        + checkpoint
+        + ": the documents they counted and their ids are missing. Restore the ingest folder from"
+        + " a copy, or give the --data folder and --database that were used together";
   }
 
   /** Files that should be there and are not: the ids (or records) of a range of positions. */

@@ -410,6 +410,24 @@ class IngestLogRecoveryTest {
   }
 
   @Test
+  void aLogThatIsGoneUnderACheckpointRefusesTheStartAndCreatesNothing() throws Exception {
+    Path gone = dir.resolve("ingest");
+    assertThatThrownBy(
+            () -> Ingestor.open(gone, OPTIONS, clock::get, new IngestLog.Recovery(500, false)))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("is gone (no segment file)")
+        .hasMessageContaining("checkpoint is at position 500");
+    assertThat(gone).doesNotExist();
+    Files.createDirectories(gone);
+    assertThatThrownBy(
+            () -> Ingestor.open(gone, OPTIONS, clock::get, new IngestLog.Recovery(500, false)))
+        .hasMessageContaining("is gone");
+    try (Stream<Path> files = Files.list(gone)) {
+      assertThat(files).isEmpty();
+    }
+  }
+
+  @Test
   void theEvidenceOfCheckpointsIsInTheLog() throws Exception {
     assertThat(IngestLog.checkpointEvidence(dir)).isNull();
     try (Ingestor in = open()) {
