@@ -116,7 +116,8 @@ public final class SpyglassService implements AutoCloseable {
    *
    * @throws IllegalArgumentException when the settings are refused: e.g. a non-loopback address
    *     without tokens or {@code insecure}, or a malformed tokens file; the message says what to do
-   * @throws IOException when the tokens file or the database cannot be read
+   * @throws IOException when the tokens file or the database cannot be read, or another service
+   *     uses the data folder (it is locked for the service's life)
    */
   public static SpyglassService start(ServiceConfig config, QueryRuntime runtime)
       throws IOException {
