@@ -10,6 +10,7 @@ import io.spyglass.service.SpyglassService;
 import io.spyglass.service.http.EdgeSettings;
 import io.spyglass.service.http.Listening;
 import io.spyglass.service.metering.Metering;
+import io.spyglass.service.metering.RecoveryOptions;
 import io.spyglass.service.query.ResultLimits;
 import io.spyglass.service.runtime.EmbeddedRuntime;
 import io.spyglass.service.runtime.FlinkRuntime;
@@ -285,6 +286,22 @@ final class ServeCommand implements Callable<Integer> {
   /** The pace of the generator when --source is gen without ?rate=, so that an idle demo idles. */
   static final long SERVE_GEN_RATE = 2_000;
 
+  // What the start does when the data folder shows something was lost (docs/metering.md, Recovery)
+  @Option(
+      names = "--reset-standing-queries",
+      description =
+          "with --source http: start although the standing queries' database has no checkpoint"
+              + " while the ingest log shows it had some (the database was lost or replaced): the"
+              + " standing queries start afresh, none defined")
+  boolean resetStandingQueries;
+
+  @Option(
+      names = "--accept-missing-ids",
+      description =
+          "with --source http: start although ids files of the ingest log within --id-horizon are"
+              + " missing: repeats of those documents are then counted again")
+  boolean acceptMissingIds;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
@@ -353,6 +370,7 @@ final class ServeCommand implements Callable<Integer> {
                     b.keepMs = keepMs;
                     b.edge = edge;
                     b.results = results;
+                    b.recovery = new RecoveryOptions(resetStandingQueries, acceptMissingIds);
                   });
     } catch (IllegalArgumentException e) {
       err.println("spyglass: " + e.getMessage());

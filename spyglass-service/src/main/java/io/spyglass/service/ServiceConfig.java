@@ -3,6 +3,7 @@ package io.spyglass.service;
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.service.http.EdgeSettings;
 import io.spyglass.service.http.StreamSettings;
+import io.spyglass.service.metering.RecoveryOptions;
 import io.spyglass.service.query.ResultLimits;
 import java.nio.file.Path;
 import java.util.function.Consumer;
@@ -30,6 +31,7 @@ import java.util.function.Consumer;
  * @param queryLimits what one query may ask for
  * @param edge what one connection, address, user or web page may do at the HTTP edge
  * @param results how much memory kept results may take, in all, per user and per result
+ * @param recovery how the start goes on when the data folder shows something was lost
  */
 public record ServiceConfig(
     String bind,
@@ -49,7 +51,8 @@ public record ServiceConfig(
     long schemaPeriodMs,
     QueryLimits queryLimits,
     EdgeSettings edge,
-    ResultLimits results) {
+    ResultLimits results,
+    RecoveryOptions recovery) {
 
   public ServiceConfig {
     require(port >= 0 && port <= 65535, "port must be 0 to 65535: " + port);
@@ -70,6 +73,7 @@ public record ServiceConfig(
             && edge != null
             && results != null,
         "bind, data folder, stream settings, query, edge and result limits are required");
+    require(recovery != null, "the recovery options are required");
   }
 
   private static void require(boolean ok, String message) {
@@ -103,7 +107,8 @@ public record ServiceConfig(
         30_000,
         QueryLimits.DEFAULTS,
         EdgeSettings.DEFAULTS,
-        ResultLimits.defaults());
+        ResultLimits.defaults(),
+        RecoveryOptions.DEFAULTS);
   }
 
   /** A copy with some settings changed, e.g. {@code c.with(b -> b.port = 0)}. */
@@ -133,6 +138,7 @@ public record ServiceConfig(
     public QueryLimits queryLimits;
     public EdgeSettings edge;
     public ResultLimits results;
+    public RecoveryOptions recovery;
 
     Builder(ServiceConfig c) {
       bind = c.bind;
@@ -153,6 +159,7 @@ public record ServiceConfig(
       queryLimits = c.queryLimits;
       edge = c.edge;
       results = c.results;
+      recovery = c.recovery;
     }
 
     ServiceConfig build() {
@@ -174,7 +181,8 @@ public record ServiceConfig(
           schemaPeriodMs,
           queryLimits,
           edge,
-          results);
+          results,
+          recovery);
     }
   }
 }

@@ -13,6 +13,7 @@ import io.spyglass.service.query.QueryManager;
 import io.spyglass.service.runtime.EmbeddedRuntime;
 import io.spyglass.service.runtime.QueryRuntime;
 import io.spyglass.service.schema.SchemaSampler;
+import io.spyglass.service.store.DataFolderLock;
 import io.spyglass.service.store.Database;
 import io.spyglass.service.store.History;
 import io.spyglass.service.store.SavedQueries;
@@ -54,6 +55,7 @@ public final class SpyglassService implements AutoCloseable {
   private final ScheduledExecutorService sweeper;
   private final ApiServer server;
   private final Metering metering;
+  private final DataFolderLock lock;
   private final Health health = new Health();
   private volatile long lastSweepMs = System.currentTimeMillis();
   private volatile boolean closed;
@@ -67,8 +69,10 @@ public final class SpyglassService implements AutoCloseable {
       QueryRuntime runtime,
       Database db,
       Metering metering,
-      Listening listening) {
+      Listening listening,
+      DataFolderLock lock) {
     LongSupplier clock = System::currentTimeMillis;
+    this.lock = lock;
     this.config = config;
     this.tokens = tokens;
     this.runtime = runtime;
@@ -100,8 +104,10 @@ public final class SpyglassService implements AutoCloseable {
               return t;
             });
     sweeper.scheduleWithFixedDelay(this::sweep, 250, 250, TimeUnit.MILLISECONDS);
+    SavedQueries saved = new SavedQueries(db, clock);
     health.probe(runtime::problems);
     health.probe(this::problems);
+    health.probe(() -> storageProblems(saved, metering));
     this.server =
         new ApiServer(
             new ApiServer.Settings(
@@ -117,7 +123,7 @@ public final class SpyglassService implements AutoCloseable {
             queries,
             metrics,
             schema,
-            new SavedQueries(db, clock),
+            saved,
             history,
             metering,
             health);
@@ -141,12 +147,25 @@ public final class SpyglassService implements AutoCloseable {
     return out;
   }
 
+  /** What keeps the databases from doing their job: damage found while they were used. */
+  private static List<Health.Problem> storageProblems(SavedQueries saved, Metering metering) {
+    List<Health.Problem> out = new ArrayList<>();
+    if (saved.storageProblem() != null) {
+      out.add(Health.Problem.degraded(saved.storageProblem()));
+    }
+    if (metering != null && metering.store().problem() != null) {
+      out.add(Health.Problem.degraded(metering.store().problem()));
+    }
+    return out;
+  }
+
   /**
    * Starts the service on {@code runtime}, which it owns from then on (and closes).
    *
    * @throws IllegalArgumentException when the settings are refused: e.g. a non-loopback address
    *     without tokens or {@code insecure}, or a malformed tokens file; the message says what to do
-   * @throws IOException when the tokens file or the database cannot be read
+   * @throws IOException when the tokens file or the database cannot be read, or another service
+   *     uses the data folder (it is locked for the service's life)
    */
   public static SpyglassService start(ServiceConfig config, QueryRuntime runtime)
       throws IOException {
@@ -193,6 +212,26 @@ public final class SpyglassService implements AutoCloseable {
   public static SpyglassService start(
       ServiceConfig config, Listening listening, QueryRuntime runtime, Metering metering)
       throws IOException {
+    DataFolderLock lock;
+    try {
+      lock = DataFolderLock.acquire(config.dataDir());
+    } catch (IOException | RuntimeException e) {
+      runtime.close();
+      closeQuietly(metering);
+      closeQuietly(listening);
+      throw e;
+    }
+    return start(config, listening, runtime, metering, lock);
+  }
+
+  /** Starts the service with the data folder's lock taken (the service releases it). */
+  private static SpyglassService start(
+      ServiceConfig config,
+      Listening listening,
+      QueryRuntime runtime,
+      Metering metering,
+      DataFolderLock lock)
+      throws IOException {
     try {
       Tokens tokens =
           config.tokensFile() == null ? Tokens.none() : Tokens.load(config.tokensFile());
@@ -201,7 +240,7 @@ public final class SpyglassService implements AutoCloseable {
       }
       Database db = Database.open(config.dataDir());
       try {
-        return new SpyglassService(config, tokens, runtime, db, metering, listening);
+        return new SpyglassService(config, tokens, runtime, db, metering, listening, lock);
       } catch (RuntimeException e) {
         db.close();
         throw e;
@@ -210,6 +249,7 @@ public final class SpyglassService implements AutoCloseable {
       runtime.close();
       closeQuietly(metering);
       closeQuietly(listening);
+      lock.close();
       throw e;
     }
   }
@@ -229,7 +269,8 @@ public final class SpyglassService implements AutoCloseable {
    * under the data folder: the engine reads the ingested documents, beside {@code other} when not
    * null. Standing queries are restored before the engine reads its first document.
    *
-   * @throws IOException when the ingest log or the database cannot be read
+   * @throws IOException when the ingest log or the database cannot be read, or another service uses
+   *     the data folder
    */
   public static SpyglassService startMetering(
       ServiceConfig config, Source other, EngineConfig engineConfig, Metering.Settings settings)
@@ -249,9 +290,14 @@ public final class SpyglassService implements AutoCloseable {
       Metering.Settings settings)
       throws IOException, InterruptedException {
     Metering metering;
+    DataFolderLock lock = null;
     try {
-      metering = Metering.open(config.dataDir(), settings);
+      lock = DataFolderLock.acquire(config.dataDir()); // before any file of the folder is opened
+      metering = Metering.open(config.dataDir(), settings, config.recovery());
     } catch (IOException | RuntimeException e) {
+      if (lock != null) {
+        lock.close();
+      }
       if (other != null) {
         other.close();
       }
@@ -266,6 +312,7 @@ public final class SpyglassService implements AutoCloseable {
     } catch (IOException | RuntimeException e) {
       closeQuietly(metering);
       closeQuietly(listening);
+      lock.close();
       throw e;
     }
     try {
@@ -275,9 +322,10 @@ public final class SpyglassService implements AutoCloseable {
       runtime.close();
       closeQuietly(metering);
       closeQuietly(listening);
+      lock.close();
       throw e;
     }
-    return start(config, listening, runtime, metering);
+    return start(config, listening, runtime, metering, lock);
   }
 
   private static void closeQuietly(Metering metering) {
@@ -407,5 +455,6 @@ public final class SpyglassService implements AutoCloseable {
     closeQuietly(metering);
     history.close();
     db.close();
+    lock.close(); // last: nothing of the folder is written after
   }
 }

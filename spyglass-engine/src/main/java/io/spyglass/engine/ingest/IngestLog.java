@@ -1,5 +1,8 @@
 package io.spyglass.engine.ingest;
 
+import static io.spyglass.engine.ingest.LogFormat.MARKER;
+import static io.spyglass.engine.ingest.LogFormat.MARKER_TAG;
+
 import io.spyglass.engine.source.RawBatch;
 import java.io.Closeable;
 import java.io.IOException;
@@ -8,9 +11,7 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -18,70 +19,72 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.zip.CRC32C;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The ingest log: every accepted document, in the order accepted, in segment files under one
- * folder. A position (offset) is a byte count over the records of all segments, from 0 for the
- * first record ever written; it never goes back. What a reader may see ends at {@link
- * #committedEnd()}: records written and forced to the disk. A group of records is appended and
+ * folder. A position (offset) is a byte count over the entries of all segments, from 0 for the
+ * first ever written; it never goes back. What a reader may see ends at {@link #committedEnd()}:
+ * groups written and forced to the disk. A group of records is appended with its commit marker and
  * forced at once ({@link #commitGroup}), so that many requests share one {@code fsync}.
  *
  * <pre>
  * segment file NNNNNNNNNNNNNNNNNNNN.log (its base position, 20 digits):
- *   header: 'S' 'G' 'I' 'L', version 1, three zero bytes, base position (8 bytes, big-endian)
- *   records: payload length (4 bytes), CRC32C of the payload (4 bytes), payload:
+ *   header: 'S' 'G' 'I' 'L', version (1 or 2), three zero bytes, base position (8 bytes)
+ *   entries, one after another (numbers big-endian):
+ *   record: payload length (4 bytes, at least 28), CRC32C of the payload (4 bytes), payload:
  *     accepted at (epoch ms, 8 bytes), id hash (16 bytes), id length (4 bytes), id (UTF-8),
  *     the document (JSON, the rest of the payload)
+ *   commit marker (version 2; ends every group, written and forced with it; 32 bytes):
+ *     -1 (4 bytes), 'S' 'G' 'C' 'M', the group's first position (8 bytes), the position after
+ *     the marker (8 bytes), the group's record count (4 bytes), CRC32C of the 28 bytes before
+ *   hole (written by recovery in place of damaged bytes, moved to quarantine/):
+ *     -2 (4 bytes), 'S' 'G' 'H' 'O', its size in bytes, all included (8 bytes), the records it
+ *     stands for (4 bytes), ids it remembers m (4 bytes), CRC32C of the 24 bytes before and of
+ *     the ids (4 bytes), m ids (hash 16 bytes, accepted at 8 bytes), zeros to its size
  * ids file NNNNNNNNNNNNNNNNNNNN.ids, written when a segment is sealed:
  *   'S' 'G' 'I' 'D', version 1, three zero bytes, count (8 bytes), the segment's size in bytes
- *   after its header (8 bytes), CRC32C of the entries (4 bytes), then per record: id hash (16
- *   bytes), accepted at (8 bytes)
+ *   after its header (8 bytes), CRC32C of the entries (4 bytes), then per record (and per
+ *   record a hole stands for): id hash (16 bytes, zeros for a lost document whose id is
+ *   forgotten), accepted at (8 bytes)
+ * manifest: see {@link LogManifest}
  * </pre>
  *
- * <p>Opening recovers: a torn record at the end of the last segment (a crash while a group was
- * written, before it was acknowledged) is cut off; anything else that does not read is an error
- * that says which file. Sealed segments no longer needed for replay lose their {@code .log}; their
- * {@code .ids} stay until every id in them is older than the horizon.
+ * <p>Version 1 segments (records only) are still read; a version 1 last segment is sealed at
+ * opening and new records go to a version 2 segment.
+ *
+ * <p>Opening recovers ({@link LogRecovery}): a torn tail (a group whose commit marker never reached
+ * the disk: never acknowledged) is cut off; damage inside acknowledged data drops only the damaged
+ * bytes (moved to {@code quarantine/}, replaced by a hole) and says which documents were lost; and
+ * when what was acknowledged cannot be told, or acknowledged documents or ids are missing, opening
+ * fails with a message that says what to do, without changing any file. Sealed segments no longer
+ * needed for replay lose their {@code .log}; their {@code .ids} stay until every id in them is
+ * older than the horizon.
  *
  * <p>Writing ({@code append}, {@code commitGroup}, {@code abortGroup}, {@code retain}) is for one
  * thread at a time; readers and {@link #committedEnd()} for any thread.
  */
 public final class IngestLog implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(IngestLog.class);
-  static final byte[] LOG_MAGIC = {'S', 'G', 'I', 'L'};
-  static final byte[] IDS_MAGIC = {'S', 'G', 'I', 'D'};
-  static final int VERSION = 1;
-  static final int HEADER = 16;
-  static final int RECORD_HEADER = 8;
-  static final int PAYLOAD_FIXED = 8 + 16 + 4;
+  static final int HEADER = LogFormat.HEADER;
+  static final int RECORD_HEADER = LogFormat.RECORD_HEADER;
+  static final int PAYLOAD_FIXED = LogFormat.PAYLOAD_FIXED;
 
-  /** A segment: its data are the bytes after the header, {@code size} of them committed. */
-  private static final class Segment {
-    final long base;
-    final Path log;
-    final Path ids;
-    volatile long size;
-    boolean sealed;
-    boolean logDeleted;
-    long newestMs = Long.MIN_VALUE;
-
-    Segment(Path dir, long base) {
-      this.base = base;
-      this.log = dir.resolve(name(base) + ".log");
-      this.ids = dir.resolve(name(base) + ".ids");
-    }
-
-    long end() {
-      return base + size;
-    }
+  /**
+   * What opening the log knows from outside it.
+   *
+   * @param checkpoint the log position the standing queries' last checkpoint covers, -1 when there
+   *     is none: recovery never cuts data before it, and takes what it covers as acknowledged
+   * @param acceptMissingIds start although ids accepted within the horizon are missing (repeats of
+   *     those documents are then counted again)
+   */
+  public record Recovery(long checkpoint, boolean acceptMissingIds) {
+    /** No checkpoint; missing ids refuse the start. */
+    public static final Recovery NONE = new Recovery(-1, false);
   }
 
   private final Path dir;
   private final long segmentBytes;
-  private final TreeMap<Long, Segment> segments = new TreeMap<>();
-  private Segment active;
+  private final TreeMap<Long, LogSegment> segments = new TreeMap<>();
+  private LogSegment active;
   private FileChannel channel;
   private long[] activeIds = new long[3 * 1024];
   private int activeIdCount;
@@ -91,6 +94,8 @@ public final class IngestLog implements AutoCloseable {
   private volatile long readPosition;
   private final Object committed = new Object();
   private final CRC32C crc = new CRC32C();
+  private LogManifest manifest;
+  private List<String> notices = List.of();
 
   private IngestLog(Path dir, long segmentBytes) {
     this.dir = dir;
@@ -98,7 +103,7 @@ public final class IngestLog implements AutoCloseable {
   }
 
   static String name(long base) {
-    return String.format("%020d", base);
+    return LogFormat.name(base);
   }
 
   /**
@@ -106,57 +111,89 @@ public final class IngestLog implements AutoCloseable {
    * accepted at {@code sinceMs} or later go into {@code ids}.
    *
    * @param segmentBytes about how large a segment grows before the next one starts
-   * @throws IOException when a file cannot be read or is damaged beyond a torn last record
+   * @throws IOException when a file cannot be read, or recovery cannot go on without losing
+   *     acknowledged documents or ids; the message says which file and what to do
    */
   static IngestLog open(Path dir, long segmentBytes, IdIndex ids, long sinceMs) throws IOException {
+    return open(dir, segmentBytes, ids, sinceMs, Recovery.NONE);
+  }
+
+  static IngestLog open(Path dir, long segmentBytes, IdIndex ids, long sinceMs, Recovery recovery)
+      throws IOException {
+    if (recovery.checkpoint() > 0 && !Files.isDirectory(dir)) {
+      throw new IOException(LogRecovery.gone(dir, recovery.checkpoint()));
+    }
     Files.createDirectories(dir);
     IngestLog log = new IngestLog(dir, segmentBytes);
-    log.recover(ids, sinceMs);
+    log.recover(ids, sinceMs, recovery);
     return log;
   }
 
-  private void recover(IdIndex ids, long sinceMs) throws IOException {
-    TreeMap<Long, Boolean> bases = new TreeMap<>();
-    try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
-      for (Path p : files) {
+  /**
+   * Why the log in {@code dir} shows that standing queries took checkpoints over it (a checkpoint
+   * recorded in its manifest, records retired, or sealed segments); null when it shows none. Reads
+   * only.
+   */
+  public static String checkpointEvidence(Path dir) throws IOException {
+    if (!Files.isDirectory(dir)) {
+      return null;
+    }
+    LogManifest m = LogManifest.read(dir).manifest();
+    if (m != null && m.checkpoint() >= 0) {
+      return "the ingest log in " + dir + " records a checkpoint at position " + m.checkpoint();
+    }
+    TreeMap<Long, boolean[]> files = new TreeMap<>();
+    try (DirectoryStream<Path> list = Files.newDirectoryStream(dir)) {
+      for (Path p : list) {
         String f = p.getFileName().toString();
         if (f.matches("\\d{20}\\.(log|ids)")) {
-          bases.merge(Long.parseLong(f.substring(0, 20)), f.endsWith(".log"), Boolean::logicalOr);
+          files
+                  .computeIfAbsent(Long.parseLong(f.substring(0, 20)), k -> new boolean[2])[
+                  f.endsWith(".log") ? 0 : 1] =
+              true;
         }
       }
     }
-    for (Map.Entry<Long, Boolean> e : bases.entrySet()) {
-      Segment s = new Segment(dir, e.getKey());
-      s.logDeleted = !e.getValue();
-      s.sealed = !e.getKey().equals(bases.lastKey()) || s.logDeleted;
-      segments.put(s.base, s);
-    }
-    long expected = -1;
-    for (Segment s : segments.values()) {
-      if (expected >= 0 && s.base != expected) {
-        throw new IOException(
-            "the ingest log in "
-                + dir
-                + " has a gap before "
-                + s.log.getFileName()
-                + " (the previous segment ends at "
-                + expected
-                + "); restore the missing segment, or move the folder away to start afresh");
-      }
-      boolean idsRead = s.sealed && readIds(s, ids, sinceMs);
-      if (!idsRead) {
-        if (s.logDeleted) {
-          throw new IOException(
-              "the ingest log's ids file " + s.ids + " is damaged and its segment is gone");
+    for (Map.Entry<Long, boolean[]> e : files.entrySet()) {
+      if (e.getValue()[0]) {
+        if (e.getKey() > 0) {
+          return "the ingest log in "
+              + dir
+              + " starts at position "
+              + e.getKey()
+              + " (its earlier records were retired after checkpoints)";
         }
-        scan(s, ids, sinceMs, s == segments.lastEntry().getValue());
+        break;
       }
-      expected = s.end();
     }
+    if (files.values().stream().anyMatch(f -> f[1])) {
+      return "the ingest log in " + dir + " has sealed segments";
+    }
+    return null;
+  }
+
+  private void recover(IdIndex ids, long sinceMs, Recovery recovery) throws IOException {
+    LogRecovery r = new LogRecovery(dir, ids, sinceMs, recovery);
+    r.run();
+    segments.putAll(r.segments);
+    notices = List.copyOf(r.notices);
+    activeIds = r.activeIds;
+    activeIdCount = r.activeIdCount;
     if (segments.isEmpty()) {
       startSegment(0);
     } else {
-      Segment last = segments.lastEntry().getValue();
+      LogSegment last = segments.lastEntry().getValue();
+      if (!last.sealed && last.version != LogFormat.CURRENT && last.size == 0) {
+        try (FileChannel ch = FileChannel.open(last.log, StandardOpenOption.WRITE)) {
+          writeHeader(ch, last.base, LogFormat.CURRENT); // nothing in it yet: now version 2
+          ch.force(true);
+        }
+        last.version = LogFormat.CURRENT;
+      }
+      if (!last.sealed && last.version != LogFormat.CURRENT) {
+        LogRecovery.writeIds(last, activeIds, activeIdCount); // version 1: sealed as it is
+        last.sealed = true;
+      }
       if (last.sealed) {
         startSegment(last.end());
       } else {
@@ -164,176 +201,34 @@ public final class IngestLog implements AutoCloseable {
         channel = FileChannel.open(last.log, StandardOpenOption.READ, StandardOpenOption.WRITE);
       }
     }
+    long checkpoint = recovery.checkpoint();
+    if (r.manifest != null) {
+      checkpoint = Math.max(checkpoint, r.manifest.checkpoint());
+    }
+    LogManifest now = new LogManifest(segments.firstKey(), checkpoint);
+    if (!now.equals(r.manifest)) {
+      now.write(dir);
+    }
+    manifest = now;
     committedEnd = active.end();
     readPosition = committedEnd;
   }
 
-  static final int IDS_HEADER = 28;
-
-  /** Reads a sealed segment's ids file; false when it is missing or damaged. */
-  private boolean readIds(Segment s, IdIndex ids, long sinceMs) throws IOException {
-    ByteBuffer b = idsFile(s);
-    if (b == null) {
-      return false;
-    }
-    long count = b.getLong(8);
-    s.size = b.getLong(16);
-    b.position(IDS_HEADER);
-    for (long i = 0; i < count; i++) {
-      long h = b.getLong();
-      long l = b.getLong();
-      long ms = b.getLong();
-      s.newestMs = Math.max(s.newestMs, ms);
-      if (ms >= sinceMs) {
-        ids.put(h, l, ms);
-      }
-    }
-    return true;
+  /** What recovery found and did at opening, one sentence each (also logged). */
+  public List<String> recoveryNotices() {
+    return notices;
   }
 
-  /** A segment's ids file, checked; null when it is missing or damaged. */
-  private static ByteBuffer idsFile(Segment s) throws IOException {
-    byte[] all;
-    try {
-      all = Files.readAllBytes(s.ids);
-    } catch (NoSuchFileException e) {
-      return null;
-    }
-    if (all.length < IDS_HEADER
-        || !Arrays.equals(all, 0, 4, IDS_MAGIC, 0, 4)
-        || all[4] != VERSION) {
-      return null;
-    }
-    ByteBuffer b = ByteBuffer.wrap(all);
-    long count = b.getLong(8);
-    if (count < 0 || count * 24 != all.length - IDS_HEADER) {
-      return null;
-    }
-    CRC32C c = new CRC32C();
-    c.update(all, IDS_HEADER, all.length - IDS_HEADER);
-    return (int) c.getValue() == b.getInt(24) ? b : null;
-  }
-
-  /** Writes the ids file of a sealed segment from the ids gathered for it, and forces it. */
-  private void writeIds(Segment s) throws IOException {
-    ByteBuffer b = ByteBuffer.allocate(IDS_HEADER + activeIdCount * 24);
-    b.put(IDS_MAGIC).put((byte) VERSION).put(new byte[3]).putLong(activeIdCount);
-    b.putLong(s.size).putInt(0);
-    for (int i = 0; i < activeIdCount; i++) {
-      b.putLong(activeIds[i * 3]).putLong(activeIds[i * 3 + 1]).putLong(activeIds[i * 3 + 2]);
-    }
-    CRC32C c = new CRC32C();
-    c.update(b.array(), IDS_HEADER, b.capacity() - IDS_HEADER);
-    b.putInt(24, (int) c.getValue());
-    b.flip();
-    Path tmp = s.ids.resolveSibling(s.ids.getFileName() + ".tmp");
-    try (FileChannel ch =
-        FileChannel.open(
-            tmp,
-            StandardOpenOption.CREATE,
-            StandardOpenOption.TRUNCATE_EXISTING,
-            StandardOpenOption.WRITE)) {
-      while (b.hasRemaining()) {
-        ch.write(b);
-      }
-      ch.force(true);
-    }
-    Files.move(tmp, s.ids, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    syncDir();
-    activeIdCount = 0;
-  }
-
-  /** Reads a segment's records, checking each; the last segment's torn end is cut off. */
-  private void scan(Segment s, IdIndex ids, long sinceMs, boolean last) throws IOException {
-    try (FileChannel ch =
-        FileChannel.open(s.log, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-      long fileSize = ch.size();
-      ByteBuffer header = ByteBuffer.allocate(HEADER);
-      readFully(ch, header, 0);
-      header.flip();
-      byte[] magic = new byte[4];
-      header.get(magic);
-      if (header.remaining() < 12 || !Arrays.equals(magic, LOG_MAGIC)) {
-        if (last && fileSize < HEADER) {
-          // created but its header never reached the disk: nothing was acknowledged in it
-          ch.truncate(0);
-          writeHeader(ch, s.base);
-          ch.force(true);
-          s.size = 0;
-          return;
-        }
-        throw new IOException(s.log + " is not an ingest log segment (wrong magic bytes)");
-      }
-      int version = header.get();
-      header.position(8);
-      long base = header.getLong();
-      if (version != VERSION || base != s.base) {
-        throw new IOException(
-            s.log + ": version " + version + " and base " + base + " (expected 1 and " + s.base);
-      }
-      long pos = HEADER;
-      ByteBuffer rh = ByteBuffer.allocate(RECORD_HEADER);
-      ByteBuffer payload = ByteBuffer.allocate(64 * 1024);
-      String damage = null;
-      while (pos < fileSize) {
-        if (fileSize - pos < RECORD_HEADER) {
-          damage = "a record header cut short";
-          break;
-        }
-        rh.clear();
-        readFully(ch, rh, pos);
-        rh.flip();
-        int len = rh.getInt();
-        int sum = rh.getInt();
-        if (len < PAYLOAD_FIXED || fileSize - pos - RECORD_HEADER < len) {
-          damage = "a record cut short or with a wrong length";
-          break;
-        }
-        if (payload.capacity() < len) {
-          payload = ByteBuffer.allocate(Math.max(len, payload.capacity() * 2));
-        }
-        payload.clear().limit(len);
-        readFully(ch, payload, pos + RECORD_HEADER);
-        crc.reset();
-        crc.update(payload.array(), 0, len);
-        if ((int) crc.getValue() != sum) {
-          damage = "a record whose checksum does not match";
-          break;
-        }
-        payload.flip();
-        long ms = payload.getLong();
-        long h = payload.getLong();
-        long l = payload.getLong();
-        addActiveId(h, l, ms);
-        s.newestMs = Math.max(s.newestMs, ms);
-        if (ms >= sinceMs) {
-          ids.put(h, l, ms);
-        }
-        pos += RECORD_HEADER + len;
-      }
-      if (damage != null) {
-        if (!last) {
-          throw new IOException(
-              s.log
-                  + " is damaged at byte "
-                  + pos
-                  + " ("
-                  + damage
-                  + ") although later segments follow; restore it from a copy");
-        }
-        LOG.warn(
-            "ingest log {}: {} bytes after byte {} were never acknowledged ({}); cut off",
-            s.log,
-            fileSize - pos,
-            pos,
-            damage);
-        ch.truncate(pos);
-        ch.force(true);
-      }
-      s.size = pos - HEADER;
-    }
-    if (!last) {
-      writeIds(s); // a sealed segment whose ids file was lost: written again
+  /**
+   * Records that a checkpoint covers the log up to {@code position}; the first one is written to
+   * the manifest at once (later ones with retention), so that a lost database is noticed.
+   */
+  synchronized void checkpointed(long position) throws IOException {
+    if (manifest != null && manifest.checkpoint() < 0 && position >= 0) {
+      manifest = new LogManifest(manifest.firstBase(), position);
+      manifest.write(dir);
+    } else if (manifest != null && position > manifest.checkpoint()) {
+      manifest = new LogManifest(manifest.firstBase(), position); // written with the next change
     }
   }
 
@@ -348,25 +243,25 @@ public final class IngestLog implements AutoCloseable {
     }
   }
 
-  private static void writeHeader(FileChannel ch, long base) throws IOException {
+  static void writeHeader(FileChannel ch, long base, int version) throws IOException {
     ByteBuffer h = ByteBuffer.allocate(HEADER);
-    h.put(LOG_MAGIC).put((byte) VERSION).put(new byte[3]).putLong(base).flip();
+    h.put(LogFormat.LOG_MAGIC).put((byte) version).put(new byte[3]).putLong(base).flip();
     while (h.hasRemaining()) {
       ch.write(h, h.position());
     }
   }
 
   private void startSegment(long base) throws IOException {
-    Segment s = new Segment(dir, base);
+    LogSegment s = new LogSegment(dir, base);
     FileChannel ch =
         FileChannel.open(
             s.log,
             StandardOpenOption.CREATE_NEW,
             StandardOpenOption.READ,
             StandardOpenOption.WRITE);
-    writeHeader(ch, base);
+    writeHeader(ch, base, LogFormat.CURRENT);
     ch.force(true);
-    syncDir();
+    syncDir(dir);
     synchronized (this) {
       segments.put(base, s);
     }
@@ -375,7 +270,7 @@ public final class IngestLog implements AutoCloseable {
     activeIdCount = 0;
   }
 
-  private void syncDir() {
+  static void syncDir(Path dir) {
     try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
       d.force(true);
     } catch (IOException e) {
@@ -420,17 +315,25 @@ public final class IngestLog implements AutoCloseable {
   }
 
   /**
-   * Writes the group and forces it to the disk; then readers see it. On failure the segment is cut
-   * back to what was committed before and the group is dropped.
+   * Writes the group, ended by its commit marker, and forces it to the disk; then readers see it.
+   * On failure the segment is cut back to what was committed before and the group is dropped.
    */
   void commitGroup() throws IOException {
     if (group.position() == 0) {
       return;
     }
     try {
-      if (active.size > 0 && active.size + group.position() > segmentBytes) {
+      if (active.size > 0 && active.size + group.position() + MARKER > segmentBytes) {
         seal();
       }
+      if (group.remaining() < MARKER) {
+        ByteBuffer bigger = ByteBuffer.allocate(group.capacity() + MARKER);
+        group.flip();
+        bigger.put(group);
+        group = bigger;
+      }
+      long first = active.end();
+      LogFormat.putMarker(group, first, first + group.position() + MARKER, groupIds.size());
       group.flip();
       long at = HEADER + active.size;
       while (group.hasRemaining()) {
@@ -468,7 +371,8 @@ public final class IngestLog implements AutoCloseable {
 
   /** Seals the active segment (its ids file written and forced) and starts the next. */
   private void seal() throws IOException {
-    writeIds(active);
+    LogRecovery.writeIds(active, activeIds, activeIdCount);
+    activeIdCount = 0;
     channel.close();
     active.sealed = true;
     startSegment(active.end());
@@ -483,24 +387,31 @@ public final class IngestLog implements AutoCloseable {
    */
   int retain(long replayFrom, long sinceMs, IdConsumer expired) throws IOException {
     int deleted = 0;
-    for (Segment s : new ArrayList<>(segments.values())) {
+    for (LogSegment s : new ArrayList<>(segments.values())) {
       if (s == active || !s.sealed || s.end() > replayFrom || s.end() > readPosition) {
         continue;
       }
       if (!s.logDeleted) {
         Files.deleteIfExists(s.log);
-        syncDir();
+        syncDir(dir);
         s.logDeleted = true;
         deleted++;
       }
       if (s.newestMs < sinceMs && s.base == segments.firstKey()) {
-        ByteBuffer b = idsFile(s);
-        if (b != null) {
-          long count = b.getLong(8);
-          b.position(IDS_HEADER);
-          for (long i = 0; i < count; i++) {
-            expired.accept(b.getLong(), b.getLong(), b.getLong());
+        LogRecovery.IdsFile idf = LogRecovery.readIds(s.ids);
+        if (idf != null) {
+          long[] t = idf.triples();
+          for (int i = 0; i < t.length; i += 3) {
+            if (t[i] != 0 || t[i + 1] != 0) {
+              expired.accept(t[i], t[i + 1], t[i + 2]);
+            }
           }
+        }
+        Long next = segments.higherKey(s.base);
+        synchronized (this) {
+          // the manifest first: a crash before the file goes leaves one more, not one missing
+          manifest = new LogManifest(next == null ? s.end() : next, manifest.checkpoint());
+          manifest.write(dir);
         }
         Files.deleteIfExists(s.ids);
         synchronized (this) {
@@ -525,7 +436,7 @@ public final class IngestLog implements AutoCloseable {
 
   /** The first position the log still holds records from. */
   public synchronized long start() {
-    for (Segment s : segments.values()) {
+    for (LogSegment s : segments.values()) {
       if (!s.logDeleted) {
         return s.base;
       }
@@ -577,14 +488,14 @@ public final class IngestLog implements AutoCloseable {
     return new Reader(position);
   }
 
-  private synchronized Segment segmentAt(long position) {
-    Map.Entry<Long, Segment> e = segments.floorEntry(position);
+  private synchronized LogSegment segmentAt(long position) {
+    Map.Entry<Long, LogSegment> e = segments.floorEntry(position);
     if (e == null) {
       return null;
     }
-    Segment s = e.getValue();
+    LogSegment s = e.getValue();
     if (position == s.end() && s.sealed) {
-      Map.Entry<Long, Segment> next = segments.higherEntry(s.base);
+      Map.Entry<Long, LogSegment> next = segments.higherEntry(s.base);
       return next == null ? s : next.getValue();
     }
     return s;
@@ -596,7 +507,7 @@ public final class IngestLog implements AutoCloseable {
    */
   public final class Reader implements Closeable {
     private long position;
-    private Segment segment;
+    private LogSegment segment;
     private FileChannel ch;
     private ByteBuffer buf = ByteBuffer.allocate(1 << 20).order(ByteOrder.BIG_ENDIAN);
     private long bufStart = -1; // position of buf's first byte
@@ -609,6 +520,9 @@ public final class IngestLog implements AutoCloseable {
     public long position() {
       return position;
     }
+
+    /** Bytes every entry has: enough to tell a record from a marker or a hole, and its size. */
+    private static final int PEEK = 16;
 
     /**
      * Appends up to {@code max} documents to {@code batch}, as many as are committed; returns how
@@ -625,11 +539,16 @@ public final class IngestLog implements AutoCloseable {
         if (position >= segEnd) {
           break;
         }
-        if (!buffered(position, RECORD_HEADER)) {
+        if (!buffered(position, PEEK)) {
           fill(position, segEnd);
         }
         int at = (int) (position - bufStart);
         int len = buf.getInt(at);
+        if (len < 0) {
+          // a commit marker, or a hole: no document
+          position += len == MARKER_TAG ? MARKER : buf.getLong(at + 8);
+          continue;
+        }
         if (!buffered(position, RECORD_HEADER + len)) {
           fill(position, segEnd);
           at = 0;
@@ -651,7 +570,7 @@ public final class IngestLog implements AutoCloseable {
       return bufStart >= 0 && from >= bufStart && from + bytes <= bufStart + buf.limit();
     }
 
-    private void open(Segment s) throws IOException {
+    private void open(LogSegment s) throws IOException {
       if (ch != null) {
         ch.close();
       }
@@ -671,7 +590,7 @@ public final class IngestLog implements AutoCloseable {
       ByteBuffer head = ByteBuffer.allocate(4);
       readFully(ch, head, fileAt);
       len = head.getInt(0);
-      int need = RECORD_HEADER + len;
+      int need = len < 0 ? PEEK : RECORD_HEADER + len;
       if (buf.capacity() < need) {
         buf = ByteBuffer.allocate(Math.max(need, buf.capacity() * 2));
       }

@@ -146,9 +146,20 @@ public final class Ingestor implements AutoCloseable {
    * @throws IOException when the log cannot be read; the message says which file and what to do
    */
   public static Ingestor open(Path dir, Options options, LongSupplier clock) throws IOException {
+    return open(dir, options, clock, IngestLog.Recovery.NONE);
+  }
+
+  /**
+   * As {@link #open(Path, Options, LongSupplier)}, knowing the standing queries' checkpoint: no
+   * recovery cuts what it covers.
+   */
+  public static Ingestor open(
+      Path dir, Options options, LongSupplier clock, IngestLog.Recovery recovery)
+      throws IOException {
     IdIndex ids = new IdIndex();
     IngestLog log =
-        IngestLog.open(dir, options.segmentBytes(), ids, clock.getAsLong() - options.horizonMs());
+        IngestLog.open(
+            dir, options.segmentBytes(), ids, clock.getAsLong() - options.horizonMs(), recovery);
     return new Ingestor(options, log, ids, clock);
   }
 
@@ -305,6 +316,11 @@ public final class Ingestor implements AutoCloseable {
    */
   public void replayFrom(long position) {
     this.replayFrom = position;
+    try {
+      log.checkpointed(position);
+    } catch (IOException e) {
+      LOG.warn("the ingest log's manifest could not be written: {}", e.toString());
+    }
   }
 
   private void write() {

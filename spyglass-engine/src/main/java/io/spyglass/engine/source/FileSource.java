@@ -19,6 +19,8 @@ import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.GZIPInputStream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * JSON lines ({@code file:PATH}, or standard input): one JSON object per line, from a file or any
@@ -31,8 +33,12 @@ import java.util.zip.GZIPInputStream;
  * newline is still read). With it, a file is read like {@code tail -f}: at its end, polls wait for
  * more and return nothing in the meantime; a partial last line waits for its newline; a file that
  * is truncated, or replaced by a new file at the same path (rotation), is read again from its
- * start, and a partial line left over from the old content is counted as truncated. Gzip files
- * cannot be followed.
+ * start, and a partial line left over from the old content is counted as truncated. Each rotation
+ * is logged with the bytes read and skipped. A file replaced by a rename is read to its end first
+ * (nothing is lost); a file truncated in place ({@code copytruncate}) loses the lines written
+ * between the source's last read and the truncation, which cannot be read back (logged as a
+ * warning; rotate by renaming to lose nothing), and a truncation followed by writes past the
+ * position read before the source looked again goes unnoticed. Gzip files cannot be followed.
  *
  * <p>Reading a stream blocks in {@link InputStream#read} until data arrives, whatever the poll's
  * wait; a poll returns as soon as it has records and the stream has no more bytes available.
@@ -40,6 +46,8 @@ import java.util.zip.GZIPInputStream;
  * <p>Polled from one thread; {@link #close()} closes the file or stream.
  */
 public final class FileSource implements Source {
+  private static final Logger LOG = LoggerFactory.getLogger(FileSource.class);
+
   /**
    * @param follow keep reading as the file grows (files only)
    * @param maxLineBytes longest line accepted, in bytes without the line ending; the engine reads
@@ -328,7 +336,7 @@ public final class FileSource implements Source {
 
   /**
    * At the end of a followed file: whether it was truncated or replaced, in which case reading
-   * starts again at the beginning of the (new) file.
+   * starts again at the beginning of the (new) file (a replaced file is first read to its end).
    */
   private boolean reopenIfRotated() throws IOException {
     BasicFileAttributes now;
@@ -338,13 +346,42 @@ public final class FileSource implements Source {
       return false; // between a rename and the new file's creation
     }
     boolean replaced = !Objects.equals(now.fileKey(), fileKey);
-    boolean truncated = !replaced && now.size() < channel.position();
+    long read = channel.position();
+    if (replaced && channel.size() > read) {
+      return true; // written to after it was renamed: its last lines are read before moving on
+    }
+    boolean truncated = !replaced && now.size() < read;
     if (!replaced && !truncated) {
       return false;
     }
+    String partial = "";
     if (discarding || end > start) {
       badInput.add(BadRecord.TRUNCATED, "line " + (lineNumber + 1) + " before rotation");
+      partial =
+          "; its unfinished last line"
+              + (discarding ? "" : " (" + (end - start) + " bytes)")
+              + " is skipped, counted as truncated";
     }
+    if (replaced) {
+      LOG.info(
+          "{} was replaced (rotated): the old file was read to its end ({} bytes){}; reading the"
+              + " new one from its start",
+          description,
+          read,
+          partial);
+    } else {
+      LOG.warn(
+          "{} was truncated in place (copytruncate?) to {} bytes after {} bytes were read: reading"
+              + " it again from its start; lines written after byte {} before the truncation, if"
+              + " any, were never read and are lost (rotate by renaming the file to lose"
+              + " nothing){}",
+          description,
+          now.size(),
+          read,
+          read,
+          partial);
+    }
+    rotations++;
     discarding = false;
     lineNumber = 0;
     start = 0;
@@ -374,6 +411,13 @@ public final class FileSource implements Source {
   public int maxRecordBytes() {
     return options.maxLineBytes();
   }
+
+  /** How many times a followed file was found rotated or truncated. */
+  public long rotations() {
+    return rotations;
+  }
+
+  private long rotations;
 
   /** Lines read so far, blank and skipped lines not counted. */
   public long lines() {

@@ -156,6 +156,87 @@ class FileSourceTest {
     }
   }
 
+  /** What {@link FileSource} logs while {@code body} runs: level and message, one a line. */
+  private static List<String> logged(ThrowingRunnable body) throws Exception {
+    List<String> out = new java.util.concurrent.CopyOnWriteArrayList<>();
+    org.apache.logging.log4j.core.Logger logger =
+        (org.apache.logging.log4j.core.Logger)
+            org.apache.logging.log4j.LogManager.getLogger(FileSource.class);
+    org.apache.logging.log4j.core.appender.AbstractAppender capture =
+        new org.apache.logging.log4j.core.appender.AbstractAppender(
+            "capture",
+            null,
+            null,
+            true,
+            org.apache.logging.log4j.core.config.Property.EMPTY_ARRAY) {
+          @Override
+          public void append(org.apache.logging.log4j.core.LogEvent e) {
+            out.add(e.getLevel() + " " + e.getMessage().getFormattedMessage());
+          }
+        };
+    capture.start();
+    logger.addAppender(capture);
+    try {
+      body.run();
+    } finally {
+      logger.removeAppender(capture);
+      capture.stop();
+    }
+    return out;
+  }
+
+  @FunctionalInterface
+  private interface ThrowingRunnable {
+    void run() throws Exception;
+  }
+
+  @Test
+  void followSaysEachRotationAndWhatATruncationSkipped() throws Exception {
+    Path file = write("live.json", "{\"a\":1}\n{\"b\":2}\n".getBytes(StandardCharsets.UTF_8));
+    try (FileSource source = new FileSource(file, FileSource.Options.DEFAULTS.withFollow(true))) {
+      assertThat(poll(source, 50)).hasSize(2);
+      append(file, "{\"p\":");
+      assertThat(poll(source, 30)).isEmpty();
+      List<String> log =
+          logged(
+              () -> {
+                // copytruncate: what was read is copied away, the file cut to nothing, then written
+                Files.write(file, "{\"t\":1}\n".getBytes(StandardCharsets.UTF_8));
+                assertThat(poll(source, 100)).containsExactly("{\"t\":1}");
+              });
+      assertThat(log)
+          .singleElement()
+          .asString()
+          .startsWith("WARN file:" + file + " was truncated in place")
+          .contains("to 8 bytes after 21 bytes were read")
+          .contains("lines written after byte 21 before the truncation, if any, were never read")
+          .contains("unfinished last line (5 bytes) is skipped");
+      assertThat(source.rotations()).isEqualTo(1);
+
+      // a rename: the writer adds a line to the old file before it opens the new one
+      Path old = dir.resolve("live.json.1");
+      List<String> renamed =
+          logged(
+              () -> {
+                Files.move(file, old);
+                append(old, "{\"late\":1}\n");
+                write("live.json", "{\"r\":1}\n".getBytes(StandardCharsets.UTF_8));
+                List<String> got = new ArrayList<>(poll(source, 100));
+                while (got.size() < 2) {
+                  List<String> more = poll(source, 100);
+                  assertThat(more).as("lines after the rename, so far " + got).isNotEmpty();
+                  got.addAll(more);
+                }
+                assertThat(got).containsExactly("{\"late\":1}", "{\"r\":1}");
+              });
+      assertThat(renamed)
+          .singleElement()
+          .asString()
+          .startsWith("INFO file:" + file + " was replaced (rotated)")
+          .contains("read to its end (19 bytes)");
+    }
+  }
+
   @Test
   void withoutFollowEndOfFileEndsTheSource() throws Exception {
     Path file = write("done.json", "{\"a\":1}\n".getBytes(StandardCharsets.UTF_8));

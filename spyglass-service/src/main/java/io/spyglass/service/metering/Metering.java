@@ -2,11 +2,16 @@ package io.spyglass.service.metering;
 
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.engine.Engine;
+import io.spyglass.engine.ingest.IngestLog;
 import io.spyglass.engine.ingest.IngestSource;
 import io.spyglass.engine.ingest.Ingestor;
 import io.spyglass.engine.source.Source;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.OptionalLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Ingestion over HTTP and standing queries, durably, under the data folder: the ingest log ({@code
@@ -22,6 +27,8 @@ import java.nio.file.Path;
  * }</pre>
  */
 public final class Metering implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Metering.class);
+
   /**
    * @param idField the top-level field that holds a document's id
    * @param ingest the ingest log's settings: backlog bound, id horizon, segment size
@@ -67,29 +74,102 @@ public final class Metering implements AutoCloseable {
    * @throws IOException when either cannot be read; the message says which and what to do
    */
   public static Metering open(Path dataDir, Settings settings) throws IOException {
-    Ingestor ingestor =
-        Ingestor.open(dataDir.resolve("ingest"), settings.ingest(), System::currentTimeMillis);
+    return open(dataDir, settings, RecoveryOptions.DEFAULTS);
+  }
+
+  /**
+   * As {@link #open(Path, Settings)}: the database first (checked), then the ingest log, recovered
+   * knowing the database's checkpoint (never cut before it). Refuses, changing nothing, when the
+   * database has no checkpoint but the log shows there were some (the database was lost or
+   * replaced), unless {@code recovery} says to start the standing queries afresh.
+   */
+  public static Metering open(Path dataDir, Settings settings, RecoveryOptions recovery)
+      throws IOException {
+    Path dir = dataDir.resolve("ingest");
+    Path file = dataDir.resolve(StandingStore.FILE);
+    // a lost SQLite file is refused before opening it would create an empty one
+    boolean missing = settings.databaseUrl() == null && !Files.exists(file);
+    boolean afreshBefore = missing && noCheckpoint(file.toString(), dir, recovery);
+    StandingStore store = StandingStore.open(dataDir, settings.databaseUrl());
     try {
-      StandingStore store = StandingStore.open(dataDir, settings.databaseUrl());
-      long from = store.logPosition().orElse(ingestor.log().start());
-      if (from < ingestor.log().start() || from > ingestor.log().committedEnd()) {
-        store.close();
-        throw new IOException(
-            "the database's checkpoint is at ingest log position "
-                + from
-                + " but the log under "
-                + dataDir.resolve("ingest")
-                + " holds "
-                + ingestor.log().start()
-                + " to "
-                + ingestor.log().committedEnd()
-                + "; give the --data folder and --database that were used together");
+      OptionalLong checkpoint = store.logPosition();
+      boolean afresh =
+          afreshBefore
+              || (!missing && checkpoint.isEmpty() && noCheckpoint(store.where(), dir, recovery));
+      Ingestor ingestor =
+          Ingestor.open(
+              dir,
+              settings.ingest(),
+              System::currentTimeMillis,
+              new IngestLog.Recovery(checkpoint.orElse(-1), recovery.acceptMissingIds()));
+      try {
+        IngestLog log = ingestor.log();
+        long from =
+            checkpoint.isPresent()
+                ? checkpoint.getAsLong()
+                : afresh ? log.committedEnd() : log.start();
+        if (from < log.start()) {
+          throw new IOException(
+              "the database's checkpoint is at ingest log position "
+                  + from
+                  + " but the log under "
+                  + dir
+                  + " starts at "
+                  + log.start()
+                  + " (the records before were retired after a later checkpoint): the database"
+                  + " is older than the log, restored from an older copy or another one; give the"
+                  + " --data folder and --database that were used together");
+        }
+        if (from > log.committedEnd()) {
+          throw new IOException(
+              "the database's checkpoint is at ingest log position "
+                  + from
+                  + " but the log under "
+                  + dir
+                  + " ends at "
+                  + log.committedEnd()
+                  + ": documents that were counted are missing from the log (it was deleted, cut"
+                  + " or replaced by an older copy); restore the ingest folder from a copy, or give"
+                  + " the --data folder and --database that were used together");
+        }
+        return new Metering(settings, ingestor, store, from);
+      } catch (IOException | RuntimeException e) {
+        ingestor.close();
+        throw e;
       }
-      return new Metering(settings, ingestor, store, from);
     } catch (IOException | RuntimeException e) {
-      ingestor.close();
+      store.close();
       throw e;
     }
+  }
+
+  /**
+   * A database without checkpoint: refused when the log shows there were checkpoints, unless {@code
+   * recovery} says to start afresh; whether the start is afresh.
+   */
+  private static boolean noCheckpoint(String where, Path dir, RecoveryOptions recovery)
+      throws IOException {
+    String evidence = IngestLog.checkpointEvidence(dir);
+    if (evidence == null) {
+      return false;
+    }
+    if (!recovery.resetStandingQueries()) {
+      throw new IOException(
+          "the standing queries' database "
+              + where
+              + " has no checkpoint, but "
+              + evidence
+              + ": the database was lost or replaced, and every standing query with it."
+              + " Restore it from a copy (or give the --database used before); or start with"
+              + " --reset-standing-queries to go on without the standing queries (define them"
+              + " again: they count the documents acknowledged from then on)");
+    }
+    LOG.warn(
+        "the standing queries' database {} has no checkpoint, but {}: starting afresh without"
+            + " standing queries (--reset-standing-queries)",
+        where,
+        evidence);
+    return true;
   }
 
   /** The ingested documents as a source, from the last checkpoint on. */

@@ -26,6 +26,9 @@ import java.util.OptionalLong;
  * <p>Thread-safe: one connection, used by one caller at a time.
  */
 public final class StandingStore implements AutoCloseable {
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(StandingStore.class);
+
   /** The SQLite file's name under the data folder. */
   public static final String FILE = "standing.db";
 
@@ -81,6 +84,17 @@ public final class StandingStore implements AutoCloseable {
           s.execute("PRAGMA journal_mode=WAL");
           s.execute("PRAGMA synchronous=FULL");
           s.execute("PRAGMA busy_timeout=5000");
+        }
+        String damage = io.spyglass.service.store.Database.quickCheck(c);
+        if (damage != null) {
+          c.close();
+          throw new IOException(
+              "the standing queries' database "
+                  + where
+                  + " is damaged ("
+                  + damage
+                  + "): restore it from a copy; or move it away and start with"
+                  + " --reset-standing-queries to go on without the standing queries");
         }
       }
       StandingStore store = new StandingStore(c, where, pg);
@@ -156,8 +170,25 @@ public final class StandingStore implements AutoCloseable {
     try {
       return work.run();
     } catch (SQLException e) {
+      if (problem == null && io.spyglass.service.store.Database.isDamage(e)) {
+        problem =
+            "the standing queries' database is damaged ("
+                + io.spyglass.service.store.Database.code(e)
+                + "): reports and checkpoints fail; stop Spyglass and restore it from a copy";
+        LOG.error("{}: {}", problem, where, e);
+      }
       throw new IllegalStateException("database " + where + ": " + e.getMessage(), e);
     }
+  }
+
+  private volatile String problem;
+
+  /**
+   * Why the database cannot do its job, found while it was used (a damaged page); null while none
+   * was found.
+   */
+  public String problem() {
+    return problem;
   }
 
   /** Every standing query, oldest first. */

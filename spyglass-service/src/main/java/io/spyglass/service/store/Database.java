@@ -22,6 +22,8 @@ import java.util.List;
  * <p>Thread-safe: one connection, used by one caller at a time.
  */
 public final class Database implements AutoCloseable {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Database.class);
+
   /** The migrations, oldest first. Never edit one that has shipped: add the next. */
   static final List<String> MIGRATIONS = List.of("V1__saved_queries_and_history.sql");
 
@@ -57,6 +59,17 @@ public final class Database implements AutoCloseable {
         s.execute("PRAGMA synchronous=NORMAL");
         s.execute("PRAGMA busy_timeout=5000");
       }
+      String damage = quickCheck(c);
+      if (damage != null) {
+        c.close();
+        throw new IOException(
+            "the database "
+                + file
+                + " is damaged ("
+                + damage
+                + "): restore it from a copy; or move it away to start with no saved queries and"
+                + " history");
+      }
       Database db = new Database(c, file);
       db.migrate();
       return db;
@@ -74,8 +87,83 @@ public final class Database implements AutoCloseable {
     try {
       return work.run(connection);
     } catch (SQLException e) {
+      if (problem == null && isDamage(e)) {
+        problem =
+            "the database "
+                + FILE
+                + " is damaged ("
+                + code(e)
+                + "): saved queries and history fail; stop Spyglass and restore it from a copy";
+        LOG.error("{}: {}", problem, file, e);
+      }
       throw new IllegalStateException("database " + file + ": " + e.getMessage(), e);
     }
+  }
+
+  private volatile String problem;
+
+  /**
+   * Why the database cannot do its job, found while it was used (a damaged page); null while none
+   * was found.
+   */
+  public String problem() {
+    return problem;
+  }
+
+  /**
+   * SQLite's {@code PRAGMA quick_check} on {@code c}: null when it finds nothing wrong, else the
+   * first problems it names (or the error that kept it from reading the file).
+   */
+  public static String quickCheck(Connection c) throws SQLException {
+    List<String> found = new java.util.ArrayList<>();
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("PRAGMA quick_check(5)")) {
+      while (rs.next()) {
+        found.add(rs.getString(1));
+      }
+    } catch (SQLException e) {
+      if (isDamage(e)) {
+        return "PRAGMA quick_check cannot read it: " + code(e);
+      }
+      throw e;
+    }
+    if (found.size() == 1 && "ok".equals(found.get(0))) {
+      return null;
+    }
+    return "PRAGMA quick_check: " + String.join("; ", found);
+  }
+
+  /**
+   * Whether an error says the database's file is damaged (SQLite's CORRUPT or NOTADB, PostgreSQL's
+   * data or index corrupted), not a bad statement or a passing failure.
+   */
+  public static boolean isDamage(SQLException e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException s) {
+        int primary = s.getErrorCode() & 0xFF;
+        String state = s.getSQLState();
+        String m = String.valueOf(s.getMessage());
+        if ("XX001".equals(state)
+            || "XX002".equals(state)
+            || m.contains("SQLITE_CORRUPT")
+            || m.contains("SQLITE_NOTADB")
+            || (isSqlite(s) && (primary == 11 || primary == 26))) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  private static boolean isSqlite(SQLException e) {
+    return e.getClass().getName().startsWith("org.sqlite.");
+  }
+
+  /** The error's code, short: {@code SQLITE_CORRUPT}, or the SQL state. */
+  public static String code(SQLException e) {
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("SQLITE_[A-Z_]+").matcher(String.valueOf(e.getMessage()));
+    return m.find() ? m.group() : "SQL state " + e.getSQLState();
   }
 
   /** The newest migration applied. */

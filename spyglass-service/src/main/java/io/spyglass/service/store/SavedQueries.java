@@ -29,6 +29,11 @@ public final class SavedQueries {
     this.clock = clock;
   }
 
+  /** Why the database under the saved queries cannot do its job; null while it can. */
+  public String storageProblem() {
+    return db.problem();
+  }
+
   public Saved create(String owner, String name, String query) {
     long now = clock.getAsLong();
     Saved s = new Saved(newId(), name, query, owner, now, now);

@@ -1,0 +1,92 @@
+package io.spyglass.engine.ingest;
+
+import java.nio.ByteBuffer;
+import java.util.zip.CRC32C;
+
+/**
+ * The ingest log's bytes on disk (described in {@link IngestLog}): constants, and the commit
+ * markers and holes of version 2.
+ */
+final class LogFormat {
+  private LogFormat() {}
+
+  static final byte[] LOG_MAGIC = {'S', 'G', 'I', 'L'};
+  static final byte[] IDS_MAGIC = {'S', 'G', 'I', 'D'};
+
+  /** Segments of records only: what was acknowledged is not recorded. Read, no longer written. */
+  static final int V1 = 1;
+
+  /** Segments whose every group ends with a commit marker; holes stand for quarantined bytes. */
+  static final int V2 = 2;
+
+  /** The version new segments are written in. */
+  static final int CURRENT = V2;
+
+  /** The ids files' version (unchanged since version 1 of the segments). */
+  static final int IDS_VERSION = 1;
+
+  static final int HEADER = 16;
+  static final int RECORD_HEADER = 8;
+  static final int PAYLOAD_FIXED = 8 + 16 + 4;
+
+  /** The length field of a commit marker, where a record has its payload's length. */
+  static final int MARKER_TAG = -1;
+
+  static final byte[] MARKER_MAGIC = {'S', 'G', 'C', 'M'};
+  static final int MARKER = 32;
+
+  /** The length field of a hole. */
+  static final int HOLE_TAG = -2;
+
+  static final byte[] HOLE_MAGIC = {'S', 'G', 'H', 'O'};
+  static final int HOLE_HEADER = 28;
+
+  /** An id in an ids file or a hole: hash (16 bytes), accepted at (8). */
+  static final int ID_ENTRY = 24;
+
+  static final int IDS_HEADER = 28;
+
+  /** The first 8 bytes of every commit marker: what recovery looks for after damage. */
+  static final byte[] MARKER_START = {
+    (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 'S', 'G', 'C', 'M'
+  };
+
+  /**
+   * Puts a commit marker at {@code b}'s position: the group it ends starts at position {@code
+   * first}, the marker ends at {@code end}, and the group holds {@code documents} records.
+   */
+  static void putMarker(ByteBuffer b, long first, long end, int documents) {
+    int at = b.position();
+    b.putInt(MARKER_TAG).put(MARKER_MAGIC).putLong(first).putLong(end).putInt(documents);
+    b.putInt(crc(b.array(), b.arrayOffset() + at, MARKER - 4));
+  }
+
+  /**
+   * The first bytes of a hole of {@code size} bytes that stands for {@code documents} records, and
+   * remembers {@code remembered} ids (hash high, low, accepted at; three longs each); the rest of
+   * the hole is zeros.
+   */
+  static byte[] hole(long size, int documents, long[] remembered) {
+    int m = remembered.length / 3;
+    ByteBuffer b = ByteBuffer.allocate(HOLE_HEADER + m * ID_ENTRY);
+    b.putInt(HOLE_TAG).put(HOLE_MAGIC).putLong(size).putInt(documents).putInt(m).putInt(0);
+    for (int i = 0; i < m; i++) {
+      b.putLong(remembered[i * 3]).putLong(remembered[i * 3 + 1]).putLong(remembered[i * 3 + 2]);
+    }
+    CRC32C c = new CRC32C();
+    c.update(b.array(), 0, HOLE_HEADER - 4);
+    c.update(b.array(), HOLE_HEADER, m * ID_ENTRY);
+    b.putInt(HOLE_HEADER - 4, (int) c.getValue());
+    return b.array();
+  }
+
+  static int crc(byte[] b, int off, int len) {
+    CRC32C c = new CRC32C();
+    c.update(b, off, len);
+    return (int) c.getValue();
+  }
+
+  static String name(long base) {
+    return String.format("%020d", base);
+  }
+}
