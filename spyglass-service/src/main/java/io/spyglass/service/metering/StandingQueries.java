@@ -4,11 +4,9 @@ import io.spyglass.core.plan.Bql;
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.result.Result;
 import io.spyglass.engine.Engine;
-import io.spyglass.engine.QueryHandle;
 import io.spyglass.engine.ingest.Ingestor;
 import io.spyglass.service.auth.User;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,7 +35,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class StandingQueries implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(StandingQueries.class);
-  static final String ID_PREFIX = "standing-";
 
   /** A standing query as listed. */
   public record Info(String name, String query, String owner, long createdMs, String error) {}
@@ -60,33 +57,12 @@ public final class StandingQueries implements AutoCloseable {
     }
   }
 
-  private record Indexed<T>(long index, T value) {}
-
-  /** One running standing query; its fields are the owning thread's, but for reads under lock. */
-  private static final class Sq {
-    final StandingStore.Stored stored;
-    QueryHandle handle;
-    long consumed;
-    final TreeMap<Long, WindowUpdate> open = new TreeMap<>();
-    final List<Indexed<WindowUpdate>> finals = new ArrayList<>();
-    final List<Indexed<WindowUpdate>> late = new ArrayList<>();
-    volatile String error;
-
-    Sq(StandingStore.Stored stored) {
-      this.stored = stored;
-    }
-
-    String id() {
-      return ID_PREFIX + stored.name();
-    }
-  }
-
   private final Engine engine;
   private final StandingStore store;
-  private final Ingestor ingestor;
+  private final Checkpointer checkpointer;
   private final QueryLimits limits;
   private final LongSupplier clock;
-  private final Map<String, Sq> queries = new LinkedHashMap<>();
+  private final Map<String, StandingQuery> queries = new LinkedHashMap<>();
   private final ScheduledExecutorService owner;
   private final AtomicBoolean drainQueued = new AtomicBoolean();
   private volatile long checkpoints;
@@ -100,7 +76,7 @@ public final class StandingQueries implements AutoCloseable {
       LongSupplier clock) {
     this.engine = engine;
     this.store = store;
-    this.ingestor = ingestor;
+    this.checkpointer = new Checkpointer(engine, store, ingestor);
     this.limits = limits;
     this.clock = clock;
     this.owner =
@@ -126,7 +102,7 @@ public final class StandingQueries implements AutoCloseable {
       throws InterruptedException {
     StandingQueries s = new StandingQueries(engine, store, ingestor, limits, clock);
     for (StandingStore.Stored st : store.list()) {
-      Sq q = new Sq(st);
+      StandingQuery q = new StandingQuery(st);
       try {
         q.handle =
             engine.submit(
@@ -138,7 +114,7 @@ public final class StandingQueries implements AutoCloseable {
       }
       s.queries.put(st.name(), q);
     }
-    for (Sq q : s.queries.values()) {
+    for (StandingQuery q : s.queries.values()) {
       if (q.handle != null) {
         q.handle.awaitRunning(30, TimeUnit.SECONDS);
       }
@@ -148,7 +124,7 @@ public final class StandingQueries implements AutoCloseable {
     return s;
   }
 
-  private void listen(Sq q) {
+  private void listen(StandingQuery q) {
     q.handle.onUpdate(
         () -> {
           if (!closed && drainQueued.compareAndSet(false, true)) {
@@ -194,7 +170,9 @@ public final class StandingQueries implements AutoCloseable {
           if (queries.containsKey(name)) {
             throw new Refused(409, "A standing query named " + name + " exists");
           }
-          Sq q = new Sq(new StandingStore.Stored(name, query, user, clock.getAsLong(), null));
+          StandingQuery q =
+              new StandingQuery(
+                  new StandingStore.Stored(name, query, user, clock.getAsLong(), null));
           checkpoint(q, null);
           return info(q);
         });
@@ -209,7 +187,7 @@ public final class StandingQueries implements AutoCloseable {
   public void delete(String name, User by) {
     call(
         () -> {
-          Sq q = queries.get(name);
+          StandingQuery q = queries.get(name);
           if (q == null) {
             throw new Refused(404, "No standing query named " + name);
           }
@@ -236,14 +214,14 @@ public final class StandingQueries implements AutoCloseable {
     return call(
         () -> {
           List<Info> out = new ArrayList<>();
-          for (Sq q : queries.values()) {
+          for (StandingQuery q : queries.values()) {
             out.add(info(q));
           }
           return out;
         });
   }
 
-  private static Info info(Sq q) {
+  private static Info info(StandingQuery q) {
     String error = q.error;
     if (error == null && q.handle != null && q.handle.isDone()) {
       error = q.handle.error() != null ? q.handle.error() : "ended";
@@ -269,11 +247,11 @@ public final class StandingQueries implements AutoCloseable {
     Held held =
         call(
             () -> {
-              Sq q = queries.get(name);
+              StandingQuery q = queries.get(name);
               if (q == null) {
                 throw new Refused(404, "No standing query named " + name);
               }
-              drain(q);
+              q.drain();
               List<WindowUpdate> f = new ArrayList<>();
               q.finals.forEach(i -> f.add(i.value()));
               List<WindowUpdate> l = new ArrayList<>();
@@ -355,36 +333,8 @@ public final class StandingQueries implements AutoCloseable {
 
   private void drainAll() {
     drainQueued.set(false);
-    for (Sq q : queries.values()) {
-      drain(q);
-    }
-  }
-
-  /** Takes the results a query has ready. Owning thread only. */
-  private void drain(Sq q) {
-    if (q.handle == null) {
-      return;
-    }
-    Result r;
-    try {
-      while ((r = q.handle.poll(0, TimeUnit.MILLISECONDS)) != null) {
-        apply(q, r);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  private void apply(Sq q, Result r) {
-    long index = ++q.consumed;
-    WindowUpdate w = WindowUpdate.of(r);
-    if (w.lateUpdate()) {
-      q.late.add(new Indexed<>(index, w));
-    } else if (w.isFinal()) {
-      q.open.remove(w.start());
-      q.finals.add(new Indexed<>(index, w));
-    } else {
-      q.open.put(w.start(), w);
+    for (StandingQuery q : queries.values()) {
+      q.drain();
     }
   }
 
@@ -402,108 +352,10 @@ public final class StandingQueries implements AutoCloseable {
    * Takes a checkpoint and writes it: with {@code added} started at its cut, and {@code removed}
    * forgotten. Owning thread only.
    */
-  private void checkpoint(Sq added, String removed) {
-    CompletableFuture<Engine.Checkpoint> f =
-        engine.checkpoint(
-            position -> {
-              if (added != null) {
-                added.handle =
-                    engine.submit(
-                        added.id(),
-                        added.stored.query(),
-                        new Engine.SubmitOptions(added.stored.createdMs(), null, true));
-              }
-              Collection<String> ids = new ArrayList<>();
-              for (Sq q : queries.values()) {
-                ids.add(q.id());
-              }
-              if (added != null) {
-                ids.add(added.id());
-              }
-              return ids;
-            });
-    Engine.Checkpoint cp;
-    try {
-      // results are taken meanwhile: a query whose results wait unread may hold up the workers
-      while (true) {
-        drainAll();
-        try {
-          cp = f.get(20, TimeUnit.MILLISECONDS);
-          break;
-        } catch (TimeoutException e) {
-          // again
-        }
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted", e);
-    } catch (ExecutionException e) {
-      throw new Refused(
-          e.getCause() instanceof IllegalStateException ? 503 : 500,
-          "The query could not start: " + e.getCause().getMessage());
+  private void checkpoint(StandingQuery added, String removed) {
+    if (checkpointer.take(queries, added, removed, this::drainAll, this::listen)) {
+      checkpoints++;
     }
-    if (added != null) {
-      listen(added);
-      queries.put(added.stored.name(), added);
-    }
-    Map<String, byte[]> states = new LinkedHashMap<>();
-    Map<String, List<StandingStore.Window>> finals = new LinkedHashMap<>();
-    List<StandingStore.Late> late = new ArrayList<>();
-    for (Sq q : queries.values()) {
-      Engine.QueryState st = cp.queries().get(q.id());
-      if (st == null) {
-        continue; // ended: its last saved state stays
-      }
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (q.consumed < st.emitted() && System.nanoTime() < deadline) {
-        try {
-          Result r = q.handle.poll(50, TimeUnit.MILLISECONDS);
-          if (r != null) {
-            apply(q, r);
-          }
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return;
-        }
-      }
-      if (q.consumed < st.emitted()) {
-        LOG.warn("standing query {}: results before the cut did not come; not saved", q.id());
-        continue;
-      }
-      states.put(q.stored.name(), st.snapshot());
-      List<StandingStore.Window> fw = new ArrayList<>();
-      for (Indexed<WindowUpdate> i : q.finals) {
-        if (i.index() <= st.emitted()) {
-          WindowUpdate w = i.value();
-          fw.add(new StandingStore.Window(w.start(), w.end(), w.records(), w.late()));
-        }
-      }
-      finals.put(q.stored.name(), fw);
-      for (Indexed<WindowUpdate> i : q.late) {
-        if (i.index() <= st.emitted()) {
-          late.add(new StandingStore.Late(q.stored.name(), i.value().start(), i.value().late()));
-        }
-      }
-    }
-    StandingStore.Stored addedRow = null;
-    if (added != null) {
-      StandingStore.Stored s = added.stored;
-      addedRow =
-          new StandingStore.Stored(
-              s.name(), s.query(), s.owner(), s.createdMs(), states.get(s.name()));
-    }
-    store.commit(new StandingStore.Commit(cp.position(), states, finals, late), addedRow, removed);
-    for (Sq q : queries.values()) {
-      Engine.QueryState st = cp.queries().get(q.id());
-      if (st != null && states.containsKey(q.stored.name())) {
-        q.finals.removeIf(i -> i.index() <= st.emitted());
-        q.late.removeIf(i -> i.index() <= st.emitted());
-      }
-    }
-    if (cp.position() >= 0) {
-      ingestor.replayFrom(cp.position());
-    }
-    checkpoints++;
   }
 
   /** Stops checkpointing; the queries end with the engine. */
