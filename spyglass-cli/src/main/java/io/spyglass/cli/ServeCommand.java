@@ -39,7 +39,7 @@ import picocli.CommandLine.Option;
       "Examples:",
       "  ./spyglass serve --source gen",
       "  ./spyglass serve --source 'gen?rate=10000' --port 9090 --data /var/lib/spyglass",
-      "  ./spyglass serve --bind 0.0.0.0 --tokens tokens.txt   # lines: TOKEN USER [admin]",
+      "  ./spyglass serve --bind 0.0.0.0 --tokens tokens.txt   # lines: TOKEN USER [ROLE...]",
       "  ./spyglass serve --source http --data /var/lib/spyglass   # POST /api/ingest; docs/metering.md"
     })
 final class ServeCommand implements Callable<Integer> {
@@ -102,7 +102,8 @@ final class ServeCommand implements Callable<Integer> {
       names = "--tokens",
       paramLabel = "FILE",
       description =
-          "bearer tokens, lines TOKEN USER [admin]; without it the service is loopback-only")
+          "bearer tokens, lines TOKEN USER [admin] [ingest] [tenant=NAME ...], each token of 16"
+              + " characters or more; without it the service is loopback-only (docs/api.md)")
   Path tokens;
 
   @Option(

@@ -192,10 +192,12 @@ class MeteringApiTest {
   @Test
   void onlyItsOwnerOrAnAdminEndsAStandingQuery() throws Exception {
     Path tokens = data.resolve("tokens.txt");
-    java.nio.file.Files.writeString(tokens, "a alice\nb bob\nr root admin\n");
+    java.nio.file.Files.writeString(
+        tokens,
+        "alice-0123456789abcdef alice\nbob-0123456789abcdef bob\nroot-0123456789abcdef root admin\n");
     try (ServiceFixture f =
         ServiceFixture.startMetering(data, settings(), b -> b.tokensFile = tokens)) {
-      f.token = "a";
+      f.token = "alice-0123456789abcdef";
       String body =
           ServiceFixture.JSON
               .createObjectNode()
@@ -204,16 +206,16 @@ class MeteringApiTest {
               .toString();
       assertThat(f.postJson("/api/standing-queries", body).statusCode()).isEqualTo(201);
 
-      f.token = "b"; // everyone reads the totals; bob may not end alice's query
+      f.token = "bob-0123456789abcdef"; // everyone reads the totals; bob may not end alice's query
       assertThat(f.get("/api/standing-queries/usage/results").statusCode()).isEqualTo(200);
       HttpResponse<String> refused = f.delete("/api/standing-queries/usage");
       assertThat(refused.statusCode()).isEqualTo(403);
       assertThat(refused.body()).contains("belongs to alice").contains("owner");
       assertThat(f.get("/api/standing-queries/usage/results").statusCode()).isEqualTo(200);
 
-      f.token = "r"; // an admin may
+      f.token = "root-0123456789abcdef"; // an admin may
       assertThat(f.delete("/api/standing-queries/usage").statusCode()).isEqualTo(204);
-      f.token = "a";
+      f.token = "alice-0123456789abcdef";
       assertThat(f.postJson("/api/standing-queries", body).statusCode()).isEqualTo(201);
       assertThat(f.delete("/api/standing-queries/usage").statusCode()).isEqualTo(204);
     }
