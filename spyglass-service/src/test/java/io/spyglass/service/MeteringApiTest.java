@@ -253,6 +253,53 @@ class MeteringApiTest {
     }
   }
 
+  @Test
+  void documentsWithoutATimeAreCountedInTheReportNotLost() throws Exception {
+    try (ServiceFixture f = ServiceFixture.startMetering(data, settings(), b -> {})) {
+      String create =
+          ServiceFixture.JSON.createObjectNode().put("name", "bill").put("query", COUNT).toString();
+      assertThat(f.postJson("/api/standing-queries", create).statusCode()).isEqualTo(201);
+      // only a document without a time: no window, but the listing says so
+      assertThat(ingest(f, "{\"id\":\"t0\",\"org\":\"acme\",\"quantity\":7}\n").statusCode())
+          .isEqualTo(202);
+      assertThat(f.get("/api/standing-queries/bill/results").body()).isEqualTo("[]");
+      awaitListed(f, "bill", q -> q.path("withoutTime").asLong() == 1);
+
+      String body =
+          "{\"id\":\"t1\",\"org\":\"acme\",\"quantity\":7,\"time\":"
+              + T0
+              + "}\n{\"id\":\"t2\",\"org\":\"acme\",\"quantity\":7}\n"
+              + "{\"id\":\"t3\",\"org\":\"acme\",\"quantity\":7,\"time\":\"2026-01-01T00:00:00Z\"}\n";
+      HttpResponse<String> r = ingest(f, body);
+      assertThat(ServiceFixture.json(r.body()).get("accepted").asInt()).isEqualTo(3);
+      JsonNode w = awaitWindow(f, "bill", T0, x -> x.get("meta").get("withoutTime").asLong() == 3);
+      assertThat(w.get("records").get(0).get("docs").asLong()).isEqualTo(1);
+      assertThat(w.get("meta").get("late").asLong()).isZero();
+      awaitListed(f, "bill", q -> q.path("withoutTime").asLong() == 3);
+    }
+  }
+
+  /** The standing query {@code name} as listed once it satisfies {@code condition} (or 20 s). */
+  static JsonNode awaitListed(
+      ServiceFixture f, String name, java.util.function.Predicate<JsonNode> condition)
+      throws InterruptedException {
+    long deadline = System.currentTimeMillis() + 20_000;
+    JsonNode seen = null;
+    while (System.currentTimeMillis() < deadline) {
+      for (JsonNode q :
+          ServiceFixture.json(f.get("/api/standing-queries").body()).get("standingQueries")) {
+        if (q.get("name").asText().equals(name)) {
+          seen = q;
+          if (condition.test(q)) {
+            return q;
+          }
+        }
+      }
+      Thread.sleep(50);
+    }
+    throw new AssertionError("standing query " + name + " never came to it: " + seen);
+  }
+
   /** The window starting at {@code startMs} once it satisfies {@code condition} (or 20 s). */
   static JsonNode awaitWindow(
       ServiceFixture f, String name, long startMs, java.util.function.Predicate<JsonNode> condition)

@@ -14,7 +14,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
-import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -176,11 +175,11 @@ final class MeteringApi {
     String name = ctx.pathParam("name");
     long from = epochMs(ctx, "from", Long.MIN_VALUE);
     long to = epochMs(ctx, "to", Long.MAX_VALUE);
-    List<StandingQueries.WindowView> windows = run(() -> s.windows(name, from, to));
+    StandingQueries.Report report = run(() -> s.report(name, from, to));
     StringWriter out = new StringWriter();
     try (JsonGenerator g = Json.MAPPER.getFactory().createGenerator(out)) {
       g.writeStartArray();
-      for (StandingQueries.WindowView w : windows) {
+      for (StandingQueries.WindowView w : report.windows()) {
         g.writeStartObject();
         g.writeObjectFieldStart("window");
         g.writeNumberField("start", w.start());
@@ -191,6 +190,10 @@ final class MeteringApi {
         g.writeRawValue(w.records());
         g.writeObjectFieldStart("meta");
         g.writeNumberField("late", w.late());
+        g.writeNumberField("withoutTime", report.withoutTime());
+        if (report.error() != null) {
+          g.writeStringField("error", report.error());
+        }
         g.writeEndObject();
         g.writeEndObject();
       }
@@ -248,6 +251,7 @@ final class MeteringApi {
     o.put("owner", i.owner());
     o.put("created", i.createdMs());
     o.put("state", i.error() == null ? "RUNNING" : "FAILED");
+    o.put("withoutTime", i.withoutTime());
     if (i.error() != null) {
       o.put("error", i.error());
     }

@@ -2,6 +2,8 @@ package io.spyglass.service.metering;
 
 import io.spyglass.core.plan.Bql;
 import io.spyglass.core.plan.QueryLimits;
+import io.spyglass.core.query.QueryCombiner;
+import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
 import io.spyglass.engine.Engine;
 import io.spyglass.engine.ingest.Ingestor;
@@ -10,6 +12,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -36,11 +39,28 @@ import org.slf4j.LoggerFactory;
 public final class StandingQueries implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(StandingQueries.class);
 
-  /** A standing query as listed. */
-  public record Info(String name, String query, String owner, long createdMs, String error) {}
+  /**
+   * A standing query as listed.
+   *
+   * @param withoutTime documents it read without a readable event time, in no window (as of the
+   *     last checkpoint)
+   * @param error why it stopped; null while it runs
+   */
+  public record Info(
+      String name, String query, String owner, long createdMs, long withoutTime, String error) {}
 
   /** A window as read: from the database, or still held in memory (open, or not yet written). */
   public record WindowView(long start, long end, boolean isFinal, String records, long late) {}
+
+  /**
+   * What a standing query reports over a span of time.
+   *
+   * @param windows the windows that overlap the span, oldest first
+   * @param withoutTime documents the query read so far without a readable event time: they are in
+   *     no window (0 for a query without event-time windows)
+   * @param error why the query stopped; null while it runs
+   */
+  public record Report(List<WindowView> windows, long withoutTime, String error) {}
 
   /** Refused: the name is taken, unknown, or the query is not valid; the message says which. */
   public static final class Refused extends RuntimeException {
@@ -227,23 +247,33 @@ public final class StandingQueries implements AutoCloseable {
       error = q.handle.error() != null ? q.handle.error() : "ended";
     }
     return new Info(
-        q.stored.name(), q.stored.query(), q.stored.owner(), q.stored.createdMs(), error);
+        q.stored.name(),
+        q.stored.query(),
+        q.stored.owner(),
+        q.stored.createdMs(),
+        q.withoutTime,
+        error);
   }
 
+  /** A look at a running query's combiner: its open windows and its event time. */
+  private record Look(List<Result> open, Optional<Meta.EventTimeMeta> eventTime) {}
+
   /**
-   * The windows of a standing query that overlap {@code [fromMs, toMs)}, oldest first: final ones
-   * (written, or taken since the last checkpoint) and open ones.
+   * What a standing query reports over {@code [fromMs, toMs)}: the windows that overlap it, oldest
+   * first, final ones (written, or taken since the last checkpoint) and open ones, and its
+   * documents without a readable time.
    *
    * @throws Refused 404 when there is none of that name
    */
-  public List<WindowView> windows(String name, long fromMs, long toMs) {
+  public Report report(String name, long fromMs, long toMs) {
     // the owning thread copies what memory holds, then the database is read: a window written
     // meanwhile is in both, and memory's copy is the same or newer
     record Held(
+        StandingQuery query,
         List<WindowUpdate> finals,
         List<WindowUpdate> late,
         List<WindowUpdate> open,
-        CompletableFuture<List<Result>> peek) {}
+        CompletableFuture<Look> look) {}
     Held held =
         call(
             () -> {
@@ -257,18 +287,22 @@ public final class StandingQueries implements AutoCloseable {
               List<WindowUpdate> l = new ArrayList<>();
               q.late.forEach(i -> l.add(i.value()));
               // the open windows as of every document read so far (after a flush of the workers)
-              CompletableFuture<List<Result>> peek =
+              CompletableFuture<Look> look =
                   q.handle == null || q.handle.isDone()
-                      ? CompletableFuture.completedFuture(List.of())
-                      : engine.inspect(q.id(), c -> c.peek(clock.getAsLong()));
-              return new Held(f, l, new ArrayList<>(q.open.values()), peek);
+                      ? CompletableFuture.completedFuture(null)
+                      : engine.inspect(
+                          q.id(), c -> new Look(c.peek(clock.getAsLong()), c.eventTime()));
+              return new Held(q, f, l, new ArrayList<>(q.open.values()), look);
             });
     List<WindowUpdate> open = new ArrayList<>(); // the newest look first: it wins
     try {
-      List<Result> peeked = held.peek().get(30, TimeUnit.SECONDS);
-      for (Result r : peeked == null ? List.<Result>of() : peeked) {
-        WindowUpdate w = WindowUpdate.of(r);
-        open.add(w.isFinal() ? w.open() : w);
+      Look look = held.look().get(30, TimeUnit.SECONDS);
+      if (look != null) {
+        held.query().saw(look.eventTime());
+        for (Result r : look.open()) {
+          WindowUpdate w = WindowUpdate.of(r);
+          open.add(w.isFinal() ? w.open() : w);
+        }
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -298,7 +332,8 @@ public final class StandingQueries implements AutoCloseable {
         out.put(w.start(), new WindowView(w.start(), w.end(), false, w.records(), w.late()));
       }
     }
-    return new ArrayList<>(out.values());
+    Info info = info(held.query());
+    return new Report(new ArrayList<>(out.values()), info.withoutTime(), info.error());
   }
 
   @FunctionalInterface
@@ -355,6 +390,20 @@ public final class StandingQueries implements AutoCloseable {
   private void checkpoint(StandingQuery added, String removed) {
     if (checkpointer.take(queries, added, removed, this::drainAll, this::listen)) {
       checkpoints++;
+    }
+    // each query's count of documents without a time, for the listing and the metrics: looked at
+    // after the next flush of the workers, not waited for
+    for (StandingQuery q : queries.values()) {
+      if (q.handle != null && !q.handle.isDone()) {
+        engine
+            .inspect(q.id(), QueryCombiner::eventTime)
+            .thenAccept(
+                e -> {
+                  if (e != null) {
+                    q.saw(e);
+                  }
+                });
+      }
     }
   }
 

@@ -1,9 +1,11 @@
 package io.spyglass.service.metering;
 
+import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
 import io.spyglass.engine.QueryHandle;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
@@ -27,6 +29,12 @@ final class StandingQuery {
   final List<Indexed<WindowUpdate>> finals = new ArrayList<>();
   final List<Indexed<WindowUpdate>> late = new ArrayList<>();
   volatile String error;
+
+  /**
+   * Documents it read without a readable event time (missing, or not a number), as of the last look
+   * at it: counted in no window. 0 for a query without event-time windows.
+   */
+  volatile long withoutTime;
 
   StandingQuery(StandingStore.Stored stored) {
     this.stored = stored;
@@ -72,7 +80,13 @@ final class StandingQuery {
     return consumed >= emitted;
   }
 
+  /** What a look at the query's combiner says of its event time. */
+  void saw(Optional<Meta.EventTimeMeta> eventTime) {
+    eventTime.ifPresent(e -> withoutTime = Math.max(withoutTime, e.withoutTime()));
+  }
+
   private void apply(Result r) {
+    saw(r.meta().eventTime());
     long index = ++consumed;
     WindowUpdate w = WindowUpdate.of(r);
     if (w.lateUpdate()) {
