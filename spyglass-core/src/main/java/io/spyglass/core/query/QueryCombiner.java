@@ -582,7 +582,8 @@ public final class QueryCombiner {
 
   /** Runs the outer query over the inner query's rows of one window. */
   private OuterResult runOuter(QueryPlan outerPlan, List<Map<String, Object>> rows) {
-    Query outer = new Query(query.id(), query.text(), outerPlan, query.receiveTimeMs());
+    Query outer =
+        new Query(query.id(), query.text(), outerPlan, query.receiveTimeMs(), query.limits());
     QueryFilter filter = new QueryFilter(outer, limits, clock);
     for (Map<String, Object> row : rows) {
       filter.consume(Record.fromMap(row));
