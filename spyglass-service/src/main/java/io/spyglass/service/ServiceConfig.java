@@ -26,6 +26,7 @@ import java.util.function.Consumer;
  * @param schemaPeriodMs how long a field stays in the live schema after it was last seen (one to
  *     two periods)
  * @param queryLimits what one query may ask for
+ * @param usage what each user may keep: tenancy, standing queries, saved queries, history, disk
  */
 public record ServiceConfig(
     String bind,
@@ -43,7 +44,8 @@ public record ServiceConfig(
     long headerTimeoutMs,
     int sampleEveryN,
     long schemaPeriodMs,
-    QueryLimits queryLimits) {
+    QueryLimits queryLimits,
+    UsageLimits usage) {
 
   public ServiceConfig {
     require(port >= 0 && port <= 65535, "port must be 0 to 65535: " + port);
@@ -59,6 +61,7 @@ public record ServiceConfig(
     require(
         dataDir != null && bind != null && streams != null && queryLimits != null,
         "bind, data folder, stream settings and query limits are required");
+    require(usage != null, "the usage limits are required");
   }
 
   private static void require(boolean ok, String message) {
@@ -89,7 +92,8 @@ public record ServiceConfig(
         10_000,
         100,
         30_000,
-        QueryLimits.DEFAULTS);
+        QueryLimits.DEFAULTS,
+        UsageLimits.DEFAULTS);
   }
 
   /** A copy with some settings changed, e.g. {@code c.with(b -> b.port = 0)}. */
@@ -117,6 +121,7 @@ public record ServiceConfig(
     public int sampleEveryN;
     public long schemaPeriodMs;
     public QueryLimits queryLimits;
+    public UsageLimits usage;
 
     Builder(ServiceConfig c) {
       bind = c.bind;
@@ -135,6 +140,7 @@ public record ServiceConfig(
       sampleEveryN = c.sampleEveryN;
       schemaPeriodMs = c.schemaPeriodMs;
       queryLimits = c.queryLimits;
+      usage = c.usage;
     }
 
     ServiceConfig build() {
@@ -154,7 +160,8 @@ public record ServiceConfig(
           headerTimeoutMs,
           sampleEveryN,
           schemaPeriodMs,
-          queryLimits);
+          queryLimits,
+          usage);
     }
   }
 }

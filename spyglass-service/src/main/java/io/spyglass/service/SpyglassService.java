@@ -174,7 +174,7 @@ public final class SpyglassService implements AutoCloseable {
       throw e;
     }
     try {
-      metering.start(runtime.engine(), config.queryLimits());
+      metering.start(runtime.engine(), config.queryLimits(), config.usage().standing());
       runtime.engine().resume();
     } catch (RuntimeException | InterruptedException e) {
       runtime.close();

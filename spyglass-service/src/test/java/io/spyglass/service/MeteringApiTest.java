@@ -279,6 +279,41 @@ class MeteringApiTest {
     }
   }
 
+  @Test
+  void standingQueryErrorsGiveTheRightAdvice() throws Exception {
+    try (ServiceFixture f = ServiceFixture.startMetering(data, settings(), b -> {})) {
+      JsonNode ends =
+          ServiceFixture.json(
+                  f.postJson(
+                          "/api/standing-queries",
+                          "{\"name\":\"x1\",\"query\":\"SELECT COUNT(*) FROM STREAM(10s, TIME)\"}")
+                      .body())
+              .get("error");
+      assertThat(ends.get("message").asText()).contains("STREAM(FOREVER)");
+      assertThat(ends.get("resolution").asText()).contains("Write FROM STREAM(FOREVER)");
+      assertThat(ends.get("resolution").asText()).doesNotContain("Name it");
+
+      HttpResponse<String> empty =
+          f.postJson(
+              "/api/standing-queries",
+              "{\"name\":\"\",\"query\":\"SELECT COUNT(*) FROM STREAM(FOREVER)\"}");
+      assertThat(empty.statusCode()).isEqualTo(400);
+      JsonNode e = ServiceFixture.json(empty.body()).get("error");
+      assertThat(e.get("message").asText()).isEqualTo("\"name\" is empty");
+      assertThat(e.get("resolution").asText()).contains("1 to 100 letters, digits");
+
+      JsonNode badName =
+          ServiceFixture.json(
+                  f.postJson(
+                          "/api/standing-queries",
+                          "{\"name\":\"a b\",\"query\":\"SELECT COUNT(*) FROM STREAM(FOREVER)\"}")
+                      .body())
+              .get("error");
+      assertThat(badName.get("message").asText()).contains("'a b' is not");
+      assertThat(badName.get("resolution").asText()).contains("usage-by-org");
+    }
+  }
+
   /** The standing query {@code name} as listed once it satisfies {@code condition} (or 20 s). */
   static JsonNode awaitListed(
       ServiceFixture f, String name, java.util.function.Predicate<JsonNode> condition)

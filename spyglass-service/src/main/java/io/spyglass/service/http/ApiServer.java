@@ -88,6 +88,9 @@ public final class ApiServer implements AutoCloseable {
                     }
                   });
               cfg.routes.wsBeforeUpgrade("/api/ws", auth::authenticate);
+              // a token bound to tenants: only ingestion and its rows of standing queries
+              cfg.routes.before("/api/*", TenantScope::check);
+              cfg.routes.wsBeforeUpgrade("/api/ws", TenantScope::check);
               cfg.routes.get("/api/health", ctx -> health(ctx, runtime, manager, settings));
               cfg.routes.get(
                   "/api/openapi.json", ctx -> ctx.contentType(Json.TYPE).result(openApi));

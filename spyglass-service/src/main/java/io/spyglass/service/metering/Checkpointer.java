@@ -1,5 +1,6 @@
 package io.spyglass.service.metering;
 
+import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.engine.Engine;
 import io.spyglass.engine.ingest.Ingestor;
 import java.util.ArrayList;
@@ -28,11 +29,16 @@ final class Checkpointer {
   private final Engine engine;
   private final StandingStore store;
   private final Ingestor ingestor;
+  private final QueryLimits limits;
 
-  Checkpointer(Engine engine, StandingStore store, Ingestor ingestor) {
+  /**
+   * @param limits what a query started at a cut is run with
+   */
+  Checkpointer(Engine engine, StandingStore store, Ingestor ingestor, QueryLimits limits) {
     this.engine = engine;
     this.store = store;
     this.ingestor = ingestor;
+    this.limits = limits;
   }
 
   /**
@@ -41,10 +47,10 @@ final class Checkpointer {
    *
    * @param drainAll takes every query's ready results; called while the checkpoint is waited for (a
    *     query whose results wait unread may hold up the workers)
-   * @return false when interrupted before it was written
+   * @return each query's state written, by name; null when interrupted before it was written
    * @throws StandingQueries.Refused when {@code added} could not start
    */
-  boolean take(
+  Map<String, byte[]> take(
       Map<String, StandingQuery> queries,
       StandingQuery added,
       String removed,
@@ -58,7 +64,7 @@ final class Checkpointer {
                     engine.submit(
                         added.id(),
                         added.stored.query(),
-                        new Engine.SubmitOptions(added.stored.createdMs(), null, true));
+                        new Engine.SubmitOptions(added.stored.createdMs(), null, true, limits));
               }
               Collection<String> ids = new ArrayList<>();
               for (StandingQuery q : queries.values()) {
@@ -108,7 +114,7 @@ final class Checkpointer {
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        return false;
+        return null;
       }
       states.put(q.name(), st.snapshot());
       finals.put(q.name(), q.finalsUpTo(st.emitted()));
@@ -131,6 +137,6 @@ final class Checkpointer {
     if (cp.position() >= 0) {
       ingestor.replayFrom(cp.position());
     }
-    return true;
+    return states;
   }
 }

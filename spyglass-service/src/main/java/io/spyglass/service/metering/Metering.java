@@ -17,7 +17,7 @@ import java.nio.file.Path;
  * <pre>{@code
  * Metering m = Metering.open(dataDir, Metering.Settings.DEFAULTS);
  * Engine engine = Engine.startPaused(m.source(), config);
- * m.start(engine, limits);
+ * m.start(engine, limits, UsageLimits.DEFAULTS.standing());
  * engine.resume();
  * }</pre>
  */
@@ -97,14 +97,21 @@ public final class Metering implements AutoCloseable {
     return new IngestSource(ingestor.log(), replayFrom);
   }
 
-  /** Restores the standing queries on {@code engine}, which must not be reading yet. */
-  public void start(Engine engine, QueryLimits limits) throws InterruptedException {
+  /**
+   * Restores the standing queries on {@code engine}, which must not be reading yet.
+   *
+   * @param limits what a query may ask for
+   * @param standingLimits what standing queries may do beyond that
+   */
+  public void start(Engine engine, QueryLimits limits, StandingQueries.Limits standingLimits)
+      throws InterruptedException {
     standing =
         StandingQueries.restore(
             engine,
             store,
             ingestor,
             limits,
+            standingLimits,
             settings.checkpointEveryMs(),
             System::currentTimeMillis);
   }

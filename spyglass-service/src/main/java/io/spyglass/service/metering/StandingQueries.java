@@ -2,6 +2,8 @@ package io.spyglass.service.metering;
 
 import io.spyglass.core.plan.Bql;
 import io.spyglass.core.plan.QueryLimits;
+import io.spyglass.core.plan.QueryPlan;
+import io.spyglass.core.query.Query;
 import io.spyglass.core.query.QueryCombiner;
 import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
@@ -13,7 +15,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -49,31 +50,58 @@ public final class StandingQueries implements AutoCloseable {
   public record Info(
       String name, String query, String owner, long createdMs, long withoutTime, String error) {}
 
-  /** A window as read: from the database, or still held in memory (open, or not yet written). */
-  public record WindowView(long start, long end, boolean isFinal, String records, long late) {}
-
   /**
-   * What a standing query reports over a span of time.
+   * What standing queries may do.
    *
-   * @param windows the windows that overlap the span, oldest first
-   * @param withoutTime documents the query read so far without a readable event time: they are in
-   *     no window (0 for a query without event-time windows)
-   * @param error why the query stopped; null while it runs
+   * @param tenantField the column of a standing query's rows that names their tenant: a token bound
+   *     to tenants reads only the rows whose column holds one of its tenants
+   * @param maxPerUser most standing queries one user defines; admins are not counted
+   * @param adminOnly whether only admins define standing queries
+   * @param maxGroups most exact groups per window of a standing query (at most the engine's)
+   * @param maxStateBytes most bytes of a standing query's saved state, checked at each checkpoint:
+   *     a query over it stops, for good, with an error saying so
    */
-  public record Report(List<WindowView> windows, long withoutTime, String error) {}
+  public record Limits(
+      String tenantField, int maxPerUser, boolean adminOnly, int maxGroups, long maxStateBytes) {}
 
   /** Refused: the name is taken, unknown, or the query is not valid; the message says which. */
   public static final class Refused extends RuntimeException {
     private static final long serialVersionUID = 1L;
     private final int status;
+    private final String resolution;
+    private final String limit;
 
     Refused(int status, String message) {
+      this(status, message, null, null);
+    }
+
+    Refused(int status, String message, String resolution) {
+      this(status, message, resolution, null);
+    }
+
+    /**
+     * @param resolution what to do; null for the status's usual advice
+     * @param limit the option whose limit was reached; null for none
+     */
+    Refused(int status, String message, String resolution, String limit) {
       super(message);
       this.status = status;
+      this.resolution = resolution;
+      this.limit = limit;
     }
 
     public int status() {
       return status;
+    }
+
+    /** What to do about it; null for the status's usual advice. */
+    public String resolution() {
+      return resolution;
+    }
+
+    /** The option whose limit was reached, e.g. {@code max-standing-queries-per-user}; or null. */
+    public String limit() {
+      return limit;
     }
   }
 
@@ -81,24 +109,37 @@ public final class StandingQueries implements AutoCloseable {
   private final StandingStore store;
   private final Checkpointer checkpointer;
   private final QueryLimits limits;
+  private final Limits standing;
   private final LongSupplier clock;
   private final Map<String, StandingQuery> queries = new LinkedHashMap<>();
+
+  /** A copy of {@link #queries} for readers off the owning thread (metrics, health). */
+  private volatile List<StandingQuery> published = List.of();
+
   private final ScheduledExecutorService owner;
   private final AtomicBoolean drainQueued = new AtomicBoolean();
   private volatile long checkpoints;
+  private volatile long checkpointFailures;
+  private volatile long lastCheckpointMs;
   private volatile boolean closed;
 
   private StandingQueries(
       Engine engine,
       StandingStore store,
       Ingestor ingestor,
-      QueryLimits limits,
+      QueryLimits queryLimits,
+      Limits standing,
       LongSupplier clock) {
     this.engine = engine;
     this.store = store;
-    this.checkpointer = new Checkpointer(engine, store, ingestor);
-    this.limits = limits;
+    // standing queries keep fewer exact groups than other queries: they run for ever
+    this.limits =
+        queryLimits.withMaxExactGroups(
+            Math.min(queryLimits.maxExactGroups(), standing.maxGroups()));
+    this.standing = standing;
+    this.checkpointer = new Checkpointer(engine, store, ingestor, limits);
     this.clock = clock;
+    this.lastCheckpointMs = clock.getAsLong();
     this.owner =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -110,30 +151,40 @@ public final class StandingQueries implements AutoCloseable {
 
   /**
    * Restores every standing query of {@code store} on {@code engine}, which must not be reading yet
-   * (the caller resumes it after), and checkpoints every {@code checkpointEveryMs}.
+   * (the caller resumes it after), and checkpoints every {@code checkpointEveryMs}. A query stored
+   * as failed stays so, with its windows.
    */
   public static StandingQueries restore(
       Engine engine,
       StandingStore store,
       Ingestor ingestor,
-      QueryLimits limits,
+      QueryLimits queryLimits,
+      Limits standing,
       long checkpointEveryMs,
       LongSupplier clock)
       throws InterruptedException {
-    StandingQueries s = new StandingQueries(engine, store, ingestor, limits, clock);
+    StandingQueries s = new StandingQueries(engine, store, ingestor, queryLimits, standing, clock);
     for (StandingStore.Stored st : store.list()) {
-      StandingQuery q = new StandingQuery(st);
-      try {
-        q.handle =
-            engine.submit(
-                q.id(), st.query(), new Engine.SubmitOptions(st.createdMs(), st.state(), true));
-        s.listen(q);
-      } catch (RuntimeException e) {
-        q.error = "cannot restart: " + e.getMessage();
-        LOG.error("standing query {} cannot restart: {}", st.name(), e.getMessage());
+      StandingQuery q = new StandingQuery(st, s.hasTenantColumn(st.query()));
+      if (st.error() != null) {
+        q.error = st.error();
+        s.openWindowsOf(q, st.state());
+      } else {
+        try {
+          q.handle =
+              engine.submit(
+                  q.id(),
+                  st.query(),
+                  new Engine.SubmitOptions(st.createdMs(), st.state(), true, s.limits));
+          s.listen(q);
+        } catch (RuntimeException e) {
+          q.error = "cannot restart: " + e.getMessage();
+          LOG.error("standing query {} cannot restart: {}", st.name(), e.getMessage());
+        }
       }
       s.queries.put(st.name(), q);
     }
+    s.publish();
     for (StandingQuery q : s.queries.values()) {
       if (q.handle != null) {
         q.handle.awaitRunning(30, TimeUnit.SECONDS);
@@ -142,6 +193,18 @@ public final class StandingQueries implements AutoCloseable {
     s.owner.scheduleWithFixedDelay(
         s::checkpointQuietly, checkpointEveryMs, checkpointEveryMs, TimeUnit.MILLISECONDS);
     return s;
+  }
+
+  private boolean hasTenantColumn(String query) {
+    try {
+      return Tenancy.hasTenantColumn(Bql.compile(query, limits), standing.tenantField());
+    } catch (RuntimeException e) {
+      return false; // it cannot restart either: it says so
+    }
+  }
+
+  private void publish() {
+    published = List.copyOf(queries.values());
   }
 
   private void listen(StandingQuery q) {
@@ -157,42 +220,108 @@ public final class StandingQueries implements AutoCloseable {
         });
   }
 
+  /** What standing queries may do here. */
+  public Limits limits() {
+    return standing;
+  }
+
   /** Checkpoints taken since the start. */
   public long checkpoints() {
     return checkpoints;
   }
 
+  /** Checkpoints that failed since the start (each is tried again a period later). */
+  public long checkpointFailures() {
+    return checkpointFailures;
+  }
+
+  /** When the last checkpoint was written (epoch ms); the start before the first. */
+  public long lastCheckpointMs() {
+    return lastCheckpointMs;
+  }
+
+  /** How the standing queries are doing, as of now, without waiting for their thread. */
+  public record Status(String name, boolean running, long withoutTime, long stateBytes) {}
+
+  /** Each standing query's status, oldest first; cheap, for metrics and health. */
+  public List<Status> status() {
+    List<Status> out = new ArrayList<>();
+    for (StandingQuery q : published) {
+      boolean running = q.error == null && q.handle != null && !q.handle.isDone();
+      out.add(new Status(q.name(), running, q.withoutTime, q.stateBytes));
+    }
+    return out;
+  }
+
+  /** A standing query's name: 1 to 100 letters, digits, '.', '_' or '-'. */
+  private static final String NAME = "[A-Za-z0-9][A-Za-z0-9._-]{0,99}";
+
   /**
    * Starts a standing query at the next cut of the stream and writes it with its state before
    * returning.
    *
-   * @throws Refused 409 when the name is taken, 400 when it is not a valid name
+   * @param by who defines it, its owner
+   * @throws Refused 409 when the name is taken, 400 when it is not a valid name or the query does
+   *     not run forever, 403 when {@code by} may not define one (or another one)
    * @throws io.spyglass.core.syntax.BqlException when the query is not valid
    */
-  public Info create(String name, String query, String user) {
-    if (!name.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,99}")) {
+  public Info create(String name, String query, User by) {
+    if (by.boundToTenants()) {
+      throw new Refused(
+          403,
+          "A token bound to tenants ("
+              + by.tenants().stream().sorted().toList()
+              + ") reads standing queries; it does not define them: a query it defined could"
+              + " show other tenants' documents",
+          "Ask an admin or a user whose token is bound to no tenant to define it");
+    }
+    if (standing.adminOnly() && !by.admin()) {
+      throw new Refused(
+          403,
+          "Only admins define standing queries on this service (--standing-queries-admin-only)",
+          "Ask an admin to define it");
+    }
+    if (!name.matches(NAME)) {
       throw new Refused(
           400,
           "A standing query's name is 1 to 100 letters, digits, '.', '_' or '-', starting with a"
               + " letter or digit: '"
               + name
-              + "' is not");
+              + "' is not",
+          "Name it e.g. usage-by-org");
     }
-    if (!Bql.compile(query, limits).runsForever()) {
+    QueryPlan plan = Bql.compile(query, limits);
+    if (!plan.runsForever()) {
       throw new Refused(
           400,
           "A standing query runs until it is deleted: its stream is STREAM(FOREVER), e.g. SELECT"
               + " org, SUM(quantity) AS total FROM STREAM(FOREVER) GROUP BY org WINDOWING"
-              + " TUMBLING(1h, EVENT_TIME(time), LATENESS 10m)");
+              + " TUMBLING(1h, EVENT_TIME(time), LATENESS 10m)",
+          "Write FROM STREAM(FOREVER): a standing query has no end of its own");
     }
+    boolean tenantColumn = Tenancy.hasTenantColumn(plan, standing.tenantField());
     return call(
         () -> {
           if (queries.containsKey(name)) {
             throw new Refused(409, "A standing query named " + name + " exists");
           }
+          long mine = queries.values().stream().filter(q -> q.owner().equals(by.name())).count();
+          if (!by.admin() && mine >= standing.maxPerUser()) {
+            throw new Refused(
+                403,
+                by.name()
+                    + " has "
+                    + mine
+                    + " standing queries, the most one user defines here ("
+                    + standing.maxPerUser()
+                    + ", --max-standing-queries-per-user)",
+                "Delete one of yours first (DELETE /api/standing-queries/NAME), or ask an admin",
+                "max-standing-queries-per-user");
+          }
           StandingQuery q =
               new StandingQuery(
-                  new StandingStore.Stored(name, query, user, clock.getAsLong(), null));
+                  new StandingStore.Stored(name, query, by.name(), clock.getAsLong(), null),
+                  tenantColumn);
           checkpoint(q, null);
           return info(q);
         });
@@ -224,18 +353,24 @@ public final class StandingQueries implements AutoCloseable {
             q.handle.kill();
           }
           queries.remove(name);
+          publish();
           checkpoint(null, name);
           return null;
         });
   }
 
-  /** Every standing query, oldest first. */
-  public List<Info> list() {
+  /**
+   * The standing queries {@code by} may read, oldest first: every one, but for a token bound to
+   * tenants those with a tenant column.
+   */
+  public List<Info> list(User by) {
     return call(
         () -> {
           List<Info> out = new ArrayList<>();
           for (StandingQuery q : queries.values()) {
-            out.add(info(q));
+            if (!by.boundToTenants() || q.tenantColumn) {
+              out.add(info(q));
+            }
           }
           return out;
         });
@@ -261,11 +396,12 @@ public final class StandingQueries implements AutoCloseable {
   /**
    * What a standing query reports over {@code [fromMs, toMs)}: the windows that overlap it, oldest
    * first, final ones (written, or taken since the last checkpoint) and open ones, and its
-   * documents without a readable time.
+   * documents without a readable time. A token bound to tenants reads only its tenants' rows.
    *
-   * @throws Refused 404 when there is none of that name
+   * @throws Refused 404 when there is none of that name, 403 when {@code by} is bound to tenants
+   *     and the query has no tenant column
    */
-  public Report report(String name, long fromMs, long toMs) {
+  public StandingReport report(String name, long fromMs, long toMs, User by) {
     // the owning thread copies what memory holds, then the database is read: a window written
     // meanwhile is in both, and memory's copy is the same or newer
     record Held(
@@ -280,6 +416,20 @@ public final class StandingQueries implements AutoCloseable {
               StandingQuery q = queries.get(name);
               if (q == null) {
                 throw new Refused(404, "No standing query named " + name);
+              }
+              if (by.boundToTenants() && !q.tenantColumn) {
+                throw new Refused(
+                    403,
+                    "Standing query "
+                        + name
+                        + " has no column \""
+                        + standing.tenantField()
+                        + "\" grouping its rows by tenant: its rows mix tenants, and a token"
+                        + " bound to tenants reads only its tenants' rows",
+                    "Read a standing query that groups by "
+                        + standing.tenantField()
+                        + " and selects it (GET /api/standing-queries lists those you may read),"
+                        + " or ask for one");
               }
               q.drain();
               List<WindowUpdate> f = new ArrayList<>();
@@ -311,29 +461,18 @@ public final class StandingQueries implements AutoCloseable {
       throw new Refused(503, "The open windows could not be read: " + e);
     }
     open.addAll(held.open());
-    TreeMap<Long, WindowView> out = new TreeMap<>();
-    for (StandingStore.Window w : store.windows(name, fromMs, toMs)) {
-      out.put(w.start(), new WindowView(w.start(), w.end(), true, w.records(), w.late()));
-    }
-    for (WindowUpdate w : held.finals()) {
-      if (w.end() > fromMs && w.start() < toMs) {
-        out.put(w.start(), new WindowView(w.start(), w.end(), true, w.records(), w.late()));
-      }
-    }
-    for (WindowUpdate w : held.late()) {
-      WindowView v = out.get(w.start());
-      if (v != null) {
-        out.put(
-            w.start(), new WindowView(v.start(), v.end(), true, v.records(), v.late() + w.late()));
-      }
-    }
-    for (WindowUpdate w : open) {
-      if (w.end() > fromMs && w.start() < toMs && !out.containsKey(w.start())) {
-        out.put(w.start(), new WindowView(w.start(), w.end(), false, w.records(), w.late()));
-      }
-    }
+    List<StandingReport.Window> windows =
+        StandingReport.merge(
+            store.windows(name, fromMs, toMs),
+            held.finals(),
+            held.late(),
+            open,
+            fromMs,
+            toMs,
+            standing.tenantField(),
+            by.boundToTenants() ? by.tenants() : null);
     Info info = info(held.query());
-    return new Report(new ArrayList<>(out.values()), info.withoutTime(), info.error());
+    return new StandingReport(windows, info.withoutTime(), info.error());
   }
 
   @FunctionalInterface
@@ -378,6 +517,7 @@ public final class StandingQueries implements AutoCloseable {
       checkpoint(null, null);
     } catch (RuntimeException e) {
       if (!closed) {
+        checkpointFailures++;
         LOG.warn("standing queries' checkpoint failed: {}", e.toString());
       }
     }
@@ -385,12 +525,27 @@ public final class StandingQueries implements AutoCloseable {
 
   /**
    * Takes a checkpoint and writes it: with {@code added} started at its cut, and {@code removed}
-   * forgotten. Owning thread only.
+   * forgotten; a query whose state is over its bound stops. Owning thread only.
    */
   private void checkpoint(StandingQuery added, String removed) {
-    if (checkpointer.take(queries, added, removed, this::drainAll, this::listen)) {
-      checkpoints++;
+    Map<String, byte[]> states =
+        checkpointer.take(queries, added, removed, this::drainAll, this::listen);
+    if (added != null) {
+      publish();
     }
+    if (states == null) {
+      return;
+    }
+    checkpoints++;
+    lastCheckpointMs = clock.getAsLong();
+    states.forEach(
+        (name, state) -> {
+          StandingQuery q = queries.get(name);
+          q.stateBytes = state == null ? 0 : state.length;
+          if (q.stateBytes > standing.maxStateBytes()) {
+            stop(q, state);
+          }
+        });
     // each query's count of documents without a time, for the listing and the metrics: looked at
     // after the next flush of the workers, not waited for
     for (StandingQuery q : queries.values()) {
@@ -404,6 +559,49 @@ public final class StandingQueries implements AutoCloseable {
                   }
                 });
       }
+    }
+  }
+
+  /**
+   * Stops a query whose state just grew over its bound, for good: its state and windows as of this
+   * checkpoint stay, readable with the error; the others go on.
+   */
+  private void stop(StandingQuery q, byte[] state) {
+    String error =
+        "Its state grew to "
+            + state.length
+            + " bytes, over the "
+            + standing.maxStateBytes()
+            + " a standing query may keep (--max-standing-state): it stopped at the checkpoint of "
+            + java.time.Instant.ofEpochMilli(clock.getAsLong())
+            + ", its windows are as of then. Define it again with fewer groups (a narrower GROUP"
+            + " BY) or shorter windows, or ask the operator to raise the bound";
+    q.error = error;
+    q.handle.kill();
+    LOG.warn("standing query {} stopped: {}", q.name(), error);
+    store.fail(q.name(), error);
+    openWindowsOf(q, state);
+  }
+
+  /**
+   * Holds the open windows of a stopped query's saved state, as a look at them would have shown
+   * them then: its report keeps them (not final, with its error).
+   */
+  private void openWindowsOf(StandingQuery q, byte[] state) {
+    if (state == null) {
+      return;
+    }
+    try {
+      Query query = Query.parse(q.id(), q.stored.query(), limits, q.stored.createdMs());
+      QueryCombiner c = QueryCombiner.restore(query, limits, (x, r) -> {}, clock, state);
+      q.open.clear();
+      for (Result r : c.peek(clock.getAsLong())) {
+        WindowUpdate w = WindowUpdate.of(r);
+        q.open.put(w.start(), w.isFinal() ? w.open() : w);
+      }
+      q.saw(c.eventTime());
+    } catch (RuntimeException e) {
+      LOG.warn("standing query {}: its open windows cannot be read: {}", q.name(), e.toString());
     }
   }
 

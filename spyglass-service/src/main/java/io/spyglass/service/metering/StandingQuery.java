@@ -36,12 +36,23 @@ final class StandingQuery {
    */
   volatile long withoutTime;
 
-  StandingQuery(StandingStore.Stored stored) {
+  /** The bytes of its state at the last checkpoint. */
+  volatile long stateBytes;
+
+  /** Whether its rows each belong to one tenant, named in a column: see {@link Tenancy}. */
+  final boolean tenantColumn;
+
+  StandingQuery(StandingStore.Stored stored, boolean tenantColumn) {
     this.stored = stored;
+    this.tenantColumn = tenantColumn;
   }
 
   String name() {
     return stored.name();
+  }
+
+  String owner() {
+    return stored.owner();
   }
 
   /** Its id in the engine. */
@@ -105,7 +116,7 @@ final class StandingQuery {
     for (Indexed<WindowUpdate> i : finals) {
       if (i.index() <= emitted) {
         WindowUpdate w = i.value();
-        out.add(new StandingStore.Window(w.start(), w.end(), w.records(), w.late()));
+        out.add(new StandingStore.Window(w.start(), w.end(), w.records(), w.late(), w.error()));
       }
     }
     return out;

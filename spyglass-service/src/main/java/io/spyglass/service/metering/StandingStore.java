@@ -29,17 +29,32 @@ public final class StandingStore implements AutoCloseable {
   /** The SQLite file's name under the data folder. */
   public static final String FILE = "standing.db";
 
-  static final List<String> MIGRATIONS = List.of("V1__standing_queries.sql");
+  static final List<String> MIGRATIONS =
+      List.of("V1__standing_queries.sql", "V2__standing_query_error.sql");
 
   private final Connection c;
   private final String where;
   private final boolean postgres;
 
-  /** A standing query as stored. */
-  public record Stored(String name, String query, String owner, long createdMs, byte[] state) {}
+  /**
+   * A standing query as stored.
+   *
+   * @param error why it stopped for good; null while it runs
+   */
+  public record Stored(
+      String name, String query, String owner, long createdMs, byte[] state, String error) {
+    /** One that runs. */
+    public Stored(String name, String query, String owner, long createdMs, byte[] state) {
+      this(name, query, owner, createdMs, state, null);
+    }
+  }
 
-  /** A final window as stored: its records are a JSON array. */
-  public record Window(long start, long end, String records, long late) {}
+  /**
+   * A final window as stored: its records are a JSON array.
+   *
+   * @param error what is wrong with its records; null when nothing is
+   */
+  public record Window(long start, long end, String records, long late, String error) {}
 
   /** A late-document count to add to a final window. */
   public record Late(String name, long start, long count) {}
@@ -168,7 +183,7 @@ public final class StandingStore implements AutoCloseable {
           try (Statement s = c.createStatement();
               ResultSet rs =
                   s.executeQuery(
-                      "SELECT name, query, owner, created_ms, state FROM standing_query"
+                      "SELECT name, query, owner, created_ms, state, error FROM standing_query"
                           + " ORDER BY created_ms, name")) {
             while (rs.next()) {
               out.add(
@@ -177,7 +192,8 @@ public final class StandingStore implements AutoCloseable {
                       rs.getString(2),
                       rs.getString(3),
                       rs.getLong(4),
-                      rs.getBytes(5)));
+                      rs.getBytes(5),
+                      rs.getString(6)));
             }
           }
           return out;
@@ -203,7 +219,7 @@ public final class StandingStore implements AutoCloseable {
           List<Window> out = new ArrayList<>();
           try (PreparedStatement p =
               c.prepareStatement(
-                  "SELECT window_start, window_end, records, late FROM standing_window"
+                  "SELECT window_start, window_end, records, late, error FROM standing_window"
                       + " WHERE name = ? AND window_end > ? AND window_start < ?"
                       + " ORDER BY window_start")) {
             p.setString(1, name);
@@ -211,7 +227,13 @@ public final class StandingStore implements AutoCloseable {
             p.setLong(3, toMs);
             try (ResultSet rs = p.executeQuery()) {
               while (rs.next()) {
-                out.add(new Window(rs.getLong(1), rs.getLong(2), rs.getString(3), rs.getLong(4)));
+                out.add(
+                    new Window(
+                        rs.getLong(1),
+                        rs.getLong(2),
+                        rs.getString(3),
+                        rs.getLong(4),
+                        rs.getString(5)));
               }
             }
           }
@@ -262,10 +284,10 @@ public final class StandingStore implements AutoCloseable {
             }
             try (PreparedStatement p =
                 c.prepareStatement(
-                    "INSERT INTO standing_window (name, window_start, window_end, records, late)"
-                        + " VALUES (?, ?, ?, ?, ?) ON CONFLICT (name, window_start) DO UPDATE SET"
-                        + " window_end = excluded.window_end, records = excluded.records,"
-                        + " late = excluded.late")) {
+                    "INSERT INTO standing_window (name, window_start, window_end, records, late,"
+                        + " error) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name, window_start) DO"
+                        + " UPDATE SET window_end = excluded.window_end, records ="
+                        + " excluded.records, late = excluded.late, error = excluded.error")) {
               for (Map.Entry<String, List<Window>> e : commit.finals().entrySet()) {
                 for (Window w : e.getValue()) {
                   p.setString(1, e.getKey());
@@ -273,6 +295,7 @@ public final class StandingStore implements AutoCloseable {
                   p.setLong(3, w.end());
                   p.setString(4, w.records());
                   p.setLong(5, w.late());
+                  p.setString(6, w.error());
                   p.addBatch();
                 }
               }
@@ -306,6 +329,19 @@ public final class StandingStore implements AutoCloseable {
             c.setAutoCommit(true);
           }
           return null;
+        });
+  }
+
+  /** Records that a standing query stopped for good, and why: a restart does not start it. */
+  public void fail(String name, String error) {
+    with(
+        () -> {
+          try (PreparedStatement p =
+              c.prepareStatement("UPDATE standing_query SET error = ? WHERE name = ?")) {
+            p.setString(1, error);
+            p.setString(2, name);
+            return p.executeUpdate();
+          }
         });
   }
 
