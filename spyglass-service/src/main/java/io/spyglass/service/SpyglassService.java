@@ -60,7 +60,7 @@ public final class SpyglassService implements AutoCloseable {
     this.runtime = runtime;
     this.db = db;
     this.metering = metering;
-    this.history = new History(db);
+    this.history = new History(db, config.usage().maxHistoryPerUser());
     this.queries =
         new QueryManager(
             runtime,
@@ -98,7 +98,13 @@ public final class SpyglassService implements AutoCloseable {
             queries,
             metrics,
             schema,
-            new SavedQueries(db, clock),
+            new SavedQueries(
+                db,
+                clock,
+                new SavedQueries.Quota(
+                    config.usage().maxSavedPerUser(),
+                    config.usage().maxSavedBytesPerUser(),
+                    config.usage().minFreeDiskBytes())),
             history,
             metering);
   }

@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
 public final class History implements QueryObserver, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(History.class);
 
-  /** Entries kept per user; older ones are deleted when the service starts. */
-  static final int KEEP_PER_USER = 1_000;
+  /** Entries kept per user by default; older ones are deleted as new ones come. */
+  public static final int KEEP_PER_USER = 1_000;
 
   /** One past query; {@code endedMs} is null while it runs. */
   public record Entry(
@@ -36,6 +36,7 @@ public final class History implements QueryObserver, AutoCloseable {
       String error) {}
 
   private final Database db;
+  private final int keepPerUser;
   private final ExecutorService writer =
       Executors.newSingleThreadExecutor(
           r -> {
@@ -44,12 +45,22 @@ public final class History implements QueryObserver, AutoCloseable {
             return t;
           });
 
+  /** The history, keeping {@value #KEEP_PER_USER} entries per user. */
+  public History(Database db) {
+    this(db, KEEP_PER_USER);
+  }
+
   /**
    * Opens the history: queries a previous process left running are marked {@code interrupted}, and
-   * each user's entries beyond the newest {@value #KEEP_PER_USER} are deleted.
+   * each user's entries beyond the newest {@code keepPerUser} are deleted, now and as new ones
+   * come.
    */
-  public History(Database db) {
+  public History(Database db, int keepPerUser) {
+    if (keepPerUser < 1) {
+      throw new IllegalArgumentException("at least one past query is kept per user");
+    }
     this.db = db;
+    this.keepPerUser = keepPerUser;
     db.with(
         c -> {
           try (Statement s = c.createStatement()) {
@@ -59,7 +70,7 @@ public final class History implements QueryObserver, AutoCloseable {
                 "DELETE FROM query_history WHERE id IN (SELECT id FROM (SELECT id, ROW_NUMBER()"
                     + " OVER (PARTITION BY owner ORDER BY submitted_ms DESC) AS n FROM"
                     + " query_history) WHERE n > "
-                    + KEEP_PER_USER
+                    + keepPerUser
                     + ")");
           }
           return null;
@@ -76,6 +87,13 @@ public final class History implements QueryObserver, AutoCloseable {
         q.text(),
         q.detached() ? 1 : 0,
         q.submittedMs());
+    // the owner's entries beyond the newest keepPerUser go as new ones come (by the index)
+    write(
+        "DELETE FROM query_history WHERE owner = ? AND id IN (SELECT id FROM query_history"
+            + " WHERE owner = ? ORDER BY submitted_ms DESC, id DESC LIMIT -1 OFFSET ?)",
+        q.owner(),
+        q.owner(),
+        keepPerUser);
   }
 
   @Override
