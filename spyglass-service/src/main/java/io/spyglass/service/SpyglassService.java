@@ -74,6 +74,9 @@ public final class SpyglassService implements AutoCloseable {
                 config.queryLimits()),
             clock);
     this.metrics = new ServiceMetrics(runtime, queries);
+    if (metering != null && metering.standing() != null) {
+      metrics.metering(metering);
+    }
     queries.observe(metrics);
     queries.observe(history);
     this.schema = new SchemaSampler(runtime, config.sampleEveryN(), config.schemaPeriodMs(), clock);

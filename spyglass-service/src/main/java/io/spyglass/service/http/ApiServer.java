@@ -91,7 +91,8 @@ public final class ApiServer implements AutoCloseable {
               // a token bound to tenants: only ingestion and its rows of standing queries
               cfg.routes.before("/api/*", TenantScope::check);
               cfg.routes.wsBeforeUpgrade("/api/ws", TenantScope::check);
-              cfg.routes.get("/api/health", ctx -> health(ctx, runtime, manager, settings));
+              cfg.routes.get(
+                  "/api/health", ctx -> health(ctx, runtime, manager, settings, metering));
               cfg.routes.get(
                   "/api/openapi.json", ctx -> ctx.contentType(Json.TYPE).result(openApi));
               cfg.routes.get(
@@ -156,7 +157,13 @@ public final class ApiServer implements AutoCloseable {
           h.setSendServerVersion(false);
           h.setIdleTimeout(60_000);
         });
-    cfg.requestLogger.http((ctx, ms) -> metrics.request(ctx.method().name(), ctx.statusCode()));
+    cfg.requestLogger.http(
+        (ctx, ms) -> {
+          metrics.request(ctx.method().name(), ctx.statusCode());
+          if (ctx.path().equals("/api/ingest")) {
+            metrics.ingestRequest(ctx.statusCode());
+          }
+        });
   }
 
   private static void checkBodySize(Context ctx) {
@@ -254,7 +261,11 @@ public final class ApiServer implements AutoCloseable {
   }
 
   private static void health(
-      Context ctx, QueryRuntime runtime, QueryManager manager, Settings settings) {
+      Context ctx,
+      QueryRuntime runtime,
+      QueryManager manager,
+      Settings settings,
+      Metering metering) {
     RuntimeStats s = runtime.stats();
     ObjectNode body = Json.object();
     body.put("status", "UP");
@@ -267,6 +278,7 @@ public final class ApiServer implements AutoCloseable {
     if (s.sourceError() != null) {
       body.put("sourceError", s.sourceError());
     }
+    MeteringApi.health(metering, body);
     Json.send(ctx, 200, body);
   }
 

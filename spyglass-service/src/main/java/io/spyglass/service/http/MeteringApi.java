@@ -97,6 +97,7 @@ final class MeteringApi {
                   + " server's log")
           .header("Retry-After", "5");
     }
+    m.rejected(parsed.rejected().size());
     ObjectNode out = Json.object();
     out.put("accepted", o.accepted());
     out.put("duplicates", o.duplicates());
@@ -105,6 +106,22 @@ final class MeteringApi {
       rejected.addObject().put("index", r.index()).put("reason", r.reason());
     }
     Json.send(ctx, 202, out);
+  }
+
+  /**
+   * What health says of ingestion and standing queries (nothing without them): standing queries
+   * running and failed, how long ago the last checkpoint was written, the ingest backlog.
+   */
+  static void health(Metering m, ObjectNode body) {
+    if (m == null || m.standing() == null) {
+      return;
+    }
+    StandingQueries s = m.standing();
+    long running = s.status().stream().filter(StandingQueries.Status::running).count();
+    body.put("standingQueries", running);
+    body.put("standingQueriesFailed", s.status().size() - running);
+    body.put("checkpointAgeMs", Math.max(0, System.currentTimeMillis() - s.lastCheckpointMs()));
+    body.put("ingestBacklogBytes", m.ingestor().backlogBytes());
   }
 
   /** The body, decompressed when gzip; over {@link Metering#MAX_BODY_BYTES} either way: 413. */

@@ -7,6 +7,7 @@ import io.spyglass.engine.ingest.Ingestor;
 import io.spyglass.engine.source.Source;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Ingestion over HTTP and standing queries, durably, under the data folder: the ingest log ({@code
@@ -52,6 +53,7 @@ public final class Metering implements AutoCloseable {
   private final Ingestor ingestor;
   private final StandingStore store;
   private final long replayFrom;
+  private final AtomicLong rejected = new AtomicLong();
   private StandingQueries standing;
 
   private Metering(Settings settings, Ingestor ingestor, StandingStore store, long replayFrom) {
@@ -122,6 +124,16 @@ public final class Metering implements AutoCloseable {
 
   public Ingestor ingestor() {
     return ingestor;
+  }
+
+  /** Counts documents rejected at ingest (never acknowledged): see {@link #rejected()}. */
+  public void rejected(int documents) {
+    rejected.addAndGet(documents);
+  }
+
+  /** Documents rejected at ingest since the start, one by one (not whole requests refused). */
+  public long rejected() {
+    return rejected.get();
   }
 
   public StandingStore store() {
