@@ -166,6 +166,9 @@ public final class SpyglassService implements AutoCloseable {
       throws IOException, InterruptedException {
     Metering metering;
     try {
+      if (config.tokensFile() != null) {
+        Tokens.load(config.tokensFile()); // a bad file stops the start before anything is opened
+      }
       metering = Metering.open(config.dataDir(), settings);
     } catch (IOException | RuntimeException e) {
       if (other != null) {
