@@ -111,6 +111,28 @@ class StandingLimitsTest {
   }
 
   @Test
+  void aStandingQueryKeepsTheGroupLimitItWasDefinedWithAcrossRestarts() throws Exception {
+    try (ServiceFixture f = start(u -> u[0] = with(10, false, 5, 64L << 20, u[0]))) {
+      f.token = OPS;
+      assertThat(define(f, "by-id", BY_ID).statusCode()).isEqualTo(201);
+      assertThat(ingest(f, MeteringApiTest.lines("g", 0, 20)).statusCode()).isEqualTo(202);
+      awaitWindow(f, "by-id", T0, x -> x.get("meta").has("errors"));
+    }
+    // restarted with another limit: the query goes on from its state with its own (its state's
+    // groups are of that size), one defined now gets the new one
+    try (ServiceFixture f = start(u -> u[0] = with(10, false, 1000, 64L << 20, u[0]))) {
+      f.token = OPS;
+      assertThat(define(f, "by-id-2", BY_ID).statusCode()).isEqualTo(201);
+      assertThat(ingest(f, MeteringApiTest.lines("h", 0, 20)).statusCode()).isEqualTo(202);
+      JsonNode w = awaitWindow(f, "by-id-2", T0, x -> x.get("records").size() == 20);
+      assertThat(w.get("meta").has("errors")).isFalse();
+      JsonNode old = awaitWindow(f, "by-id", T0, x -> x.get("meta").has("errors"));
+      assertThat(old.get("records").size()).isLessThanOrEqualTo(5);
+      assertThat(awaitListed(f, "by-id", q -> true).get("state").asText()).isEqualTo("RUNNING");
+    }
+  }
+
+  @Test
   void aStandingQueryWhoseStateOutgrowsItsBoundStopsAndTheOthersGoOn() throws Exception {
     try (ServiceFixture f = start(u -> u[0] = with(10, false, 100_000, 4096, u[0]))) {
       f.token = OPS;

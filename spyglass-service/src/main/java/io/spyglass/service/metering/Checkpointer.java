@@ -1,6 +1,5 @@
 package io.spyglass.service.metering;
 
-import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.engine.Engine;
 import io.spyglass.engine.ingest.Ingestor;
 import java.util.ArrayList;
@@ -29,16 +28,11 @@ final class Checkpointer {
   private final Engine engine;
   private final StandingStore store;
   private final Ingestor ingestor;
-  private final QueryLimits limits;
 
-  /**
-   * @param limits what a query started at a cut is run with
-   */
-  Checkpointer(Engine engine, StandingStore store, Ingestor ingestor, QueryLimits limits) {
+  Checkpointer(Engine engine, StandingStore store, Ingestor ingestor) {
     this.engine = engine;
     this.store = store;
     this.ingestor = ingestor;
-    this.limits = limits;
   }
 
   /**
@@ -64,7 +58,8 @@ final class Checkpointer {
                     engine.submit(
                         added.id(),
                         added.stored.query(),
-                        new Engine.SubmitOptions(added.stored.createdMs(), null, true, limits));
+                        new Engine.SubmitOptions(
+                            added.stored.createdMs(), null, true, added.limits));
               }
               Collection<String> ids = new ArrayList<>();
               for (StandingQuery q : queries.values()) {
@@ -125,7 +120,13 @@ final class Checkpointer {
       StandingStore.Stored s = added.stored;
       addedRow =
           new StandingStore.Stored(
-              s.name(), s.query(), s.owner(), s.createdMs(), states.get(s.name()));
+              s.name(),
+              s.query(),
+              s.owner(),
+              s.createdMs(),
+              states.get(s.name()),
+              null,
+              s.maxGroups());
     }
     store.commit(new StandingStore.Commit(cp.position(), states, finals, late), addedRow, removed);
     for (StandingQuery q : queries.values()) {

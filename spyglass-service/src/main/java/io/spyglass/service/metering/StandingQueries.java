@@ -2,7 +2,6 @@ package io.spyglass.service.metering;
 
 import io.spyglass.core.plan.Bql;
 import io.spyglass.core.plan.QueryLimits;
-import io.spyglass.core.plan.QueryPlan;
 import io.spyglass.core.query.Query;
 import io.spyglass.core.query.QueryCombiner;
 import io.spyglass.core.result.Meta;
@@ -57,7 +56,8 @@ public final class StandingQueries implements AutoCloseable {
    *     to tenants reads only the rows whose column holds one of its tenants
    * @param maxPerUser most standing queries one user defines; admins are not counted
    * @param adminOnly whether only admins define standing queries
-   * @param maxGroups most exact groups per window of a standing query (at most the engine's)
+   * @param maxGroups most exact groups per window of a standing query (at most the engine's), fixed
+   *     for each when it is defined: its saved states hold groups of that size
    * @param maxStateBytes most bytes of a standing query's saved state, checked at each checkpoint:
    *     a query over it stops, for good, with an error saying so
    */
@@ -108,7 +108,13 @@ public final class StandingQueries implements AutoCloseable {
   private final Engine engine;
   private final StandingStore store;
   private final Checkpointer checkpointer;
+
+  /** The limits of other queries. */
   private final QueryLimits limits;
+
+  /** The exact groups a window of a standing query defined now keeps. */
+  private final int maxGroups;
+
   private final Limits standing;
   private final LongSupplier clock;
   private final Map<String, StandingQuery> queries = new LinkedHashMap<>();
@@ -132,12 +138,11 @@ public final class StandingQueries implements AutoCloseable {
       LongSupplier clock) {
     this.engine = engine;
     this.store = store;
+    this.limits = queryLimits;
     // standing queries keep fewer exact groups than other queries: they run for ever
-    this.limits =
-        queryLimits.withMaxExactGroups(
-            Math.min(queryLimits.maxExactGroups(), standing.maxGroups()));
+    this.maxGroups = Math.min(queryLimits.maxExactGroups(), standing.maxGroups());
     this.standing = standing;
-    this.checkpointer = new Checkpointer(engine, store, ingestor, limits);
+    this.checkpointer = new Checkpointer(engine, store, ingestor);
     this.clock = clock;
     this.lastCheckpointMs = clock.getAsLong();
     this.owner =
@@ -165,7 +170,7 @@ public final class StandingQueries implements AutoCloseable {
       throws InterruptedException {
     StandingQueries s = new StandingQueries(engine, store, ingestor, queryLimits, standing, clock);
     for (StandingStore.Stored st : store.list()) {
-      StandingQuery q = new StandingQuery(st, s.hasTenantColumn(st.query()));
+      StandingQuery q = new StandingQuery(st, s.limits, standing.tenantField());
       if (st.error() != null) {
         q.error = st.error();
         s.openWindowsOf(q, st.state());
@@ -175,7 +180,7 @@ public final class StandingQueries implements AutoCloseable {
               engine.submit(
                   q.id(),
                   st.query(),
-                  new Engine.SubmitOptions(st.createdMs(), st.state(), true, s.limits));
+                  new Engine.SubmitOptions(st.createdMs(), st.state(), true, q.limits));
           s.listen(q);
         } catch (RuntimeException e) {
           q.error = "cannot restart: " + e.getMessage();
@@ -193,14 +198,6 @@ public final class StandingQueries implements AutoCloseable {
     s.owner.scheduleWithFixedDelay(
         s::checkpointQuietly, checkpointEveryMs, checkpointEveryMs, TimeUnit.MILLISECONDS);
     return s;
-  }
-
-  private boolean hasTenantColumn(String query) {
-    try {
-      return Tenancy.hasTenantColumn(Bql.compile(query, limits), standing.tenantField());
-    } catch (RuntimeException e) {
-      return false; // it cannot restart either: it says so
-    }
   }
 
   private void publish() {
@@ -290,8 +287,7 @@ public final class StandingQueries implements AutoCloseable {
               + "' is not",
           "Name it e.g. usage-by-org");
     }
-    QueryPlan plan = Bql.compile(query, limits);
-    if (!plan.runsForever()) {
+    if (!Bql.compile(query, limits.withMaxExactGroups(maxGroups)).runsForever()) {
       throw new Refused(
           400,
           "A standing query runs until it is deleted: its stream is STREAM(FOREVER), e.g. SELECT"
@@ -299,7 +295,6 @@ public final class StandingQueries implements AutoCloseable {
               + " TUMBLING(1h, EVENT_TIME(time), LATENESS 10m)",
           "Write FROM STREAM(FOREVER): a standing query has no end of its own");
     }
-    boolean tenantColumn = Tenancy.hasTenantColumn(plan, standing.tenantField());
     return call(
         () -> {
           if (queries.containsKey(name)) {
@@ -320,8 +315,10 @@ public final class StandingQueries implements AutoCloseable {
           }
           StandingQuery q =
               new StandingQuery(
-                  new StandingStore.Stored(name, query, by.name(), clock.getAsLong(), null),
-                  tenantColumn);
+                  new StandingStore.Stored(
+                      name, query, by.name(), clock.getAsLong(), null, null, maxGroups),
+                  limits,
+                  standing.tenantField());
           checkpoint(q, null);
           return info(q);
         });
@@ -592,8 +589,8 @@ public final class StandingQueries implements AutoCloseable {
       return;
     }
     try {
-      Query query = Query.parse(q.id(), q.stored.query(), limits, q.stored.createdMs());
-      QueryCombiner c = QueryCombiner.restore(query, limits, (x, r) -> {}, clock, state);
+      Query query = Query.parse(q.id(), q.stored.query(), q.limits, q.stored.createdMs());
+      QueryCombiner c = QueryCombiner.restore(query, q.limits, (x, r) -> {}, clock, state);
       q.open.clear();
       for (Result r : c.peek(clock.getAsLong())) {
         WindowUpdate w = WindowUpdate.of(r);

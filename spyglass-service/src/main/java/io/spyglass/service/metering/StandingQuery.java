@@ -1,5 +1,7 @@
 package io.spyglass.service.metering;
 
+import io.spyglass.core.plan.Bql;
+import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
 import io.spyglass.engine.QueryHandle;
@@ -39,12 +41,32 @@ final class StandingQuery {
   /** The bytes of its state at the last checkpoint. */
   volatile long stateBytes;
 
+  /** What it runs under: its own limit of exact groups, fixed when it was defined. */
+  final QueryLimits limits;
+
   /** Whether its rows each belong to one tenant, named in a column: see {@link Tenancy}. */
   final boolean tenantColumn;
 
-  StandingQuery(StandingStore.Stored stored, boolean tenantColumn) {
+  /**
+   * @param engineLimits the limits of other queries; the query keeps {@link
+   *     StandingStore.Stored#maxGroups()} exact groups (those of the engine when null)
+   * @param tenantField the field that names a document's tenant
+   */
+  StandingQuery(StandingStore.Stored stored, QueryLimits engineLimits, String tenantField) {
     this.stored = stored;
-    this.tenantColumn = tenantColumn;
+    this.limits =
+        stored.maxGroups() == null
+            ? engineLimits
+            : engineLimits.withMaxExactGroups(stored.maxGroups());
+    this.tenantColumn = hasTenantColumn(stored.query(), limits, tenantField);
+  }
+
+  private static boolean hasTenantColumn(String query, QueryLimits limits, String tenantField) {
+    try {
+      return Tenancy.hasTenantColumn(Bql.compile(query, limits), tenantField);
+    } catch (RuntimeException e) {
+      return false; // it cannot run either: it says so
+    }
   }
 
   String name() {

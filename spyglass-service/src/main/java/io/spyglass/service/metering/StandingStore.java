@@ -30,7 +30,7 @@ public final class StandingStore implements AutoCloseable {
   public static final String FILE = "standing.db";
 
   static final List<String> MIGRATIONS =
-      List.of("V1__standing_queries.sql", "V2__standing_query_error.sql");
+      List.of("V1__standing_queries.sql", "V2__standing_query_error_and_groups.sql");
 
   private final Connection c;
   private final String where;
@@ -40,12 +40,20 @@ public final class StandingStore implements AutoCloseable {
    * A standing query as stored.
    *
    * @param error why it stopped for good; null while it runs
+   * @param maxGroups the exact groups a window of it keeps, fixed when it was defined; null for one
+   *     defined before they were stored (the engine's limit)
    */
   public record Stored(
-      String name, String query, String owner, long createdMs, byte[] state, String error) {
-    /** One that runs. */
+      String name,
+      String query,
+      String owner,
+      long createdMs,
+      byte[] state,
+      String error,
+      Integer maxGroups) {
+    /** One that runs, under the engine's limit of groups. */
     public Stored(String name, String query, String owner, long createdMs, byte[] state) {
-      this(name, query, owner, createdMs, state, null);
+      this(name, query, owner, createdMs, state, null, null);
     }
   }
 
@@ -183,9 +191,11 @@ public final class StandingStore implements AutoCloseable {
           try (Statement s = c.createStatement();
               ResultSet rs =
                   s.executeQuery(
-                      "SELECT name, query, owner, created_ms, state, error FROM standing_query"
-                          + " ORDER BY created_ms, name")) {
+                      "SELECT name, query, owner, created_ms, state, error, max_groups FROM"
+                          + " standing_query ORDER BY created_ms, name")) {
             while (rs.next()) {
+              int groups = rs.getInt(7);
+              Integer maxGroups = rs.wasNull() ? null : groups;
               out.add(
                   new Stored(
                       rs.getString(1),
@@ -193,7 +203,8 @@ public final class StandingStore implements AutoCloseable {
                       rs.getString(3),
                       rs.getLong(4),
                       rs.getBytes(5),
-                      rs.getString(6)));
+                      rs.getString(6),
+                      maxGroups));
             }
           }
           return out;
@@ -254,13 +265,14 @@ public final class StandingStore implements AutoCloseable {
             if (added != null) {
               try (PreparedStatement p =
                   c.prepareStatement(
-                      "INSERT INTO standing_query (name, query, owner, created_ms, state)"
-                          + " VALUES (?, ?, ?, ?, ?)")) {
+                      "INSERT INTO standing_query (name, query, owner, created_ms, state,"
+                          + " max_groups) VALUES (?, ?, ?, ?, ?, ?)")) {
                 p.setString(1, added.name());
                 p.setString(2, added.query());
                 p.setString(3, added.owner());
                 p.setLong(4, added.createdMs());
                 p.setBytes(5, added.state());
+                p.setObject(6, added.maxGroups(), java.sql.Types.INTEGER);
                 p.executeUpdate();
               }
             }
