@@ -14,7 +14,7 @@ const look = (page, name) => page.screenshot({ path: new URL(`../target/screensh
 
 let server;
 let browser;
-const TOKENS = 'ann-secret ann\nbob-secret bob\n';
+const TOKENS = 'ann-secret-0123456 ann ingest\nbob-secret-0123456 bob\n';
 const T = { timeout: 180_000 };
 let newPage;
 
@@ -22,8 +22,8 @@ before(async () => {
   const tokens = join(mkdtempSync(join(tmpdir(), 'spyglass-ui-tokens-')), 'tokens');
   writeFileSync(tokens, TOKENS);
   const extra = ['--source', 'http', '--tokens', tokens, '--max-queries-per-user', '30', '--max-queries', '60'];
-  [server, browser] = await Promise.all([startServer({ source: 'gen?rate=2000', extra, token: 'ann-secret' }), launchBrowser()]);
-  newPage = (options = {}) => openPage(browser, { token: 'ann-secret', ...options });
+  [server, browser] = await Promise.all([startServer({ source: 'gen?rate=2000', extra, token: 'ann-secret-0123456' }), launchBrowser()]);
+  newPage = (options = {}) => openPage(browser, { token: 'ann-secret-0123456', ...options });
 });
 
 after(async () => {
@@ -60,7 +60,7 @@ function watch(page) {
 describe('the web UI, after the second trial', () => {
   it('T2-02: eight tabs follow live queries; Stop in the last ends its query at once, and one more tab loads', T, async () => {
     const context = await browser.newContext({ viewport: { width: 1000, height: 700 } });
-    await context.addInitScript((t) => localStorage.setItem('spyglass.token', t), 'ann-secret'); // remembered
+    await context.addInitScript((t) => localStorage.setItem('spyglass.token', t), 'ann-secret-0123456'); // remembered
     context.setDefaultTimeout(20_000);
     const urls = [];
     const sockets = [];
@@ -151,19 +151,19 @@ describe('the web UI, after the second trial', () => {
     await look(page, 'token-refused-dark-390');
     await page.emulateMedia({ colorScheme: 'light' });
     await page.setViewportSize({ width: 1280, height: 800 });
-    await page.getByLabel('Token', { exact: true }).fill('bob-secret');
+    await page.getByLabel('Token', { exact: true }).fill('bob-secret-0123456');
     await page.getByRole('button', { name: 'Use this token' }).click();
     await page.getByText(/^bob: \d+ of \d+ running$/).waitFor();
     const stored = () => page.evaluate(() => [sessionStorage.getItem('spyglass.token'), localStorage.getItem('spyglass.token')]);
-    assert.deepEqual(await stored(), ['bob-secret', null]);
+    assert.deepEqual(await stored(), ['bob-secret-0123456', null]);
     await page.reload();
     await page.getByText(/^bob: \d+ of \d+ running$/).waitFor();
     // remembered on this browser: in localStorage, for the next tab too
     await page.getByRole('button', { name: 'Token' }).click();
-    await page.getByLabel('Token', { exact: true }).fill('bob-secret');
+    await page.getByLabel('Token', { exact: true }).fill('bob-secret-0123456');
     await page.getByLabel('Remember on this browser').check();
     await page.getByRole('button', { name: 'Use this token' }).click();
-    await expectEventually(async () => (await stored())[1] === 'bob-secret');
+    await expectEventually(async () => (await stored())[1] === 'bob-secret-0123456');
     const next = await page.context().newPage();
     await next.goto(server.url + '/');
     await next.getByText(/^bob: \d+ of \d+ running$/).waitFor();
@@ -174,7 +174,7 @@ describe('the web UI, after the second trial', () => {
   it('T2-17: someone else’s run is "not available to you", not "no longer kept"', T, async () => {
     const q = 'SELECT COUNT(*) AS n FROM STREAM(30s, TIME) WINDOWING TUMBLING(1s, TIME)';
     const ann = await server.api('POST', '/api/queries', { query: q, detached: true });
-    const bob = await newPage({ token: 'bob-secret' });
+    const bob = await newPage({ token: 'bob-secret-0123456' });
     await bob.goto(queryUrl(server.url, q, { run: ann.body.id }));
     const alert = bob.getByRole('alert');
     await alert.waitFor();
@@ -283,7 +283,7 @@ describe('the web UI, after the second trial', () => {
     await page.getByText(/s left/).waitFor();
     const body = JSON.stringify({ id: 'c4-' + Date.now(), kind: 'csvtest', s: '=HYPERLINK("http://evil.example","click")', n: -3 });
     await expectEventually(async () => {
-      await fetch(server.url + '/api/ingest', { method: 'POST', headers: { Authorization: 'Bearer ann-secret' }, body });
+      await fetch(server.url + '/api/ingest', { method: 'POST', headers: { Authorization: 'Bearer ann-secret-0123456' }, body });
       return (await page.locator('table.data tbody tr').count()) > 0;
     });
     await page.getByText(/^finished/).waitFor({ timeout: 30_000 });
@@ -302,7 +302,7 @@ describe('the web UI, after the second trial', () => {
       assert.equal(r.status, 201);
       ids.push(r.body.id);
     }
-    const bobs = await server.api('POST', '/api/queries', { query: 'SELECT COUNT(*) AS bobs FROM STREAM(90s, TIME)', detached: true }, 'bob-secret');
+    const bobs = await server.api('POST', '/api/queries', { query: 'SELECT COUNT(*) AS bobs FROM STREAM(90s, TIME)', detached: true }, 'bob-secret-0123456');
     const page = await newPage();
     await page.goto(server.url + '/#/running');
     await page.locator(`tr[data-query-id="${ids[5]}"]`).waitFor();
@@ -327,8 +327,8 @@ describe('the web UI, after the second trial', () => {
     for (const id of ids) await expectEventually(async () => (await server.api('GET', `/api/queries/${id}`)).body.state !== 'running');
     await page.getByText('No query is running.').waitFor();
     // bob's query is not ann's to stop
-    assert.equal((await server.api('GET', `/api/queries/${bobs.body.id}`, undefined, 'bob-secret')).body.state, 'running');
-    await server.api('DELETE', `/api/queries/${bobs.body.id}`, undefined, 'bob-secret');
+    assert.equal((await server.api('GET', `/api/queries/${bobs.body.id}`, undefined, 'bob-secret-0123456')).body.state, 'running');
+    await server.api('DELETE', `/api/queries/${bobs.body.id}`, undefined, 'bob-secret-0123456');
     noProblems(page);
     await page.context().close();
   });
@@ -346,7 +346,7 @@ describe('the web UI, after the second trial', () => {
     const t0 = Date.UTC(2026, 0, 1);
     const docs = [];
     for (let i = 0; i < 30; i++) docs.push(JSON.stringify({ id: `u-${i}`, org: ['acme', 'globex', 'initech'][i % 3], quantity: i, time: t0 + i * 600_000 }));
-    const r = await fetch(server.url + '/api/ingest', { method: 'POST', headers: { Authorization: 'Bearer ann-secret' }, body: docs.join('\n') });
+    const r = await fetch(server.url + '/api/ingest', { method: 'POST', headers: { Authorization: 'Bearer ann-secret-0123456' }, body: docs.join('\n') });
     assert.equal(r.status, 202);
     await page.reload();
     await page.locator('section.report table.data tbody tr').first().waitFor({ timeout: 20_000 });
@@ -364,7 +364,7 @@ describe('the web UI, after the second trial', () => {
       await other.context().close();
     }
     // bob may read it but not delete it
-    const bob = await newPage({ token: 'bob-secret' });
+    const bob = await newPage({ token: 'bob-secret-0123456' });
     await bob.goto(server.url + '/#/standing/usage-by-org');
     await bob.locator('section.report table.data tbody tr').first().waitFor({ timeout: 20_000 });
     assert.equal(await bob.getByRole('button', { name: 'Delete usage-by-org' }).count(), 0);

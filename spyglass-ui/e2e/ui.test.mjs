@@ -11,7 +11,7 @@ let server;
 let browser;
 
 // the service runs with tokens: every page below holds ann's, but for the test of the prompt
-const TOKENS = 'ann-secret ann\nbob-secret bob\n';
+const TOKENS = 'ann-secret-0123456 ann\nbob-secret-0123456 bob\n';
 const LIMIT = 5;
 let newPage;
 
@@ -19,8 +19,8 @@ before(async () => {
   const tokens = join(mkdtempSync(join(tmpdir(), 'spyglass-ui-tokens-')), 'tokens');
   writeFileSync(tokens, TOKENS);
   const extra = ['--tokens', tokens, '--max-queries-per-user', String(LIMIT)];
-  [server, browser] = await Promise.all([startServer({ extra, token: 'ann-secret' }), launchBrowser()]);
-  newPage = (b, options = {}) => openPage(b, { token: 'ann-secret', ...options });
+  [server, browser] = await Promise.all([startServer({ extra, token: 'ann-secret-0123456' }), launchBrowser()]);
+  newPage = (b, options = {}) => openPage(b, { token: 'ann-secret-0123456', ...options });
 });
 
 after(async () => {
@@ -259,7 +259,7 @@ describe('the web UI', () => {
     await page.goto(server.url + '/');
     await page.getByRole('heading', { name: 'This Spyglass needs a token' }).waitFor();
     await shot(page, 'token');
-    await page.getByLabel('Token', { exact: true }).fill('bob-secret');
+    await page.getByLabel('Token', { exact: true }).fill('bob-secret-0123456');
     await page.getByRole('button', { name: 'Use this token' }).click();
     await page.getByText(`bob: 0 of ${LIMIT} running`).waitFor();
     await page.reload();
@@ -268,7 +268,7 @@ describe('the web UI', () => {
 
     const ids = [];
     for (let i = 0; i < LIMIT; i++) {
-      const r = await server.api('POST', '/api/queries', { query: 'SELECT COUNT(*) AS n FROM STREAM(60s, TIME)', detached: true }, 'bob-secret');
+      const r = await server.api('POST', '/api/queries', { query: 'SELECT COUNT(*) AS n FROM STREAM(60s, TIME)', detached: true }, 'bob-secret-0123456');
       assert.equal(r.status, 201);
       ids.push(r.body.id);
     }
@@ -279,7 +279,7 @@ describe('the web UI', () => {
     assert.match(await alert.textContent(), /^Too many queries.+\. Try again in \d+ s \(at .+\)\.$/);
     await page.getByText(`bob: ${LIMIT} of ${LIMIT} running`).waitFor({ timeout: 10_000 });
     await shot(page, 'too-many');
-    for (const id of ids) assert.equal((await server.api('DELETE', `/api/queries/${id}`, undefined, 'bob-secret')).status, 204);
+    for (const id of ids) assert.equal((await server.api('DELETE', `/api/queries/${id}`, undefined, 'bob-secret-0123456')).status, 204);
     noProblems(page);
     await page.context().close();
   });

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-TOKENS = "alice-token alice\nbob-token bob\n"
+TOKENS = "alice-token-0123456 alice\nbob-token-012345678 bob\n"
 
 
 @pytest.fixture(scope="session")

@@ -18,7 +18,7 @@ WINDOWED = "SELECT COUNT(*) AS n FROM STREAM(1500, TIME) WINDOWING TUMBLING(500,
 
 @pytest.fixture
 def alice(server):
-    return Client(server, token="alice-token")
+    return Client(server, token="alice-token-0123456")
 
 
 def test_query_yields_results_as_they_stream(alice):
@@ -70,14 +70,14 @@ def test_tokens(server):
     with pytest.raises(Unauthorized):
         Client(server, token="wrong").submit(WINDOWED)
     # bob does not see alice's queries
-    qid = Client(server, token="alice-token").submit("SELECT COUNT(*) FROM STREAM(5s, TIME)", detached=True)
+    qid = Client(server, token="alice-token-0123456").submit("SELECT COUNT(*) FROM STREAM(5s, TIME)", detached=True)
     with pytest.raises(NotFound):
-        Client(server, token="bob-token").get(qid)
-    Client(server, token="alice-token").kill(qid)
+        Client(server, token="bob-token-012345678").get(qid)
+    Client(server, token="alice-token-0123456").kill(qid)
 
 
 def test_too_many_queries(server):
-    bob = Client(server, token="bob-token")
+    bob = Client(server, token="bob-token-012345678")
     ids = [bob.submit("SELECT COUNT(*) FROM STREAM(MAX, TIME)", detached=True) for _ in range(2)]
     try:
         with pytest.raises(TooManyQueries) as e:

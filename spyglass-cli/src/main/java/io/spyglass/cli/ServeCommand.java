@@ -9,6 +9,7 @@ import io.spyglass.service.ServiceConfig;
 import io.spyglass.service.SpyglassService;
 import io.spyglass.service.http.EdgeSettings;
 import io.spyglass.service.http.Listening;
+import io.spyglass.service.UsageLimits;
 import io.spyglass.service.metering.Metering;
 import io.spyglass.service.metering.RecoveryOptions;
 import io.spyglass.service.query.ResultLimits;
@@ -43,7 +44,7 @@ import picocli.CommandLine.Option;
       "Examples:",
       "  ./spyglass serve --source gen          # paced to 2,000 records/s; gen?rate=0 for all it can",
       "  ./spyglass serve --source 'gen?rate=10000' --port 9090 --data /var/lib/spyglass",
-      "  ./spyglass serve --bind 0.0.0.0 --tokens tokens.txt   # lines: TOKEN USER [admin]",
+      "  ./spyglass serve --bind 0.0.0.0 --tokens tokens.txt   # lines: TOKEN USER [ROLE...]",
       "  ./spyglass serve --source http --data /var/lib/spyglass   # POST /api/ingest; docs/metering.md"
     })
 final class ServeCommand implements Callable<Integer> {
@@ -107,7 +108,8 @@ final class ServeCommand implements Callable<Integer> {
       names = "--tokens",
       paramLabel = "FILE",
       description =
-          "bearer tokens, lines TOKEN USER [admin]; without it the service is loopback-only")
+          "bearer tokens, lines TOKEN USER [admin] [ingest] [tenant=NAME ...], each token of 16"
+              + " characters or more; without it the service is loopback-only (docs/api.md)")
   Path tokens;
 
   @Option(
@@ -302,6 +304,85 @@ final class ServeCommand implements Callable<Integer> {
               + " missing: repeats of those documents are then counted again")
   boolean acceptMissingIds;
 
+  // what each user may keep: tenancy, standing queries, saved queries, history, disk
+  // (docs/metering.md, docs/api.md)
+
+  @Option(
+      names = "--tenant-field",
+      paramLabel = "NAME",
+      description =
+          "with --source http: the field that names a document's tenant; a token with roles"
+              + " tenant=NAME ingests only their documents and reads only their rows"
+              + " (default: ${DEFAULT-VALUE})")
+  String tenantField = UsageLimits.DEFAULTS.tenantField();
+
+  @Option(
+      names = "--max-standing-queries-per-user",
+      paramLabel = "N",
+      description = "standing queries one user defines; admins are not counted (default: 10)")
+  int maxStandingQueriesPerUser = UsageLimits.DEFAULTS.maxStandingQueriesPerUser();
+
+  @Option(
+      names = "--standing-queries-admin-only",
+      description = "only admins define standing queries")
+  boolean standingQueriesAdminOnly;
+
+  @Option(
+      names = "--max-standing-groups",
+      paramLabel = "N",
+      description =
+          "exact groups a standing query keeps per window, beyond them the window says it is"
+              + " incomplete (default: 100000)")
+  int maxStandingGroups = UsageLimits.DEFAULTS.maxStandingGroups();
+
+  @Option(
+      names = "--max-standing-state",
+      paramLabel = "BYTES",
+      description =
+          "the saved state of one standing query, checked at each checkpoint: a query over it"
+              + " stops with an error (default: 64MiB)")
+  String maxStandingState = "64MiB";
+
+  @Option(
+      names = "--max-saved-per-user",
+      paramLabel = "N",
+      description = "saved queries one user keeps (default: 1000)")
+  int maxSavedPerUser = UsageLimits.DEFAULTS.maxSavedPerUser();
+
+  @Option(
+      names = "--max-saved-bytes-per-user",
+      paramLabel = "BYTES",
+      description = "bytes of names and text of one user's saved queries (default: 16MiB)")
+  String maxSavedBytesPerUser = "16MiB";
+
+  @Option(
+      names = "--max-history-per-user",
+      paramLabel = "N",
+      description =
+          "past queries kept per user, older ones deleted as new ones come (default: 1000)")
+  int maxHistoryPerUser = UsageLimits.DEFAULTS.maxHistoryPerUser();
+
+  @Option(
+      names = "--min-free-disk",
+      paramLabel = "BYTES",
+      description =
+          "free space kept on the disk of --data: below it, saving a query is refused with 507"
+              + " (default: 256MiB)")
+  String minFreeDisk = "256MiB";
+
+  private UsageLimits usageLimits() {
+    return new UsageLimits(
+        tenantField,
+        maxStandingQueriesPerUser,
+        standingQueriesAdminOnly,
+        maxStandingGroups,
+        parseBytes(maxStandingState),
+        maxSavedPerUser,
+        parseBytes(maxSavedBytesPerUser),
+        maxHistoryPerUser,
+        parseBytes(minFreeDisk));
+  }
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
@@ -372,6 +453,8 @@ final class ServeCommand implements Callable<Integer> {
                     b.results = results;
                     b.recovery = new RecoveryOptions(resetStandingQueries, acceptMissingIds);
                   });
+      UsageLimits usage = usageLimits();
+      config = config.with(b -> b.usage = usage);
     } catch (IllegalArgumentException e) {
       err.println("spyglass: " + e.getMessage());
       err.flush();

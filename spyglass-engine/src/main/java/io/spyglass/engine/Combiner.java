@@ -296,12 +296,20 @@ final class Combiner implements Runnable {
       byte[] restore = ((Start) m).restore();
       if (restore == null) {
         r.combiner =
-            new QueryCombiner(h.query(), engine.config().limits(), sink, engine.config().clock());
+            new QueryCombiner(
+                h.query(),
+                h.query().limitsOr(engine.config().limits()),
+                sink,
+                engine.config().clock());
       } else {
         try {
           r.combiner =
               QueryCombiner.restore(
-                  h.query(), engine.config().limits(), sink, engine.config().clock(), restore);
+                  h.query(),
+                  h.query().limitsOr(engine.config().limits()),
+                  sink,
+                  engine.config().clock(),
+                  restore);
         } catch (RuntimeException e) {
           h.end("The query's saved state cannot be restored: " + e.getMessage());
           engine.released();

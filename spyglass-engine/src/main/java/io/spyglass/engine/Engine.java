@@ -1,5 +1,6 @@
 package io.spyglass.engine;
 
+import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.query.Query;
 import io.spyglass.core.query.QueryCombiner;
 import io.spyglass.core.query.QueryStats;
@@ -277,9 +278,17 @@ public final class Engine implements AutoCloseable {
    * @param backPressure whether this query's results are never dropped: the engine stops reading
    *     its source while they wait unread (see {@link EngineConfig#resultBackPressure()}, which
    *     sets it for every query)
+   * @param limits the limits this query is bound and run with (e.g. fewer exact groups than
+   *     others); null for the engine's ({@link EngineConfig#limits()})
    */
-  public record SubmitOptions(long receiveTimeMs, byte[] restore, boolean backPressure) {
+  public record SubmitOptions(
+      long receiveTimeMs, byte[] restore, boolean backPressure, QueryLimits limits) {
     public static final SubmitOptions DEFAULTS = new SubmitOptions(-1, null, false);
+
+    /** Under the engine's limits. */
+    public SubmitOptions(long receiveTimeMs, byte[] restore, boolean backPressure) {
+      this(receiveTimeMs, restore, backPressure, null);
+    }
   }
 
   /**
@@ -294,7 +303,8 @@ public final class Engine implements AutoCloseable {
     }
     long receivedMs =
         options.receiveTimeMs() >= 0 ? options.receiveTimeMs() : config.clock().getAsLong();
-    Query query = Query.parse(id, bql, config.limits(), receivedMs);
+    QueryLimits limits = options.limits() != null ? options.limits() : config.limits();
+    Query query = Query.parse(id, bql, limits, receivedMs);
     if (running.incrementAndGet() > config.maxQueries()) {
       running.decrementAndGet();
       throw new IllegalStateException(

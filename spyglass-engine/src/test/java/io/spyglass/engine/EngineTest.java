@@ -71,6 +71,32 @@ class EngineTest {
   }
 
   @Test
+  void aQueryRunsUnderTheLimitsItWasSubmittedWithOthersUnderTheEngines() throws Exception {
+    ListSource source = new ListSource();
+    Engine engine = Engine.startPaused(source, CONFIG);
+    try (engine) {
+      String byId = "SELECT id, COUNT(*) AS n FROM STREAM(FOREVER) GROUP BY id";
+      QueryHandle few =
+          engine.submit(
+              "few",
+              byId,
+              new Engine.SubmitOptions(-1, null, false, CONFIG.limits().withMaxExactGroups(5)));
+      QueryHandle all = engine.submit("all", byId);
+      few.awaitRunning(10, TimeUnit.SECONDS);
+      all.awaitRunning(10, TimeUnit.SECONDS);
+      source.add(events(20));
+      source.end();
+      engine.resume();
+      Result last = drain(few).get(0);
+      assertThat(last.records()).hasSizeLessThanOrEqualTo(5);
+      assertThat(last.meta().errors().get(0).message()).contains("more than 5 groups");
+      Result every = drain(all).get(0);
+      assertThat(every.records()).hasSize(20);
+      assertThat(every.meta().errors()).isEmpty();
+    }
+  }
+
+  @Test
   void boundedSourceFinishesEveryQueryWithItsFinalResult() throws Exception {
     ListSource source = new ListSource();
     try (Engine engine = Engine.start(source, CONFIG)) {

@@ -32,6 +32,7 @@ import java.util.function.Consumer;
  * @param edge what one connection, address, user or web page may do at the HTTP edge
  * @param results how much memory kept results may take, in all, per user and per result
  * @param recovery how the start goes on when the data folder shows something was lost
+ * @param usage what each user may keep: tenancy, standing queries, saved queries, history, disk
  */
 public record ServiceConfig(
     String bind,
@@ -52,7 +53,8 @@ public record ServiceConfig(
     QueryLimits queryLimits,
     EdgeSettings edge,
     ResultLimits results,
-    RecoveryOptions recovery) {
+    RecoveryOptions recovery,
+    UsageLimits usage) {
 
   public ServiceConfig {
     require(port >= 0 && port <= 65535, "port must be 0 to 65535: " + port);
@@ -74,6 +76,7 @@ public record ServiceConfig(
             && results != null,
         "bind, data folder, stream settings, query, edge and result limits are required");
     require(recovery != null, "the recovery options are required");
+    require(usage != null, "the usage limits are required");
   }
 
   private static void require(boolean ok, String message) {
@@ -108,7 +111,8 @@ public record ServiceConfig(
         QueryLimits.DEFAULTS,
         EdgeSettings.DEFAULTS,
         ResultLimits.defaults(),
-        RecoveryOptions.DEFAULTS);
+        RecoveryOptions.DEFAULTS,
+        UsageLimits.DEFAULTS);
   }
 
   /** A copy with some settings changed, e.g. {@code c.with(b -> b.port = 0)}. */
@@ -139,6 +143,7 @@ public record ServiceConfig(
     public EdgeSettings edge;
     public ResultLimits results;
     public RecoveryOptions recovery;
+    public UsageLimits usage;
 
     Builder(ServiceConfig c) {
       bind = c.bind;
@@ -160,6 +165,7 @@ public record ServiceConfig(
       edge = c.edge;
       results = c.results;
       recovery = c.recovery;
+      usage = c.usage;
     }
 
     ServiceConfig build() {
@@ -182,7 +188,8 @@ public record ServiceConfig(
           queryLimits,
           edge,
           results,
-          recovery);
+          recovery,
+          usage);
     }
   }
 }

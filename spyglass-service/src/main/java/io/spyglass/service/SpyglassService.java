@@ -78,7 +78,7 @@ public final class SpyglassService implements AutoCloseable {
     this.runtime = runtime;
     this.db = db;
     this.metering = metering;
-    this.history = new History(db, health);
+    this.history = new History(db, config.usage().maxHistoryPerUser(), health);
     this.queries =
         new QueryManager(
             runtime,
@@ -93,6 +93,9 @@ public final class SpyglassService implements AutoCloseable {
                 config.results()),
             clock);
     this.metrics = new ServiceMetrics(runtime, queries);
+    if (metering != null && metering.standing() != null) {
+      metrics.metering(metering);
+    }
     queries.observe(metrics);
     queries.observe(history);
     this.schema = new SchemaSampler(runtime, config.sampleEveryN(), config.schemaPeriodMs(), clock);
@@ -104,7 +107,14 @@ public final class SpyglassService implements AutoCloseable {
               return t;
             });
     sweeper.scheduleWithFixedDelay(this::sweep, 250, 250, TimeUnit.MILLISECONDS);
-    SavedQueries saved = new SavedQueries(db, clock);
+    SavedQueries saved =
+        new SavedQueries(
+            db,
+            clock,
+            new SavedQueries.Quota(
+                config.usage().maxSavedPerUser(),
+                config.usage().maxSavedBytesPerUser(),
+                config.usage().minFreeDiskBytes()));
     health.probe(runtime::problems);
     health.probe(this::problems);
     health.probe(() -> storageProblems(saved, metering));
@@ -293,6 +303,9 @@ public final class SpyglassService implements AutoCloseable {
     DataFolderLock lock = null;
     try {
       lock = DataFolderLock.acquire(config.dataDir()); // before any file of the folder is opened
+      if (config.tokensFile() != null) {
+        Tokens.load(config.tokensFile()); // a bad file stops the start before anything is opened
+      }
       metering = Metering.open(config.dataDir(), settings, config.recovery());
     } catch (IOException | RuntimeException e) {
       if (lock != null) {
@@ -316,7 +329,7 @@ public final class SpyglassService implements AutoCloseable {
       throw e;
     }
     try {
-      metering.start(runtime.engine(), config.queryLimits());
+      metering.start(runtime.engine(), config.queryLimits(), config.usage().standing());
       runtime.engine().resume();
     } catch (RuntimeException | InterruptedException e) {
       runtime.close();

@@ -42,7 +42,9 @@ class FaultInjectionTest {
 
   private ServiceFixture withUsers(long rate) throws Exception {
     Path tokens = data.resolve("tokens.txt");
-    Files.writeString(tokens, "alice-token alice\nbob-token bob\nroot-token root admin\n");
+    Files.writeString(
+        tokens,
+        "alice-token-0123456 alice\nbob-token-012345678 bob\nroot-token-01234567 root admin\n");
     return ServiceFixture.start(
         data.resolve("db"),
         rate,
@@ -82,7 +84,7 @@ class FaultInjectionTest {
     try (ServiceFixture f = withUsers(10_000)) {
       // bob, within the query limits (100 a user), asks for windows of 2,000 raw records of
       // ~300 B (~660 KB of JSON each), over and over, and never reads them
-      f.token = "bob-token";
+      f.token = "bob-token-012345678";
       String flood = "SELECT * FROM STREAM(60s, TIME) WINDOWING TUMBLING(500, TIME) LIMIT 2000";
       List<String> bobs = new ArrayList<>();
       String body = "{\"query\": \"" + flood + "\", \"detached\": true}";
@@ -123,7 +125,7 @@ class FaultInjectionTest {
       assertThat(errors.get(0).get("fatal").asBoolean()).isFalse();
 
       // alice is served meanwhile: a run to the end and a raw query, whole
-      f.token = "alice-token";
+      f.token = "alice-token-0123456";
       HttpResponse<String> run =
           f.postJson("/api/query", "{\"query\": \"SELECT COUNT(*) AS n FROM STREAM(500, TIME)\"}");
       assertThat(run.statusCode()).as(run.body()).isEqualTo(200);
@@ -140,7 +142,7 @@ class FaultInjectionTest {
       assertThat(h.get("problems").size()).isZero();
       assertThat(f.get("/metrics").body()).contains("spyglass_result_memory_bytes");
 
-      f.token = "root-token";
+      f.token = "root-token-01234567";
       for (String id : bobs) {
         f.delete("/api/queries/" + id);
       }
@@ -158,7 +160,7 @@ class FaultInjectionTest {
   @Test
   void aRawQueryThatWouldHoldMoreRecordsThanAUsersShareIsRefused() throws Exception {
     try (ServiceFixture f = withUsers(10_000)) {
-      f.token = "alice-token";
+      f.token = "alice-token-0123456";
       f.postJson("/api/query", "{\"query\": \"SELECT COUNT(*) FROM STREAM(200, TIME)\"}");
       // 10,000 records of ~330 B: about 3.3 MB held until they are emitted, over her 2 MiB
       HttpResponse<String> r =
@@ -186,7 +188,7 @@ class FaultInjectionTest {
   @Test
   void aResultOverTheSizeLimitKeepsTheRecordsThatFitAndSaysSo() throws Exception {
     try (ServiceFixture f = withUsers(20_000)) {
-      f.token = "alice-token";
+      f.token = "alice-token-0123456";
       HttpResponse<String> r =
           f.postJson("/api/query", "{\"query\": \"SELECT * FROM STREAM(10s, TIME) LIMIT 5000\"}");
       assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
@@ -208,7 +210,7 @@ class FaultInjectionTest {
   @Test
   void aRunWhoseAnswerOutgrowsTheUsersShareIsStoppedWith507() throws Exception {
     try (ServiceFixture f = withUsers(10_000)) {
-      f.token = "alice-token";
+      f.token = "alice-token-0123456";
       HttpResponse<String> r =
           f.postJson(
               "/api/query",

@@ -32,7 +32,7 @@ class ManyUsersTest {
     Path tokens = data.resolve("tokens.txt");
     Files.writeString(
         tokens,
-        "# token user [admin]\nalice-token alice\nbob-token bob\n\nroot-token root admin\n");
+        "# token user [admin]\nalice-token-0123456 alice\nbob-token-012345678 bob\n\nroot-token-01234567 root admin\n");
     f =
         ServiceFixture.start(
             data.resolve("db"),
@@ -75,16 +75,17 @@ class ManyUsersTest {
     assertThat(ServiceFixture.json(health.body()).get("status").asText()).isEqualTo("UP");
     assertThat(f.get("/metrics").statusCode()).isEqualTo(401);
     // a token in the URL only on the result streams, for clients that cannot set headers
-    HttpResponse<String> inUrl = f.get("/api/queries?access_token=bob-token");
+    HttpResponse<String> inUrl = f.get("/api/queries?access_token=bob-token-012345678");
     assertThat(inUrl.statusCode()).isEqualTo(401);
     assertThat(ServiceFixture.json(inUrl.body()).get("error").get("message").asText())
         .contains("only by GET /api/ws and GET /api/queries/{id}/results");
-    f.token = "bob-token";
+    f.token = "bob-token-012345678";
     assertThat(ServiceFixture.json(f.get("/api/health").body()).has("runningQueries")).isTrue();
     assertThat(f.get("/metrics").statusCode()).isEqualTo(200);
     String id = f.submit("SELECT COUNT(*) FROM STREAM(1s, TIME)");
     f.token = null;
-    assertThat(f.get("/api/queries/" + id + "/results?access_token=bob-token").statusCode())
+    assertThat(
+            f.get("/api/queries/" + id + "/results?access_token=bob-token-012345678").statusCode())
         .isEqualTo(200);
   }
 
@@ -101,7 +102,7 @@ class ManyUsersTest {
     WebSocket ok =
         f.http
             .newWebSocketBuilder()
-            .buildAsync(URI.create(ws + "?access_token=bob-token"), NOTHING)
+            .buildAsync(URI.create(ws + "?access_token=bob-token-012345678"), NOTHING)
             .get(10, TimeUnit.SECONDS);
     ok.sendClose(WebSocket.NORMAL_CLOSURE, "").get(5, TimeUnit.SECONDS);
   }
@@ -110,27 +111,27 @@ class ManyUsersTest {
 
   @Test
   void usersSeeAndEndOnlyTheirOwnQueriesAndAnAdminSeesAll() throws Exception {
-    f.token = "alice-token";
+    f.token = "alice-token-0123456";
     String alices = f.submit(LONG);
-    f.token = "bob-token";
+    f.token = "bob-token-012345678";
     assertThat(f.get("/api/queries/" + alices).statusCode()).isEqualTo(404);
     assertThat(f.delete("/api/queries/" + alices).statusCode()).isEqualTo(404);
     try (ServiceFixture.Sse sse = f.sse(alices)) {
       assertThat(sse.response.statusCode()).isEqualTo(404);
     }
     assertThat(ids(f.get("/api/queries"))).doesNotContain(alices);
-    f.token = "root-token";
+    f.token = "root-token-01234567";
     assertThat(ids(f.get("/api/queries"))).contains(alices);
     assertThat(f.get("/api/queries/" + alices).statusCode()).isEqualTo(200);
     assertThat(f.delete("/api/queries/" + alices).statusCode()).isEqualTo(204);
-    f.token = "alice-token";
+    f.token = "alice-token-0123456";
     waitUntilNoneRunning();
   }
 
   @Test
   void admissionRefusesWith429RetryAfterAndWhichLimit() throws Exception {
     List<String> started = new ArrayList<>();
-    f.token = "alice-token";
+    f.token = "alice-token-0123456";
     started.add(f.submit(LONG, true));
     started.add(f.submit(LONG, true));
     HttpResponse<String> mine = f.post("/api/queries", "text/plain", LONG);
@@ -143,10 +144,10 @@ class ManyUsersTest {
     assertThat(e.get("message").asText()).contains("alice").contains("2 of 2");
     assertThat(e.get("resolution").asText()).contains("DELETE /api/queries");
 
-    f.token = "bob-token";
+    f.token = "bob-token-012345678";
     started.add(f.submit(LONG, true));
     started.add(f.submit(LONG, true));
-    f.token = "root-token";
+    f.token = "root-token-01234567";
     HttpResponse<String> all = f.post("/api/queries", "text/plain", LONG);
     assertThat(all.statusCode()).isEqualTo(429);
     assertThat(all.headers().firstValue("Retry-After")).isPresent();
@@ -159,7 +160,7 @@ class ManyUsersTest {
       assertThat(f.delete("/api/queries/" + id).statusCode()).isEqualTo(204);
     }
     waitUntilNoneRunning();
-    f.token = "alice-token";
+    f.token = "alice-token-0123456";
     assertThat(f.post("/api/queries", "text/plain", "SELECT * FROM STREAM(100, TIME)").statusCode())
         .isEqualTo(201);
   }

@@ -192,10 +192,12 @@ class MeteringApiTest {
   @Test
   void onlyItsOwnerOrAnAdminEndsAStandingQuery() throws Exception {
     Path tokens = data.resolve("tokens.txt");
-    java.nio.file.Files.writeString(tokens, "a alice\nb bob\nr root admin\n");
+    java.nio.file.Files.writeString(
+        tokens,
+        "alice-0123456789abcdef alice\nbob-0123456789abcdef bob\nroot-0123456789abcdef root admin\n");
     try (ServiceFixture f =
         ServiceFixture.startMetering(data, settings(), b -> b.tokensFile = tokens)) {
-      f.token = "a";
+      f.token = "alice-0123456789abcdef";
       String body =
           ServiceFixture.JSON
               .createObjectNode()
@@ -204,16 +206,16 @@ class MeteringApiTest {
               .toString();
       assertThat(f.postJson("/api/standing-queries", body).statusCode()).isEqualTo(201);
 
-      f.token = "b"; // everyone reads the totals; bob may not end alice's query
+      f.token = "bob-0123456789abcdef"; // everyone reads the totals; bob may not end alice's query
       assertThat(f.get("/api/standing-queries/usage/results").statusCode()).isEqualTo(200);
       HttpResponse<String> refused = f.delete("/api/standing-queries/usage");
       assertThat(refused.statusCode()).isEqualTo(403);
       assertThat(refused.body()).contains("belongs to alice").contains("owner");
       assertThat(f.get("/api/standing-queries/usage/results").statusCode()).isEqualTo(200);
 
-      f.token = "r"; // an admin may
+      f.token = "root-0123456789abcdef"; // an admin may
       assertThat(f.delete("/api/standing-queries/usage").statusCode()).isEqualTo(204);
-      f.token = "a";
+      f.token = "alice-0123456789abcdef";
       assertThat(f.postJson("/api/standing-queries", body).statusCode()).isEqualTo(201);
       assertThat(f.delete("/api/standing-queries/usage").statusCode()).isEqualTo(204);
     }
@@ -249,6 +251,88 @@ class MeteringApiTest {
       assertThat(open.get("window").get("final").asBoolean()).isFalse();
       assertThat(totals(f, "late", 4)).containsExactly(4, 4, 1);
     }
+  }
+
+  @Test
+  void documentsWithoutATimeAreCountedInTheReportNotLost() throws Exception {
+    try (ServiceFixture f = ServiceFixture.startMetering(data, settings(), b -> {})) {
+      String create =
+          ServiceFixture.JSON.createObjectNode().put("name", "bill").put("query", COUNT).toString();
+      assertThat(f.postJson("/api/standing-queries", create).statusCode()).isEqualTo(201);
+      // only a document without a time: no window, but the listing says so
+      assertThat(ingest(f, "{\"id\":\"t0\",\"org\":\"acme\",\"quantity\":7}\n").statusCode())
+          .isEqualTo(202);
+      assertThat(f.get("/api/standing-queries/bill/results").body()).isEqualTo("[]");
+      awaitListed(f, "bill", q -> q.path("withoutTime").asLong() == 1);
+
+      String body =
+          "{\"id\":\"t1\",\"org\":\"acme\",\"quantity\":7,\"time\":"
+              + T0
+              + "}\n{\"id\":\"t2\",\"org\":\"acme\",\"quantity\":7}\n"
+              + "{\"id\":\"t3\",\"org\":\"acme\",\"quantity\":7,\"time\":\"2026-01-01T00:00:00Z\"}\n";
+      HttpResponse<String> r = ingest(f, body);
+      assertThat(ServiceFixture.json(r.body()).get("accepted").asInt()).isEqualTo(3);
+      JsonNode w = awaitWindow(f, "bill", T0, x -> x.get("meta").get("withoutTime").asLong() == 3);
+      assertThat(w.get("records").get(0).get("docs").asLong()).isEqualTo(1);
+      assertThat(w.get("meta").get("late").asLong()).isZero();
+      awaitListed(f, "bill", q -> q.path("withoutTime").asLong() == 3);
+    }
+  }
+
+  @Test
+  void standingQueryErrorsGiveTheRightAdvice() throws Exception {
+    try (ServiceFixture f = ServiceFixture.startMetering(data, settings(), b -> {})) {
+      JsonNode ends =
+          ServiceFixture.json(
+                  f.postJson(
+                          "/api/standing-queries",
+                          "{\"name\":\"x1\",\"query\":\"SELECT COUNT(*) FROM STREAM(10s, TIME)\"}")
+                      .body())
+              .get("error");
+      assertThat(ends.get("message").asText()).contains("STREAM(FOREVER)");
+      assertThat(ends.get("resolution").asText()).contains("Write FROM STREAM(FOREVER)");
+      assertThat(ends.get("resolution").asText()).doesNotContain("Name it");
+
+      HttpResponse<String> empty =
+          f.postJson(
+              "/api/standing-queries",
+              "{\"name\":\"\",\"query\":\"SELECT COUNT(*) FROM STREAM(FOREVER)\"}");
+      assertThat(empty.statusCode()).isEqualTo(400);
+      JsonNode e = ServiceFixture.json(empty.body()).get("error");
+      assertThat(e.get("message").asText()).isEqualTo("\"name\" is empty");
+      assertThat(e.get("resolution").asText()).contains("1 to 100 letters, digits");
+
+      JsonNode badName =
+          ServiceFixture.json(
+                  f.postJson(
+                          "/api/standing-queries",
+                          "{\"name\":\"a b\",\"query\":\"SELECT COUNT(*) FROM STREAM(FOREVER)\"}")
+                      .body())
+              .get("error");
+      assertThat(badName.get("message").asText()).contains("'a b' is not");
+      assertThat(badName.get("resolution").asText()).contains("usage-by-org");
+    }
+  }
+
+  /** The standing query {@code name} as listed once it satisfies {@code condition} (or 20 s). */
+  static JsonNode awaitListed(
+      ServiceFixture f, String name, java.util.function.Predicate<JsonNode> condition)
+      throws InterruptedException {
+    long deadline = System.currentTimeMillis() + 20_000;
+    JsonNode seen = null;
+    while (System.currentTimeMillis() < deadline) {
+      for (JsonNode q :
+          ServiceFixture.json(f.get("/api/standing-queries").body()).get("standingQueries")) {
+        if (q.get("name").asText().equals(name)) {
+          seen = q;
+          if (condition.test(q)) {
+            return q;
+          }
+        }
+      }
+      Thread.sleep(50);
+    }
+    throw new AssertionError("standing query " + name + " never came to it: " + seen);
   }
 
   /** The window starting at {@code startMs} once it satisfies {@code condition} (or 20 s). */

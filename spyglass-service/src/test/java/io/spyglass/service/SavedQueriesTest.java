@@ -23,12 +23,12 @@ class SavedQueriesTest {
   @Test
   void savedQueriesAndHistorySurviveARestartAndOnlyTheOwnerChangesThem() throws Exception {
     Path tokens = dir.resolve("tokens.txt");
-    Files.writeString(tokens, "a alice\nb bob\n");
+    Files.writeString(tokens, "alice-0123456789abcdef alice\nbob-0123456789abcdef bob\n");
     Path data = dir.resolve("data");
     String savedId;
     String queryId;
     try (ServiceFixture f = ServiceFixture.start(data, b -> b.tokensFile = tokens)) {
-      f.token = "a";
+      f.token = "alice-0123456789abcdef";
       HttpResponse<String> created =
           f.postJson(
               "/api/saved",
@@ -47,7 +47,7 @@ class SavedQueriesTest {
         assertThat(events.get(events.size() - 1).isFinal()).isTrue();
       }
       // another user opens the shared link, but cannot change or delete it
-      f.token = "b";
+      f.token = "bob-0123456789abcdef";
       assertThat(f.get("/api/saved/" + savedId).statusCode()).isEqualTo(200);
       assertThat(f.putJson("/api/saved/" + savedId, "{\"name\": \"mine\"}").statusCode())
           .isEqualTo(403);
@@ -58,7 +58,7 @@ class SavedQueriesTest {
     assertThat(data.resolve(Database.FILE)).exists();
 
     try (ServiceFixture f = ServiceFixture.start(data, b -> b.tokensFile = tokens)) {
-      f.token = "a";
+      f.token = "alice-0123456789abcdef";
       JsonNode list = ServiceFixture.json(f.get("/api/saved").body()).get("saved");
       assertThat(list.size()).isEqualTo(1);
       JsonNode s = list.get(0);

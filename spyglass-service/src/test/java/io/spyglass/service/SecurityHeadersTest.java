@@ -26,7 +26,7 @@ class SecurityHeadersTest {
   @BeforeAll
   static void start() throws Exception {
     Path tokens = data.resolve("tokens.txt");
-    Files.writeString(tokens, "alice-token alice\n");
+    Files.writeString(tokens, "alice-token-0123456 alice\n");
     f = ServiceFixture.start(data.resolve("db"), b -> b.tokensFile = tokens);
   }
 
@@ -83,7 +83,7 @@ class SecurityHeadersTest {
       assertThat(r.headers().firstValue("X-Content-Type-Options")).as(path).hasValue("nosniff");
       assertThat(r.headers().firstValue("Referrer-Policy")).as(path).hasValue("no-referrer");
     }
-    f.token = "alice-token";
+    f.token = "alice-token-0123456";
     HttpResponse<String> r = f.get("/api/queries");
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.headers().firstValue("X-Content-Type-Options")).hasValue("nosniff");

@@ -33,7 +33,7 @@ class StreamTicketsTest {
   @BeforeAll
   static void start() throws Exception {
     Path tokens = data.resolve("tokens.txt");
-    Files.writeString(tokens, "alice-token alice\nbob-token bob\n");
+    Files.writeString(tokens, "alice-token-0123456 alice\nbob-token-012345678 bob\n");
     f = ServiceFixture.start(data.resolve("db"), b -> b.tokensFile = tokens);
   }
 
@@ -74,7 +74,7 @@ class StreamTicketsTest {
   void aTicketOpensOneWebSocketAsItsUserOnce() throws Exception {
     f.token = null;
     assertThat(f.post("/api/tickets", "application/json", "").statusCode()).isEqualTo(401);
-    String t = ticket("alice-token");
+    String t = ticket("alice-token-0123456");
     String aliceQuery = f.submit("SELECT COUNT(*) FROM STREAM(30s, TIME)", true);
     LinkedBlockingQueue<JsonNode> got = new LinkedBlockingQueue<>();
     WebSocket ws = connect("?ticket=" + t, got);
@@ -95,9 +95,9 @@ class StreamTicketsTest {
 
   @Test
   void aTicketIsTheUserWhoAskedForIt() throws Exception {
-    f.token = "alice-token";
+    f.token = "alice-token-0123456";
     String aliceQuery = f.submit("SELECT COUNT(*) FROM STREAM(30s, TIME)", true);
-    String bobs = ticket("bob-token");
+    String bobs = ticket("bob-token-012345678");
     LinkedBlockingQueue<JsonNode> got = new LinkedBlockingQueue<>();
     WebSocket ws = connect("?ticket=" + bobs, got);
     ws.sendText("{\"type\":\"subscribe\",\"id\":\"" + aliceQuery + "\"}", true).join();
@@ -105,15 +105,15 @@ class StreamTicketsTest {
     assertThat(m.get("type").asText()).isEqualTo("error");
     assertThat(m.get("status").asInt()).isEqualTo(404);
     ws.sendClose(WebSocket.NORMAL_CLOSURE, "bye").join();
-    f.token = "alice-token";
+    f.token = "alice-token-0123456";
     f.delete("/api/queries/" + aliceQuery);
   }
 
   @Test
   void aTicketOpensTheResultsStream() throws Exception {
-    f.token = "alice-token";
+    f.token = "alice-token-0123456";
     String id = f.submit("SELECT COUNT(*) AS n FROM STREAM(1s, TIME)");
-    String t = ticket("alice-token");
+    String t = ticket("alice-token-0123456");
     f.token = null;
     try (Sse s = f.new Sse("/api/queries/" + id + "/results?ticket=" + t, null)) {
       assertThat(s.response.statusCode()).isEqualTo(200);
@@ -123,7 +123,7 @@ class StreamTicketsTest {
       assertThat(s.response.statusCode()).isEqualTo(401);
     }
     // a ticket is for the stream routes only
-    String other = ticket("alice-token");
+    String other = ticket("alice-token-0123456");
     f.token = null;
     assertThat(f.get("/api/queries?ticket=" + other).statusCode()).isEqualTo(401);
   }

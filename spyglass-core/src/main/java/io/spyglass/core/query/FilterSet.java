@@ -119,7 +119,7 @@ public final class FilterSet {
     }
     QueryFilter f;
     try {
-      f = new QueryFilter(query, limits, clock);
+      f = new QueryFilter(query, query.limitsOr(limits), clock);
     } catch (RuntimeException | StackOverflowError | LinkageError e) {
       sink.failed(query, e);
       return;

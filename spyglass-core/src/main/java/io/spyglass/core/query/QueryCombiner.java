@@ -303,6 +303,15 @@ public final class QueryCombiner {
     return out;
   }
 
+  /**
+   * The query's event time as of now, as its next result's {@code meta.eventTime} would say (late
+   * records, records without a time); empty for a query without event-time windows. Changes
+   * nothing.
+   */
+  public Optional<Meta.EventTimeMeta> eventTime() {
+    return events == null ? Optional.empty() : Optional.of(events.meta());
+  }
+
   /** Ends the query with an error and emits what it has, with the error in the metadata. */
   public void fail(String message, String resolution, long nowMs) {
     if (done) {
@@ -573,7 +582,8 @@ public final class QueryCombiner {
 
   /** Runs the outer query over the inner query's rows of one window. */
   private OuterResult runOuter(QueryPlan outerPlan, List<Map<String, Object>> rows) {
-    Query outer = new Query(query.id(), query.text(), outerPlan, query.receiveTimeMs());
+    Query outer =
+        new Query(query.id(), query.text(), outerPlan, query.receiveTimeMs(), query.limits());
     QueryFilter filter = new QueryFilter(outer, limits, clock);
     for (Map<String, Object> row : rows) {
       filter.consume(Record.fromMap(row));

@@ -117,8 +117,12 @@ public final class ApiServer implements AutoCloseable {
                   ctx -> {
                     auth.ensure(ctx);
                     quota.check(Auth.user(ctx));
+                    TenantScope.check(ctx);
                   });
-              cfg.routes.get("/api/health", ctx -> health(ctx, health, runtime, manager, settings));
+              // a token bound to tenants: only ingestion and its rows of standing queries
+              cfg.routes.before("/api/*", TenantScope::check);
+              cfg.routes.get(
+                  "/api/health", ctx -> health(ctx, health, runtime, manager, settings, metering));
               cfg.routes.get(
                   "/api/openapi.json", ctx -> ctx.contentType(Json.TYPE).result(openApi));
               cfg.routes.get(
@@ -205,7 +209,13 @@ public final class ApiServer implements AutoCloseable {
           // are then read without a thread (Bodies), so nothing waits on one
           h.setDelayDispatchUntilContent(false);
         });
-    cfg.requestLogger.http((ctx, ms) -> metrics.request(ctx.method().name(), ctx.statusCode()));
+    cfg.requestLogger.http(
+        (ctx, ms) -> {
+          metrics.request(ctx.method().name(), ctx.statusCode());
+          if (ctx.path().equals("/api/ingest")) {
+            metrics.ingestRequest(ctx.statusCode());
+          }
+        });
     if (settings.listening() != null) {
       cfg.jetty.addConnector(
           (server, http) -> {
@@ -330,7 +340,12 @@ public final class ApiServer implements AutoCloseable {
    * token.
    */
   private static void health(
-      Context ctx, Health health, QueryRuntime runtime, QueryManager manager, Settings settings) {
+      Context ctx,
+      Health health,
+      QueryRuntime runtime,
+      QueryManager manager,
+      Settings settings,
+      Metering metering) {
     Health.Report report = health.check();
     ObjectNode body = Json.object();
     body.put("status", report.status().name());
@@ -351,6 +366,7 @@ public final class ApiServer implements AutoCloseable {
     if (s.sourceError() != null) {
       body.put("sourceError", s.sourceError());
     }
+    MeteringApi.health(metering, body);
     Json.send(ctx, status, body);
   }
 

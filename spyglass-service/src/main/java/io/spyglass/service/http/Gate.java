@@ -163,6 +163,10 @@ final class Gate extends Handler.Wrapper {
    */
   void refuse(Request req, Response res, Callback cb, ApiException e, boolean drain) {
     metrics.request(req.getMethod(), e.status());
+    String path = req.getHttpURI().getCanonicalPath();
+    if ("/api/ingest".equals(path) || "/api/ingest/".equals(path)) {
+      metrics.ingestRequest(e.status()); // refused here, it never reaches the route's logger
+    }
     boolean body = Bodies.expected(req);
     res.setStatus(e.status());
     res.getHeaders().put(HttpHeader.CONTENT_TYPE, Json.TYPE);

@@ -6,15 +6,16 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
 import io.spyglass.engine.ingest.Ingestor;
+import io.spyglass.service.auth.User;
 import io.spyglass.service.metering.IngestBody;
 import io.spyglass.service.metering.Metering;
 import io.spyglass.service.metering.StandingQueries;
+import io.spyglass.service.metering.StandingReport;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
-import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -78,9 +79,26 @@ final class MeteringApi {
   void ingest(Context ctx) {
     Metering m = metering();
     byte[] body = body(ctx);
+    User user = Auth.user(ctx);
+    if (!user.canIngest()) {
+      throw new ApiException(
+          403,
+          "Ingestion needs the ingest role: the token of "
+              + user.name()
+              + " has neither ingest nor admin (a plain user's token no longer ingests)",
+          "Give the token the role in the tokens file (a line TOKEN "
+              + user.name()
+              + " ingest, with tenant=NAME to bind it to tenants), or send with a token that has"
+              + " it");
+    }
+    IngestBody.Rules rules =
+        new IngestBody.Rules(
+            m.settings().idField(),
+            m.standing().limits().tenantField(),
+            user.boundToTenants() ? user.tenants() : null);
     IngestBody.Parsed parsed;
     try {
-      parsed = IngestBody.parse(body, body.length, m.settings().idField());
+      parsed = IngestBody.parse(body, body.length, rules);
     } catch (IngestBody.Malformed e) {
       throw ApiException.badRequest(
           "The body is not JSON lines or a JSON array of objects: " + e.getMessage(),
@@ -114,6 +132,7 @@ final class MeteringApi {
           .with("id", id)
           .header("Retry-After", "5");
     }
+    m.rejected(parsed.rejected().size());
     ObjectNode out = Json.object();
     out.put("accepted", o.accepted());
     out.put("duplicates", o.duplicates());
@@ -122,6 +141,22 @@ final class MeteringApi {
       rejected.addObject().put("index", r.index()).put("reason", r.reason());
     }
     Json.send(ctx, 202, out);
+  }
+
+  /**
+   * What health says of ingestion and standing queries (nothing without them): standing queries
+   * running and failed, how long ago the last checkpoint was written, the ingest backlog.
+   */
+  static void health(Metering m, ObjectNode body) {
+    if (m == null || m.standing() == null) {
+      return;
+    }
+    StandingQueries s = m.standing();
+    long running = s.status().stream().filter(StandingQueries.Status::running).count();
+    body.put("standingQueries", running);
+    body.put("standingQueriesFailed", s.status().size() - running);
+    body.put("checkpointAgeMs", Math.max(0, System.currentTimeMillis() - s.lastCheckpointMs()));
+    body.put("ingestBacklogBytes", m.ingestor().backlogBytes());
   }
 
   /** The body, decompressed when gzip; over {@link Metering#MAX_BODY_BYTES} either way: 413. */
@@ -182,7 +217,7 @@ final class MeteringApi {
     ObjectNode body = Json.parseObject(ctx.body());
     String name = text(body, "name");
     String query = text(body, "query");
-    StandingQueries.Info info = run(() -> s.create(name, query, Auth.user(ctx).name()));
+    StandingQueries.Info info = run(() -> s.create(name, query, Auth.user(ctx)));
     ctx.header("Location", "/api/standing-queries/" + info.name());
     Json.send(ctx, 201, toJson(info));
   }
@@ -191,7 +226,7 @@ final class MeteringApi {
     StandingQueries s = standing();
     ObjectNode body = Json.object();
     ArrayNode list = body.putArray("standingQueries");
-    for (StandingQueries.Info i : run(s::list)) {
+    for (StandingQueries.Info i : run(() -> s.list(Auth.user(ctx)))) {
       list.add(toJson(i));
     }
     Json.send(ctx, 200, body);
@@ -213,11 +248,11 @@ final class MeteringApi {
     String name = ctx.pathParam("name");
     long from = epochMs(ctx, "from", Long.MIN_VALUE);
     long to = epochMs(ctx, "to", Long.MAX_VALUE);
-    List<StandingQueries.WindowView> windows = run(() -> s.windows(name, from, to));
+    StandingReport report = run(() -> s.report(name, from, to, Auth.user(ctx)));
     StringWriter out = new StringWriter();
     try (JsonGenerator g = Json.MAPPER.getFactory().createGenerator(out)) {
       g.writeStartArray();
-      for (StandingQueries.WindowView w : windows) {
+      for (StandingReport.Window w : report.windows()) {
         g.writeStartObject();
         g.writeObjectFieldStart("window");
         g.writeNumberField("start", w.start());
@@ -228,6 +263,17 @@ final class MeteringApi {
         g.writeRawValue(w.records());
         g.writeObjectFieldStart("meta");
         g.writeNumberField("late", w.late());
+        g.writeNumberField("withoutTime", report.withoutTime());
+        if (w.error() != null || report.error() != null) {
+          g.writeArrayFieldStart("errors");
+          if (w.error() != null) {
+            g.writeString(w.error());
+          }
+          if (report.error() != null) {
+            g.writeString(report.error());
+          }
+          g.writeEndArray();
+        }
         g.writeEndObject();
         g.writeEndObject();
       }
@@ -254,10 +300,18 @@ final class MeteringApi {
 
   private static String text(ObjectNode body, String field) {
     JsonNode v = body.get(field);
-    if (v == null || !v.isTextual() || v.asText().isBlank()) {
-      throw ApiException.badRequest(
-          "The request needs \"" + field + "\": a string",
-          "Send {\"name\": \"usage\", \"query\": \"SELECT ... FROM STREAM(FOREVER) ...\"}");
+    String example =
+        "Send {\"name\": \"usage\", \"query\": \"SELECT ... FROM STREAM(FOREVER) ...\"}";
+    if (v == null || !v.isTextual()) {
+      throw ApiException.badRequest("The request needs \"" + field + "\": a string", example);
+    }
+    if (v.asText().isBlank()) {
+      throw field.equals("name")
+          ? ApiException.badRequest(
+              "\"name\" is empty",
+              "Give a name of 1 to 100 letters, digits, '.', '_' or '-', starting with a letter or"
+                  + " digit, e.g. usage-by-org")
+          : ApiException.badRequest("\"" + field + "\" is empty", example);
     }
     return v.asText();
   }
@@ -267,14 +321,19 @@ final class MeteringApi {
       return call.get();
     } catch (StandingQueries.Refused e) {
       String resolution =
-          switch (e.status()) {
-            case 404 -> "See GET /api/standing-queries for the standing queries";
-            case 403 -> "Ask its owner (GET /api/standing-queries says who) or an admin";
-            case 409 -> "Choose another name, or DELETE /api/standing-queries/NAME first";
-            case 400 -> "Name it e.g. usage-by-org";
-            default -> "Try again; if it lasts, see the server's log";
-          };
-      throw new ApiException(e.status(), e.getMessage(), resolution);
+          e.resolution() != null
+              ? e.resolution()
+              : switch (e.status()) {
+                case 404 -> "See GET /api/standing-queries for the standing queries";
+                case 403 -> "Ask its owner (GET /api/standing-queries says who) or an admin";
+                case 409 -> "Choose another name, or DELETE /api/standing-queries/NAME first";
+                default -> "Try again; if it lasts, see the server's log";
+              };
+      ApiException refused = new ApiException(e.status(), e.getMessage(), resolution);
+      if (e.limit() != null) {
+        refused.with("limit", e.limit());
+      }
+      throw refused;
     }
   }
 
@@ -285,6 +344,7 @@ final class MeteringApi {
     o.put("owner", i.owner());
     o.put("created", i.createdMs());
     o.put("state", i.error() == null ? "RUNNING" : "FAILED");
+    o.put("withoutTime", i.withoutTime());
     if (i.error() != null) {
       o.put("error", i.error());
     }

@@ -30,7 +30,7 @@ final class SavedApi {
     String name = text(body, "name", true);
     String query = text(body, "query", true);
     Bql.compile(query, limits); // an invalid query: 422 with positions
-    Saved s = saved.create(Auth.user(ctx).name(), name, query);
+    Saved s = within(() -> saved.create(Auth.user(ctx).name(), name, query));
     ctx.header("Location", "/api/saved/" + s.id());
     Json.send(ctx, 201, toJson(s));
   }
@@ -62,8 +62,10 @@ final class SavedApi {
       Bql.compile(query, limits);
     }
     Saved updated =
-        saved
-            .update(s.id(), name != null ? name : s.name(), query != null ? query : s.query())
+        within(
+                () ->
+                    saved.update(
+                        s.id(), name != null ? name : s.name(), query != null ? query : s.query()))
             .orElseThrow(() -> noSuchSaved(s.id()));
     Json.send(ctx, 200, toJson(updated));
   }
@@ -107,6 +109,22 @@ final class SavedApi {
       }
     }
     Json.send(ctx, 200, body);
+  }
+
+  /** Runs a write; over the user's quota or with the disk nearly full: 507. */
+  private static <T> T within(java.util.function.Supplier<T> write) {
+    try {
+      return write.get();
+    } catch (SavedQueries.OverQuota e) {
+      throw new ApiException(
+              507,
+              e.getMessage(),
+              e.limit().equals("min-free-disk")
+                  ? "Try again once the operator has freed space on the disk of --data"
+                  : "Delete saved queries you no longer need (DELETE /api/saved/{id}), or ask"
+                      + " the operator to raise the limit")
+          .with("limit", e.limit());
+    }
   }
 
   private Saved find(Context ctx) {

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * <pre>{@code
  * Metering m = Metering.open(dataDir, Metering.Settings.DEFAULTS);
  * Engine engine = Engine.startPaused(m.source(), config);
- * m.start(engine, limits);
+ * m.start(engine, limits, UsageLimits.DEFAULTS.standing());
  * engine.resume();
  * }</pre>
  */
@@ -59,6 +60,7 @@ public final class Metering implements AutoCloseable {
   private final Ingestor ingestor;
   private final StandingStore store;
   private final long replayFrom;
+  private final AtomicLong rejected = new AtomicLong();
   private StandingQueries standing;
 
   private Metering(Settings settings, Ingestor ingestor, StandingStore store, long replayFrom) {
@@ -177,14 +179,21 @@ public final class Metering implements AutoCloseable {
     return new IngestSource(ingestor.log(), replayFrom);
   }
 
-  /** Restores the standing queries on {@code engine}, which must not be reading yet. */
-  public void start(Engine engine, QueryLimits limits) throws InterruptedException {
+  /**
+   * Restores the standing queries on {@code engine}, which must not be reading yet.
+   *
+   * @param limits what a query may ask for
+   * @param standingLimits what standing queries may do beyond that
+   */
+  public void start(Engine engine, QueryLimits limits, StandingQueries.Limits standingLimits)
+      throws InterruptedException {
     standing =
         StandingQueries.restore(
             engine,
             store,
             ingestor,
             limits,
+            standingLimits,
             settings.checkpointEveryMs(),
             System::currentTimeMillis);
   }
@@ -195,6 +204,16 @@ public final class Metering implements AutoCloseable {
 
   public Ingestor ingestor() {
     return ingestor;
+  }
+
+  /** Counts documents rejected at ingest (never acknowledged): see {@link #rejected()}. */
+  public void rejected(int documents) {
+    rejected.addAndGet(documents);
+  }
+
+  /** Documents rejected at ingest since the start, one by one (not whole requests refused). */
+  public long rejected() {
+    return rejected.get();
   }
 
   public StandingStore store() {

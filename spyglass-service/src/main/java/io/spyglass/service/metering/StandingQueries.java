@@ -2,17 +2,18 @@ package io.spyglass.service.metering;
 
 import io.spyglass.core.plan.Bql;
 import io.spyglass.core.plan.QueryLimits;
+import io.spyglass.core.query.Query;
+import io.spyglass.core.query.QueryCombiner;
+import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
 import io.spyglass.engine.Engine;
-import io.spyglass.engine.QueryHandle;
 import io.spyglass.engine.ingest.Ingestor;
 import io.spyglass.service.auth.User;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -37,72 +38,113 @@ import org.slf4j.LoggerFactory;
  */
 public final class StandingQueries implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(StandingQueries.class);
-  static final String ID_PREFIX = "standing-";
 
-  /** A standing query as listed. */
-  public record Info(String name, String query, String owner, long createdMs, String error) {}
+  /**
+   * A standing query as listed.
+   *
+   * @param withoutTime documents it read without a readable event time, in no window (as of the
+   *     last checkpoint)
+   * @param error why it stopped; null while it runs
+   */
+  public record Info(
+      String name, String query, String owner, long createdMs, long withoutTime, String error) {}
 
-  /** A window as read: from the database, or still held in memory (open, or not yet written). */
-  public record WindowView(long start, long end, boolean isFinal, String records, long late) {}
+  /**
+   * What standing queries may do.
+   *
+   * @param tenantField the column of a standing query's rows that names their tenant: a token bound
+   *     to tenants reads only the rows whose column holds one of its tenants
+   * @param maxPerUser most standing queries one user defines; admins are not counted
+   * @param adminOnly whether only admins define standing queries
+   * @param maxGroups most exact groups per window of a standing query (at most the engine's), fixed
+   *     for each when it is defined: its saved states hold groups of that size
+   * @param maxStateBytes most bytes of a standing query's saved state, checked at each checkpoint:
+   *     a query over it stops, for good, with an error saying so
+   */
+  public record Limits(
+      String tenantField, int maxPerUser, boolean adminOnly, int maxGroups, long maxStateBytes) {}
 
   /** Refused: the name is taken, unknown, or the query is not valid; the message says which. */
   public static final class Refused extends RuntimeException {
     private static final long serialVersionUID = 1L;
     private final int status;
+    private final String resolution;
+    private final String limit;
 
     Refused(int status, String message) {
+      this(status, message, null, null);
+    }
+
+    Refused(int status, String message, String resolution) {
+      this(status, message, resolution, null);
+    }
+
+    /**
+     * @param resolution what to do; null for the status's usual advice
+     * @param limit the option whose limit was reached; null for none
+     */
+    Refused(int status, String message, String resolution, String limit) {
       super(message);
       this.status = status;
+      this.resolution = resolution;
+      this.limit = limit;
     }
 
     public int status() {
       return status;
     }
-  }
 
-  private record Indexed<T>(long index, T value) {}
-
-  /** One running standing query; its fields are the owning thread's, but for reads under lock. */
-  private static final class Sq {
-    final StandingStore.Stored stored;
-    QueryHandle handle;
-    long consumed;
-    final TreeMap<Long, WindowUpdate> open = new TreeMap<>();
-    final List<Indexed<WindowUpdate>> finals = new ArrayList<>();
-    final List<Indexed<WindowUpdate>> late = new ArrayList<>();
-    volatile String error;
-
-    Sq(StandingStore.Stored stored) {
-      this.stored = stored;
+    /** What to do about it; null for the status's usual advice. */
+    public String resolution() {
+      return resolution;
     }
 
-    String id() {
-      return ID_PREFIX + stored.name();
+    /** The option whose limit was reached, e.g. {@code max-standing-queries-per-user}; or null. */
+    public String limit() {
+      return limit;
     }
   }
 
   private final Engine engine;
   private final StandingStore store;
-  private final Ingestor ingestor;
+  private final Checkpointer checkpointer;
+
+  /** The limits of other queries. */
   private final QueryLimits limits;
+
+  /** The exact groups a window of a standing query defined now keeps. */
+  private final int maxGroups;
+
+  private final Limits standing;
   private final LongSupplier clock;
-  private final Map<String, Sq> queries = new LinkedHashMap<>();
+  private final Map<String, StandingQuery> queries = new LinkedHashMap<>();
+
+  /** A copy of {@link #queries} for readers off the owning thread (metrics, health). */
+  private volatile List<StandingQuery> published = List.of();
+
   private final ScheduledExecutorService owner;
   private final AtomicBoolean drainQueued = new AtomicBoolean();
   private volatile long checkpoints;
+  private volatile long checkpointFailures;
+  private volatile long lastCheckpointMs;
   private volatile boolean closed;
 
   private StandingQueries(
       Engine engine,
       StandingStore store,
       Ingestor ingestor,
-      QueryLimits limits,
+      QueryLimits queryLimits,
+      Limits standing,
       LongSupplier clock) {
     this.engine = engine;
     this.store = store;
-    this.ingestor = ingestor;
-    this.limits = limits;
+    this.limits = queryLimits;
+    // standing queries keep fewer exact groups than other queries: they run for ever
+    this.maxGroups = Math.min(queryLimits.maxExactGroups(), standing.maxGroups());
+    this.standing = standing;
+    this.checkpointer = new Checkpointer(engine, store, ingestor);
     this.clock = clock;
+    this.lastCheckpointMs = clock.getAsLong();
     this.owner =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -114,31 +156,41 @@ public final class StandingQueries implements AutoCloseable {
 
   /**
    * Restores every standing query of {@code store} on {@code engine}, which must not be reading yet
-   * (the caller resumes it after), and checkpoints every {@code checkpointEveryMs}.
+   * (the caller resumes it after), and checkpoints every {@code checkpointEveryMs}. A query stored
+   * as failed stays so, with its windows.
    */
   public static StandingQueries restore(
       Engine engine,
       StandingStore store,
       Ingestor ingestor,
-      QueryLimits limits,
+      QueryLimits queryLimits,
+      Limits standing,
       long checkpointEveryMs,
       LongSupplier clock)
       throws InterruptedException {
-    StandingQueries s = new StandingQueries(engine, store, ingestor, limits, clock);
+    StandingQueries s = new StandingQueries(engine, store, ingestor, queryLimits, standing, clock);
     for (StandingStore.Stored st : store.list()) {
-      Sq q = new Sq(st);
-      try {
-        q.handle =
-            engine.submit(
-                q.id(), st.query(), new Engine.SubmitOptions(st.createdMs(), st.state(), true));
-        s.listen(q);
-      } catch (RuntimeException e) {
-        q.error = "cannot restart: " + e.getMessage();
-        LOG.error("standing query {} cannot restart: {}", st.name(), e.getMessage());
+      StandingQuery q = new StandingQuery(st, s.limits, standing.tenantField());
+      if (st.error() != null) {
+        q.error = st.error();
+        s.openWindowsOf(q, st.state());
+      } else {
+        try {
+          q.handle =
+              engine.submit(
+                  q.id(),
+                  st.query(),
+                  new Engine.SubmitOptions(st.createdMs(), st.state(), true, q.limits));
+          s.listen(q);
+        } catch (RuntimeException e) {
+          q.error = "cannot restart: " + e.getMessage();
+          LOG.error("standing query {} cannot restart: {}", st.name(), e.getMessage());
+        }
       }
       s.queries.put(st.name(), q);
     }
-    for (Sq q : s.queries.values()) {
+    s.publish();
+    for (StandingQuery q : s.queries.values()) {
       if (q.handle != null) {
         q.handle.awaitRunning(30, TimeUnit.SECONDS);
       }
@@ -148,7 +200,11 @@ public final class StandingQueries implements AutoCloseable {
     return s;
   }
 
-  private void listen(Sq q) {
+  private void publish() {
+    published = List.copyOf(queries.values());
+  }
+
+  private void listen(StandingQuery q) {
     q.handle.onUpdate(
         () -> {
           if (!closed && drainQueued.compareAndSet(false, true)) {
@@ -161,40 +217,108 @@ public final class StandingQueries implements AutoCloseable {
         });
   }
 
+  /** What standing queries may do here. */
+  public Limits limits() {
+    return standing;
+  }
+
   /** Checkpoints taken since the start. */
   public long checkpoints() {
     return checkpoints;
   }
 
+  /** Checkpoints that failed since the start (each is tried again a period later). */
+  public long checkpointFailures() {
+    return checkpointFailures;
+  }
+
+  /** When the last checkpoint was written (epoch ms); the start before the first. */
+  public long lastCheckpointMs() {
+    return lastCheckpointMs;
+  }
+
+  /** How the standing queries are doing, as of now, without waiting for their thread. */
+  public record Status(String name, boolean running, long withoutTime, long stateBytes) {}
+
+  /** Each standing query's status, oldest first; cheap, for metrics and health. */
+  public List<Status> status() {
+    List<Status> out = new ArrayList<>();
+    for (StandingQuery q : published) {
+      boolean running = q.error == null && q.handle != null && !q.handle.isDone();
+      out.add(new Status(q.name(), running, q.withoutTime, q.stateBytes));
+    }
+    return out;
+  }
+
+  /** A standing query's name: 1 to 100 letters, digits, '.', '_' or '-'. */
+  private static final String NAME = "[A-Za-z0-9][A-Za-z0-9._-]{0,99}";
+
   /**
    * Starts a standing query at the next cut of the stream and writes it with its state before
    * returning.
    *
-   * @throws Refused 409 when the name is taken, 400 when it is not a valid name
+   * @param by who defines it, its owner
+   * @throws Refused 409 when the name is taken, 400 when it is not a valid name or the query does
+   *     not run forever, 403 when {@code by} may not define one (or another one)
    * @throws io.spyglass.core.syntax.BqlException when the query is not valid
    */
-  public Info create(String name, String query, String user) {
-    if (!name.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,99}")) {
+  public Info create(String name, String query, User by) {
+    if (by.boundToTenants()) {
+      throw new Refused(
+          403,
+          "A token bound to tenants ("
+              + by.tenants().stream().sorted().toList()
+              + ") reads standing queries; it does not define them: a query it defined could"
+              + " show other tenants' documents",
+          "Ask an admin or a user whose token is bound to no tenant to define it");
+    }
+    if (standing.adminOnly() && !by.admin()) {
+      throw new Refused(
+          403,
+          "Only admins define standing queries on this service (--standing-queries-admin-only)",
+          "Ask an admin to define it");
+    }
+    if (!name.matches(NAME)) {
       throw new Refused(
           400,
           "A standing query's name is 1 to 100 letters, digits, '.', '_' or '-', starting with a"
               + " letter or digit: '"
               + name
-              + "' is not");
+              + "' is not",
+          "Name it e.g. usage-by-org");
     }
-    if (!Bql.compile(query, limits).runsForever()) {
+    if (!Bql.compile(query, limits.withMaxExactGroups(maxGroups)).runsForever()) {
       throw new Refused(
           400,
           "A standing query runs until it is deleted: its stream is STREAM(FOREVER), e.g. SELECT"
               + " org, SUM(quantity) AS total FROM STREAM(FOREVER) GROUP BY org WINDOWING"
-              + " TUMBLING(1h, EVENT_TIME(time), LATENESS 10m)");
+              + " TUMBLING(1h, EVENT_TIME(time), LATENESS 10m)",
+          "Write FROM STREAM(FOREVER): a standing query has no end of its own");
     }
     return call(
         () -> {
           if (queries.containsKey(name)) {
             throw new Refused(409, "A standing query named " + name + " exists");
           }
-          Sq q = new Sq(new StandingStore.Stored(name, query, user, clock.getAsLong(), null));
+          long mine = queries.values().stream().filter(q -> q.owner().equals(by.name())).count();
+          if (!by.admin() && mine >= standing.maxPerUser()) {
+            throw new Refused(
+                403,
+                by.name()
+                    + " has "
+                    + mine
+                    + " standing queries, the most one user defines here ("
+                    + standing.maxPerUser()
+                    + ", --max-standing-queries-per-user)",
+                "Delete one of yours first (DELETE /api/standing-queries/NAME), or ask an admin",
+                "max-standing-queries-per-user");
+          }
+          StandingQuery q =
+              new StandingQuery(
+                  new StandingStore.Stored(
+                      name, query, by.name(), clock.getAsLong(), null, null, maxGroups),
+                  limits,
+                  standing.tenantField());
           checkpoint(q, null);
           return info(q);
         });
@@ -209,7 +333,7 @@ public final class StandingQueries implements AutoCloseable {
   public void delete(String name, User by) {
     call(
         () -> {
-          Sq q = queries.get(name);
+          StandingQuery q = queries.get(name);
           if (q == null) {
             throw new Refused(404, "No standing query named " + name);
           }
@@ -226,71 +350,106 @@ public final class StandingQueries implements AutoCloseable {
             q.handle.kill();
           }
           queries.remove(name);
+          publish();
           checkpoint(null, name);
           return null;
         });
   }
 
-  /** Every standing query, oldest first. */
-  public List<Info> list() {
+  /**
+   * The standing queries {@code by} may read, oldest first: every one, but for a token bound to
+   * tenants those with a tenant column.
+   */
+  public List<Info> list(User by) {
     return call(
         () -> {
           List<Info> out = new ArrayList<>();
-          for (Sq q : queries.values()) {
-            out.add(info(q));
+          for (StandingQuery q : queries.values()) {
+            if (!by.boundToTenants() || q.tenantColumn) {
+              out.add(info(q));
+            }
           }
           return out;
         });
   }
 
-  private static Info info(Sq q) {
+  private static Info info(StandingQuery q) {
     String error = q.error;
     if (error == null && q.handle != null && q.handle.isDone()) {
       error = q.handle.error() != null ? q.handle.error() : "ended";
     }
     return new Info(
-        q.stored.name(), q.stored.query(), q.stored.owner(), q.stored.createdMs(), error);
+        q.stored.name(),
+        q.stored.query(),
+        q.stored.owner(),
+        q.stored.createdMs(),
+        q.withoutTime,
+        error);
   }
 
+  /** A look at a running query's combiner: its open windows and its event time. */
+  private record Look(List<Result> open, Optional<Meta.EventTimeMeta> eventTime) {}
+
   /**
-   * The windows of a standing query that overlap {@code [fromMs, toMs)}, oldest first: final ones
-   * (written, or taken since the last checkpoint) and open ones.
+   * What a standing query reports over {@code [fromMs, toMs)}: the windows that overlap it, oldest
+   * first, final ones (written, or taken since the last checkpoint) and open ones, and its
+   * documents without a readable time. A token bound to tenants reads only its tenants' rows.
    *
-   * @throws Refused 404 when there is none of that name
+   * @throws Refused 404 when there is none of that name, 403 when {@code by} is bound to tenants
+   *     and the query has no tenant column
    */
-  public List<WindowView> windows(String name, long fromMs, long toMs) {
+  public StandingReport report(String name, long fromMs, long toMs, User by) {
     // the owning thread copies what memory holds, then the database is read: a window written
     // meanwhile is in both, and memory's copy is the same or newer
     record Held(
+        StandingQuery query,
         List<WindowUpdate> finals,
         List<WindowUpdate> late,
         List<WindowUpdate> open,
-        CompletableFuture<List<Result>> peek) {}
+        CompletableFuture<Look> look) {}
     Held held =
         call(
             () -> {
-              Sq q = queries.get(name);
+              StandingQuery q = queries.get(name);
               if (q == null) {
                 throw new Refused(404, "No standing query named " + name);
               }
-              drain(q);
+              if (by.boundToTenants() && !q.tenantColumn) {
+                throw new Refused(
+                    403,
+                    "Standing query "
+                        + name
+                        + " has no column \""
+                        + standing.tenantField()
+                        + "\" grouping its rows by tenant: its rows mix tenants, and a token"
+                        + " bound to tenants reads only its tenants' rows",
+                    "Read a standing query that groups by "
+                        + standing.tenantField()
+                        + " and selects it (GET /api/standing-queries lists those you may read),"
+                        + " or ask for one");
+              }
+              q.drain();
               List<WindowUpdate> f = new ArrayList<>();
               q.finals.forEach(i -> f.add(i.value()));
               List<WindowUpdate> l = new ArrayList<>();
               q.late.forEach(i -> l.add(i.value()));
               // the open windows as of every document read so far (after a flush of the workers)
-              CompletableFuture<List<Result>> peek =
+              CompletableFuture<Look> look =
                   q.handle == null || q.handle.isDone()
-                      ? CompletableFuture.completedFuture(List.of())
-                      : engine.inspect(q.id(), c -> c.peek(clock.getAsLong()));
-              return new Held(f, l, new ArrayList<>(q.open.values()), peek);
+                      ? CompletableFuture.completedFuture(null)
+                      : engine.inspect(
+                          q.id(), c -> new Look(c.peek(clock.getAsLong()), c.eventTime()));
+              return new Held(q, f, l, new ArrayList<>(q.open.values()), look);
             });
     List<WindowUpdate> open = new ArrayList<>(); // the newest look first: it wins
     try {
-      List<Result> peeked = held.peek().get(30, TimeUnit.SECONDS);
-      for (Result r : peeked == null ? List.<Result>of() : peeked) {
-        WindowUpdate w = WindowUpdate.of(r);
-        open.add(w.isFinal() ? w.open() : w);
+      Look look = held.look().get(30, TimeUnit.SECONDS);
+      if (look != null) {
+        held.query().saw(look.eventTime());
+        for (Result r : look.open()) {
+          WindowUpdate w = WindowUpdate.of(r);
+          open.add(w.isFinal() ? w.open() : w);
+        }
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -299,28 +458,18 @@ public final class StandingQueries implements AutoCloseable {
       throw new Refused(503, "The open windows could not be read: " + e);
     }
     open.addAll(held.open());
-    TreeMap<Long, WindowView> out = new TreeMap<>();
-    for (StandingStore.Window w : store.windows(name, fromMs, toMs)) {
-      out.put(w.start(), new WindowView(w.start(), w.end(), true, w.records(), w.late()));
-    }
-    for (WindowUpdate w : held.finals()) {
-      if (w.end() > fromMs && w.start() < toMs) {
-        out.put(w.start(), new WindowView(w.start(), w.end(), true, w.records(), w.late()));
-      }
-    }
-    for (WindowUpdate w : held.late()) {
-      WindowView v = out.get(w.start());
-      if (v != null) {
-        out.put(
-            w.start(), new WindowView(v.start(), v.end(), true, v.records(), v.late() + w.late()));
-      }
-    }
-    for (WindowUpdate w : open) {
-      if (w.end() > fromMs && w.start() < toMs && !out.containsKey(w.start())) {
-        out.put(w.start(), new WindowView(w.start(), w.end(), false, w.records(), w.late()));
-      }
-    }
-    return new ArrayList<>(out.values());
+    List<StandingReport.Window> windows =
+        StandingReport.merge(
+            store.windows(name, fromMs, toMs),
+            held.finals(),
+            held.late(),
+            open,
+            fromMs,
+            toMs,
+            standing.tenantField(),
+            by.boundToTenants() ? by.tenants() : null);
+    Info info = info(held.query());
+    return new StandingReport(windows, info.withoutTime(), info.error());
   }
 
   @FunctionalInterface
@@ -355,36 +504,8 @@ public final class StandingQueries implements AutoCloseable {
 
   private void drainAll() {
     drainQueued.set(false);
-    for (Sq q : queries.values()) {
-      drain(q);
-    }
-  }
-
-  /** Takes the results a query has ready. Owning thread only. */
-  private void drain(Sq q) {
-    if (q.handle == null) {
-      return;
-    }
-    Result r;
-    try {
-      while ((r = q.handle.poll(0, TimeUnit.MILLISECONDS)) != null) {
-        apply(q, r);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  private void apply(Sq q, Result r) {
-    long index = ++q.consumed;
-    WindowUpdate w = WindowUpdate.of(r);
-    if (w.lateUpdate()) {
-      q.late.add(new Indexed<>(index, w));
-    } else if (w.isFinal()) {
-      q.open.remove(w.start());
-      q.finals.add(new Indexed<>(index, w));
-    } else {
-      q.open.put(w.start(), w);
+    for (StandingQuery q : queries.values()) {
+      q.drain();
     }
   }
 
@@ -393,6 +514,7 @@ public final class StandingQueries implements AutoCloseable {
       checkpoint(null, null);
     } catch (RuntimeException e) {
       if (!closed) {
+        checkpointFailures++;
         LOG.warn("standing queries' checkpoint failed: {}", e.toString());
       }
     }
@@ -400,110 +522,84 @@ public final class StandingQueries implements AutoCloseable {
 
   /**
    * Takes a checkpoint and writes it: with {@code added} started at its cut, and {@code removed}
-   * forgotten. Owning thread only.
+   * forgotten; a query whose state is over its bound stops. Owning thread only.
    */
-  private void checkpoint(Sq added, String removed) {
-    CompletableFuture<Engine.Checkpoint> f =
-        engine.checkpoint(
-            position -> {
-              if (added != null) {
-                added.handle =
-                    engine.submit(
-                        added.id(),
-                        added.stored.query(),
-                        new Engine.SubmitOptions(added.stored.createdMs(), null, true));
-              }
-              Collection<String> ids = new ArrayList<>();
-              for (Sq q : queries.values()) {
-                ids.add(q.id());
-              }
-              if (added != null) {
-                ids.add(added.id());
-              }
-              return ids;
-            });
-    Engine.Checkpoint cp;
-    try {
-      // results are taken meanwhile: a query whose results wait unread may hold up the workers
-      while (true) {
-        drainAll();
-        try {
-          cp = f.get(20, TimeUnit.MILLISECONDS);
-          break;
-        } catch (TimeoutException e) {
-          // again
-        }
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted", e);
-    } catch (ExecutionException e) {
-      throw new Refused(
-          e.getCause() instanceof IllegalStateException ? 503 : 500,
-          "The query could not start: " + e.getCause().getMessage());
-    }
+  private void checkpoint(StandingQuery added, String removed) {
+    Map<String, byte[]> states =
+        checkpointer.take(queries, added, removed, this::drainAll, this::listen);
     if (added != null) {
-      listen(added);
-      queries.put(added.stored.name(), added);
+      publish();
     }
-    Map<String, byte[]> states = new LinkedHashMap<>();
-    Map<String, List<StandingStore.Window>> finals = new LinkedHashMap<>();
-    List<StandingStore.Late> late = new ArrayList<>();
-    for (Sq q : queries.values()) {
-      Engine.QueryState st = cp.queries().get(q.id());
-      if (st == null) {
-        continue; // ended: its last saved state stays
-      }
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (q.consumed < st.emitted() && System.nanoTime() < deadline) {
-        try {
-          Result r = q.handle.poll(50, TimeUnit.MILLISECONDS);
-          if (r != null) {
-            apply(q, r);
-          }
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return;
-        }
-      }
-      if (q.consumed < st.emitted()) {
-        LOG.warn("standing query {}: results before the cut did not come; not saved", q.id());
-        continue;
-      }
-      states.put(q.stored.name(), st.snapshot());
-      List<StandingStore.Window> fw = new ArrayList<>();
-      for (Indexed<WindowUpdate> i : q.finals) {
-        if (i.index() <= st.emitted()) {
-          WindowUpdate w = i.value();
-          fw.add(new StandingStore.Window(w.start(), w.end(), w.records(), w.late()));
-        }
-      }
-      finals.put(q.stored.name(), fw);
-      for (Indexed<WindowUpdate> i : q.late) {
-        if (i.index() <= st.emitted()) {
-          late.add(new StandingStore.Late(q.stored.name(), i.value().start(), i.value().late()));
-        }
-      }
-    }
-    StandingStore.Stored addedRow = null;
-    if (added != null) {
-      StandingStore.Stored s = added.stored;
-      addedRow =
-          new StandingStore.Stored(
-              s.name(), s.query(), s.owner(), s.createdMs(), states.get(s.name()));
-    }
-    store.commit(new StandingStore.Commit(cp.position(), states, finals, late), addedRow, removed);
-    for (Sq q : queries.values()) {
-      Engine.QueryState st = cp.queries().get(q.id());
-      if (st != null && states.containsKey(q.stored.name())) {
-        q.finals.removeIf(i -> i.index() <= st.emitted());
-        q.late.removeIf(i -> i.index() <= st.emitted());
-      }
-    }
-    if (cp.position() >= 0) {
-      ingestor.replayFrom(cp.position());
+    if (states == null) {
+      return;
     }
     checkpoints++;
+    lastCheckpointMs = clock.getAsLong();
+    states.forEach(
+        (name, state) -> {
+          StandingQuery q = queries.get(name);
+          q.stateBytes = state == null ? 0 : state.length;
+          if (q.stateBytes > standing.maxStateBytes()) {
+            stop(q, state);
+          }
+        });
+    // each query's count of documents without a time, for the listing and the metrics: looked at
+    // after the next flush of the workers, not waited for
+    for (StandingQuery q : queries.values()) {
+      if (q.handle != null && !q.handle.isDone()) {
+        engine
+            .inspect(q.id(), QueryCombiner::eventTime)
+            .thenAccept(
+                e -> {
+                  if (e != null) {
+                    q.saw(e);
+                  }
+                });
+      }
+    }
+  }
+
+  /**
+   * Stops a query whose state just grew over its bound, for good: its state and windows as of this
+   * checkpoint stay, readable with the error; the others go on.
+   */
+  private void stop(StandingQuery q, byte[] state) {
+    String error =
+        "Its state grew to "
+            + state.length
+            + " bytes, over the "
+            + standing.maxStateBytes()
+            + " a standing query may keep (--max-standing-state): it stopped at the checkpoint of "
+            + java.time.Instant.ofEpochMilli(clock.getAsLong())
+            + ", its windows are as of then. Define it again with fewer groups (a narrower GROUP"
+            + " BY) or shorter windows, or ask the operator to raise the bound";
+    q.error = error;
+    q.handle.kill();
+    LOG.warn("standing query {} stopped: {}", q.name(), error);
+    store.fail(q.name(), error);
+    openWindowsOf(q, state);
+  }
+
+  /**
+   * Holds the open windows of a stopped query's saved state, as a look at them would have shown
+   * them then: its report keeps them (not final, with its error).
+   */
+  private void openWindowsOf(StandingQuery q, byte[] state) {
+    if (state == null) {
+      return;
+    }
+    try {
+      Query query = Query.parse(q.id(), q.stored.query(), q.limits, q.stored.createdMs());
+      QueryCombiner c = QueryCombiner.restore(query, q.limits, (x, r) -> {}, clock, state);
+      q.open.clear();
+      for (Result r : c.peek(clock.getAsLong())) {
+        WindowUpdate w = WindowUpdate.of(r);
+        q.open.put(w.start(), w.isFinal() ? w.open() : w);
+      }
+      q.saw(c.eventTime());
+    } catch (RuntimeException e) {
+      LOG.warn("standing query {}: its open windows cannot be read: {}", q.name(), e.toString());
+    }
   }
 
   /** Stops checkpointing; the queries end with the engine. */

@@ -32,17 +32,40 @@ public final class StandingStore implements AutoCloseable {
   /** The SQLite file's name under the data folder. */
   public static final String FILE = "standing.db";
 
-  static final List<String> MIGRATIONS = List.of("V1__standing_queries.sql");
+  static final List<String> MIGRATIONS =
+      List.of("V1__standing_queries.sql", "V2__standing_query_error_and_groups.sql");
 
   private final Connection c;
   private final String where;
   private final boolean postgres;
 
-  /** A standing query as stored. */
-  public record Stored(String name, String query, String owner, long createdMs, byte[] state) {}
+  /**
+   * A standing query as stored.
+   *
+   * @param error why it stopped for good; null while it runs
+   * @param maxGroups the exact groups a window of it keeps, fixed when it was defined; null for one
+   *     defined before they were stored (the engine's limit)
+   */
+  public record Stored(
+      String name,
+      String query,
+      String owner,
+      long createdMs,
+      byte[] state,
+      String error,
+      Integer maxGroups) {
+    /** One that runs, under the engine's limit of groups. */
+    public Stored(String name, String query, String owner, long createdMs, byte[] state) {
+      this(name, query, owner, createdMs, state, null, null);
+    }
+  }
 
-  /** A final window as stored: its records are a JSON array. */
-  public record Window(long start, long end, String records, long late) {}
+  /**
+   * A final window as stored: its records are a JSON array.
+   *
+   * @param error what is wrong with its records; null when nothing is
+   */
+  public record Window(long start, long end, String records, long late, String error) {}
 
   /** A late-document count to add to a final window. */
   public record Late(String name, long start, long count) {}
@@ -199,16 +222,20 @@ public final class StandingStore implements AutoCloseable {
           try (Statement s = c.createStatement();
               ResultSet rs =
                   s.executeQuery(
-                      "SELECT name, query, owner, created_ms, state FROM standing_query"
-                          + " ORDER BY created_ms, name")) {
+                      "SELECT name, query, owner, created_ms, state, error, max_groups FROM"
+                          + " standing_query ORDER BY created_ms, name")) {
             while (rs.next()) {
+              int groups = rs.getInt(7);
+              Integer maxGroups = rs.wasNull() ? null : groups;
               out.add(
                   new Stored(
                       rs.getString(1),
                       rs.getString(2),
                       rs.getString(3),
                       rs.getLong(4),
-                      rs.getBytes(5)));
+                      rs.getBytes(5),
+                      rs.getString(6),
+                      maxGroups));
             }
           }
           return out;
@@ -234,7 +261,7 @@ public final class StandingStore implements AutoCloseable {
           List<Window> out = new ArrayList<>();
           try (PreparedStatement p =
               c.prepareStatement(
-                  "SELECT window_start, window_end, records, late FROM standing_window"
+                  "SELECT window_start, window_end, records, late, error FROM standing_window"
                       + " WHERE name = ? AND window_end > ? AND window_start < ?"
                       + " ORDER BY window_start")) {
             p.setString(1, name);
@@ -242,7 +269,13 @@ public final class StandingStore implements AutoCloseable {
             p.setLong(3, toMs);
             try (ResultSet rs = p.executeQuery()) {
               while (rs.next()) {
-                out.add(new Window(rs.getLong(1), rs.getLong(2), rs.getString(3), rs.getLong(4)));
+                out.add(
+                    new Window(
+                        rs.getLong(1),
+                        rs.getLong(2),
+                        rs.getString(3),
+                        rs.getLong(4),
+                        rs.getString(5)));
               }
             }
           }
@@ -263,13 +296,14 @@ public final class StandingStore implements AutoCloseable {
             if (added != null) {
               try (PreparedStatement p =
                   c.prepareStatement(
-                      "INSERT INTO standing_query (name, query, owner, created_ms, state)"
-                          + " VALUES (?, ?, ?, ?, ?)")) {
+                      "INSERT INTO standing_query (name, query, owner, created_ms, state,"
+                          + " max_groups) VALUES (?, ?, ?, ?, ?, ?)")) {
                 p.setString(1, added.name());
                 p.setString(2, added.query());
                 p.setString(3, added.owner());
                 p.setLong(4, added.createdMs());
                 p.setBytes(5, added.state());
+                p.setObject(6, added.maxGroups(), java.sql.Types.INTEGER);
                 p.executeUpdate();
               }
             }
@@ -293,10 +327,10 @@ public final class StandingStore implements AutoCloseable {
             }
             try (PreparedStatement p =
                 c.prepareStatement(
-                    "INSERT INTO standing_window (name, window_start, window_end, records, late)"
-                        + " VALUES (?, ?, ?, ?, ?) ON CONFLICT (name, window_start) DO UPDATE SET"
-                        + " window_end = excluded.window_end, records = excluded.records,"
-                        + " late = excluded.late")) {
+                    "INSERT INTO standing_window (name, window_start, window_end, records, late,"
+                        + " error) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name, window_start) DO"
+                        + " UPDATE SET window_end = excluded.window_end, records ="
+                        + " excluded.records, late = excluded.late, error = excluded.error")) {
               for (Map.Entry<String, List<Window>> e : commit.finals().entrySet()) {
                 for (Window w : e.getValue()) {
                   p.setString(1, e.getKey());
@@ -304,6 +338,7 @@ public final class StandingStore implements AutoCloseable {
                   p.setLong(3, w.end());
                   p.setString(4, w.records());
                   p.setLong(5, w.late());
+                  p.setString(6, w.error());
                   p.addBatch();
                 }
               }
@@ -337,6 +372,19 @@ public final class StandingStore implements AutoCloseable {
             c.setAutoCommit(true);
           }
           return null;
+        });
+  }
+
+  /** Records that a standing query stopped for good, and why: a restart does not start it. */
+  public void fail(String name, String error) {
+    with(
+        () -> {
+          try (PreparedStatement p =
+              c.prepareStatement("UPDATE standing_query SET error = ? WHERE name = ?")) {
+            p.setString(1, error);
+            p.setString(2, name);
+            return p.executeUpdate();
+          }
         });
   }
 

@@ -20,9 +20,17 @@ import java.util.Map;
  * @param lateUpdate whether the result only adds {@code late} to a window already final (its
  *     records are not the window's)
  * @param records the window's records, a JSON array
+ * @param error what is wrong with its records (e.g. groups beyond the exact-group limit are
+ *     missing); null when nothing is
  */
 record WindowUpdate(
-    long start, long end, boolean isFinal, long late, boolean lateUpdate, String records) {
+    long start,
+    long end,
+    boolean isFinal,
+    long late,
+    boolean lateUpdate,
+    String records,
+    String error) {
   private static final JsonFactory JSON = new JsonFactory();
 
   /**
@@ -34,19 +42,32 @@ record WindowUpdate(
     Meta.WindowMeta w = r.meta().window().orElse(null);
     if (w == null) {
       long at = r.meta().finishTimeMs().orElse(r.meta().receiveTimeMs());
-      return new WindowUpdate(r.meta().receiveTimeMs(), at, r.meta().isFinal(), 0, false, json(r));
+      return new WindowUpdate(
+          r.meta().receiveTimeMs(), at, r.meta().isFinal(), 0, false, json(r), error(r));
     }
     if (w.eventWindow().isPresent()) {
       Meta.EventWindow e = w.eventWindow().get();
       return new WindowUpdate(
-          w.startTimeMs(), e.endTimeMs(), e.isFinal(), e.late(), e.lateUpdate(), json(r));
+          w.startTimeMs(), e.endTimeMs(), e.isFinal(), e.late(), e.lateUpdate(), json(r), error(r));
     }
-    return new WindowUpdate(w.startTimeMs(), w.emitTimeMs(), true, 0, false, json(r));
+    return new WindowUpdate(w.startTimeMs(), w.emitTimeMs(), true, 0, false, json(r), error(r));
+  }
+
+  /** The result's errors as one text (each message and what to do), or null when none. */
+  private static String error(Result r) {
+    if (r.meta().errors().isEmpty()) {
+      return null;
+    }
+    StringBuilder b = new StringBuilder();
+    for (Meta.QueryError e : r.meta().errors()) {
+      b.append(b.length() > 0 ? "; " : "").append(e.message()).append(". ").append(e.resolution());
+    }
+    return b.toString();
   }
 
   /** A look at an open window of the engine clock or of a query without windows: not final. */
   WindowUpdate open() {
-    return new WindowUpdate(start, end, false, late, false, records);
+    return new WindowUpdate(start, end, false, late, false, records, error);
   }
 
   static String json(Result r) {

@@ -8,6 +8,9 @@ import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.spyglass.engine.ingest.Ingestor;
+import io.spyglass.service.metering.Metering;
+import io.spyglass.service.metering.StandingQueries;
 import io.spyglass.service.query.QueryManager;
 import io.spyglass.service.query.QueryObserver;
 import io.spyglass.service.query.ResultLog;
@@ -21,7 +24,8 @@ import java.io.UncheckedIOException;
  * The service's Prometheus metrics, in a registry of its own: the stream (records read and
  * malformed), queries (running, started, rejected by reason, failed), results emitted, the latency
  * from a result's emission to its delivery to a stream client, stream clients (connected and
- * dropped for falling behind), HTTP requests, and the JVM.
+ * dropped for falling behind), HTTP requests, and the JVM; with ingestion, its documents, requests,
+ * backlog and log, and the standing queries and their checkpoints ({@link #metering}).
  */
 public final class ServiceMetrics implements QueryObserver {
   /** The media type of {@link #scrape()}. */
@@ -36,6 +40,7 @@ public final class ServiceMetrics implements QueryObserver {
   private final Gauge streamClients;
   private final Counter streamClientsDropped;
   private final Counter requests;
+  private volatile Counter ingestRequests;
 
   public ServiceMetrics(QueryRuntime runtime, QueryManager queries) {
     CounterWithCallback.builder()
@@ -182,6 +187,99 @@ public final class ServiceMetrics implements QueryObserver {
 
   public void request(String method, int status) {
     requests.labelValues(method, Integer.toString(status)).inc();
+  }
+
+  /**
+   * Adds the metrics of ingestion and standing queries: documents by outcome, ingest requests by
+   * status, the backlog and the log's size, standing queries by state, their documents without a
+   * time and their state's size, checkpoints (taken, failed, and the age of the last one).
+   */
+  public void metering(Metering m) {
+    Ingestor ingestor = m.ingestor();
+    CounterWithCallback.builder()
+        .name("spyglass_ingest_documents_total")
+        .help(
+            "Documents posted for ingestion, by outcome: accepted (durable, counted), duplicate"
+                + " (an id accepted before), rejected (not read, never acknowledged)")
+        .labelNames("outcome")
+        .callback(
+            cb -> {
+              cb.call(ingestor.accepted(), "accepted");
+              cb.call(ingestor.duplicates(), "duplicate");
+              cb.call(m.rejected(), "rejected");
+            })
+        .register(registry);
+    ingestRequests =
+        Counter.builder()
+            .name("spyglass_ingest_requests_total")
+            .help("POST /api/ingest requests answered, by status (429: the backlog was full)")
+            .labelNames("status")
+            .register(registry);
+    for (String status : new String[] {"202", "429"}) {
+      ingestRequests.labelValues(status).inc(0);
+    }
+    GaugeWithCallback.builder()
+        .name("spyglass_ingest_backlog_bytes")
+        .help("Ingested bytes the engine has yet to read (429 over --ingest-backlog)")
+        .callback(cb -> cb.call(ingestor.backlogBytes()))
+        .register(registry);
+    GaugeWithCallback.builder()
+        .name("spyglass_ingest_log_bytes")
+        .help("Bytes the ingest log holds on disk (from the oldest segment kept)")
+        .callback(cb -> cb.call(ingestor.log().committedEnd() - ingestor.log().start()))
+        .register(registry);
+    StandingQueries s = m.standing();
+    GaugeWithCallback.builder()
+        .name("spyglass_standing_queries")
+        .help("Standing queries, by state: running, or failed (stopped with an error)")
+        .labelNames("state")
+        .callback(
+            cb -> {
+              long running = s.status().stream().filter(StandingQueries.Status::running).count();
+              cb.call(running, "running");
+              cb.call(s.status().size() - running, "failed");
+            })
+        .register(registry);
+    GaugeWithCallback.builder()
+        .name("spyglass_standing_documents_without_time")
+        .help(
+            "Documents a standing query read without a readable event time: counted in no"
+                + " window (as of the last checkpoint)")
+        .labelNames("query")
+        .callback(cb -> s.status().forEach(q -> cb.call(q.withoutTime(), q.name())))
+        .register(registry);
+    GaugeWithCallback.builder()
+        .name("spyglass_standing_state_bytes")
+        .help("Bytes of a standing query's state at the last checkpoint (--max-standing-state)")
+        .labelNames("query")
+        .callback(cb -> s.status().forEach(q -> cb.call(q.stateBytes(), q.name())))
+        .register(registry);
+    CounterWithCallback.builder()
+        .name("spyglass_checkpoints_total")
+        .help("Checkpoints of the standing queries written")
+        .callback(cb -> cb.call(s.checkpoints()))
+        .register(registry);
+    CounterWithCallback.builder()
+        .name("spyglass_checkpoint_failures_total")
+        .help("Checkpoints of the standing queries that failed (the server's log says why)")
+        .callback(cb -> cb.call(s.checkpointFailures()))
+        .register(registry);
+    GaugeWithCallback.builder()
+        .name("spyglass_checkpoint_age_seconds")
+        .help(
+            "Seconds since the last checkpoint of the standing queries was written: alert when it"
+                + " grows far past --checkpoint-every")
+        .callback(
+            cb -> cb.call(Math.max(0, System.currentTimeMillis() - s.lastCheckpointMs()) / 1000.0))
+        .register(registry);
+  }
+
+  /** A POST /api/ingest was answered with {@code status}. */
+  public void ingestRequest(int status) {
+    Counter c = ingestRequests;
+    if (c != null) {
+      c.labelValues(Integer.toString(status)).inc();
+    }
   }
 
   /** Clients dropped for falling behind, over all streams. */

@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
 public final class History implements QueryObserver, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(History.class);
 
-  /** Entries kept per user; older ones are deleted when the service starts. */
-  static final int KEEP_PER_USER = 1_000;
+  /** Entries kept per user by default; older ones are deleted as new ones come. */
+  public static final int KEEP_PER_USER = 1_000;
 
   /** One past query; {@code endedMs} is null while it runs. */
   public record Entry(
@@ -41,6 +41,7 @@ public final class History implements QueryObserver, AutoCloseable {
 
   private final Database db;
   private final Health health;
+  private final int keepPerUser;
   private final ExecutorService writer =
       Executors.newSingleThreadExecutor(
           r -> {
@@ -49,17 +50,22 @@ public final class History implements QueryObserver, AutoCloseable {
             return t;
           });
 
-  /**
-   * Opens the history: queries a previous process left running are marked {@code interrupted}, and
-   * each user's entries beyond the newest {@value #KEEP_PER_USER} are deleted.
-   */
+  /** The history, keeping {@value #KEEP_PER_USER} entries per user. */
   public History(Database db) {
-    this(db, new Health());
+    this(db, KEEP_PER_USER, new Health());
   }
 
-  /** As {@link #History(Database)}, telling {@code health} when entries cannot be written. */
-  public History(Database db, Health health) {
+  /**
+   * Opens the history: queries a previous process left running are marked {@code interrupted}, and
+   * each user's entries beyond the newest {@code keepPerUser} are deleted, now and as new ones
+   * come; {@code health} is told when entries cannot be written.
+   */
+  public History(Database db, int keepPerUser, Health health) {
+    if (keepPerUser < 1) {
+      throw new IllegalArgumentException("at least one past query is kept per user");
+    }
     this.db = db;
+    this.keepPerUser = keepPerUser;
     this.health = health;
     db.with(
         c -> {
@@ -70,7 +76,7 @@ public final class History implements QueryObserver, AutoCloseable {
                 "DELETE FROM query_history WHERE id IN (SELECT id FROM (SELECT id, ROW_NUMBER()"
                     + " OVER (PARTITION BY owner ORDER BY submitted_ms DESC) AS n FROM"
                     + " query_history) WHERE n > "
-                    + KEEP_PER_USER
+                    + keepPerUser
                     + ")");
           }
           return null;
@@ -87,6 +93,13 @@ public final class History implements QueryObserver, AutoCloseable {
         q.text(),
         q.detached() ? 1 : 0,
         q.submittedMs());
+    // the owner's entries beyond the newest keepPerUser go as new ones come (by the index)
+    write(
+        "DELETE FROM query_history WHERE owner = ? AND id IN (SELECT id FROM query_history"
+            + " WHERE owner = ? ORDER BY submitted_ms DESC, id DESC LIMIT -1 OFFSET ?)",
+        q.owner(),
+        q.owner(),
+        keepPerUser);
   }
 
   @Override

@@ -1,0 +1,163 @@
+package io.spyglass.service.metering;
+
+import io.spyglass.core.plan.Bql;
+import io.spyglass.core.plan.QueryLimits;
+import io.spyglass.core.result.Meta;
+import io.spyglass.core.result.Result;
+import io.spyglass.engine.QueryHandle;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One standing query as it runs: its handle, and the results taken from it that no checkpoint has
+ * written yet (final windows and late counts, each with its index among the results) beside its
+ * open windows.
+ *
+ * <p>Confined to the thread that owns the standing queries, but for {@link #error}.
+ */
+final class StandingQuery {
+  static final String ID_PREFIX = "standing-";
+
+  /** A result's content with its index among the query's results (1 for the first). */
+  record Indexed<T>(long index, T value) {}
+
+  final StandingStore.Stored stored;
+  QueryHandle handle;
+  long consumed;
+  final TreeMap<Long, WindowUpdate> open = new TreeMap<>();
+  final List<Indexed<WindowUpdate>> finals = new ArrayList<>();
+  final List<Indexed<WindowUpdate>> late = new ArrayList<>();
+  volatile String error;
+
+  /**
+   * Documents it read without a readable event time (missing, or not a number), as of the last look
+   * at it: counted in no window. 0 for a query without event-time windows.
+   */
+  volatile long withoutTime;
+
+  /** The bytes of its state at the last checkpoint. */
+  volatile long stateBytes;
+
+  /** What it runs under: its own limit of exact groups, fixed when it was defined. */
+  final QueryLimits limits;
+
+  /** Whether its rows each belong to one tenant, named in a column: see {@link Tenancy}. */
+  final boolean tenantColumn;
+
+  /**
+   * @param engineLimits the limits of other queries; the query keeps {@link
+   *     StandingStore.Stored#maxGroups()} exact groups (those of the engine when null)
+   * @param tenantField the field that names a document's tenant
+   */
+  StandingQuery(StandingStore.Stored stored, QueryLimits engineLimits, String tenantField) {
+    this.stored = stored;
+    this.limits =
+        stored.maxGroups() == null
+            ? engineLimits
+            : engineLimits.withMaxExactGroups(stored.maxGroups());
+    this.tenantColumn = hasTenantColumn(stored.query(), limits, tenantField);
+  }
+
+  private static boolean hasTenantColumn(String query, QueryLimits limits, String tenantField) {
+    try {
+      return Tenancy.hasTenantColumn(Bql.compile(query, limits), tenantField);
+    } catch (RuntimeException e) {
+      return false; // it cannot run either: it says so
+    }
+  }
+
+  String name() {
+    return stored.name();
+  }
+
+  String owner() {
+    return stored.owner();
+  }
+
+  /** Its id in the engine. */
+  String id() {
+    return ID_PREFIX + stored.name();
+  }
+
+  /** Takes the results it has ready. */
+  void drain() {
+    if (handle == null) {
+      return;
+    }
+    Result r;
+    try {
+      while ((r = handle.poll(0, TimeUnit.MILLISECONDS)) != null) {
+        apply(r);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * Takes results until {@code emitted} of them were taken, or {@code deadlineNanos} (of {@link
+   * System#nanoTime()}) passes.
+   *
+   * @return whether they were all taken
+   */
+  boolean takeUpTo(long emitted, long deadlineNanos) throws InterruptedException {
+    while (consumed < emitted && System.nanoTime() < deadlineNanos) {
+      Result r = handle.poll(50, TimeUnit.MILLISECONDS);
+      if (r != null) {
+        apply(r);
+      }
+    }
+    return consumed >= emitted;
+  }
+
+  /** What a look at the query's combiner says of its event time. */
+  void saw(Optional<Meta.EventTimeMeta> eventTime) {
+    eventTime.ifPresent(e -> withoutTime = Math.max(withoutTime, e.withoutTime()));
+  }
+
+  private void apply(Result r) {
+    saw(r.meta().eventTime());
+    long index = ++consumed;
+    WindowUpdate w = WindowUpdate.of(r);
+    if (w.lateUpdate()) {
+      late.add(new Indexed<>(index, w));
+    } else if (w.isFinal()) {
+      open.remove(w.start());
+      finals.add(new Indexed<>(index, w));
+    } else {
+      open.put(w.start(), w);
+    }
+  }
+
+  /** The final windows among its first {@code emitted} results, to write. */
+  List<StandingStore.Window> finalsUpTo(long emitted) {
+    List<StandingStore.Window> out = new ArrayList<>();
+    for (Indexed<WindowUpdate> i : finals) {
+      if (i.index() <= emitted) {
+        WindowUpdate w = i.value();
+        out.add(new StandingStore.Window(w.start(), w.end(), w.records(), w.late(), w.error()));
+      }
+    }
+    return out;
+  }
+
+  /** The late counts among its first {@code emitted} results, to write. */
+  List<StandingStore.Late> lateUpTo(long emitted) {
+    List<StandingStore.Late> out = new ArrayList<>();
+    for (Indexed<WindowUpdate> i : late) {
+      if (i.index() <= emitted) {
+        out.add(new StandingStore.Late(stored.name(), i.value().start(), i.value().late()));
+      }
+    }
+    return out;
+  }
+
+  /** Forgets the final windows and late counts among its first {@code emitted}: written. */
+  void written(long emitted) {
+    finals.removeIf(i -> i.index() <= emitted);
+    late.removeIf(i -> i.index() <= emitted);
+  }
+}
