@@ -29,7 +29,8 @@ class BqlCompileTest {
     return plan;
   }
 
-  private static BqlError error(String query) {
+  /** The first error of a query that must not compile. */
+  static BqlError error(String query) {
     try {
       Bql.compile(query);
     } catch (BqlException e) {

@@ -4,32 +4,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.spyglass.core.syntax.BqlError;
-import io.spyglass.core.syntax.BqlException;
 import org.junit.jupiter.api.Test;
 
 /** RLIKE's patterns: what compiling may cost is bounded before RE2/J expands anything. */
 class RegexesTest {
 
-  private static BqlError error(String query) {
-    try {
-      Bql.compile(query);
-    } catch (BqlException e) {
-      return e.errors().get(0);
-    }
-    throw new AssertionError("expected an error for " + query);
-  }
-
   @Test
   void nestedCountedRepetitionIsRefusedBeforeCompiling() {
     // RE2/J would build a program of 10^9 instructions for this one, running the heap out
     BqlError e =
-        error("SELECT COUNT(*) FROM STREAM(1s, TIME) WHERE s RLIKE '((a{1000}){1000}){1000}'");
+        BqlCompileTest.error(
+            "SELECT COUNT(*) FROM STREAM(1s, TIME) WHERE s RLIKE '((a{1000}){1000}){1000}'");
     assertThat(e.message()).contains("too large").contains("about 2,003,003,000 instructions");
     assertThat(e.span().line() + ":" + e.span().column()).isEqualTo("1:53");
     assertThat(e.resolution()).contains("nested ones multiply");
 
     assertThat(
-            error("SELECT * FROM STREAM(1s, TIME) WHERE s RLIKE ANY ['x', '(a{1000}){1000}']")
+            BqlCompileTest.error(
+                    "SELECT * FROM STREAM(1s, TIME) WHERE s RLIKE ANY ['x', '(a{1000}){1000}']")
                 .message())
         .contains("about 2,003,000 instructions, at most 20,000");
   }

@@ -9,7 +9,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -142,18 +141,7 @@ public final class IngestLog implements AutoCloseable {
     if (m != null && m.checkpoint() >= 0) {
       return "the ingest log in " + dir + " records a checkpoint at position " + m.checkpoint();
     }
-    TreeMap<Long, boolean[]> files = new TreeMap<>();
-    try (DirectoryStream<Path> list = Files.newDirectoryStream(dir)) {
-      for (Path p : list) {
-        String f = p.getFileName().toString();
-        if (f.matches("\\d{20}\\.(log|ids)")) {
-          files
-                  .computeIfAbsent(Long.parseLong(f.substring(0, 20)), k -> new boolean[2])[
-                  f.endsWith(".log") ? 0 : 1] =
-              true;
-        }
-      }
-    }
+    TreeMap<Long, boolean[]> files = LogFormat.segmentFiles(dir);
     for (Map.Entry<Long, boolean[]> e : files.entrySet()) {
       if (e.getValue()[0]) {
         if (e.getKey() > 0) {
@@ -261,21 +249,13 @@ public final class IngestLog implements AutoCloseable {
             StandardOpenOption.WRITE);
     writeHeader(ch, base, LogFormat.CURRENT);
     ch.force(true);
-    syncDir(dir);
+    LogFormat.syncDir(dir);
     synchronized (this) {
       segments.put(base, s);
     }
     active = s;
     channel = ch;
     activeIdCount = 0;
-  }
-
-  static void syncDir(Path dir) {
-    try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
-      d.force(true);
-    } catch (IOException e) {
-      // some file systems cannot sync a folder; the files themselves are forced
-    }
   }
 
   private void addActiveId(long h, long l, long ms) {
@@ -393,7 +373,7 @@ public final class IngestLog implements AutoCloseable {
       }
       if (!s.logDeleted) {
         Files.deleteIfExists(s.log);
-        syncDir(dir);
+        LogFormat.syncDir(dir);
         s.logDeleted = true;
         deleted++;
       }

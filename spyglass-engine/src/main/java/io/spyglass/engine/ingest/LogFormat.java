@@ -1,6 +1,14 @@
 package io.spyglass.engine.ingest;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.TreeMap;
 import java.util.zip.CRC32C;
 
 /**
@@ -88,5 +96,54 @@ final class LogFormat {
 
   static String name(long base) {
     return String.format("%020d", base);
+  }
+
+  /**
+   * The segment files in {@code dir}, by base position: whether each has its {@code .log} (index 0)
+   * and its {@code .ids} (index 1).
+   */
+  static TreeMap<Long, boolean[]> segmentFiles(Path dir) throws IOException {
+    TreeMap<Long, boolean[]> files = new TreeMap<>();
+    try (DirectoryStream<Path> list = Files.newDirectoryStream(dir)) {
+      for (Path p : list) {
+        String f = p.getFileName().toString();
+        if (f.matches("\\d{20}\\.(log|ids)")) {
+          boolean[] has =
+              files.computeIfAbsent(Long.parseLong(f.substring(0, 20)), k -> new boolean[2]);
+          has[f.endsWith(".log") ? 0 : 1] = true;
+        }
+      }
+    }
+    return files;
+  }
+
+  /**
+   * Writes {@code bytes} as the whole of {@code file}, atomically: into a file beside it, forced to
+   * the disk, then moved over it, and the folder synced. A crash leaves the old file or the new.
+   */
+  static void writeAtomically(Path file, ByteBuffer bytes) throws IOException {
+    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+    try (FileChannel ch =
+        FileChannel.open(
+            tmp,
+            StandardOpenOption.CREATE,
+            StandardOpenOption.TRUNCATE_EXISTING,
+            StandardOpenOption.WRITE)) {
+      while (bytes.hasRemaining()) {
+        ch.write(bytes);
+      }
+      ch.force(true);
+    }
+    Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    syncDir(file.getParent());
+  }
+
+  /** Forces a folder's entries (files created, moved) to the disk, where the file system can. */
+  static void syncDir(Path dir) {
+    try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+      d.force(true);
+    } catch (IOException e) {
+      // some file systems cannot sync a folder; the files themselves are forced
+    }
   }
 }

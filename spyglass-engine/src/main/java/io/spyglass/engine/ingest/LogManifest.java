@@ -2,12 +2,9 @@ package io.spyglass.engine.ingest;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 
 /**
@@ -55,23 +52,6 @@ record LogManifest(long firstBase, long checkpoint) {
     ByteBuffer b = ByteBuffer.allocate(SIZE);
     b.put(MAGIC).put((byte) 1).put(new byte[3]).putLong(firstBase).putLong(checkpoint);
     b.putInt(LogFormat.crc(b.array(), 0, SIZE - 4)).flip();
-    Path tmp = dir.resolve(FILE + ".tmp");
-    try (FileChannel ch =
-        FileChannel.open(
-            tmp,
-            StandardOpenOption.CREATE,
-            StandardOpenOption.TRUNCATE_EXISTING,
-            StandardOpenOption.WRITE)) {
-      while (b.hasRemaining()) {
-        ch.write(b);
-      }
-      ch.force(true);
-    }
-    Files.move(
-        tmp,
-        dir.resolve(FILE),
-        StandardCopyOption.ATOMIC_MOVE,
-        StandardCopyOption.REPLACE_EXISTING);
-    IngestLog.syncDir(dir);
+    LogFormat.writeAtomically(dir.resolve(FILE), b);
   }
 }

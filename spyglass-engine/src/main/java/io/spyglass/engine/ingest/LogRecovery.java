@@ -7,7 +7,6 @@ import static io.spyglass.engine.ingest.LogFormat.ID_ENTRY;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -58,18 +57,7 @@ final class LogRecovery {
   }
 
   void run() throws IOException {
-    TreeMap<Long, boolean[]> files = new TreeMap<>();
-    try (DirectoryStream<Path> list = Files.newDirectoryStream(dir)) {
-      for (Path p : list) {
-        String f = p.getFileName().toString();
-        if (f.matches("\\d{20}\\.(log|ids)")) {
-          files
-                  .computeIfAbsent(Long.parseLong(f.substring(0, 20)), k -> new boolean[2])[
-                  f.endsWith(".log") ? 0 : 1] =
-              true;
-        }
-      }
-    }
+    TreeMap<Long, boolean[]> files = LogFormat.segmentFiles(dir);
     if (files.isEmpty() && recovery.checkpoint() > 0) {
       throw new IOException(gone(dir, recovery.checkpoint()));
     }
@@ -429,7 +417,7 @@ final class LogRecovery {
         out.force(true);
       }
       Files.move(tmp, qf, StandardCopyOption.ATOMIC_MOVE);
-      IngestLog.syncDir(qdir);
+      LogFormat.syncDir(qdir);
     }
     byte[] head = LogFormat.hole(len, d.documents(), remembered(d));
     try (FileChannel ch = FileChannel.open(s.log, StandardOpenOption.WRITE)) {
@@ -602,19 +590,6 @@ final class LogRecovery {
     }
     b.putInt(24, LogFormat.crc(b.array(), IDS_HEADER, b.capacity() - IDS_HEADER));
     b.flip();
-    Path tmp = s.ids.resolveSibling(s.ids.getFileName() + ".tmp");
-    try (FileChannel ch =
-        FileChannel.open(
-            tmp,
-            StandardOpenOption.CREATE,
-            StandardOpenOption.TRUNCATE_EXISTING,
-            StandardOpenOption.WRITE)) {
-      while (b.hasRemaining()) {
-        ch.write(b);
-      }
-      ch.force(true);
-    }
-    Files.move(tmp, s.ids, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    IngestLog.syncDir(s.ids.getParent());
+    LogFormat.writeAtomically(s.ids, b);
   }
 }
