@@ -143,7 +143,7 @@ export interface QueryInfo {
   id: string;
   query: string;
   owner: string;
-  state: 'running' | 'finished' | string;
+  state: 'running' | 'finished' | 'stopped' | 'failed' | 'interrupted' | string;
   submitted: number;
   ended: number | null;
   progress: Progress;

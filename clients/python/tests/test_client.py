@@ -58,7 +58,7 @@ def test_kill_ends_a_query_with_its_final_result(alice):
     alice.kill(qid)
     results = list(alice.results(qid))
     assert results[-1]["meta"]["final"] is True
-    assert alice.get(qid)["state"] == "finished"
+    assert alice.get(qid)["state"] == "stopped"
     with pytest.raises(NotFound):
         alice.kill("no-such-query")
 

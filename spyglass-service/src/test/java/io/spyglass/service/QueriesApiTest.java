@@ -128,7 +128,7 @@ class QueriesApiTest {
       assertThat(events.get(0).json().get("records").get(0).get("n").asLong()).isPositive();
     }
     assertThat(ServiceFixture.json(f.get("/api/queries/" + id).body()).get("state").asText())
-        .isEqualTo("finished");
+        .isEqualTo("stopped"); // as its history says
   }
 
   @Test

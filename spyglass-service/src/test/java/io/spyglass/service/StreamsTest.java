@@ -96,14 +96,14 @@ class StreamsTest {
       assertThat(query(attached).get("clients").asInt()).isEqualTo(1);
       assertThat(sse.next().isFinal()).isFalse(); // and its results go on
     }
-    awaitState(attached, "finished");
+    awaitState(attached, "stopped");
     Thread.sleep(GRACE_MS * 3 / 2);
     assertThat(query(detached).get("state").asText()).isEqualTo("running");
     // a query nobody ever subscribed to ends too
     String never = f.submit("SELECT COUNT(*) FROM STREAM(MAX, TIME)");
-    awaitState(never, "finished");
+    awaitState(never, "stopped");
     f.delete("/api/queries/" + detached);
-    awaitState(detached, "finished");
+    awaitState(detached, "stopped");
     JsonNode history = ServiceFixture.json(f.get("/api/history").body()).get("history");
     List<String> states = new ArrayList<>();
     history.forEach(h -> states.add(h.get("id").asText() + "=" + h.get("state").asText()));
@@ -139,7 +139,7 @@ class StreamsTest {
       assertThat(query(id).get("state").asText()).isEqualTo("running");
     }
     // the client left without its answer: the query ends, as if its stream had closed
-    awaitState(id, "finished");
+    awaitState(id, "stopped");
   }
 
   @Test

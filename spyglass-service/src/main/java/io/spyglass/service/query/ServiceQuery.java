@@ -85,9 +85,18 @@ public final class ServiceQuery {
     return endedMs == 0;
   }
 
-  /** {@code running} or {@code finished}. */
+  /**
+   * {@code running}, or how it ended, as its history says: {@code finished}, {@code stopped} (by
+   * DELETE or for lack of clients), {@code failed} or {@code interrupted} (the service stopped).
+   */
   public String state() {
-    return isRunning() ? "running" : "finished";
+    if (isRunning()) {
+      return "running";
+    }
+    if (error() != null) {
+      return "failed";
+    }
+    return interrupted ? "interrupted" : killed ? "stopped" : "finished";
   }
 
   /** When it ended (epoch ms), or 0 while it runs. */

@@ -104,14 +104,10 @@ public final class History implements QueryObserver, AutoCloseable {
 
   @Override
   public void ended(ServiceQuery q) {
-    String state =
-        q.error() != null
-            ? "failed"
-            : q.interrupted() ? "interrupted" : q.killed() ? "stopped" : "finished";
     write(
         "UPDATE query_history SET ended_ms = ?, state = ?, results = ?, error = ? WHERE id = ?",
         q.endedMs(),
-        state,
+        q.state(),
         q.log().lastId(),
         q.error(),
         q.id());
