@@ -11,12 +11,12 @@ import java.util.Arrays;
  * (SWAR: one {@code long} compared against a quote, a backslash, control characters and non-ASCII
  * bytes at once); nested values are walked and checked, not kept.
  *
- * <p>The scan vouches for a record only when it is sure Jackson's parser accepts it too: strict
- * JSON (RFC 8259), UTF-8 that is well formed, and well inside the reader's limits (nesting, string,
- * name and number lengths). Anything else, malformed or merely unusual (a name with an escape, a
- * number of many digits, a byte-order mark), makes {@link #scan} return false, and the caller reads
- * the record with {@link JsonRecordReader}, which gives the verdict and the reason. So the fast
- * path never accepts a record the parser would reject.
+ * <p>This scan is the definition of a valid record: strict JSON (RFC 8259) that is one object, in
+ * UTF-8 that is well formed (no overlong forms, no surrogates, nothing above U+10FFFF), optionally
+ * after a UTF-8 byte-order mark, within the {@link JsonRecordReader.Limits limits} (nesting,
+ * string, name and number lengths). Every byte is checked, whichever fields are looked for, so
+ * whether a record is valid never depends on which queries run. When {@link #scan} returns false,
+ * {@link #reason()} says why, for the first error in the bytes.
  *
  * <p>Not thread-safe.
  */
@@ -33,18 +33,6 @@ final class JsonScanner {
       NULL = 8,
       OBJECT = 9,
       ARRAY = 10;
-
-  /** Deeper nesting is left to the parser (whose limit is higher). */
-  static final int MAX_DEPTH = 32;
-
-  /** Longer strings are left to the parser, which bounds the strings it decodes. */
-  static final int MAX_STRING_BYTES = 1 << 16;
-
-  /** Longer names are left to the parser, which bounds them. */
-  static final int MAX_NAME_BYTES = 1 << 10;
-
-  /** Longer numbers are left to the parser, which bounds them. */
-  static final int MAX_NUMBER_CHARS = 64;
 
   /** Integers of at most this many digits are computed while scanning; longer ones are not. */
   private static final int LONG_DIGITS = 18;
@@ -63,6 +51,31 @@ final class JsonScanner {
   private static final long SIXES = 0x0606060606060606L;
 
   private FieldTable fields = FieldTable.EMPTY;
+
+  private int maxDepth;
+  private int maxStringBytes;
+  private int maxNameBytes;
+  private int maxNumberChars;
+
+  /** Why the last scan failed, and where (an index into the bytes); null after a success. */
+  private BadRecord reason;
+
+  private int failedAt;
+
+  /** Decodes names written with escapes, to look them up; made on first use. */
+  private JsonDecoder names;
+
+  JsonScanner() {
+    limits(JsonRecordReader.Limits.DEFAULTS);
+  }
+
+  /** Bounds the records from the next scan on. */
+  void limits(JsonRecordReader.Limits limits) {
+    maxDepth = limits.maxDepth();
+    maxStringBytes = limits.maxStringLength();
+    maxNameBytes = limits.maxNameBytes();
+    maxNumberChars = limits.maxNumberChars();
+  }
 
   /** Per slot of the field table: what the last scan found. */
   private byte[] kinds = new byte[0];
@@ -105,62 +118,82 @@ final class JsonScanner {
   /**
    * Scans {@code b[off, off + len)}.
    *
-   * @return true when the bytes are one JSON object this scanner vouches for; then the accessors
-   *     below describe the fields of the table it holds. False when they are malformed or unusual:
-   *     nothing is known then, and the record must be read by the parser.
+   * @return true when the bytes are one valid JSON object; then the accessors below describe the
+   *     fields of the table it holds. False when they are not: {@link #reason()} says why, and
+   *     nothing else is known
    */
   boolean scan(byte[] b, int off, int len) {
     for (int i = 0; i < found; i++) {
       kinds[order[i]] = ABSENT;
     }
     found = 0;
+    reason = null;
     bytes = b;
     offset = off;
     length = len;
     int end = off + len;
-    int p = ws(b, off, end);
-    if (p >= end || b[p] != '{') {
-      return false;
+    int p = off;
+    if (len >= 3 && b[p] == (byte) 0xEF && b[p + 1] == (byte) 0xBB && b[p + 2] == (byte) 0xBF) {
+      p += 3; // a byte-order mark, which RFC 8259 lets a parser ignore
+    }
+    p = ws(b, p, end);
+    if (p >= end) {
+      return failed(BadRecord.NOT_AN_OBJECT, p);
+    }
+    if (b[p] != '{') {
+      return failed(notAnObject(b, p, end), p);
     }
     p = ws(b, p + 1, end);
     if (p >= end) {
-      return false;
+      return failed(BadRecord.TRUNCATED, p);
     }
     boolean lookUp = fields.size() > 0;
     if (b[p] != '}') {
       while (true) {
         if (b[p] != '"') {
-          return false;
+          return failed(BadRecord.MALFORMED_JSON, p);
         }
         int nameStart = p + 1;
         int q = string(b, nameStart, end);
-        if (q < 0 || q - nameStart > MAX_NAME_BYTES || escaped) {
+        if (q < 0) {
           return false;
         }
-        int slot = lookUp ? fields.slot(b, nameStart, q) : -1;
+        if (q - nameStart > maxNameBytes) {
+          return failed(BadRecord.NAME_TOO_LONG, nameStart);
+        }
+        int slot = -1;
+        if (lookUp) {
+          slot = escaped ? fields.slot(escapedName(b, nameStart, q)) : fields.slot(b, nameStart, q);
+        }
         p = q + 1;
         if (p >= end) {
-          return false;
+          return failed(BadRecord.TRUNCATED, p);
         }
         if (b[p] != ':') {
           p = ws(b, p, end);
-          if (p >= end || b[p] != ':') {
-            return false;
+          if (p >= end) {
+            return failed(BadRecord.TRUNCATED, p);
+          }
+          if (b[p] != ':') {
+            return failed(BadRecord.MALFORMED_JSON, p);
           }
         }
         if (++p >= end) {
-          return false;
+          return failed(BadRecord.TRUNCATED, p);
         }
         if (b[p] <= ' ') {
           p = ws(b, p, end);
           if (p >= end) {
-            return false;
+            return failed(BadRecord.TRUNCATED, p);
           }
         }
         int start = p;
         p = slot >= 0 ? value(b, p, end, 1) : skip(b, p, end, 1);
-        if (p < 0 || p >= end) {
+        if (p < 0) {
           return false;
+        }
+        if (p >= end) {
+          return failed(BadRecord.TRUNCATED, p);
         }
         if (slot >= 0) {
           record(slot, start, p);
@@ -169,7 +202,7 @@ final class JsonScanner {
         if (c != ',' && c != '}') {
           p = ws(b, p, end);
           if (p >= end) {
-            return false;
+            return failed(BadRecord.TRUNCATED, p);
           }
           c = b[p];
         }
@@ -177,20 +210,82 @@ final class JsonScanner {
           break;
         }
         if (c != ',') {
-          return false;
+          return failed(BadRecord.MALFORMED_JSON, p);
         }
         if (++p >= end) {
-          return false;
+          return failed(BadRecord.TRUNCATED, p);
         }
         if (b[p] <= ' ') {
           p = ws(b, p, end);
           if (p >= end) {
-            return false;
+            return failed(BadRecord.TRUNCATED, p);
           }
         }
       }
     }
-    return ws(b, p + 1, end) == end;
+    int after = ws(b, p + 1, end);
+    return after == end || failed(BadRecord.MALFORMED_JSON, after);
+  }
+
+  /** Records why the scan failed, and where; returns false. */
+  private boolean failed(BadRecord why, int at) {
+    reason = why;
+    failedAt = at;
+    return false;
+  }
+
+  /** {@link #failed}, for the grammar's methods: returns FAIL. */
+  private int fail(BadRecord why, int at) {
+    reason = why;
+    failedAt = at;
+    return FAIL;
+  }
+
+  /**
+   * Why the last scan failed, for the first error in its bytes (the caller checks the bytes as a
+   * whole first: see {@link RecordScanner}); null when it succeeded.
+   */
+  BadRecord reason() {
+    return reason;
+  }
+
+  /** Where the last scan failed: an index into its bytes. */
+  int failedAt() {
+    return failedAt;
+  }
+
+  /** A top-level name with escapes, decoded to be looked up. */
+  private String escapedName(byte[] b, int from, int to) {
+    if (names == null) {
+      names = new JsonDecoder();
+    }
+    return names.escapedString(b, from, to);
+  }
+
+  /**
+   * Why text whose first byte {@code b[p]} is not '{' is not a record: a JSON value of another kind
+   * (an array, a string, a number, a literal), NaN or Infinity, or not JSON.
+   */
+  private static BadRecord notAnObject(byte[] b, int p, int end) {
+    byte c = b[p];
+    if (c == '[' || c == '"' || c == '-' || (c >= '0' && c <= '9')) {
+      return c == '-' && notANumber(b, p, end) ? BadRecord.NOT_A_NUMBER : BadRecord.NOT_AN_OBJECT;
+    }
+    if (c == 't' || c == 'f' || c == 'n') {
+      return BadRecord.NOT_AN_OBJECT;
+    }
+    return notANumber(b, p, end) ? BadRecord.NOT_A_NUMBER : BadRecord.MALFORMED_JSON;
+  }
+
+  /**
+   * Whether a value starting at {@code p} starts as {@code NaN} or {@code Infinity} do, with a sign
+   * or not: numbers that JSON does not have.
+   */
+  private static boolean notANumber(byte[] b, int p, int end) {
+    if (b[p] == '-' || b[p] == '+') {
+      p++;
+    }
+    return p < end && (b[p] == 'N' || b[p] == 'I');
   }
 
   private void record(int slot, int start, int end) {
@@ -288,7 +383,9 @@ final class JsonScanner {
         }
       case 't':
         kind = TRUE;
-        return p + 3 < end && b[p + 1] == 'r' && b[p + 2] == 'u' && b[p + 3] == 'e' ? p + 4 : FAIL;
+        return p + 3 < end && b[p + 1] == 'r' && b[p + 2] == 'u' && b[p + 3] == 'e'
+            ? p + 4
+            : literal(b, p, end, TRUE_BYTES);
       case 'f':
         kind = FALSE;
         return p + 4 < end
@@ -297,12 +394,14 @@ final class JsonScanner {
                 && b[p + 3] == 's'
                 && b[p + 4] == 'e'
             ? p + 5
-            : FAIL;
+            : literal(b, p, end, FALSE_BYTES);
       case 'n':
         kind = NULL;
-        return p + 3 < end && b[p + 1] == 'u' && b[p + 2] == 'l' && b[p + 3] == 'l' ? p + 4 : FAIL;
+        return p + 3 < end && b[p + 1] == 'u' && b[p + 2] == 'l' && b[p + 3] == 'l'
+            ? p + 4
+            : literal(b, p, end, NULL_BYTES);
       default:
-        return FAIL;
+        return notAValue(b, p, end);
     }
   }
 
@@ -325,7 +424,9 @@ final class JsonScanner {
       case '[':
         return array(b, p + 1, end, depth + 1);
       case 't':
-        return p + 3 < end && b[p + 1] == 'r' && b[p + 2] == 'u' && b[p + 3] == 'e' ? p + 4 : FAIL;
+        return p + 3 < end && b[p + 1] == 'r' && b[p + 2] == 'u' && b[p + 3] == 'e'
+            ? p + 4
+            : literal(b, p, end, TRUE_BYTES);
       case 'f':
         return p + 4 < end
                 && b[p + 1] == 'a'
@@ -333,22 +434,49 @@ final class JsonScanner {
                 && b[p + 3] == 's'
                 && b[p + 4] == 'e'
             ? p + 5
-            : FAIL;
+            : literal(b, p, end, FALSE_BYTES);
       case 'n':
-        return p + 3 < end && b[p + 1] == 'u' && b[p + 2] == 'l' && b[p + 3] == 'l' ? p + 4 : FAIL;
+        return p + 3 < end && b[p + 1] == 'u' && b[p + 2] == 'l' && b[p + 3] == 'l'
+            ? p + 4
+            : literal(b, p, end, NULL_BYTES);
       default:
-        return FAIL;
+        return notAValue(b, p, end);
     }
   }
 
+  private static final byte[] TRUE_BYTES = {'t', 'r', 'u', 'e'};
+  private static final byte[] FALSE_BYTES = {'f', 'a', 'l', 's', 'e'};
+  private static final byte[] NULL_BYTES = {'n', 'u', 'l', 'l'};
+
   /**
-   * Checks a number, {@code -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?} of at most {@value
-   * #MAX_NUMBER_CHARS} characters, without computing it; returns the index after it, or FAIL.
+   * A literal at {@code p} that the fast test did not find whole: FAIL, truncated when the bytes
+   * end inside it.
    */
-  private static int skipNumber(byte[] b, int p, int end) {
+  private int literal(byte[] b, int p, int end, byte[] word) {
+    for (int i = 1; i < word.length; i++) {
+      if (p + i >= end) {
+        return fail(BadRecord.TRUNCATED, p + i);
+      }
+      if (b[p + i] != word[i]) {
+        return fail(BadRecord.MALFORMED_JSON, p + i);
+      }
+    }
+    return p + word.length; // not reached: the fast test finds whole literals
+  }
+
+  /** The byte at {@code p} cannot start a value: FAIL. */
+  private int notAValue(byte[] b, int p, int end) {
+    return fail(notANumber(b, p, end) ? BadRecord.NOT_A_NUMBER : BadRecord.MALFORMED_JSON, p);
+  }
+
+  /**
+   * Checks a number, {@code -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?} of at most {@link
+   * #maxNumberChars} characters, without computing it; returns the index after it, or FAIL.
+   */
+  private int skipNumber(byte[] b, int p, int end) {
     int start = p;
     if (b[p] == '-' && ++p >= end) {
-      return FAIL;
+      return fail(BadRecord.TRUNCATED, p);
     }
     int d = b[p] - '0';
     if (d == 0) {
@@ -356,13 +484,13 @@ final class JsonScanner {
     } else if (d > 0 && d <= 9) {
       p = digits(b, p + 1, end);
     } else {
-      return FAIL;
+      return notAValue(b, start, end);
     }
     if (p < end && b[p] == '.') {
       int first = ++p;
       p = digits(b, p, end);
       if (p == first) {
-        return FAIL;
+        return fail(p >= end ? BadRecord.TRUNCATED : BadRecord.MALFORMED_JSON, p);
       }
     }
     if (p < end && (b[p] | 0x20) == 'e') {
@@ -373,10 +501,10 @@ final class JsonScanner {
       int first = p;
       p = digits(b, p, end);
       if (p == first) {
-        return FAIL;
+        return fail(p >= end ? BadRecord.TRUNCATED : BadRecord.MALFORMED_JSON, p);
       }
     }
-    return p - start > MAX_NUMBER_CHARS ? FAIL : p;
+    return p - start > maxNumberChars ? fail(BadRecord.NUMBER_TOO_LONG, start) : p;
   }
 
   /**
@@ -403,52 +531,61 @@ final class JsonScanner {
 
   /** {@code p} is after the '{'. */
   private int object(byte[] b, int p, int end, int depth) {
-    if (depth > MAX_DEPTH) {
-      return FAIL;
+    if (depth > maxDepth) {
+      return fail(BadRecord.TOO_DEEP, p - 1);
     }
     p = ws(b, p, end);
     if (p >= end) {
-      return FAIL;
+      return fail(BadRecord.TRUNCATED, p);
     }
     if (b[p] == '}') {
       return p + 1;
     }
     while (true) {
       if (b[p] != '"') {
-        return FAIL;
+        return fail(BadRecord.MALFORMED_JSON, p);
       }
       int q = string(b, p + 1, end);
-      if (q < 0 || q - p - 1 > MAX_NAME_BYTES) {
+      if (q < 0) {
         return FAIL;
+      }
+      if (q - p - 1 > maxNameBytes) {
+        return fail(BadRecord.NAME_TOO_LONG, p + 1);
       }
       p = q + 1;
       if (p >= end) {
-        return FAIL;
+        return fail(BadRecord.TRUNCATED, p);
       }
       if (b[p] != ':') {
         p = ws(b, p, end);
-        if (p >= end || b[p] != ':') {
-          return FAIL;
+        if (p >= end) {
+          return fail(BadRecord.TRUNCATED, p);
+        }
+        if (b[p] != ':') {
+          return fail(BadRecord.MALFORMED_JSON, p);
         }
       }
       if (++p >= end) {
-        return FAIL;
+        return fail(BadRecord.TRUNCATED, p);
       }
       if (b[p] <= ' ') {
         p = ws(b, p, end);
         if (p >= end) {
-          return FAIL;
+          return fail(BadRecord.TRUNCATED, p);
         }
       }
       p = skip(b, p, end, depth);
-      if (p < 0 || p >= end) {
+      if (p < 0) {
         return FAIL;
+      }
+      if (p >= end) {
+        return fail(BadRecord.TRUNCATED, p);
       }
       byte c = b[p];
       if (c != ',' && c != '}') {
         p = ws(b, p, end);
         if (p >= end) {
-          return FAIL;
+          return fail(BadRecord.TRUNCATED, p);
         }
         c = b[p];
       }
@@ -456,15 +593,15 @@ final class JsonScanner {
         return p + 1;
       }
       if (c != ',') {
-        return FAIL;
+        return fail(BadRecord.MALFORMED_JSON, p);
       }
       if (++p >= end) {
-        return FAIL;
+        return fail(BadRecord.TRUNCATED, p);
       }
       if (b[p] <= ' ') {
         p = ws(b, p, end);
         if (p >= end) {
-          return FAIL;
+          return fail(BadRecord.TRUNCATED, p);
         }
       }
     }
@@ -472,26 +609,29 @@ final class JsonScanner {
 
   /** {@code p} is after the '['. */
   private int array(byte[] b, int p, int end, int depth) {
-    if (depth > MAX_DEPTH) {
-      return FAIL;
+    if (depth > maxDepth) {
+      return fail(BadRecord.TOO_DEEP, p - 1);
     }
     p = ws(b, p, end);
     if (p >= end) {
-      return FAIL;
+      return fail(BadRecord.TRUNCATED, p);
     }
     if (b[p] == ']') {
       return p + 1;
     }
     while (true) {
       p = skip(b, p, end, depth);
-      if (p < 0 || p >= end) {
+      if (p < 0) {
         return FAIL;
+      }
+      if (p >= end) {
+        return fail(BadRecord.TRUNCATED, p);
       }
       byte c = b[p];
       if (c != ',' && c != ']') {
         p = ws(b, p, end);
         if (p >= end) {
-          return FAIL;
+          return fail(BadRecord.TRUNCATED, p);
         }
         c = b[p];
       }
@@ -499,15 +639,15 @@ final class JsonScanner {
         return p + 1;
       }
       if (c != ',') {
-        return FAIL;
+        return fail(BadRecord.MALFORMED_JSON, p);
       }
       if (++p >= end) {
-        return FAIL;
+        return fail(BadRecord.TRUNCATED, p);
       }
       if (b[p] <= ' ') {
         p = ws(b, p, end);
         if (p >= end) {
-          return FAIL;
+          return fail(BadRecord.TRUNCATED, p);
         }
       }
     }
@@ -555,12 +695,12 @@ final class JsonScanner {
     while (true) {
       p = toLook(b, p, end);
       if (p >= end) {
-        return FAIL;
+        return fail(BadRecord.TRUNCATED, p);
       }
       byte c = b[p];
       if (c == '"') {
-        if (p - start > MAX_STRING_BYTES) {
-          return FAIL;
+        if (p - start > maxStringBytes) {
+          return fail(BadRecord.TOO_LONG, start);
         }
         escaped = esc;
         return p;
@@ -568,13 +708,17 @@ final class JsonScanner {
       if (c == '\\') {
         esc = true;
         p = escape(b, p + 1, end);
+        if (p < 0) {
+          return FAIL;
+        }
       } else if (c < 0) {
-        p = utf8(b, p, end);
+        int q = utf8(b, p, end);
+        if (q < 0) {
+          return fail(cutShort(b, p, end) ? BadRecord.TRUNCATED : BadRecord.INVALID_UTF8, p);
+        }
+        p = q;
       } else {
-        return FAIL; // a control character
-      }
-      if (p < 0) {
-        return FAIL;
+        return fail(BadRecord.MALFORMED_JSON, p); // a control character
       }
     }
   }
@@ -613,10 +757,14 @@ final class JsonScanner {
     return ((w - SPACES) | w | ((q - ONES) & ~q) | ((s - ONES) & ~s)) & HIGHS;
   }
 
-  /** The escape whose backslash is before {@code p}; returns the index after it. */
-  private static int escape(byte[] b, int p, int end) {
+  /**
+   * The escape whose backslash is before {@code p}; returns the index after it. Any escape of a
+   * UTF-16 code unit (u and four hex digits) is one: a surrogate, paired or not, is kept as the
+   * string's code unit.
+   */
+  private int escape(byte[] b, int p, int end) {
     if (p >= end) {
-      return FAIL;
+      return fail(BadRecord.TRUNCATED, p);
     }
     switch (b[p]) {
       case '"':
@@ -629,22 +777,17 @@ final class JsonScanner {
       case 't':
         return p + 1;
       case 'u':
-        if (p + 4 >= end) {
-          return FAIL;
-        }
-        int code = 0;
         for (int i = 1; i <= 4; i++) {
-          int h = hex(b[p + i]);
-          if (h < 0) {
-            return FAIL;
+          if (p + i >= end) {
+            return fail(BadRecord.TRUNCATED, p + i);
           }
-          code = code << 4 | h;
+          if (hex(b[p + i]) < 0) {
+            return fail(BadRecord.MALFORMED_JSON, p + i);
+          }
         }
-        // surrogates (halves of a pair, or alone) are left to the parser, which checks pairs in
-        // some places and not in others
-        return (code & 0xF800) == 0xD800 ? FAIL : p + 5;
+        return p + 5;
       default:
-        return FAIL;
+        return fail(BadRecord.MALFORMED_JSON, p);
     }
   }
 
@@ -696,6 +839,55 @@ final class JsonScanner {
       return p + 4;
     }
     return FAIL;
+  }
+
+  /**
+   * Whether the bytes from {@code p} to {@code end} are the start of a well-formed multi-byte
+   * sequence that the end cuts short (a line cut inside a character), rather than bytes that are
+   * not UTF-8.
+   */
+  static boolean cutShort(byte[] b, int p, int end) {
+    int c = b[p] & 0xFF;
+    int need =
+        c >= 0xC2 && c < 0xE0 ? 2 : c >= 0xE0 && c < 0xF0 ? 3 : c >= 0xF0 && c < 0xF5 ? 4 : 0;
+    if (need == 0 || p + need <= end) {
+      return false;
+    }
+    for (int i = p + 1; i < end; i++) {
+      if (!cont(b[i])) {
+        return false;
+      }
+    }
+    if (p + 1 < end) {
+      int b1 = b[p + 1] & 0xFF;
+      if ((c == 0xE0 && b1 < 0xA0)
+          || (c == 0xED && b1 > 0x9F)
+          || (c == 0xF0 && b1 < 0x90)
+          || (c == 0xF4 && b1 > 0x8F)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The index of the first byte of {@code b[from, to)} that is not part of well-formed UTF-8, or -1
+   * when there is none (a character cut short by {@code to} is not counted: see {@link #cutShort}).
+   */
+  static int invalidUtf8(byte[] b, int from, int to) {
+    int p = from;
+    while (p < to) {
+      if (b[p] >= 0) {
+        p++;
+        continue;
+      }
+      int q = utf8(b, p, to);
+      if (q < 0) {
+        return cutShort(b, p, to) ? -1 : p;
+      }
+      p = q;
+    }
+    return -1;
   }
 
   private static boolean cont(byte c) {
