@@ -298,7 +298,7 @@ final class CanonicalJson {
    */
   private int string(int p) {
     while (true) {
-      p = JsonScanner.toLook(b, p, end);
+      p = Swar.toLook(b, p, end);
       if (p >= end) {
         return FAIL;
       }
@@ -307,7 +307,7 @@ final class CanonicalJson {
         return p;
       }
       if (c < 0) {
-        p = JsonScanner.utf8(b, p, end);
+        p = Utf8.sequence(b, p, end);
         if (p < 0) {
           return FAIL;
         }

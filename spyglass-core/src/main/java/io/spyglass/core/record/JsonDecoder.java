@@ -68,10 +68,10 @@ final class JsonDecoder {
           case 'u' -> {
             c[n++] =
                 (char)
-                    ((JsonScanner.hex(b[p]) << 12)
-                        | (JsonScanner.hex(b[p + 1]) << 8)
-                        | (JsonScanner.hex(b[p + 2]) << 4)
-                        | JsonScanner.hex(b[p + 3]));
+                    ((Swar.hex(b[p]) << 12)
+                        | (Swar.hex(b[p + 1]) << 8)
+                        | (Swar.hex(b[p + 2]) << 4)
+                        | Swar.hex(b[p + 3]));
             p += 4;
           }
           default -> c[n++] = (char) e; // " \ /

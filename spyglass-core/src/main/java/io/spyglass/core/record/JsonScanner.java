@@ -1,8 +1,5 @@
 package io.spyglass.core.record;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -38,17 +35,6 @@ final class JsonScanner {
   private static final int LONG_DIGITS = 18;
 
   private static final int FAIL = -1;
-
-  private static final VarHandle LONGS =
-      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-  private static final long ONES = 0x0101010101010101L;
-  private static final long HIGHS = 0x8080808080808080L;
-  private static final long QUOTES = 0x2222222222222222L;
-  private static final long BACKSLASHES = 0x5C5C5C5C5C5C5C5CL;
-  private static final long SPACES = 0x2020202020202020L;
-  private static final long HIGH_NIBBLES = 0xF0F0F0F0F0F0F0F0L;
-  private static final long DIGIT_NIBBLES = 0x3030303030303030L;
-  private static final long SIXES = 0x0606060606060606L;
 
   private FieldTable fields = FieldTable.EMPTY;
 
@@ -482,13 +468,13 @@ final class JsonScanner {
     if (d == 0) {
       p++;
     } else if (d > 0 && d <= 9) {
-      p = digits(b, p + 1, end);
+      p = Swar.digits(b, p + 1, end);
     } else {
       return notAValue(b, start, end);
     }
     if (p < end && b[p] == '.') {
       int first = ++p;
-      p = digits(b, p, end);
+      p = Swar.digits(b, p, end);
       if (p == first) {
         return fail(p >= end ? BadRecord.TRUNCATED : BadRecord.MALFORMED_JSON, p);
       }
@@ -499,34 +485,12 @@ final class JsonScanner {
         p++;
       }
       int first = p;
-      p = digits(b, p, end);
+      p = Swar.digits(b, p, end);
       if (p == first) {
         return fail(p >= end ? BadRecord.TRUNCATED : BadRecord.MALFORMED_JSON, p);
       }
     }
     return p - start > maxNumberChars ? fail(BadRecord.NUMBER_TOO_LONG, start) : p;
-  }
-
-  /**
-   * The index of the first byte from {@code p} that is not an ASCII digit (or {@code end}), eight
-   * bytes at a time: a byte is a digit when its high nibble is 3 and adding 6 keeps it so. A carry
-   * out of a byte (only from 0xFA and above, not a digit) can only spoil the bytes above it, so the
-   * lowest flagged byte is exact.
-   */
-  private static int digits(byte[] b, int p, int end) {
-    while (p + 8 <= end) {
-      long w = (long) LONGS.get(b, p);
-      long notDigit =
-          ((w & HIGH_NIBBLES) ^ DIGIT_NIBBLES) | (((w + SIXES) & HIGH_NIBBLES) ^ DIGIT_NIBBLES);
-      if (notDigit != 0) {
-        return p + (Long.numberOfTrailingZeros(notDigit) >>> 3);
-      }
-      p += 8;
-    }
-    while (p < end && b[p] >= '0' && b[p] <= '9') {
-      p++;
-    }
-    return p;
   }
 
   /** {@code p} is after the '{'. */
@@ -693,7 +657,7 @@ final class JsonScanner {
     int start = p;
     boolean esc = false;
     while (true) {
-      p = toLook(b, p, end);
+      p = Swar.toLook(b, p, end);
       if (p >= end) {
         return fail(BadRecord.TRUNCATED, p);
       }
@@ -712,49 +676,15 @@ final class JsonScanner {
           return FAIL;
         }
       } else if (c < 0) {
-        int q = utf8(b, p, end);
+        int q = Utf8.sequence(b, p, end);
         if (q < 0) {
-          return fail(cutShort(b, p, end) ? BadRecord.TRUNCATED : BadRecord.INVALID_UTF8, p);
+          return fail(Utf8.cutShort(b, p, end) ? BadRecord.TRUNCATED : BadRecord.INVALID_UTF8, p);
         }
         p = q;
       } else {
         return fail(BadRecord.MALFORMED_JSON, p); // a control character
       }
     }
-  }
-
-  /**
-   * The index of the first byte from {@code p} that a string's scan must look at (a quote, a
-   * backslash, a control character or a byte of a multi-byte UTF-8 sequence), or {@code end}.
-   */
-  static int toLook(byte[] b, int p, int end) {
-    while (p + 8 <= end) {
-      long m = stringFlags(b, p);
-      if (m != 0) {
-        return p + (Long.numberOfTrailingZeros(m) >>> 3);
-      }
-      p += 8;
-    }
-    while (p < end) {
-      byte c = b[p];
-      if (c == '"' || c == '\\' || c < 0x20) { // c < 0 for bytes above 0x7F
-        return p;
-      }
-      p++;
-    }
-    return end;
-  }
-
-  /**
-   * The eight bytes at {@code p} as a string's scan sees them: the high bit of each byte that needs
-   * a look (>= 0x80, or < 0x20 (borrow), or a quote, or a backslash). Only the lowest flagged byte
-   * is exact (borrows flag bytes above a true match), and only it may be used.
-   */
-  static long stringFlags(byte[] b, int p) {
-    long w = (long) LONGS.get(b, p);
-    long q = w ^ QUOTES;
-    long s = w ^ BACKSLASHES;
-    return ((w - SPACES) | w | ((q - ONES) & ~q) | ((s - ONES) & ~s)) & HIGHS;
   }
 
   /**
@@ -781,7 +711,7 @@ final class JsonScanner {
           if (p + i >= end) {
             return fail(BadRecord.TRUNCATED, p + i);
           }
-          if (hex(b[p + i]) < 0) {
+          if (Swar.hex(b[p + i]) < 0) {
             return fail(BadRecord.MALFORMED_JSON, p + i);
           }
         }
@@ -789,109 +719,6 @@ final class JsonScanner {
       default:
         return fail(BadRecord.MALFORMED_JSON, p);
     }
-  }
-
-  static int hex(byte c) {
-    if (c >= '0' && c <= '9') {
-      return c - '0';
-    }
-    int lower = c | 0x20;
-    return lower >= 'a' && lower <= 'f' ? lower - 'a' + 10 : -1;
-  }
-
-  /**
-   * A multi-byte UTF-8 sequence at {@code p}, well formed (no overlong forms, no surrogates, at
-   * most U+10FFFF); returns the index after it.
-   */
-  static int utf8(byte[] b, int p, int end) {
-    int c = b[p] & 0xFF;
-    if (c < 0xC2) {
-      return FAIL;
-    }
-    if (c < 0xE0) {
-      return p + 1 < end && cont(b[p + 1]) ? p + 2 : FAIL;
-    }
-    if (c < 0xF0) {
-      if (p + 2 >= end) {
-        return FAIL;
-      }
-      int b1 = b[p + 1] & 0xFF;
-      if (!cont(b[p + 1])
-          || !cont(b[p + 2])
-          || (c == 0xE0 && b1 < 0xA0)
-          || (c == 0xED && b1 > 0x9F)) {
-        return FAIL;
-      }
-      return p + 3;
-    }
-    if (c < 0xF5) {
-      if (p + 3 >= end) {
-        return FAIL;
-      }
-      int b1 = b[p + 1] & 0xFF;
-      if (!cont(b[p + 1])
-          || !cont(b[p + 2])
-          || !cont(b[p + 3])
-          || (c == 0xF0 && b1 < 0x90)
-          || (c == 0xF4 && b1 > 0x8F)) {
-        return FAIL;
-      }
-      return p + 4;
-    }
-    return FAIL;
-  }
-
-  /**
-   * Whether the bytes from {@code p} to {@code end} are the start of a well-formed multi-byte
-   * sequence that the end cuts short (a line cut inside a character), rather than bytes that are
-   * not UTF-8.
-   */
-  static boolean cutShort(byte[] b, int p, int end) {
-    int c = b[p] & 0xFF;
-    int need =
-        c >= 0xC2 && c < 0xE0 ? 2 : c >= 0xE0 && c < 0xF0 ? 3 : c >= 0xF0 && c < 0xF5 ? 4 : 0;
-    if (need == 0 || p + need <= end) {
-      return false;
-    }
-    for (int i = p + 1; i < end; i++) {
-      if (!cont(b[i])) {
-        return false;
-      }
-    }
-    if (p + 1 < end) {
-      int b1 = b[p + 1] & 0xFF;
-      if ((c == 0xE0 && b1 < 0xA0)
-          || (c == 0xED && b1 > 0x9F)
-          || (c == 0xF0 && b1 < 0x90)
-          || (c == 0xF4 && b1 > 0x8F)) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /**
-   * The index of the first byte of {@code b[from, to)} that is not part of well-formed UTF-8, or -1
-   * when there is none (a character cut short by {@code to} is not counted: see {@link #cutShort}).
-   */
-  static int invalidUtf8(byte[] b, int from, int to) {
-    int p = from;
-    while (p < to) {
-      if (b[p] >= 0) {
-        p++;
-        continue;
-      }
-      int q = utf8(b, p, to);
-      if (q < 0) {
-        return cutShort(b, p, to) ? -1 : p;
-      }
-      p = q;
-    }
-    return -1;
-  }
-
-  private static boolean cont(byte c) {
-    return (c & 0xC0) == 0x80;
   }
 
   /** Skips JSON whitespace (space, tab, line feed, carriage return). */

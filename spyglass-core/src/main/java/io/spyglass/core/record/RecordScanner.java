@@ -126,7 +126,7 @@ public final class RecordScanner {
         return refused(BadRecord.BINARY, "Binary data (a NUL byte)", i - off);
       }
     }
-    int invalid = JsonScanner.invalidUtf8(b, off, off + len);
+    int invalid = Utf8.firstInvalid(b, off, off + len);
     if (invalid >= 0) {
       return refused(BadRecord.INVALID_UTF8, "Invalid UTF-8", invalid - off);
     }

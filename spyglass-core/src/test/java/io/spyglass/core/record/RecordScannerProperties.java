@@ -84,7 +84,7 @@ class RecordScannerProperties {
               .decode(ByteBuffer.wrap(json))
               .toString();
     } catch (CharacterCodingException e) {
-      int invalid = JsonScanner.invalidUtf8(json, 0, json.length);
+      int invalid = Utf8.firstInvalid(json, 0, json.length);
       return new Parsed(null, invalid >= 0 ? BadRecord.INVALID_UTF8 : BadRecord.TRUNCATED);
     }
     if (text.startsWith("\ufeff")) {
