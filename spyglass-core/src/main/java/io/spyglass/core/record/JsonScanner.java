@@ -34,8 +34,6 @@ final class JsonScanner {
   /** Integers of at most this many digits are computed while scanning; longer ones are not. */
   private static final int LONG_DIGITS = 18;
 
-  private static final int FAIL = -1;
-
   private FieldTable fields = FieldTable.EMPTY;
 
   private int maxDepth;
@@ -123,108 +121,121 @@ final class JsonScanner {
       p += 3; // a byte-order mark, which RFC 8259 lets a parser ignore
     }
     p = ws(b, p, end);
-    if (p >= end) {
-      return failed(BadRecord.NOT_AN_OBJECT, p);
+    if (p >= end || b[p] != '{') {
+      reason = p >= end ? BadRecord.NOT_AN_OBJECT : notAnObject(b, p, end);
+      return failed(~p, end);
     }
-    if (b[p] != '{') {
-      return failed(notAnObject(b, p, end), p);
+    p = top(b, p + 1, end);
+    if (p < 0) {
+      return failed(p, end);
     }
-    p = ws(b, p + 1, end);
+    p = ws(b, p, end);
+    return p == end || failed(~p, end);
+  }
+
+  /**
+   * The fields of the record's object, from after its '{': returns the index after its '}', or
+   * {@code ~i} for the index i of the first error (see {@link #failed}).
+   */
+  private int top(byte[] b, int p, int end) {
+    p = ws(b, p, end);
     if (p >= end) {
-      return failed(BadRecord.TRUNCATED, p);
+      return ~p;
+    }
+    if (b[p] == '}') {
+      return p + 1;
     }
     boolean lookUp = fields.size() > 0;
-    if (b[p] != '}') {
-      while (true) {
-        if (b[p] != '"') {
-          return failed(BadRecord.MALFORMED_JSON, p);
+    while (true) {
+      if (b[p] != '"') {
+        return ~p;
+      }
+      int nameStart = p + 1;
+      int q = string(b, nameStart, end);
+      if (q < 0) {
+        return q;
+      }
+      if (q - nameStart > maxNameBytes) {
+        return fail(BadRecord.NAME_TOO_LONG, nameStart);
+      }
+      int slot = -1;
+      if (lookUp) {
+        slot = escaped ? fields.slot(escapedName(b, nameStart, q)) : fields.slot(b, nameStart, q);
+      }
+      p = q + 1;
+      if (p >= end) {
+        return ~p;
+      }
+      if (b[p] != ':') {
+        p = ws(b, p, end);
+        if (p >= end || b[p] != ':') {
+          return ~p;
         }
-        int nameStart = p + 1;
-        int q = string(b, nameStart, end);
-        if (q < 0) {
-          return false;
-        }
-        if (q - nameStart > maxNameBytes) {
-          return failed(BadRecord.NAME_TOO_LONG, nameStart);
-        }
-        int slot = -1;
-        if (lookUp) {
-          slot = escaped ? fields.slot(escapedName(b, nameStart, q)) : fields.slot(b, nameStart, q);
-        }
-        p = q + 1;
+      }
+      if (++p >= end) {
+        return ~p;
+      }
+      if (b[p] <= ' ') {
+        p = ws(b, p, end);
         if (p >= end) {
-          return failed(BadRecord.TRUNCATED, p);
+          return ~p;
         }
-        if (b[p] != ':') {
-          p = ws(b, p, end);
-          if (p >= end) {
-            return failed(BadRecord.TRUNCATED, p);
-          }
-          if (b[p] != ':') {
-            return failed(BadRecord.MALFORMED_JSON, p);
-          }
-        }
-        if (++p >= end) {
-          return failed(BadRecord.TRUNCATED, p);
-        }
-        if (b[p] <= ' ') {
-          p = ws(b, p, end);
-          if (p >= end) {
-            return failed(BadRecord.TRUNCATED, p);
-          }
-        }
-        int start = p;
-        p = slot >= 0 ? value(b, p, end, 1) : skip(b, p, end, 1);
-        if (p < 0) {
-          return false;
-        }
+      }
+      int start = p;
+      p = slot >= 0 ? value(b, p, end, 1) : skip(b, p, end, 1);
+      if (p < 0) {
+        return p;
+      }
+      if (p >= end) {
+        return ~p;
+      }
+      if (slot >= 0) {
+        record(slot, start, p);
+      }
+      byte c = b[p];
+      if (c != ',' && c != '}') {
+        p = ws(b, p, end);
         if (p >= end) {
-          return failed(BadRecord.TRUNCATED, p);
+          return ~p;
         }
-        if (slot >= 0) {
-          record(slot, start, p);
-        }
-        byte c = b[p];
-        if (c != ',' && c != '}') {
-          p = ws(b, p, end);
-          if (p >= end) {
-            return failed(BadRecord.TRUNCATED, p);
-          }
-          c = b[p];
-        }
-        if (c == '}') {
-          break;
-        }
-        if (c != ',') {
-          return failed(BadRecord.MALFORMED_JSON, p);
-        }
-        if (++p >= end) {
-          return failed(BadRecord.TRUNCATED, p);
-        }
-        if (b[p] <= ' ') {
-          p = ws(b, p, end);
-          if (p >= end) {
-            return failed(BadRecord.TRUNCATED, p);
-          }
+        c = b[p];
+      }
+      if (c == '}') {
+        return p + 1;
+      }
+      if (c != ',') {
+        return ~p;
+      }
+      if (++p >= end) {
+        return ~p;
+      }
+      if (b[p] <= ' ') {
+        p = ws(b, p, end);
+        if (p >= end) {
+          return ~p;
         }
       }
     }
-    int after = ws(b, p + 1, end);
-    return after == end || failed(BadRecord.MALFORMED_JSON, after);
   }
 
-  /** Records why the scan failed, and where; returns false. */
-  private boolean failed(BadRecord why, int at) {
-    reason = why;
-    failedAt = at;
+  /**
+   * Ends a scan that failed: {@code code} is {@code ~i} for the index i of the first error. Its
+   * reason is the one set where it was found ({@link #fail}) or else, as most errors are found on
+   * the way without a word, {@link BadRecord#TRUNCATED} when the bytes ended there and {@link
+   * BadRecord#MALFORMED_JSON} when a byte there cannot be where it is. Returns false.
+   */
+  private boolean failed(int code, int end) {
+    failedAt = ~code;
+    if (reason == null) {
+      reason = failedAt >= end ? BadRecord.TRUNCATED : BadRecord.MALFORMED_JSON;
+    }
     return false;
   }
 
-  /** {@link #failed}, for the grammar's methods: returns FAIL. */
+  /** An error of a reason of its own at {@code at}: returns {@code ~at}. */
   private int fail(BadRecord why, int at) {
     reason = why;
-    failedAt = at;
-    return FAIL;
+    return ~at;
   }
 
   /**
@@ -338,13 +349,16 @@ final class JsonScanner {
 
   // ------------------------------------------------------------------ the grammar
 
-  /** Scans the value at {@code p}; returns the index after it, or FAIL. Sets {@link #kind}. */
+  // The grammar's methods return the index after what they scanned, or ~i for the index i of the
+  // first error (negative), which their callers return as it is: see failed().
+
+  /** Scans the value at {@code p}; returns the index after it. Sets {@link #kind}. */
   private int value(byte[] b, int p, int end, int depth) {
     byte c = b[p];
     if (c == '"') {
       int q = string(b, p + 1, end);
       if (q < 0) {
-        return FAIL;
+        return q;
       }
       kind = escaped ? ESCAPED_STRING : STRING;
       valueStart = p + 1;
@@ -356,36 +370,20 @@ final class JsonScanner {
     }
     switch (c) {
       case '{':
-        {
-          int after = object(b, p + 1, end, depth + 1);
-          kind = OBJECT;
-          return after;
-        }
+        kind = OBJECT;
+        return object(b, p + 1, end, depth + 1);
       case '[':
-        {
-          int after = array(b, p + 1, end, depth + 1);
-          kind = ARRAY;
-          return after;
-        }
+        kind = ARRAY;
+        return array(b, p + 1, end, depth + 1);
       case 't':
         kind = TRUE;
-        return p + 3 < end && b[p + 1] == 'r' && b[p + 2] == 'u' && b[p + 3] == 'e'
-            ? p + 4
-            : literal(b, p, end, TRUE_BYTES);
+        return literal(b, p, end);
       case 'f':
         kind = FALSE;
-        return p + 4 < end
-                && b[p + 1] == 'a'
-                && b[p + 2] == 'l'
-                && b[p + 3] == 's'
-                && b[p + 4] == 'e'
-            ? p + 5
-            : literal(b, p, end, FALSE_BYTES);
+        return literal(b, p, end);
       case 'n':
         kind = NULL;
-        return p + 3 < end && b[p + 1] == 'u' && b[p + 2] == 'l' && b[p + 3] == 'l'
-            ? p + 4
-            : literal(b, p, end, NULL_BYTES);
+        return literal(b, p, end);
       default:
         return notAValue(b, p, end);
     }
@@ -393,13 +391,13 @@ final class JsonScanner {
 
   /**
    * Checks the value at {@code p} as {@link #value} does, without keeping anything of it: for the
-   * values no query reads, which are most of a record. Returns the index after it, or FAIL.
+   * values no query reads, which are most of a record. Returns the index after it.
    */
   private int skip(byte[] b, int p, int end, int depth) {
     byte c = b[p];
     if (c == '"') {
       int q = string(b, p + 1, end);
-      return q < 0 ? FAIL : q + 1;
+      return q < 0 ? q : q + 1;
     }
     if ((c >= '0' && c <= '9') || c == '-') {
       return skipNumber(b, p, end);
@@ -410,23 +408,38 @@ final class JsonScanner {
       case '[':
         return array(b, p + 1, end, depth + 1);
       case 't':
-        return p + 3 < end && b[p + 1] == 'r' && b[p + 2] == 'u' && b[p + 3] == 'e'
-            ? p + 4
-            : literal(b, p, end, TRUE_BYTES);
       case 'f':
-        return p + 4 < end
-                && b[p + 1] == 'a'
-                && b[p + 2] == 'l'
-                && b[p + 3] == 's'
-                && b[p + 4] == 'e'
-            ? p + 5
-            : literal(b, p, end, FALSE_BYTES);
       case 'n':
-        return p + 3 < end && b[p + 1] == 'u' && b[p + 2] == 'l' && b[p + 3] == 'l'
-            ? p + 4
-            : literal(b, p, end, NULL_BYTES);
+        return literal(b, p, end);
       default:
         return notAValue(b, p, end);
+    }
+  }
+
+  /**
+   * The literal true, false or null whose first byte is at {@code p}; returns the index after it.
+   */
+  private static int literal(byte[] b, int p, int end) {
+    switch (b[p]) {
+      case 't':
+        if (p + 3 < end && b[p + 1] == 'r' && b[p + 2] == 'u' && b[p + 3] == 'e') {
+          return p + 4;
+        }
+        return literalError(b, p, end, TRUE_BYTES);
+      case 'f':
+        if (p + 4 < end
+            && b[p + 1] == 'a'
+            && b[p + 2] == 'l'
+            && b[p + 3] == 's'
+            && b[p + 4] == 'e') {
+          return p + 5;
+        }
+        return literalError(b, p, end, FALSE_BYTES);
+      default:
+        if (p + 3 < end && b[p + 1] == 'u' && b[p + 2] == 'l' && b[p + 3] == 'l') {
+          return p + 4;
+        }
+        return literalError(b, p, end, NULL_BYTES);
     }
   }
 
@@ -434,35 +447,29 @@ final class JsonScanner {
   private static final byte[] FALSE_BYTES = {'f', 'a', 'l', 's', 'e'};
   private static final byte[] NULL_BYTES = {'n', 'u', 'l', 'l'};
 
-  /**
-   * A literal at {@code p} that the fast test did not find whole: FAIL, truncated when the bytes
-   * end inside it.
-   */
-  private int literal(byte[] b, int p, int end, byte[] word) {
+  /** Where a literal that {@link #literal} did not find whole goes wrong: ~ that index. */
+  private static int literalError(byte[] b, int p, int end, byte[] word) {
     for (int i = 1; i < word.length; i++) {
-      if (p + i >= end) {
-        return fail(BadRecord.TRUNCATED, p + i);
-      }
-      if (b[p + i] != word[i]) {
-        return fail(BadRecord.MALFORMED_JSON, p + i);
+      if (p + i >= end || b[p + i] != word[i]) {
+        return ~(p + i);
       }
     }
-    return p + word.length; // not reached: the fast test finds whole literals
+    return p + word.length; // not reached: the literal is whole
   }
 
-  /** The byte at {@code p} cannot start a value: FAIL. */
+  /** The byte at {@code p} cannot start a value. */
   private int notAValue(byte[] b, int p, int end) {
-    return fail(notANumber(b, p, end) ? BadRecord.NOT_A_NUMBER : BadRecord.MALFORMED_JSON, p);
+    return notANumber(b, p, end) ? fail(BadRecord.NOT_A_NUMBER, p) : ~p;
   }
 
   /**
    * Checks a number, {@code -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?} of at most {@link
-   * #maxNumberChars} characters, without computing it; returns the index after it, or FAIL.
+   * #maxNumberChars} characters, without computing it; returns the index after it.
    */
   private int skipNumber(byte[] b, int p, int end) {
     int start = p;
     if (b[p] == '-' && ++p >= end) {
-      return fail(BadRecord.TRUNCATED, p);
+      return ~p;
     }
     int d = b[p] - '0';
     if (d == 0) {
@@ -476,7 +483,7 @@ final class JsonScanner {
       int first = ++p;
       p = Swar.digits(b, p, end);
       if (p == first) {
-        return fail(p >= end ? BadRecord.TRUNCATED : BadRecord.MALFORMED_JSON, p);
+        return ~p;
       }
     }
     if (p < end && (b[p] | 0x20) == 'e') {
@@ -487,7 +494,7 @@ final class JsonScanner {
       int first = p;
       p = Swar.digits(b, p, end);
       if (p == first) {
-        return fail(p >= end ? BadRecord.TRUNCATED : BadRecord.MALFORMED_JSON, p);
+        return ~p;
       }
     }
     return p - start > maxNumberChars ? fail(BadRecord.NUMBER_TOO_LONG, start) : p;
@@ -500,56 +507,50 @@ final class JsonScanner {
     }
     p = ws(b, p, end);
     if (p >= end) {
-      return fail(BadRecord.TRUNCATED, p);
+      return ~p;
     }
     if (b[p] == '}') {
       return p + 1;
     }
     while (true) {
       if (b[p] != '"') {
-        return fail(BadRecord.MALFORMED_JSON, p);
+        return ~p;
       }
       int q = string(b, p + 1, end);
       if (q < 0) {
-        return FAIL;
+        return q;
       }
       if (q - p - 1 > maxNameBytes) {
         return fail(BadRecord.NAME_TOO_LONG, p + 1);
       }
       p = q + 1;
       if (p >= end) {
-        return fail(BadRecord.TRUNCATED, p);
+        return ~p;
       }
       if (b[p] != ':') {
         p = ws(b, p, end);
-        if (p >= end) {
-          return fail(BadRecord.TRUNCATED, p);
-        }
-        if (b[p] != ':') {
-          return fail(BadRecord.MALFORMED_JSON, p);
+        if (p >= end || b[p] != ':') {
+          return ~p;
         }
       }
       if (++p >= end) {
-        return fail(BadRecord.TRUNCATED, p);
+        return ~p;
       }
       if (b[p] <= ' ') {
         p = ws(b, p, end);
         if (p >= end) {
-          return fail(BadRecord.TRUNCATED, p);
+          return ~p;
         }
       }
       p = skip(b, p, end, depth);
-      if (p < 0) {
-        return FAIL;
-      }
-      if (p >= end) {
-        return fail(BadRecord.TRUNCATED, p);
+      if (p < 0 || p >= end) {
+        return p < 0 ? p : ~p;
       }
       byte c = b[p];
       if (c != ',' && c != '}') {
         p = ws(b, p, end);
         if (p >= end) {
-          return fail(BadRecord.TRUNCATED, p);
+          return ~p;
         }
         c = b[p];
       }
@@ -557,15 +558,15 @@ final class JsonScanner {
         return p + 1;
       }
       if (c != ',') {
-        return fail(BadRecord.MALFORMED_JSON, p);
+        return ~p;
       }
       if (++p >= end) {
-        return fail(BadRecord.TRUNCATED, p);
+        return ~p;
       }
       if (b[p] <= ' ') {
         p = ws(b, p, end);
         if (p >= end) {
-          return fail(BadRecord.TRUNCATED, p);
+          return ~p;
         }
       }
     }
@@ -578,24 +579,21 @@ final class JsonScanner {
     }
     p = ws(b, p, end);
     if (p >= end) {
-      return fail(BadRecord.TRUNCATED, p);
+      return ~p;
     }
     if (b[p] == ']') {
       return p + 1;
     }
     while (true) {
       p = skip(b, p, end, depth);
-      if (p < 0) {
-        return FAIL;
-      }
-      if (p >= end) {
-        return fail(BadRecord.TRUNCATED, p);
+      if (p < 0 || p >= end) {
+        return p < 0 ? p : ~p;
       }
       byte c = b[p];
       if (c != ',' && c != ']') {
         p = ws(b, p, end);
         if (p >= end) {
-          return fail(BadRecord.TRUNCATED, p);
+          return ~p;
         }
         c = b[p];
       }
@@ -603,15 +601,15 @@ final class JsonScanner {
         return p + 1;
       }
       if (c != ',') {
-        return fail(BadRecord.MALFORMED_JSON, p);
+        return ~p;
       }
       if (++p >= end) {
-        return fail(BadRecord.TRUNCATED, p);
+        return ~p;
       }
       if (b[p] <= ' ') {
         p = ws(b, p, end);
         if (p >= end) {
-          return fail(BadRecord.TRUNCATED, p);
+          return ~p;
         }
       }
     }
@@ -625,7 +623,7 @@ final class JsonScanner {
   private int number(byte[] b, int p, int end) {
     int after = skipNumber(b, p, end);
     if (after < 0) {
-      return FAIL;
+      return after;
     }
     int digits = after - p;
     for (int i = p; i < after; i++) {
@@ -649,9 +647,9 @@ final class JsonScanner {
 
   /**
    * A string from {@code p}, just after its opening quote, to its closing quote, whose index is
-   * returned (or FAIL). Sets {@link #escaped}. Eight bytes are tested at a time for the bytes that
-   * need a look: a quote, a backslash, a control character (not allowed) or the first byte of a
-   * multi-byte UTF-8 sequence (checked).
+   * returned. Sets {@link #escaped}. Eight bytes are tested at a time for the bytes that need a
+   * look: a quote, a backslash, a control character (not allowed) or the first byte of a multi-byte
+   * UTF-8 sequence (checked).
    */
   private int string(byte[] b, int p, int end) {
     int start = p;
@@ -659,7 +657,7 @@ final class JsonScanner {
     while (true) {
       p = Swar.toLook(b, p, end);
       if (p >= end) {
-        return fail(BadRecord.TRUNCATED, p);
+        return ~p;
       }
       byte c = b[p];
       if (c == '"') {
@@ -672,19 +670,21 @@ final class JsonScanner {
       if (c == '\\') {
         esc = true;
         p = escape(b, p + 1, end);
-        if (p < 0) {
-          return FAIL;
-        }
       } else if (c < 0) {
         int q = Utf8.sequence(b, p, end);
-        if (q < 0) {
-          return fail(Utf8.cutShort(b, p, end) ? BadRecord.TRUNCATED : BadRecord.INVALID_UTF8, p);
-        }
-        p = q;
+        p = q < 0 ? notUtf8(b, p, end) : q;
       } else {
-        return fail(BadRecord.MALFORMED_JSON, p); // a control character
+        return ~p; // a control character
+      }
+      if (p < 0) {
+        return p;
       }
     }
+  }
+
+  /** Bytes at {@code p} that are not a UTF-8 sequence: ~p, for why. */
+  private int notUtf8(byte[] b, int p, int end) {
+    return fail(Utf8.cutShort(b, p, end) ? BadRecord.TRUNCATED : BadRecord.INVALID_UTF8, p);
   }
 
   /**
@@ -692,9 +692,9 @@ final class JsonScanner {
    * UTF-16 code unit (u and four hex digits) is one: a surrogate, paired or not, is kept as the
    * string's code unit.
    */
-  private int escape(byte[] b, int p, int end) {
+  private static int escape(byte[] b, int p, int end) {
     if (p >= end) {
-      return fail(BadRecord.TRUNCATED, p);
+      return ~p;
     }
     switch (b[p]) {
       case '"':
@@ -708,16 +708,13 @@ final class JsonScanner {
         return p + 1;
       case 'u':
         for (int i = 1; i <= 4; i++) {
-          if (p + i >= end) {
-            return fail(BadRecord.TRUNCATED, p + i);
-          }
-          if (Swar.hex(b[p + i]) < 0) {
-            return fail(BadRecord.MALFORMED_JSON, p + i);
+          if (p + i >= end || Swar.hex(b[p + i]) < 0) {
+            return ~(p + i);
           }
         }
         return p + 5;
       default:
-        return fail(BadRecord.MALFORMED_JSON, p);
+        return ~p;
     }
   }
 
