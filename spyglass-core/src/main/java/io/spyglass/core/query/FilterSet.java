@@ -196,8 +196,7 @@ public final class FilterSet {
       s.select(referencedFields);
     }
     if (!s.scan(bytes, offset, length)) {
-      into.clear();
-      throw s.failure();
+      throw refused(s, into);
     }
     try {
       if (mayMatch(s)) {
@@ -205,12 +204,21 @@ public final class FilterSet {
         return true;
       }
     } catch (RuntimeException e) {
-      into.clear();
-      throw new MalformedRecordException(
-          BadRecord.MALFORMED_JSON, "The record could not be read: " + e, e);
+      throw unreadable(e, into);
     }
     processed++;
     return false;
+  }
+
+  private static MalformedRecordException refused(RecordScanner s, Record into) {
+    into.clear();
+    return s.failure();
+  }
+
+  private static MalformedRecordException unreadable(RuntimeException e, Record into) {
+    into.clear();
+    return new MalformedRecordException(
+        BadRecord.MALFORMED_JSON, "The record could not be read: " + e, e);
   }
 
   /** Whether some query can match the record {@code s} scanned, judged from its raw values. */

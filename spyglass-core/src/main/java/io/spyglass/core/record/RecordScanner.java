@@ -46,11 +46,8 @@ public final class RecordScanner {
   private Set<String> selection = Set.of();
   private boolean scanned;
 
-  /** The bytes of the last scan that failed, for {@link #failure}. */
-  private byte[] failedBytes;
-
-  private int failedOffset;
-  private int failedLength;
+  /** The length of the bytes scanned last, for {@link #failure}. */
+  private int lastLength;
 
   public RecordScanner() {
     this(JsonRecordReader.Limits.DEFAULTS);
@@ -93,12 +90,8 @@ public final class RecordScanner {
    *     describe the selected fields; false when they are not, and {@link #failure} says why
    */
   public boolean scan(byte[] bytes, int offset, int length) {
+    lastLength = length;
     scanned = length <= limits.maxRecordBytes() && scanner.scan(bytes, offset, length);
-    if (!scanned) {
-      failedBytes = bytes;
-      failedOffset = offset;
-      failedLength = length;
-    }
     return scanned;
   }
 
@@ -109,18 +102,17 @@ public final class RecordScanner {
    * the first error in the JSON text. Only after a scan that returned false.
    */
   public MalformedRecordException failure() {
-    if (scanned || failedBytes == null) {
+    if (scanned) {
       throw new IllegalStateException("failure needs a failed scan first");
     }
-    byte[] b = failedBytes;
-    int off = failedOffset;
-    int len = failedLength;
-    failedBytes = null;
+    int len = lastLength;
     if (len > limits.maxRecordBytes()) {
       return new MalformedRecordException(
           BadRecord.TOO_LONG,
           "Record of " + len + " bytes exceeds the limit of " + limits.maxRecordBytes());
     }
+    byte[] b = scanner.bytes();
+    int off = scanner.offset();
     for (int i = off; i < off + len; i++) {
       if (b[i] == 0) {
         return refused(BadRecord.BINARY, "Binary data (a NUL byte)", i - off);
