@@ -125,38 +125,25 @@ final class JsonScanner {
       reason = p >= end ? BadRecord.NOT_AN_OBJECT : notAnObject(b, p, end);
       return failed(~p, end);
     }
-    p = top(b, p + 1, end);
-    if (p < 0) {
-      return failed(p, end);
-    }
-    p = ws(b, p, end);
-    return p == end || failed(~p, end);
-  }
-
-  /**
-   * The fields of the record's object, from after its '{': returns the index after its '}', or
-   * {@code ~i} for the index i of the first error (see {@link #failed}).
-   */
-  private int top(byte[] b, int p, int end) {
-    p = ws(b, p, end);
+    p = ws(b, p + 1, end);
     if (p >= end) {
-      return ~p;
+      return failed(~p, end);
     }
     if (b[p] == '}') {
-      return p + 1;
+      return nothingAfter(b, p + 1, end);
     }
     boolean lookUp = fields.size() > 0;
     while (true) {
       if (b[p] != '"') {
-        return ~p;
+        return failed(~p, end);
       }
       int nameStart = p + 1;
       int q = string(b, nameStart, end);
       if (q < 0) {
-        return q;
+        return failed(q, end);
       }
       if (q - nameStart > maxNameBytes) {
-        return fail(BadRecord.NAME_TOO_LONG, nameStart);
+        return failed(fail(BadRecord.NAME_TOO_LONG, nameStart), end);
       }
       int slot = -1;
       if (lookUp) {
@@ -164,30 +151,30 @@ final class JsonScanner {
       }
       p = q + 1;
       if (p >= end) {
-        return ~p;
+        return failed(~p, end);
       }
       if (b[p] != ':') {
         p = ws(b, p, end);
         if (p >= end || b[p] != ':') {
-          return ~p;
+          return failed(~p, end);
         }
       }
       if (++p >= end) {
-        return ~p;
+        return failed(~p, end);
       }
       if (b[p] <= ' ') {
         p = ws(b, p, end);
         if (p >= end) {
-          return ~p;
+          return failed(~p, end);
         }
       }
       int start = p;
       p = slot >= 0 ? value(b, p, end, 1) : skip(b, p, end, 1);
       if (p < 0) {
-        return p;
+        return failed(p, end);
       }
       if (p >= end) {
-        return ~p;
+        return failed(~p, end);
       }
       if (slot >= 0) {
         record(slot, start, p);
@@ -196,26 +183,32 @@ final class JsonScanner {
       if (c != ',' && c != '}') {
         p = ws(b, p, end);
         if (p >= end) {
-          return ~p;
+          return failed(~p, end);
         }
         c = b[p];
       }
       if (c == '}') {
-        return p + 1;
+        return nothingAfter(b, p + 1, end);
       }
       if (c != ',') {
-        return ~p;
+        return failed(~p, end);
       }
       if (++p >= end) {
-        return ~p;
+        return failed(~p, end);
       }
       if (b[p] <= ' ') {
         p = ws(b, p, end);
         if (p >= end) {
-          return ~p;
+          return failed(~p, end);
         }
       }
     }
+  }
+
+  /** Whether only whitespace follows the record's object, which ends before {@code p}. */
+  private boolean nothingAfter(byte[] b, int p, int end) {
+    p = ws(b, p, end);
+    return p == end || failed(~p, end);
   }
 
   /**
