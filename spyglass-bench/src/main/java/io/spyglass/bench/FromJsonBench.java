@@ -2,7 +2,6 @@ package io.spyglass.bench;
 
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.query.FilterSet;
-import io.spyglass.core.record.JsonRecordReader;
 import io.spyglass.core.record.MalformedRecordException;
 import io.spyglass.core.record.Record;
 import java.nio.charset.StandardCharsets;
@@ -25,8 +24,8 @@ import org.openjdk.jmh.annotations.State;
  * bytes/s as the secondary score {@code bytes}.
  *
  * <ul>
- *   <li>{@code PARSE_FIRST}: {@link JsonRecordReader} (Jackson's streaming parser, only the fields
- *       the queries read), then {@link FilterSet#process}: how workers read before.
+ *   <li>{@code PARSE_FIRST}: {@link JacksonReader} (Jackson's streaming parser, only the fields the
+ *       queries read), then {@link FilterSet#process}: how workers read before.
  *   <li>{@code READ}: {@link FilterSet#read}, which scans the bytes and decodes a record only when
  *       a query can match it, then {@link FilterSet#process}.
  * </ul>
@@ -69,7 +68,7 @@ public class FromJsonBench {
   private List<byte[]> json;
   private int next;
   private FilterSet filters;
-  private final JsonRecordReader reader = new JsonRecordReader();
+  private final JacksonReader reader = new JacksonReader();
   private final Record record = new Record(64);
   private byte[][] needles;
   private int untilNeedle = NEEDLE_EVERY;

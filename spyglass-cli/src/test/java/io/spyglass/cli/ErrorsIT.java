@@ -2,6 +2,7 @@ package io.spyglass.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.regex.Pattern;
@@ -138,6 +139,51 @@ class ErrorsIT {
           .as(run.toString())
           .isEqualTo(
               "spyglass: source file:" + file + " failed: Unexpected end of ZLIB input stream\n");
+    } finally {
+      Files.deleteIfExists(file);
+    }
+  }
+
+  @Test
+  void bytesThatAreNotUtf8AreBadInputAndSelectStarWritesEveryOtherRecord() throws Exception {
+    // a surrogate encoded in UTF-8 in a field no query reads, and a name starting with 0xFF after
+    // a record with the name it would be mistaken for: the whole record of SELECT * once ended
+    // the command half way through its output
+    Path file = Files.createTempFile("events", ".json");
+    try {
+      java.io.ByteArrayOutputStream lines = new java.io.ByteArrayOutputStream();
+      lines.writeBytes("{\"id\":\"v\",\"n\":1}\n".getBytes(StandardCharsets.UTF_8));
+      lines.writeBytes("{\"id\":\"v\",\"z\":\"".getBytes(StandardCharsets.UTF_8));
+      lines.writeBytes(new byte[] {(byte) 0xED, (byte) 0xA0, (byte) 0x80});
+      lines.writeBytes("\"}\n{\"\\u0078\":1,\"id\":\"a\"}\n{\"".getBytes(StandardCharsets.UTF_8));
+      lines.writeBytes(new byte[] {(byte) 0xFF});
+      lines.writeBytes(
+          "id\":\"v\"}\n{\"id\":\"v\",\"s\":\"\\ud800\"}\n".getBytes(StandardCharsets.UTF_8));
+      Files.write(file, lines.toByteArray());
+      Spyglass.Run run =
+          Spyglass.run(
+              "query",
+              "--source",
+              "file:" + file,
+              "--workers",
+              "1",
+              "--format",
+              "json",
+              "SELECT * FROM STREAM(MAX, TIME) WHERE id = 'v'");
+      assertThat(run.exitCode()).as(run.toString()).isZero();
+      assertThat(run.stdout()).endsWith("\n");
+      assertThat(run.json())
+          .singleElement()
+          .satisfies(
+              r -> {
+                assertThat(r.at("/records").size()).isEqualTo(2);
+                assertThat(r.at("/records/0/n").asLong()).isEqualTo(1);
+                assertThat(r.at("/records/1/s").asText()).isEqualTo("\ud800");
+                assertThat(r.at("/meta/badInput/invalidUtf8").asLong()).isEqualTo(2);
+              });
+      // the unpaired surrogate is written as the escape it was read as, not as '?'
+      assertThat(run.stdout()).contains("\"s\":\"\\ud800\"");
+      assertThat(run.stderr()).contains("2 invalid UTF-8 (line 2, line 4)");
     } finally {
       Files.deleteIfExists(file);
     }

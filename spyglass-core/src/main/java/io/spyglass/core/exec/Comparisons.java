@@ -20,6 +20,7 @@ import io.spyglass.core.plan.FieldRef;
 import io.spyglass.core.plan.Literal;
 import io.spyglass.core.plan.Op;
 import io.spyglass.core.record.Record;
+import io.spyglass.core.record.Values;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -166,7 +167,7 @@ final class Comparisons {
     }
   }
 
-  /** {@code field <op> number}. */
+  /** {@code field <op> number}, by exact value ({@link Values#compareNumbers}). */
   static final class FieldCmpNumber extends FieldTest {
     final Op op;
     final long lv;
@@ -190,9 +191,11 @@ final class Comparisons {
       byte k = r.kindAt(i);
       int cmp;
       if (k == LONG || k == INTEGER) {
-        cmp = floating ? Double.compare(r.longAt(i), dv) : Long.compare(r.longAt(i), lv);
+        long v = r.longAt(i);
+        cmp = floating ? Values.compare(v, dv) : Long.compare(v, lv);
       } else if (k == DOUBLE || k == FLOAT) {
-        cmp = Double.compare(r.doubleAt(i), dv);
+        double v = r.doubleAt(i);
+        cmp = floating ? Values.compare(v, dv) : -Values.compare(lv, v);
       } else {
         return mismatch(k);
       }
@@ -201,13 +204,17 @@ final class Comparisons {
     }
   }
 
-  /** {@code field BETWEEN (lo, hi)} with numeric constants: one lookup, two comparisons. */
+  /**
+   * {@code field BETWEEN (lo, hi)} with numeric constants: one lookup, two comparisons by exact
+   * value.
+   */
   static final class FieldBetweenNumbers extends FieldTest {
     final double lo;
     final double hi;
     final long loLong;
     final long hiLong;
-    final boolean integralBounds;
+    final boolean loFloating;
+    final boolean hiFloating;
 
     FieldBetweenNumbers(String name, Number lo, Number hi, EvalStats stats) {
       super(name, stats);
@@ -215,9 +222,8 @@ final class Comparisons {
       this.hi = hi.doubleValue();
       this.loLong = lo.longValue();
       this.hiLong = hi.longValue();
-      this.integralBounds =
-          (lo instanceof Long || lo instanceof Integer)
-              && (hi instanceof Long || hi instanceof Integer);
+      this.loFloating = lo instanceof Double || lo instanceof Float;
+      this.hiFloating = hi instanceof Double || hi instanceof Float;
     }
 
     @Override
@@ -230,13 +236,14 @@ final class Comparisons {
       if (k < INTEGER || k > DOUBLE) {
         return mismatch(k);
       }
-      if (integralBounds && k <= LONG) {
-        long v = r.longAt(i);
-        l = v >= loLong && v <= hiLong ? 1 : 0;
-      } else {
-        double v = r.doubleAt(i);
-        l = v >= lo && v <= hi ? 1 : 0;
-      }
+      boolean floating = k >= FLOAT;
+      long vl = floating ? 0 : r.longAt(i);
+      double vd = floating ? r.doubleAt(i) : 0;
+      l =
+          Values.compareNumbers(floating, vl, vd, loFloating, loLong, lo) >= 0
+                  && Values.compareNumbers(floating, vl, vd, hiFloating, hiLong, hi) <= 0
+              ? 1
+              : 0;
       return BOOLEAN;
     }
   }

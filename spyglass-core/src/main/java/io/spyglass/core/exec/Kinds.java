@@ -12,6 +12,7 @@ import static io.spyglass.core.record.Record.STRING;
 
 import io.spyglass.core.plan.Op;
 import io.spyglass.core.record.Record;
+import io.spyglass.core.record.Values;
 import java.util.List;
 import java.util.Map;
 
@@ -54,14 +55,12 @@ final class Kinds {
 
   /**
    * Compares the values in two sets of registers: &lt;0, 0, &gt;0, {@link #UNEQUAL} or {@link
-   * #INCOMPARABLE}.
+   * #INCOMPARABLE}. Numbers compare by their exact values across types ({@link
+   * Values#compareNumbers}).
    */
   static int compareRegisters(Eval a, int ka, Eval b, int kb) {
     if (isNum(ka) && isNum(kb)) {
-      if (!isFloat(ka) && !isFloat(kb)) {
-        return Long.compare(a.l, b.l);
-      }
-      return Double.compare(a.asDouble(ka), b.asDouble(kb));
+      return Values.compareNumbers(isFloat(ka), a.l, a.d, isFloat(kb), b.l, b.d);
     }
     if (ka == STRING && kb == STRING) {
       return ((String) a.o).compareTo((String) b.o);

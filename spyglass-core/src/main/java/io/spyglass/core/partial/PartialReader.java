@@ -1,6 +1,6 @@
 package io.spyglass.core.partial;
 
-import java.nio.charset.StandardCharsets;
+import io.spyglass.core.record.Surrogates;
 import java.util.Arrays;
 
 /**
@@ -124,7 +124,7 @@ public final class PartialReader {
   public String readString() {
     int n = readVarInt();
     need(n);
-    String s = new String(buf, pos, n, StandardCharsets.UTF_8);
+    String s = Surrogates.decode(buf, pos, n);
     pos += n;
     return s;
   }

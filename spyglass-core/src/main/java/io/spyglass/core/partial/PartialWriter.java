@@ -1,6 +1,6 @@
 package io.spyglass.core.partial;
 
-import java.nio.charset.StandardCharsets;
+import io.spyglass.core.record.Surrogates;
 import java.util.Arrays;
 
 /**
@@ -98,9 +98,13 @@ public final class PartialWriter {
     return writeRaw(bytes, 0, bytes.length);
   }
 
-  /** A varint length, then the UTF-8 bytes. */
+  /**
+   * A varint length, then the UTF-8 bytes; an unpaired surrogate (which UTF-8 has no bytes for) in
+   * the three bytes its code point would take, so that it is read back as it was ({@link
+   * Surrogates#encode}).
+   */
   public PartialWriter writeString(String s) {
-    return writeBytes(s.getBytes(StandardCharsets.UTF_8));
+    return writeBytes(Surrogates.encode(s));
   }
 
   public PartialWriter writeRaw(byte[] bytes, int offset, int length) {

@@ -8,6 +8,7 @@ import io.spyglass.core.plan.NamedExpr;
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.plan.QueryPlan;
 import io.spyglass.core.plan.Window;
+import io.spyglass.core.record.BadRecord;
 import io.spyglass.core.record.JsonRecordReader;
 import io.spyglass.core.record.MalformedRecordException;
 import io.spyglass.core.record.Record;
@@ -174,15 +175,16 @@ public final class FilterSet {
 
   /**
    * Reads one JSON record, only the fields the queries here read, when some query can match it:
-   * filter before parsing. The bytes are scanned (and checked) without being decoded; the values of
-   * the fields that equality and range indexes file queries under are looked up raw, and when no
-   * query can match, nothing is decoded and false is returned (the record counts as processed).
-   * Otherwise {@code into} is filled ({@link Record#partOf partial}, the bytes must stay unchanged
-   * while it is in use) and true is returned: hand it to {@link #process}, after setting any
-   * {@linkplain #virtualFields virtual fields}.
+   * filter before parse. The bytes are scanned (and checked whole, whatever the queries read)
+   * without being decoded; the values of the fields that equality and range indexes file queries
+   * under are looked up raw, and when no query can match, nothing is decoded and false is returned
+   * (the record counts as processed). Otherwise {@code into} is filled ({@link Record#partOf
+   * partial}, the bytes must stay unchanged while it is in use) and true is returned: hand it to
+   * {@link #process}, after setting any {@linkplain #virtualFields virtual fields}.
    *
-   * @throws MalformedRecordException when the bytes are not one JSON object within the limits, as
-   *     {@link JsonRecordReader} says
+   * @throws MalformedRecordException when the bytes are not one JSON object within the limits, with
+   *     the one reason {@link RecordScanner#failure} gives; also, should reading a record the scan
+   *     accepted ever fail, for that record alone, so that one record never ends the others
    */
   public boolean read(byte[] bytes, int offset, int length, Record into)
       throws MalformedRecordException {
@@ -194,15 +196,29 @@ public final class FilterSet {
       s.select(referencedFields);
     }
     if (!s.scan(bytes, offset, length)) {
-      s.read(bytes, offset, length, into);
-      return true;
+      throw refused(s, into);
     }
-    if (mayMatch(s)) {
-      s.decode(into);
-      return true;
+    try {
+      if (mayMatch(s)) {
+        s.decode(into);
+        return true;
+      }
+    } catch (RuntimeException e) {
+      throw unreadable(e, into);
     }
     processed++;
     return false;
+  }
+
+  private static MalformedRecordException refused(RecordScanner s, Record into) {
+    into.clear();
+    return s.failure();
+  }
+
+  private static MalformedRecordException unreadable(RuntimeException e, Record into) {
+    into.clear();
+    return new MalformedRecordException(
+        BadRecord.MALFORMED_JSON, "The record could not be read: " + e, e);
   }
 
   /** Whether some query can match the record {@code s} scanned, judged from its raw values. */

@@ -8,8 +8,8 @@ import io.spyglass.core.plan.Op;
 import io.spyglass.core.plan.QueryPlan;
 import io.spyglass.core.record.Record;
 import io.spyglass.core.record.RecordScanner;
+import io.spyglass.core.record.Surrogates;
 import io.spyglass.core.record.Utf8Bytes;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -25,7 +25,8 @@ import java.util.Set;
  * conjunct, {@code field = constant} or {@code field IN (constants)} on a top-level field, or on a
  * member of a top-level map ({@code demographics.country}, {@code demographics['country']}), is
  * filed under those constants; any other query is always a candidate. Candidates still evaluate
- * their whole filter, so results are the same with and without the index.
+ * their whole filter, so results are the same with and without the index: the keys of numbers are
+ * their exact values ({@link #normalise}), as the evaluator compares them.
  *
  * <p>Not thread-safe: each filter set has its own.
  */
@@ -146,8 +147,10 @@ final class QueryIndex {
 
   /**
    * The index key of a constant: strings as they are, integral numbers (and doubles with an
-   * integral value) as Long, other doubles as Double, booleans as Boolean; null for NULL, which
-   * never equals anything.
+   * integral value in the range of a long, -0.0 included) as Long, other doubles as Double,
+   * booleans as Boolean; null for NULL, which never equals anything. Numbers equal by value (as the
+   * evaluator compares them, exactly) have equal keys, and numbers of different values have
+   * different keys.
    */
   static Object normalise(Object v) {
     if (v instanceof String || v instanceof Boolean) {
@@ -159,7 +162,7 @@ final class QueryIndex {
     if (v instanceof Double || v instanceof Float) {
       double d = ((Number) v).doubleValue();
       long asLong = (long) d;
-      return asLong == d ? (Object) asLong : (Object) d;
+      return asLong == d && d < 0x1p63 ? (Object) asLong : (Object) d;
     }
     return null;
   }
@@ -194,7 +197,7 @@ final class QueryIndex {
         b = new Bucket();
         index.byValue.put(v, b);
         if (v instanceof String) {
-          index.strings.put(((String) v).getBytes(StandardCharsets.UTF_8), b);
+          index.strings.put(Surrogates.encode((String) v), b);
         }
       }
       b.add(filter);
@@ -229,7 +232,7 @@ final class QueryIndex {
       if (b != null && b.remove(filter) && b.size == 0) {
         index.byValue.remove(v);
         if (v instanceof String) {
-          index.strings.remove(((String) v).getBytes(StandardCharsets.UTF_8));
+          index.strings.remove(Surrogates.encode((String) v));
         }
       }
     }

@@ -195,7 +195,9 @@ final class RangeIndex {
         down.add(e);
       } else {
         both.add(e);
-        maxWidth = Math.max(maxWidth, e.hi() - e.lo());
+        // rounded up: hi - lo rounds to the nearest double, which can be less than the width
+        // (2^53 - (-1)), and a value at the top of the interval would then find no candidate
+        maxWidth = Math.max(maxWidth, Math.nextUp(e.hi() - e.lo()));
       }
     }
     up.sort(Comparator.comparingDouble(Entry::lo));

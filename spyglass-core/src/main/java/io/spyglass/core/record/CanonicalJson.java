@@ -5,12 +5,12 @@ import java.util.Arrays;
 
 /**
  * Finds whether a JSON object's bytes, with some numbers written anew, are exactly what decoding
- * them ({@link JsonRecordReader#readWhole}) and writing the result back as compact JSON would give:
- * then a record can be written by copying its bytes. Numbers are written anew as decoding and
- * writing write them ({@code 1.50} as {@code 1.5}, {@code 1e3} as {@code 1000.0}, {@code -0} as
- * {@code 0}); anything else must already be so: no whitespace between tokens, no escape in a
- * string, no name twice in an object (decoding keeps one), no number too large for a double.
- * Anything else, or anything unexpected, is "not canonical", and the caller decodes.
+ * them ({@link WholeRecord}) and writing the result back as compact JSON would give: then a record
+ * can be written by copying its bytes. Numbers are written anew as decoding and writing write them
+ * ({@code 1.50} as {@code 1.5}, {@code 1e3} as {@code 1000.0}, {@code -0} as {@code 0}); anything
+ * else must already be so: no whitespace between tokens, no escape in a string, no name twice in an
+ * object (decoding keeps one), no number too large for a double. Anything else, or anything
+ * unexpected, is "not canonical", and the caller decodes.
  *
  * <p>Not thread-safe.
  */
@@ -298,7 +298,7 @@ final class CanonicalJson {
    */
   private int string(int p) {
     while (true) {
-      p = JsonScanner.toLook(b, p, end);
+      p = Swar.toLook(b, p, end);
       if (p >= end) {
         return FAIL;
       }
@@ -307,7 +307,7 @@ final class CanonicalJson {
         return p;
       }
       if (c < 0) {
-        p = JsonScanner.utf8(b, p, end);
+        p = Utf8.sequence(b, p, end);
         if (p < 0) {
           return FAIL;
         }

@@ -3,9 +3,10 @@ package io.spyglass.core.record;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * Field names by slot, found from their UTF-8 bytes without making a string: an open-addressing
@@ -19,6 +20,10 @@ final class FieldTable {
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
   private final String[] names;
+
+  /** Slots by name. */
+  private final Map<String, Integer> slots = new HashMap<>();
+
   private final byte[][] utf8;
 
   /** Per slot: the name's first eight bytes as {@link #prefix} reads them. */
@@ -45,7 +50,10 @@ final class FieldTable {
     int i = 0;
     for (String name : names) {
       this.names[i] = name.intern();
-      this.utf8[i] = name.getBytes(StandardCharsets.UTF_8);
+      slots.put(name, i);
+      // a name with an unpaired surrogate has no UTF-8 form: its generalised one is never in a
+      // valid record's bytes, and such a name is found only written with escapes (slot(String))
+      this.utf8[i] = Surrogates.encode(name);
       i++;
     }
     int size = Integer.highestOneBit(Math.max(4, this.names.length * 4 - 1)) << 1;
@@ -78,10 +86,13 @@ final class FieldTable {
     return names[slot];
   }
 
-  /** The slot of {@code name}, or -1. */
+  /**
+   * The slot of {@code name}, or -1: compared as a string, so that a name holding an unpaired
+   * surrogate (which has no UTF-8 form) is told apart from the name its UTF-8 encoding would give.
+   */
   int slot(String name) {
-    byte[] u = name.getBytes(StandardCharsets.UTF_8);
-    return slot(u, 0, u.length);
+    Integer slot = slots.get(name);
+    return slot == null ? -1 : slot;
   }
 
   /** The slot of the name whose UTF-8 bytes are {@code b[from, to)}, or -1. */

@@ -10,8 +10,10 @@ import java.util.Map;
 /**
  * Decodes values that a {@link JsonScanner} has checked into the values {@link JsonRecordReader}
  * makes of them: strings, {@code Long} for integers that fit (others as {@code Double}), {@code
- * Double}, booleans, null, {@code LinkedHashMap} and {@code ArrayList}. Names inside objects are
- * interned, as Jackson interns them, through a small cache so a repeated name is not decoded twice.
+ * Double}, booleans, null, {@code LinkedHashMap} and {@code ArrayList}. A name given twice in an
+ * object keeps its last value at the place of its first. Escapes of surrogates give those UTF-16
+ * code units, paired or not. Names inside objects are interned through a small cache so a repeated
+ * name is not decoded twice.
  *
  * <p>Only for bytes the scanner vouched for: malformed input gives undefined results. Not
  * thread-safe.
@@ -22,6 +24,13 @@ final class JsonDecoder {
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
     1e17, 1e18, 1e19, 1e20, 1e21, 1e22
   };
+
+  private static final ThreadLocal<JsonDecoder> LOCAL = ThreadLocal.withInitial(JsonDecoder::new);
+
+  /** A decoder of this thread's own, for a value decoded now and then (a whole record, a map). */
+  static JsonDecoder local() {
+    return LOCAL.get();
+  }
 
   /** Names decoded before, by a hash of their bytes; made on first use. */
   private byte[][] cachedBytes;
@@ -59,10 +68,10 @@ final class JsonDecoder {
           case 'u' -> {
             c[n++] =
                 (char)
-                    ((JsonScanner.hex(b[p]) << 12)
-                        | (JsonScanner.hex(b[p + 1]) << 8)
-                        | (JsonScanner.hex(b[p + 2]) << 4)
-                        | JsonScanner.hex(b[p + 3]));
+                    ((Swar.hex(b[p]) << 12)
+                        | (Swar.hex(b[p + 1]) << 8)
+                        | (Swar.hex(b[p + 2]) << 4)
+                        | Swar.hex(b[p + 3]));
             p += 4;
           }
           default -> c[n++] = (char) e; // " \ /
@@ -355,6 +364,17 @@ final class JsonDecoder {
       }
     }
     return false;
+  }
+
+  /**
+   * Where the object of a record the scanner vouched for starts ('{'), given where its bytes start:
+   * after a byte-order mark and whitespace.
+   */
+  static int objectStart(byte[] b, int p) {
+    if (b[p] == (byte) 0xEF) {
+      p += 3;
+    }
+    return ws(b, p);
   }
 
   static int ws(byte[] b, int p) {

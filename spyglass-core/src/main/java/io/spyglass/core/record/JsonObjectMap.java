@@ -35,7 +35,7 @@ final class JsonObjectMap extends AbstractMap<String, Object> {
   @SuppressWarnings("unchecked")
   private synchronized Map<String, Object> decode() {
     if (decoded == null) {
-      decoded = (Map<String, Object>) new JsonDecoder().value(json, 0);
+      decoded = (Map<String, Object>) JsonDecoder.local().value(json, 0);
     }
     return decoded;
   }

@@ -1,8 +1,5 @@
 package io.spyglass.core.record;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -11,12 +8,12 @@ import java.util.Arrays;
  * (SWAR: one {@code long} compared against a quote, a backslash, control characters and non-ASCII
  * bytes at once); nested values are walked and checked, not kept.
  *
- * <p>The scan vouches for a record only when it is sure Jackson's parser accepts it too: strict
- * JSON (RFC 8259), UTF-8 that is well formed, and well inside the reader's limits (nesting, string,
- * name and number lengths). Anything else, malformed or merely unusual (a name with an escape, a
- * number of many digits, a byte-order mark), makes {@link #scan} return false, and the caller reads
- * the record with {@link JsonRecordReader}, which gives the verdict and the reason. So the fast
- * path never accepts a record the parser would reject.
+ * <p>This scan is the definition of a valid record: strict JSON (RFC 8259) that is one object, in
+ * UTF-8 that is well formed (no overlong forms, no surrogates, nothing above U+10FFFF), optionally
+ * after a UTF-8 byte-order mark, within the {@link JsonRecordReader.Limits limits} (nesting,
+ * string, name and number lengths). Every byte is checked, whichever fields are looked for, so
+ * whether a record is valid never depends on which queries run. When {@link #scan} returns false,
+ * {@link #reason()} says why, for the first error in the bytes.
  *
  * <p>Not thread-safe.
  */
@@ -34,35 +31,35 @@ final class JsonScanner {
       OBJECT = 9,
       ARRAY = 10;
 
-  /** Deeper nesting is left to the parser (whose limit is higher). */
-  static final int MAX_DEPTH = 32;
-
-  /** Longer strings are left to the parser, which bounds the strings it decodes. */
-  static final int MAX_STRING_BYTES = 1 << 16;
-
-  /** Longer names are left to the parser, which bounds them. */
-  static final int MAX_NAME_BYTES = 1 << 10;
-
-  /** Longer numbers are left to the parser, which bounds them. */
-  static final int MAX_NUMBER_CHARS = 64;
-
   /** Integers of at most this many digits are computed while scanning; longer ones are not. */
   private static final int LONG_DIGITS = 18;
 
-  private static final int FAIL = -1;
-
-  private static final VarHandle LONGS =
-      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-  private static final long ONES = 0x0101010101010101L;
-  private static final long HIGHS = 0x8080808080808080L;
-  private static final long QUOTES = 0x2222222222222222L;
-  private static final long BACKSLASHES = 0x5C5C5C5C5C5C5C5CL;
-  private static final long SPACES = 0x2020202020202020L;
-  private static final long HIGH_NIBBLES = 0xF0F0F0F0F0F0F0F0L;
-  private static final long DIGIT_NIBBLES = 0x3030303030303030L;
-  private static final long SIXES = 0x0606060606060606L;
-
   private FieldTable fields = FieldTable.EMPTY;
+
+  private int maxDepth;
+  private int maxStringBytes;
+  private int maxNameBytes;
+  private int maxNumberChars;
+
+  /** Why the last scan failed, and where (an index into the bytes); null after a success. */
+  private BadRecord reason;
+
+  private int failedAt;
+
+  /** Decodes names written with escapes, to look them up; made on first use. */
+  private JsonDecoder names;
+
+  JsonScanner() {
+    limits(JsonRecordReader.Limits.DEFAULTS);
+  }
+
+  /** Bounds the records from the next scan on. */
+  void limits(JsonRecordReader.Limits limits) {
+    maxDepth = limits.maxDepth();
+    maxStringBytes = limits.maxStringLength();
+    maxNameBytes = limits.maxNameBytes();
+    maxNumberChars = limits.maxNumberChars();
+  }
 
   /** Per slot of the field table: what the last scan found. */
   private byte[] kinds = new byte[0];
@@ -105,92 +102,180 @@ final class JsonScanner {
   /**
    * Scans {@code b[off, off + len)}.
    *
-   * @return true when the bytes are one JSON object this scanner vouches for; then the accessors
-   *     below describe the fields of the table it holds. False when they are malformed or unusual:
-   *     nothing is known then, and the record must be read by the parser.
+   * @return true when the bytes are one valid JSON object; then the accessors below describe the
+   *     fields of the table it holds. False when they are not: {@link #reason()} says why, and
+   *     nothing else is known
    */
   boolean scan(byte[] b, int off, int len) {
     for (int i = 0; i < found; i++) {
       kinds[order[i]] = ABSENT;
     }
     found = 0;
+    reason = null;
     bytes = b;
     offset = off;
     length = len;
     int end = off + len;
-    int p = ws(b, off, end);
+    int p = off;
+    if (len >= 3 && b[p] == (byte) 0xEF && b[p + 1] == (byte) 0xBB && b[p + 2] == (byte) 0xBF) {
+      p += 3; // a byte-order mark, which RFC 8259 lets a parser ignore
+    }
+    p = ws(b, p, end);
     if (p >= end || b[p] != '{') {
-      return false;
+      reason = p >= end ? BadRecord.NOT_AN_OBJECT : notAnObject(b, p, end);
+      return failed(~p, end);
     }
     p = ws(b, p + 1, end);
     if (p >= end) {
-      return false;
+      return failed(~p, end);
+    }
+    if (b[p] == '}') {
+      return nothingAfter(b, p + 1, end);
     }
     boolean lookUp = fields.size() > 0;
-    if (b[p] != '}') {
-      while (true) {
-        if (b[p] != '"') {
-          return false;
+    while (true) {
+      if (b[p] != '"') {
+        return failed(~p, end);
+      }
+      int nameStart = p + 1;
+      int q = string(b, nameStart, end);
+      if (q < 0) {
+        return failed(q, end);
+      }
+      if (q - nameStart > maxNameBytes) {
+        return failed(fail(BadRecord.NAME_TOO_LONG, nameStart), end);
+      }
+      int slot = -1;
+      if (lookUp) {
+        slot = escaped ? fields.slot(escapedName(b, nameStart, q)) : fields.slot(b, nameStart, q);
+      }
+      p = q + 1;
+      if (p >= end) {
+        return failed(~p, end);
+      }
+      if (b[p] != ':') {
+        p = ws(b, p, end);
+        if (p >= end || b[p] != ':') {
+          return failed(~p, end);
         }
-        int nameStart = p + 1;
-        int q = string(b, nameStart, end);
-        if (q < 0 || q - nameStart > MAX_NAME_BYTES || escaped) {
-          return false;
-        }
-        int slot = lookUp ? fields.slot(b, nameStart, q) : -1;
-        p = q + 1;
+      }
+      if (++p >= end) {
+        return failed(~p, end);
+      }
+      if (b[p] <= ' ') {
+        p = ws(b, p, end);
         if (p >= end) {
-          return false;
+          return failed(~p, end);
         }
-        if (b[p] != ':') {
-          p = ws(b, p, end);
-          if (p >= end || b[p] != ':') {
-            return false;
-          }
+      }
+      int start = p;
+      p = slot >= 0 ? value(b, p, end, 1) : skip(b, p, end, 1);
+      if (p < 0) {
+        return failed(p, end);
+      }
+      if (p >= end) {
+        return failed(~p, end);
+      }
+      if (slot >= 0) {
+        record(slot, start, p);
+      }
+      byte c = b[p];
+      if (c != ',' && c != '}') {
+        p = ws(b, p, end);
+        if (p >= end) {
+          return failed(~p, end);
         }
-        if (++p >= end) {
-          return false;
-        }
-        if (b[p] <= ' ') {
-          p = ws(b, p, end);
-          if (p >= end) {
-            return false;
-          }
-        }
-        int start = p;
-        p = slot >= 0 ? value(b, p, end, 1) : skip(b, p, end, 1);
-        if (p < 0 || p >= end) {
-          return false;
-        }
-        if (slot >= 0) {
-          record(slot, start, p);
-        }
-        byte c = b[p];
-        if (c != ',' && c != '}') {
-          p = ws(b, p, end);
-          if (p >= end) {
-            return false;
-          }
-          c = b[p];
-        }
-        if (c == '}') {
-          break;
-        }
-        if (c != ',') {
-          return false;
-        }
-        if (++p >= end) {
-          return false;
-        }
-        if (b[p] <= ' ') {
-          p = ws(b, p, end);
-          if (p >= end) {
-            return false;
-          }
+        c = b[p];
+      }
+      if (c == '}') {
+        return nothingAfter(b, p + 1, end);
+      }
+      if (c != ',') {
+        return failed(~p, end);
+      }
+      if (++p >= end) {
+        return failed(~p, end);
+      }
+      if (b[p] <= ' ') {
+        p = ws(b, p, end);
+        if (p >= end) {
+          return failed(~p, end);
         }
       }
     }
-    return ws(b, p + 1, end) == end;
+  }
+
+  /** Whether only whitespace follows the record's object, which ends before {@code p}. */
+  private boolean nothingAfter(byte[] b, int p, int end) {
+    p = ws(b, p, end);
+    return p == end || failed(~p, end);
+  }
+
+  /**
+   * Ends a scan that failed: {@code code} is {@code ~i} for the index i of the first error. Its
+   * reason is the one set where it was found ({@link #fail}) or else, as most errors are found on
+   * the way without a word, {@link BadRecord#TRUNCATED} when the bytes ended there and {@link
+   * BadRecord#MALFORMED_JSON} when a byte there cannot be where it is. Returns false.
+   */
+  private boolean failed(int code, int end) {
+    failedAt = ~code;
+    if (reason == null) {
+      reason = failedAt >= end ? BadRecord.TRUNCATED : BadRecord.MALFORMED_JSON;
+    }
+    return false;
+  }
+
+  /** An error of a reason of its own at {@code at}: returns {@code ~at}. */
+  private int fail(BadRecord why, int at) {
+    reason = why;
+    return ~at;
+  }
+
+  /**
+   * Why the last scan failed, for the first error in its bytes (the caller checks the bytes as a
+   * whole first: see {@link RecordScanner}); null when it succeeded.
+   */
+  BadRecord reason() {
+    return reason;
+  }
+
+  /** Where the last scan failed: an index into its bytes. */
+  int failedAt() {
+    return failedAt;
+  }
+
+  /** A top-level name with escapes, decoded to be looked up. */
+  private String escapedName(byte[] b, int from, int to) {
+    if (names == null) {
+      names = new JsonDecoder();
+    }
+    return names.escapedString(b, from, to);
+  }
+
+  /**
+   * Why text whose first byte {@code b[p]} is not '{' is not a record: a JSON value of another kind
+   * (an array, a string, a number, a literal), NaN or Infinity, or not JSON.
+   */
+  private static BadRecord notAnObject(byte[] b, int p, int end) {
+    byte c = b[p];
+    if (c == '[' || c == '"' || c == '-' || (c >= '0' && c <= '9')) {
+      return c == '-' && notANumber(b, p, end) ? BadRecord.NOT_A_NUMBER : BadRecord.NOT_AN_OBJECT;
+    }
+    if (c == 't' || c == 'f' || c == 'n') {
+      return BadRecord.NOT_AN_OBJECT;
+    }
+    return notANumber(b, p, end) ? BadRecord.NOT_A_NUMBER : BadRecord.MALFORMED_JSON;
+  }
+
+  /**
+   * Whether a value starting at {@code p} starts as {@code NaN} or {@code Infinity} do, with a sign
+   * or not: numbers that JSON does not have.
+   */
+  private static boolean notANumber(byte[] b, int p, int end) {
+    if (b[p] == '-' || b[p] == '+') {
+      p++;
+    }
+    return p < end && (b[p] == 'N' || b[p] == 'I');
   }
 
   private void record(int slot, int start, int end) {
@@ -257,13 +342,16 @@ final class JsonScanner {
 
   // ------------------------------------------------------------------ the grammar
 
-  /** Scans the value at {@code p}; returns the index after it, or FAIL. Sets {@link #kind}. */
+  // The grammar's methods return the index after what they scanned, or ~i for the index i of the
+  // first error (negative), which their callers return as it is: see failed().
+
+  /** Scans the value at {@code p}; returns the index after it. Sets {@link #kind}. */
   private int value(byte[] b, int p, int end, int depth) {
     byte c = b[p];
     if (c == '"') {
       int q = string(b, p + 1, end);
       if (q < 0) {
-        return FAIL;
+        return q;
       }
       kind = escaped ? ESCAPED_STRING : STRING;
       valueStart = p + 1;
@@ -275,46 +363,34 @@ final class JsonScanner {
     }
     switch (c) {
       case '{':
-        {
-          int after = object(b, p + 1, end, depth + 1);
-          kind = OBJECT;
-          return after;
-        }
+        kind = OBJECT;
+        return object(b, p + 1, end, depth + 1);
       case '[':
-        {
-          int after = array(b, p + 1, end, depth + 1);
-          kind = ARRAY;
-          return after;
-        }
+        kind = ARRAY;
+        return array(b, p + 1, end, depth + 1);
       case 't':
         kind = TRUE;
-        return p + 3 < end && b[p + 1] == 'r' && b[p + 2] == 'u' && b[p + 3] == 'e' ? p + 4 : FAIL;
+        return literal(b, p, end);
       case 'f':
         kind = FALSE;
-        return p + 4 < end
-                && b[p + 1] == 'a'
-                && b[p + 2] == 'l'
-                && b[p + 3] == 's'
-                && b[p + 4] == 'e'
-            ? p + 5
-            : FAIL;
+        return literal(b, p, end);
       case 'n':
         kind = NULL;
-        return p + 3 < end && b[p + 1] == 'u' && b[p + 2] == 'l' && b[p + 3] == 'l' ? p + 4 : FAIL;
+        return literal(b, p, end);
       default:
-        return FAIL;
+        return notAValue(b, p, end);
     }
   }
 
   /**
    * Checks the value at {@code p} as {@link #value} does, without keeping anything of it: for the
-   * values no query reads, which are most of a record. Returns the index after it, or FAIL.
+   * values no query reads, which are most of a record. Returns the index after it.
    */
   private int skip(byte[] b, int p, int end, int depth) {
     byte c = b[p];
     if (c == '"') {
       int q = string(b, p + 1, end);
-      return q < 0 ? FAIL : q + 1;
+      return q < 0 ? q : q + 1;
     }
     if ((c >= '0' && c <= '9') || c == '-') {
       return skipNumber(b, p, end);
@@ -325,44 +401,82 @@ final class JsonScanner {
       case '[':
         return array(b, p + 1, end, depth + 1);
       case 't':
-        return p + 3 < end && b[p + 1] == 'r' && b[p + 2] == 'u' && b[p + 3] == 'e' ? p + 4 : FAIL;
       case 'f':
-        return p + 4 < end
-                && b[p + 1] == 'a'
-                && b[p + 2] == 'l'
-                && b[p + 3] == 's'
-                && b[p + 4] == 'e'
-            ? p + 5
-            : FAIL;
       case 'n':
-        return p + 3 < end && b[p + 1] == 'u' && b[p + 2] == 'l' && b[p + 3] == 'l' ? p + 4 : FAIL;
+        return literal(b, p, end);
       default:
-        return FAIL;
+        return notAValue(b, p, end);
     }
   }
 
   /**
-   * Checks a number, {@code -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?} of at most {@value
-   * #MAX_NUMBER_CHARS} characters, without computing it; returns the index after it, or FAIL.
+   * The literal true, false or null whose first byte is at {@code p}; returns the index after it.
    */
-  private static int skipNumber(byte[] b, int p, int end) {
+  private static int literal(byte[] b, int p, int end) {
+    switch (b[p]) {
+      case 't':
+        if (p + 3 < end && b[p + 1] == 'r' && b[p + 2] == 'u' && b[p + 3] == 'e') {
+          return p + 4;
+        }
+        return literalError(b, p, end, TRUE_BYTES);
+      case 'f':
+        if (p + 4 < end
+            && b[p + 1] == 'a'
+            && b[p + 2] == 'l'
+            && b[p + 3] == 's'
+            && b[p + 4] == 'e') {
+          return p + 5;
+        }
+        return literalError(b, p, end, FALSE_BYTES);
+      default:
+        if (p + 3 < end && b[p + 1] == 'u' && b[p + 2] == 'l' && b[p + 3] == 'l') {
+          return p + 4;
+        }
+        return literalError(b, p, end, NULL_BYTES);
+    }
+  }
+
+  private static final byte[] TRUE_BYTES = {'t', 'r', 'u', 'e'};
+  private static final byte[] FALSE_BYTES = {'f', 'a', 'l', 's', 'e'};
+  private static final byte[] NULL_BYTES = {'n', 'u', 'l', 'l'};
+
+  /** Where a literal that {@link #literal} did not find whole goes wrong: ~ that index. */
+  private static int literalError(byte[] b, int p, int end, byte[] word) {
+    for (int i = 1; i < word.length; i++) {
+      if (p + i >= end || b[p + i] != word[i]) {
+        return ~(p + i);
+      }
+    }
+    return p + word.length; // not reached: the literal is whole
+  }
+
+  /** The byte at {@code p} cannot start a value. */
+  private int notAValue(byte[] b, int p, int end) {
+    return notANumber(b, p, end) ? fail(BadRecord.NOT_A_NUMBER, p) : ~p;
+  }
+
+  /**
+   * Checks a number, {@code -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?} of at most {@link
+   * #maxNumberChars} characters, without computing it; returns the index after it.
+   */
+  private int skipNumber(byte[] b, int p, int end) {
     int start = p;
     if (b[p] == '-' && ++p >= end) {
-      return FAIL;
+      return ~p;
     }
     int d = b[p] - '0';
     if (d == 0) {
       p++;
     } else if (d > 0 && d <= 9) {
-      p = digits(b, p + 1, end);
+      p = Swar.digits(b, p + 1, end);
     } else {
-      return FAIL;
+      return notAValue(b, start, end);
     }
     if (p < end && b[p] == '.') {
       int first = ++p;
-      p = digits(b, p, end);
+      p = Swar.digits(b, p, end);
       if (p == first) {
-        return FAIL;
+        return ~p;
       }
     }
     if (p < end && (b[p] | 0x20) == 'e') {
@@ -371,84 +485,65 @@ final class JsonScanner {
         p++;
       }
       int first = p;
-      p = digits(b, p, end);
+      p = Swar.digits(b, p, end);
       if (p == first) {
-        return FAIL;
+        return ~p;
       }
     }
-    return p - start > MAX_NUMBER_CHARS ? FAIL : p;
-  }
-
-  /**
-   * The index of the first byte from {@code p} that is not an ASCII digit (or {@code end}), eight
-   * bytes at a time: a byte is a digit when its high nibble is 3 and adding 6 keeps it so. A carry
-   * out of a byte (only from 0xFA and above, not a digit) can only spoil the bytes above it, so the
-   * lowest flagged byte is exact.
-   */
-  private static int digits(byte[] b, int p, int end) {
-    while (p + 8 <= end) {
-      long w = (long) LONGS.get(b, p);
-      long notDigit =
-          ((w & HIGH_NIBBLES) ^ DIGIT_NIBBLES) | (((w + SIXES) & HIGH_NIBBLES) ^ DIGIT_NIBBLES);
-      if (notDigit != 0) {
-        return p + (Long.numberOfTrailingZeros(notDigit) >>> 3);
-      }
-      p += 8;
-    }
-    while (p < end && b[p] >= '0' && b[p] <= '9') {
-      p++;
-    }
-    return p;
+    return p - start > maxNumberChars ? fail(BadRecord.NUMBER_TOO_LONG, start) : p;
   }
 
   /** {@code p} is after the '{'. */
   private int object(byte[] b, int p, int end, int depth) {
-    if (depth > MAX_DEPTH) {
-      return FAIL;
+    if (depth > maxDepth) {
+      return fail(BadRecord.TOO_DEEP, p - 1);
     }
     p = ws(b, p, end);
     if (p >= end) {
-      return FAIL;
+      return ~p;
     }
     if (b[p] == '}') {
       return p + 1;
     }
     while (true) {
       if (b[p] != '"') {
-        return FAIL;
+        return ~p;
       }
       int q = string(b, p + 1, end);
-      if (q < 0 || q - p - 1 > MAX_NAME_BYTES) {
-        return FAIL;
+      if (q < 0) {
+        return q;
+      }
+      if (q - p - 1 > maxNameBytes) {
+        return fail(BadRecord.NAME_TOO_LONG, p + 1);
       }
       p = q + 1;
       if (p >= end) {
-        return FAIL;
+        return ~p;
       }
       if (b[p] != ':') {
         p = ws(b, p, end);
         if (p >= end || b[p] != ':') {
-          return FAIL;
+          return ~p;
         }
       }
       if (++p >= end) {
-        return FAIL;
+        return ~p;
       }
       if (b[p] <= ' ') {
         p = ws(b, p, end);
         if (p >= end) {
-          return FAIL;
+          return ~p;
         }
       }
       p = skip(b, p, end, depth);
       if (p < 0 || p >= end) {
-        return FAIL;
+        return p < 0 ? p : ~p;
       }
       byte c = b[p];
       if (c != ',' && c != '}') {
         p = ws(b, p, end);
         if (p >= end) {
-          return FAIL;
+          return ~p;
         }
         c = b[p];
       }
@@ -456,15 +551,15 @@ final class JsonScanner {
         return p + 1;
       }
       if (c != ',') {
-        return FAIL;
+        return ~p;
       }
       if (++p >= end) {
-        return FAIL;
+        return ~p;
       }
       if (b[p] <= ' ') {
         p = ws(b, p, end);
         if (p >= end) {
-          return FAIL;
+          return ~p;
         }
       }
     }
@@ -472,12 +567,12 @@ final class JsonScanner {
 
   /** {@code p} is after the '['. */
   private int array(byte[] b, int p, int end, int depth) {
-    if (depth > MAX_DEPTH) {
-      return FAIL;
+    if (depth > maxDepth) {
+      return fail(BadRecord.TOO_DEEP, p - 1);
     }
     p = ws(b, p, end);
     if (p >= end) {
-      return FAIL;
+      return ~p;
     }
     if (b[p] == ']') {
       return p + 1;
@@ -485,13 +580,13 @@ final class JsonScanner {
     while (true) {
       p = skip(b, p, end, depth);
       if (p < 0 || p >= end) {
-        return FAIL;
+        return p < 0 ? p : ~p;
       }
       byte c = b[p];
       if (c != ',' && c != ']') {
         p = ws(b, p, end);
         if (p >= end) {
-          return FAIL;
+          return ~p;
         }
         c = b[p];
       }
@@ -499,15 +594,15 @@ final class JsonScanner {
         return p + 1;
       }
       if (c != ',') {
-        return FAIL;
+        return ~p;
       }
       if (++p >= end) {
-        return FAIL;
+        return ~p;
       }
       if (b[p] <= ' ') {
         p = ws(b, p, end);
         if (p >= end) {
-          return FAIL;
+          return ~p;
         }
       }
     }
@@ -521,7 +616,7 @@ final class JsonScanner {
   private int number(byte[] b, int p, int end) {
     int after = skipNumber(b, p, end);
     if (after < 0) {
-      return FAIL;
+      return after;
     }
     int digits = after - p;
     for (int i = p; i < after; i++) {
@@ -545,22 +640,22 @@ final class JsonScanner {
 
   /**
    * A string from {@code p}, just after its opening quote, to its closing quote, whose index is
-   * returned (or FAIL). Sets {@link #escaped}. Eight bytes are tested at a time for the bytes that
-   * need a look: a quote, a backslash, a control character (not allowed) or the first byte of a
-   * multi-byte UTF-8 sequence (checked).
+   * returned. Sets {@link #escaped}. Eight bytes are tested at a time for the bytes that need a
+   * look: a quote, a backslash, a control character (not allowed) or the first byte of a multi-byte
+   * UTF-8 sequence (checked).
    */
   private int string(byte[] b, int p, int end) {
     int start = p;
     boolean esc = false;
     while (true) {
-      p = toLook(b, p, end);
+      p = Swar.toLook(b, p, end);
       if (p >= end) {
-        return FAIL;
+        return ~p;
       }
       byte c = b[p];
       if (c == '"') {
-        if (p - start > MAX_STRING_BYTES) {
-          return FAIL;
+        if (p - start > maxStringBytes) {
+          return fail(BadRecord.TOO_LONG, start);
         }
         escaped = esc;
         return p;
@@ -569,54 +664,30 @@ final class JsonScanner {
         esc = true;
         p = escape(b, p + 1, end);
       } else if (c < 0) {
-        p = utf8(b, p, end);
+        int q = Utf8.sequence(b, p, end);
+        p = q < 0 ? notUtf8(b, p, end) : q;
       } else {
-        return FAIL; // a control character
+        return ~p; // a control character
       }
       if (p < 0) {
-        return FAIL;
-      }
-    }
-  }
-
-  /**
-   * The index of the first byte from {@code p} that a string's scan must look at (a quote, a
-   * backslash, a control character or a byte of a multi-byte UTF-8 sequence), or {@code end}.
-   */
-  static int toLook(byte[] b, int p, int end) {
-    while (p + 8 <= end) {
-      long m = stringFlags(b, p);
-      if (m != 0) {
-        return p + (Long.numberOfTrailingZeros(m) >>> 3);
-      }
-      p += 8;
-    }
-    while (p < end) {
-      byte c = b[p];
-      if (c == '"' || c == '\\' || c < 0x20) { // c < 0 for bytes above 0x7F
         return p;
       }
-      p++;
     }
-    return end;
+  }
+
+  /** Bytes at {@code p} that are not a UTF-8 sequence: ~p, for why. */
+  private int notUtf8(byte[] b, int p, int end) {
+    return fail(Utf8.cutShort(b, p, end) ? BadRecord.TRUNCATED : BadRecord.INVALID_UTF8, p);
   }
 
   /**
-   * The eight bytes at {@code p} as a string's scan sees them: the high bit of each byte that needs
-   * a look (>= 0x80, or < 0x20 (borrow), or a quote, or a backslash). Only the lowest flagged byte
-   * is exact (borrows flag bytes above a true match), and only it may be used.
+   * The escape whose backslash is before {@code p}; returns the index after it. Any escape of a
+   * UTF-16 code unit (u and four hex digits) is one: a surrogate, paired or not, is kept as the
+   * string's code unit.
    */
-  static long stringFlags(byte[] b, int p) {
-    long w = (long) LONGS.get(b, p);
-    long q = w ^ QUOTES;
-    long s = w ^ BACKSLASHES;
-    return ((w - SPACES) | w | ((q - ONES) & ~q) | ((s - ONES) & ~s)) & HIGHS;
-  }
-
-  /** The escape whose backslash is before {@code p}; returns the index after it. */
   private static int escape(byte[] b, int p, int end) {
     if (p >= end) {
-      return FAIL;
+      return ~p;
     }
     switch (b[p]) {
       case '"':
@@ -629,77 +700,15 @@ final class JsonScanner {
       case 't':
         return p + 1;
       case 'u':
-        if (p + 4 >= end) {
-          return FAIL;
-        }
-        int code = 0;
         for (int i = 1; i <= 4; i++) {
-          int h = hex(b[p + i]);
-          if (h < 0) {
-            return FAIL;
+          if (p + i >= end || Swar.hex(b[p + i]) < 0) {
+            return ~(p + i);
           }
-          code = code << 4 | h;
         }
-        // surrogates (halves of a pair, or alone) are left to the parser, which checks pairs in
-        // some places and not in others
-        return (code & 0xF800) == 0xD800 ? FAIL : p + 5;
+        return p + 5;
       default:
-        return FAIL;
+        return ~p;
     }
-  }
-
-  static int hex(byte c) {
-    if (c >= '0' && c <= '9') {
-      return c - '0';
-    }
-    int lower = c | 0x20;
-    return lower >= 'a' && lower <= 'f' ? lower - 'a' + 10 : -1;
-  }
-
-  /**
-   * A multi-byte UTF-8 sequence at {@code p}, well formed (no overlong forms, no surrogates, at
-   * most U+10FFFF); returns the index after it.
-   */
-  static int utf8(byte[] b, int p, int end) {
-    int c = b[p] & 0xFF;
-    if (c < 0xC2) {
-      return FAIL;
-    }
-    if (c < 0xE0) {
-      return p + 1 < end && cont(b[p + 1]) ? p + 2 : FAIL;
-    }
-    if (c < 0xF0) {
-      if (p + 2 >= end) {
-        return FAIL;
-      }
-      int b1 = b[p + 1] & 0xFF;
-      if (!cont(b[p + 1])
-          || !cont(b[p + 2])
-          || (c == 0xE0 && b1 < 0xA0)
-          || (c == 0xED && b1 > 0x9F)) {
-        return FAIL;
-      }
-      return p + 3;
-    }
-    if (c < 0xF5) {
-      if (p + 3 >= end) {
-        return FAIL;
-      }
-      int b1 = b[p + 1] & 0xFF;
-      if (!cont(b[p + 1])
-          || !cont(b[p + 2])
-          || !cont(b[p + 3])
-          || (c == 0xF0 && b1 < 0x90)
-          || (c == 0xF4 && b1 > 0x8F)) {
-        return FAIL;
-      }
-      return p + 4;
-    }
-    return FAIL;
-  }
-
-  private static boolean cont(byte c) {
-    return (c & 0xC0) == 0x80;
   }
 
   /** Skips JSON whitespace (space, tab, line feed, carriage return). */

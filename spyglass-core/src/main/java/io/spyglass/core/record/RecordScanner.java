@@ -1,14 +1,16 @@
 package io.spyglass.core.record;
 
 import java.util.Arrays;
+import java.util.Map;
 import java.util.Set;
 
 /**
  * Reads the selected top-level fields of JSON records after a structural scan at word speed: the
  * record is checked whole, the other fields are stepped over without being built, and a selected
  * field's raw value can be examined (see {@link #kind}, {@link #bytes}) before anything is decoded.
- * It gives the same records as {@link JsonRecordReader} with the same selection, and the same
- * verdict on malformed input: what the scan cannot vouch for is read by that reader.
+ * The scan is the one check of a record (see {@link JsonScanner}): what it accepts is decoded
+ * without another check, now or later (a whole record read for {@code SELECT *}); what it refuses
+ * is refused for one {@link BadRecord reason}, whatever fields are selected.
  *
  * <pre>{@code
  * scanner.select(Set.of("id", "device"));
@@ -41,9 +43,11 @@ public final class RecordScanner {
   private final JsonRecordReader.Limits limits;
   private final JsonScanner scanner = new JsonScanner();
   private final JsonDecoder decoder = new JsonDecoder();
-  private final JsonRecordReader reader;
   private Set<String> selection = Set.of();
   private boolean scanned;
+
+  /** The length of the bytes scanned last, for {@link #failure}. */
+  private int lastLength;
 
   public RecordScanner() {
     this(JsonRecordReader.Limits.DEFAULTS);
@@ -51,8 +55,7 @@ public final class RecordScanner {
 
   public RecordScanner(JsonRecordReader.Limits limits) {
     this.limits = limits;
-    this.reader = new JsonRecordReader(limits);
-    reader.select(selection);
+    scanner.limits(limits);
   }
 
   /**
@@ -62,11 +65,9 @@ public final class RecordScanner {
   public void select(Set<String> topLevelFields) {
     if (topLevelFields.equals(selection)) {
       selection = topLevelFields;
-      reader.select(topLevelFields);
       return;
     }
     selection = topLevelFields;
-    reader.select(topLevelFields);
     scanner.fields(new FieldTable(topLevelFields));
     scanned = false;
   }
@@ -85,14 +86,67 @@ public final class RecordScanner {
    * Scans {@code bytes[offset, offset + length)}, which must not change until the record is decoded
    * and, for the fields the record does not hold, while it is in use ({@link Record#partOf}).
    *
-   * @return true when the bytes are one well-formed JSON object, and the accessors describe the
-   *     selected fields; false when the scan cannot vouch for them (malformed, or unusual: a name
-   *     with an escape, very deep nesting, very long strings or numbers), and the record must be
-   *     read with {@link #read}
+   * @return true when the bytes are one valid JSON object within the limits, and the accessors
+   *     describe the selected fields; false when they are not, and {@link #failure} says why
    */
   public boolean scan(byte[] bytes, int offset, int length) {
+    lastLength = length;
     scanned = length <= limits.maxRecordBytes() && scanner.scan(bytes, offset, length);
     return scanned;
+  }
+
+  /**
+   * Why the last scan failed, as the exception to count the record by: {@link BadRecord#TOO_LONG}
+   * over the record size limit, else {@link BadRecord#BINARY} for a NUL byte, else {@link
+   * BadRecord#INVALID_UTF8} for bytes that are not UTF-8 (wherever they are), else the reason of
+   * the first error in the JSON text. Only after a scan that returned false.
+   */
+  public MalformedRecordException failure() {
+    if (scanned) {
+      throw new IllegalStateException("failure needs a failed scan first");
+    }
+    int len = lastLength;
+    if (len > limits.maxRecordBytes()) {
+      return new MalformedRecordException(
+          BadRecord.TOO_LONG,
+          "Record of " + len + " bytes exceeds the limit of " + limits.maxRecordBytes());
+    }
+    byte[] b = scanner.bytes();
+    int off = scanner.offset();
+    for (int i = off; i < off + len; i++) {
+      if (b[i] == 0) {
+        return refused(BadRecord.BINARY, "Binary data (a NUL byte)", i - off);
+      }
+    }
+    int invalid = Utf8.firstInvalid(b, off, off + len);
+    if (invalid >= 0) {
+      return refused(BadRecord.INVALID_UTF8, "Invalid UTF-8", invalid - off);
+    }
+    BadRecord why = scanner.reason();
+    int at = scanner.failedAt() - off;
+    return switch (why) {
+      case TOO_DEEP ->
+          refused(why, "Nesting deeper than the limit of " + limits.maxDepth() + " levels", at);
+      case TOO_LONG ->
+          refused(
+              why, "A string longer than the limit of " + limits.maxStringLength() + " bytes", at);
+      case NUMBER_TOO_LONG ->
+          refused(
+              why,
+              "A number longer than the limit of " + limits.maxNumberChars() + " characters",
+              at);
+      case NAME_TOO_LONG ->
+          refused(
+              why, "A field name longer than the limit of " + limits.maxNameBytes() + " bytes", at);
+      case NOT_AN_OBJECT -> new MalformedRecordException(why, "Expected a JSON object");
+      case NOT_A_NUMBER -> refused(why, "NaN or Infinity, which JSON has no numbers for", at);
+      case TRUNCATED -> refused(why, "Truncated JSON: the input ends inside the record", at);
+      default -> refused(why, "Malformed JSON", at);
+    };
+  }
+
+  private static MalformedRecordException refused(BadRecord why, String what, int at) {
+    return new MalformedRecordException(why, what + " at byte " + at);
   }
 
   /** The kind of the selected field's value in the record scanned last; ABSENT when missing. */
@@ -219,17 +273,38 @@ public final class RecordScanner {
   }
 
   /**
-   * Reads the record as {@link JsonRecordReader#read} with the same selection does: by the scan
-   * when it vouches for the bytes, else by the parser.
+   * Reads the selected fields of a record: {@link #scan}, then {@link #decode}.
    *
-   * @throws MalformedRecordException when the bytes are not one JSON object within the limits
+   * @throws MalformedRecordException when the bytes are not one JSON object within the limits:
+   *     {@link #failure}
    */
   public void read(byte[] bytes, int offset, int length, Record into)
       throws MalformedRecordException {
-    if (scan(bytes, offset, length)) {
-      decode(into);
-    } else {
-      reader.read(bytes, offset, length, into);
+    if (!scan(bytes, offset, length)) {
+      into.clear();
+      throw failure();
+    }
+    decode(into);
+  }
+
+  /**
+   * Reads every field of a record, whatever the selection: {@link #scan}, then the whole object
+   * decoded. The record is not {@linkplain Record#partOf partial}.
+   *
+   * @throws MalformedRecordException when the bytes are not one JSON object within the limits:
+   *     {@link #failure}
+   */
+  @SuppressWarnings("unchecked")
+  public void readWhole(byte[] bytes, int offset, int length, Record into)
+      throws MalformedRecordException {
+    into.clear();
+    if (!scan(bytes, offset, length)) {
+      throw failure();
+    }
+    Map<String, Object> whole =
+        (Map<String, Object>) decoder.value(bytes, JsonDecoder.objectStart(bytes, offset));
+    for (Map.Entry<String, Object> e : whole.entrySet()) {
+      into.put(e.getKey(), e.getValue());
     }
   }
 }

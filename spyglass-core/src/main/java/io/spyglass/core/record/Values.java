@@ -57,10 +57,7 @@ public final class Values {
       case 1:
         return Boolean.compare((Boolean) a, (Boolean) b);
       case 2:
-        if (isIntegral(ka) && isIntegral(kb)) {
-          return Long.compare(((Number) a).longValue(), ((Number) b).longValue());
-        }
-        return Double.compare(((Number) a).doubleValue(), ((Number) b).doubleValue());
+        return compareNumbers(ka, (Number) a, kb, (Number) b);
       case 3:
         return ((String) a).compareTo((String) b);
       default:
@@ -84,7 +81,10 @@ public final class Values {
     }
   }
 
-  /** Equality with numbers compared by value across numeric types ({@code 5 == 5L == 5.0}). */
+  /**
+   * Equality with numbers compared by value across numeric types ({@code 5 == 5L == 5.0}, {@code
+   * -0.0 == 0}), exactly: a LONG is not rounded to a DOUBLE first.
+   */
   public static boolean equal(Object a, Object b) {
     if (a == b) {
       return true;
@@ -95,12 +95,66 @@ public final class Values {
     if (a instanceof Number && b instanceof Number) {
       byte ka = kindOf(a);
       byte kb = kindOf(b);
-      if (isIntegral(ka) && isIntegral(kb)) {
-        return ((Number) a).longValue() == ((Number) b).longValue();
-      }
-      return ((Number) a).doubleValue() == ((Number) b).doubleValue();
+      return isNumeric(ka) && isNumeric(kb)
+          ? compareNumbers(ka, (Number) a, kb, (Number) b) == 0
+          : a.equals(b);
     }
     return a.equals(b);
+  }
+
+  /** {@link #compareNumbers(boolean, long, double, boolean, long, double)} of boxed numbers. */
+  private static int compareNumbers(byte ka, Number a, byte kb, Number b) {
+    boolean fa = !isIntegral(ka);
+    boolean fb = !isIntegral(kb);
+    return compareNumbers(
+        fa,
+        fa ? 0 : a.longValue(),
+        fa ? a.doubleValue() : 0,
+        fb,
+        fb ? 0 : b.longValue(),
+        fb ? b.doubleValue() : 0);
+  }
+
+  /**
+   * Compares two numbers by their exact values, each an integer ({@code floating} false: {@code l})
+   * or a floating-point number ({@code d}): -1, 0 or 1. A LONG and a DOUBLE compare as the numbers
+   * they are, not as the LONG rounded to a DOUBLE (9007199254740993 > 9007199254740992.0); -0.0
+   * equals 0. NaN, which records do not hold but arithmetic can make, is above every number and
+   * equal to itself, as in {@link Double#compare}.
+   */
+  public static int compareNumbers(
+      boolean floatingA, long la, double da, boolean floatingB, long lb, double db) {
+    if (!floatingA) {
+      return floatingB ? compare(la, db) : Long.compare(la, lb);
+    }
+    return floatingB ? compare(da, db) : -compare(lb, da);
+  }
+
+  /** Two doubles by value: -0.0 equals 0.0; NaN as {@link Double#compare} orders it. */
+  public static int compare(double a, double b) {
+    if (a < b) {
+      return -1;
+    }
+    if (a > b) {
+      return 1;
+    }
+    return a == b ? 0 : Double.compare(a, b);
+  }
+
+  /** A long and a double by their exact values; NaN is above every long. */
+  public static int compare(long a, double b) {
+    if (Double.isNaN(b) || b >= 0x1p63) {
+      return -1;
+    }
+    if (b < -0x1p63) {
+      return 1;
+    }
+    long whole = (long) b; // exact: b is in the range of a long, truncated towards zero
+    if (a != whole) {
+      return a < whole ? -1 : 1;
+    }
+    double fraction = b - whole; // exact: the part of b after its whole part
+    return fraction > 0 ? -1 : fraction < 0 ? 1 : 0;
   }
 
   private static final long M1 = 0x9E3779B97F4A7C15L;
@@ -137,10 +191,10 @@ public final class Values {
     return mix(v + M1);
   }
 
-  /** A 64-bit hash of a double; integral doubles hash as the equal long. */
+  /** A 64-bit hash of a double; integral doubles hash as the equal long (and -0.0 as 0). */
   public static long hash(double v) {
     long asLong = (long) v;
-    if (asLong == v) {
+    if (asLong == v && v < 0x1p63) {
       return hash(asLong);
     }
     return mix(Double.doubleToLongBits(v) ^ M2);

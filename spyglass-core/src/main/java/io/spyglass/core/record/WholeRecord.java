@@ -50,7 +50,10 @@ final class WholeRecord extends AbstractMap<String, Object> implements RawJson {
   private synchronized Map<String, Object> decode() {
     if (decoded == null) {
       decodes++;
-      Map<String, Object> m = JsonRecordReader.readWhole(json, 0, json.length);
+      // bytes the scan accepted when the record was read: decoded without another check
+      @SuppressWarnings("unchecked")
+      Map<String, Object> m =
+          (Map<String, Object>) JsonDecoder.local().value(json, JsonDecoder.objectStart(json, 0));
       for (int i = 0; i < names.length; i++) {
         m.put(names[i], values[i]);
       }

@@ -2,11 +2,15 @@ package io.spyglass.core.result;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
+import com.fasterxml.jackson.core.io.SerializedString;
 import io.spyglass.core.record.RawJson;
+import io.spyglass.core.record.Surrogates;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.io.Writer;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -119,6 +123,55 @@ public final class ResultJson {
   }
 
   /**
+   * Writes a string as it was read: an unpaired surrogate (which a record gets from an escape of
+   * one) is written as its escape, where the encoder would write {@code ?}.
+   */
+  static void writeString(JsonGenerator g, String s) throws IOException {
+    if (Surrogates.firstUnpaired(s) < 0) {
+      g.writeString(s);
+    } else {
+      g.writeRawValue(quoted(s));
+    }
+  }
+
+  /** Writes a field name as {@link #writeString} writes a string. */
+  static void writeFieldName(JsonGenerator g, String name) throws IOException {
+    if (Surrogates.firstUnpaired(name) < 0) {
+      g.writeFieldName(name);
+    } else {
+      g.writeFieldName(new QuotedName(name, quoted(name)));
+    }
+  }
+
+  /** {@code s} as a JSON string, quotes included, each unpaired surrogate escaped. */
+  private static String quoted(String s) {
+    JsonStringEncoder encoder = JsonStringEncoder.getInstance();
+    StringBuilder out = new StringBuilder(s.length() + 16).append('"');
+    int run = 0;
+    for (int i = 0; i < s.length(); i++) {
+      if (Character.isSurrogate(s.charAt(i)) && Surrogates.isUnpaired(s, i)) {
+        encoder.quoteAsString(s.substring(run, i), out);
+        out.append(String.format("\\u%04x", (int) s.charAt(i)));
+        run = i + 1;
+      }
+    }
+    encoder.quoteAsString(s.substring(run), out);
+    return out.append('"').toString();
+  }
+
+  /** A field name whose quoted text is given: the generators write the name from it. */
+  private static final class QuotedName extends SerializedString {
+    private static final long serialVersionUID = 1L;
+
+    QuotedName(String name, String quotedWithQuotes) {
+      super(name);
+      String inner = quotedWithQuotes.substring(1, quotedWithQuotes.length() - 1);
+      _quotedChars = inner.toCharArray();
+      _quotedUTF8Ref = inner.getBytes(StandardCharsets.UTF_8);
+    }
+  }
+
+  /**
    * Writes a boxed value: null, Boolean, Number, String, Map or List, to any depth. A record kept
    * as its JSON ({@link RawJson}) is copied when that gives the same text.
    */
@@ -129,7 +182,7 @@ public final class ResultJson {
     if (v == null) {
       g.writeNull();
     } else if (v instanceof String) {
-      g.writeString((String) v);
+      writeString(g, (String) v);
     } else if (v instanceof Long || v instanceof Integer) {
       g.writeNumber(((Number) v).longValue());
     } else if (v instanceof Double || v instanceof Float) {
@@ -146,7 +199,7 @@ public final class ResultJson {
     } else if (v instanceof Map) {
       g.writeStartObject();
       for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
-        g.writeFieldName(String.valueOf(e.getKey()));
+        writeFieldName(g, String.valueOf(e.getKey()));
         writeValue(g, e.getValue());
       }
       g.writeEndObject();

@@ -22,6 +22,24 @@ class ValueCodecTest {
   }
 
   @Test
+  void stringsWithUnpairedSurrogatesComeBackAsTheyWere() {
+    // a record can hold them from escapes; UTF-8 has no bytes for them (Java writes '?')
+    for (String s :
+        List.of("\ud800", "a\udfffb", "\ude00\ud83d", "\ud83dA", "😀\ud800😀", "?", "x\ud800?")) {
+      assertThat(roundTrip(s)).isEqualTo(s);
+      assertThat(roundTrip(Map.of(s, List.of(s)))).isEqualTo(Map.of(s, List.of(s)));
+    }
+    // every other string is written in UTF-8, as before
+    PartialWriter out = new PartialWriter(4);
+    out.writeString("héllo 😀");
+    assertThat(out.toByteArray())
+        .isEqualTo(
+            new PartialWriter(4)
+                .writeBytes("héllo 😀".getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                .toByteArray());
+  }
+
+  @Test
   void primitivesKeepTheirTypes() {
     for (Object v :
         new Object[] {

@@ -10,8 +10,8 @@ import java.util.Random;
  * Random JSON records made to be awkward for a hand-written scanner: every kind of value, nesting,
  * names repeated in one object, numbers of every form (big, negative zero, exponents, 18 and 19
  * digits), strings with every escape, control characters, non-ASCII and supplementary characters
- * written raw or as {@code \\u} escapes, whitespace of every kind between tokens; and the same
- * records damaged byte by byte. Deterministic for a seed.
+ * written raw or as {@code \\u} escapes, unpaired surrogates (escaped), whitespace of every kind
+ * between tokens; and the same records damaged byte by byte. Deterministic for a seed.
  */
 final class JsonSamples {
   /** Top-level names: few, so that names repeat and selections hit. */
@@ -43,7 +43,9 @@ final class JsonSamples {
     "0123456789",
     "{\"not\":[an,object]}",
     "\\\"",
-    "\\u0041"
+    "\\u0041",
+    "\ud800",
+    "\udfff"
   };
 
   private static final String[] NUMBERS = {
@@ -252,7 +254,8 @@ final class JsonSamples {
     boolean escapeFreely = random.nextInt(name ? 8 : 3) == 0;
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
-      boolean must = c == '"' || c == '\\' || c < 0x20;
+      // an unpaired surrogate has no UTF-8 form: it can only be written as an escape
+      boolean must = c == '"' || c == '\\' || c < 0x20 || Surrogates.isUnpaired(s, i);
       if (must || (escapeFreely && random.nextInt(3) == 0)) {
         switch (c) {
           case '"' -> sb.append(random.nextBoolean() ? "\\\"" : "\\u0022");

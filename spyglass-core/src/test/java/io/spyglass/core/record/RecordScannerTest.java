@@ -3,8 +3,11 @@ package io.spyglass.core.record;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -20,9 +23,9 @@ class RecordScannerTest {
     return scanner.scan(b, 0, b.length);
   }
 
-  /** Agrees with Jackson, and says whether the scan itself vouched. */
+  /** Agrees with a strict parse, and says whether the scan accepted the record. */
   private boolean agrees(String json, String... selection) {
-    RecordScannerProperties.sameAsJackson(utf8(json), List.of(selection));
+    RecordScannerProperties.sameAsAStrictParse(utf8(json), List.of(selection));
     scanner.select(Set.of(selection));
     return vouches(json);
   }
@@ -52,7 +55,7 @@ class RecordScannerTest {
   }
 
   @Test
-  void numbersOfEveryLengthAndWhatFollowsThemAgreeWithJackson() {
+  void numbersOfEveryLengthAndWhatFollowsThemAgreeWithAStrictParse() {
     // digits are stepped over eight at a time: every length across the word boundaries, each
     // followed by what ends a number, what continues it, and what makes it malformed
     String[] after = {"}", ",\"y\":1}", " }", ".5}", ".}", "e3}", "E+2}", "e}", "x}", "0}", ":}"};
@@ -111,7 +114,7 @@ class RecordScannerTest {
   }
 
   @Test
-  void malformedRecordsGetTheParsersVerdict() {
+  void malformedRecordsAreRefused() {
     for (String bad :
         List.of(
             "",
@@ -142,6 +145,7 @@ class RecordScannerTest {
             "{\"a\":[1,]}",
             "{\"a\":[1 2]}",
             "{\"a\":{\"b\"}}",
+            " \ufeff{}",
             "{\"a\":1}\u0000")) {
       assertThat(agrees(bad, "a")).as(bad).isFalse();
       scanner.select(Set.of("a"));
@@ -152,37 +156,171 @@ class RecordScannerTest {
     }
   }
 
+  /** The reason the scanner gives for {@code b}, selecting {@code a}. */
+  private BadRecord reason(byte[] b) {
+    scanner.select(Set.of("a"));
+    try {
+      scanner.read(b, 0, b.length, new Record());
+    } catch (MalformedRecordException e) {
+      return e.reason();
+    }
+    throw new AssertionError("read: " + new String(b, StandardCharsets.ISO_8859_1));
+  }
+
   @Test
-  void invalidUtf8IsLeftToTheParser() {
-    byte[][] cases = {
-      {'{', '"', 'a', '"', ':', '"', (byte) 0xC3, '"', '}'},
-      {'{', '"', 'a', '"', ':', '"', (byte) 0xC0, (byte) 0x80, '"', '}'},
-      {'{', '"', 'a', '"', ':', '"', (byte) 0xED, (byte) 0xA0, (byte) 0x80, '"', '}'},
-      {'{', '"', 'a', '"', ':', '"', (byte) 0xFF, '"', '}'},
-      {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF, '{', '}'}
+  void bytesThatAreNotUtf8AreRefusedWhereverTheyAre() {
+    byte[][] sequences = {
+      {(byte) 0xC3}, // a lead byte without its continuation
+      {(byte) 0x80}, // a continuation without its lead
+      {(byte) 0xC0, (byte) 0x80}, // overlong U+0000
+      {(byte) 0xC1, (byte) 0xBF}, // overlong
+      {(byte) 0xE0, (byte) 0x80, (byte) 0xAF}, // overlong '/'
+      {(byte) 0xF0, (byte) 0x80, (byte) 0x80, (byte) 0xAF}, // overlong '/'
+      {(byte) 0xED, (byte) 0xA0, (byte) 0x80}, // a surrogate
+      {(byte) 0xF4, (byte) 0x90, (byte) 0x80, (byte) 0x80}, // above U+10FFFF
+      {(byte) 0xF5, (byte) 0x80, (byte) 0x80, (byte) 0x80},
+      {(byte) 0xFF}
     };
-    for (byte[] b : cases) {
-      assertThat(scanner.scan(b, 0, b.length)).isFalse();
-      RecordScannerProperties.sameAsJackson(b, List.of("a"));
+    for (byte[] seq : sequences) {
+      // in a value a query reads, in a value none reads, in a name, in a nested name
+      for (String[] around :
+          new String[][] {
+            {"{\"a\":\"", "\"}"},
+            {"{\"a\":1,\"z\":\"", "\"}"},
+            {"{\"", "a\":1}"},
+            {"{\"z\":[{\"", "\":1}],\"a\":2}"}
+          }) {
+        byte[] b = concat(utf8(around[0]), seq, utf8(around[1]));
+        assertThat(reason(b)).as(Arrays.toString(b)).isEqualTo(BadRecord.INVALID_UTF8);
+        RecordScannerProperties.sameAsAStrictParse(b, List.of("a"));
+      }
+    }
+    // a line cut inside a character is truncated, not invalid
+    assertThat(reason(concat(utf8("{\"a\":\"x"), new byte[] {(byte) 0xE2, (byte) 0x82})))
+        .isEqualTo(BadRecord.TRUNCATED);
+    // the bytes are checked before the JSON text: the first error there is later in the line
+    assertThat(reason(concat(utf8("{\"a\":x,\"b\":\""), new byte[] {(byte) 0xFF}, utf8("\"}"))))
+        .isEqualTo(BadRecord.INVALID_UTF8);
+  }
+
+  @Test
+  void utf16AndUtf32AreBinary() {
+    String json = "{\"a\":\"v\"}";
+    for (Charset charset :
+        new Charset[] {
+          StandardCharsets.UTF_16BE,
+          StandardCharsets.UTF_16LE,
+          StandardCharsets.UTF_16,
+          Charset.forName("UTF-32BE"),
+          Charset.forName("UTF-32LE")
+        }) {
+      assertThat(reason(json.getBytes(charset))).as(charset.name()).isEqualTo(BadRecord.BINARY);
     }
   }
 
   @Test
-  void limitsAreLeftToTheParser() {
-    String deep = "[".repeat(70) + "]".repeat(70);
-    assertThat(agrees("{\"a\":" + deep + "}", "a")).isFalse();
-    String shallow = "[".repeat(20) + "]".repeat(20);
-    assertThat(agrees("{\"a\":" + shallow + "}", "a")).isTrue();
-    String longString = "x".repeat(JsonScanner.MAX_STRING_BYTES + 1);
-    assertThat(agrees("{\"a\":\"" + longString + "\"}", "a")).isFalse();
-    assertThat(agrees("{\"b\":\"" + longString + "\"}", "a")).isFalse();
-    String longName = "n".repeat(JsonScanner.MAX_NAME_BYTES + 1);
-    assertThat(agrees("{\"" + longName + "\":1}", "a")).isFalse();
-    String longNumber = "1".repeat(JsonScanner.MAX_NUMBER_CHARS + 1);
-    assertThat(agrees("{\"a\":" + longNumber + "}", "a")).isFalse();
-    assertThat(agrees("{\"a\":" + "1".repeat(101) + "}", "a")).isFalse();
-    assertThat(agrees("{\"\\u0061\":1}", "a")).isFalse();
-    assertThat(agrees("{\"a\":\"\\ud83d\\ude00\"}", "a")).isFalse();
+  void aByteOrderMarkBeforeTheObjectIsAllowed() throws Exception {
+    byte[] b = concat(new byte[] {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF}, utf8("{\"a\":1}"));
+    scanner.select(Set.of("a"));
+    Record r = new Record();
+    scanner.read(b, 0, b.length, r);
+    assertThat(r.get("a")).isEqualTo(1L);
+    assertThat(r.toFullMap()).isEqualTo(Map.of("a", 1L));
+    new JsonRecordReader().read(b, 0, b.length, r);
+    assertThat(r.get("a")).isEqualTo(1L);
+  }
+
+  @Test
+  void eachKindOfErrorHasItsReasonAtItsFirstError() {
+    Map<String, BadRecord> shapes = new java.util.LinkedHashMap<>();
+    shapes.put("", BadRecord.NOT_AN_OBJECT);
+    shapes.put("  ", BadRecord.NOT_AN_OBJECT);
+    shapes.put("[1,", BadRecord.NOT_AN_OBJECT);
+    shapes.put("-1", BadRecord.NOT_AN_OBJECT);
+    shapes.put("null", BadRecord.NOT_AN_OBJECT);
+    shapes.put("NaN", BadRecord.NOT_A_NUMBER);
+    shapes.put("-Infinity", BadRecord.NOT_A_NUMBER);
+    shapes.put("x", BadRecord.MALFORMED_JSON);
+    shapes.put("{", BadRecord.TRUNCATED);
+    shapes.put("{\"a", BadRecord.TRUNCATED);
+    shapes.put("{\"a\"", BadRecord.TRUNCATED);
+    shapes.put("{\"a\":", BadRecord.TRUNCATED);
+    shapes.put("{\"a\":tr", BadRecord.TRUNCATED);
+    shapes.put("{\"a\":-", BadRecord.TRUNCATED);
+    shapes.put("{\"a\":1.", BadRecord.TRUNCATED);
+    shapes.put("{\"a\":1e+", BadRecord.TRUNCATED);
+    shapes.put("{\"a\":\"\\u12", BadRecord.TRUNCATED);
+    shapes.put("{\"a\":[1,{\"b\":2}", BadRecord.TRUNCATED);
+    shapes.put("{\"a\":1,", BadRecord.TRUNCATED);
+    shapes.put("{\"a\":trux}", BadRecord.MALFORMED_JSON);
+    shapes.put("{\"a\":\"\\u12x4\"}", BadRecord.MALFORMED_JSON);
+    shapes.put("{\"a\":1} {", BadRecord.MALFORMED_JSON);
+    shapes.put("{\"a\":+1}", BadRecord.MALFORMED_JSON);
+    shapes.put("{\"a\":+Infinity}", BadRecord.NOT_A_NUMBER);
+    shapes.put("{\"a\":-NaN}", BadRecord.NOT_A_NUMBER);
+    shapes.put("{\"a\":Infinity,\"b\":x}", BadRecord.NOT_A_NUMBER);
+    shapes.put("{\"a\":x,\"b\":NaN}", BadRecord.MALFORMED_JSON);
+    shapes.put("{\"a\":" + "[".repeat(64) + "]".repeat(64) + "}", BadRecord.TOO_DEEP);
+    shapes.put("{\"a\":" + "[".repeat(64) + "x", BadRecord.TOO_DEEP);
+    shapes.put("{\"a\":" + "[".repeat(10) + "x" + "[".repeat(60), BadRecord.MALFORMED_JSON);
+    shapes.put("{\"a\":" + "1".repeat(1_001) + "}", BadRecord.NUMBER_TOO_LONG);
+    shapes.put("{\"a\":[0." + "1".repeat(999) + "]}", BadRecord.NUMBER_TOO_LONG);
+    shapes.put("{\"" + "n".repeat(65_537) + "\":1}", BadRecord.NAME_TOO_LONG);
+    shapes.put("{\"z\":{\"" + "n".repeat(65_537) + "\":1}}", BadRecord.NAME_TOO_LONG);
+    for (Map.Entry<String, BadRecord> shape : shapes.entrySet()) {
+      String json = shape.getKey();
+      assertThat(reason(utf8(json)))
+          .as(json.length() > 80 ? json.substring(0, 80) + "..." : json)
+          .isEqualTo(shape.getValue());
+    }
+    assertThat(reason(utf8("{\"a\":\"x\u0000\"}"))).isEqualTo(BadRecord.BINARY);
+    assertThat(reason(utf8("{\"a\":\"x\u0001\"}"))).isEqualTo(BadRecord.MALFORMED_JSON);
+  }
+
+  private static byte[] concat(byte[]... parts) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    for (byte[] p : parts) {
+      out.writeBytes(p);
+    }
+    return out.toByteArray();
+  }
+
+  @Test
+  void limitsAreGenerousAndTheSameWhateverIsSelected() {
+    String deep = "[".repeat(63) + "]".repeat(63); // 64 levels with the record's own object
+    assertThat(agrees("{\"a\":" + deep + "}", "a")).isTrue();
+    assertThat(agrees("{\"b\":" + deep + "}", "a")).isTrue();
+    String longString = "x".repeat(1 << 20);
+    assertThat(agrees("{\"a\":\"" + longString + "\"}", "a")).isTrue();
+    assertThat(agrees("{\"b\":\"" + longString + "\"}", "a")).isTrue();
+    for (int length : new int[] {1_025, 50_001, 65_536}) {
+      String name = "n".repeat(length);
+      assertThat(agrees("{\"" + name + "\":1,\"a\":2}", "a", name)).as("%d", length).isTrue();
+    }
+    for (String number :
+        List.of(
+            "1".repeat(101),
+            "-" + "1".repeat(101),
+            "1." + "0".repeat(100),
+            "1".repeat(1_000),
+            "0." + "1".repeat(998),
+            "1e" + "0".repeat(998))) {
+      assertThat(agrees("{\"a\":" + number + "}", "a")).isTrue();
+      assertThat(agrees("{\"b\":" + number + "}", "a")).isTrue();
+    }
+    assertThat(agrees("{\"\\u0061\":1}", "a")).isTrue();
+    assertThat(agrees("{\"a\":\"\\ud83d\\ude00\"}", "a")).isTrue();
+    assertThat(agrees("{\"a\":\"\\ud800\",\"b\":\"\\ude00\\ud83d\"}", "a", "b")).isTrue();
+  }
+
+  @Test
+  void aNameWithEscapesIsTheNameItSpells() throws Exception {
+    scanner.select(Set.of("id", "\ud800"));
+    Record r = new Record();
+    byte[] b = utf8("{\"id\":\"a\",\"\\u0069d\":\"b\",\"\\ud800\":1,\"?\":2}");
+    scanner.read(b, 0, b.length, r);
+    // the last value, at the place of the first; the unpaired surrogate is not '?'
+    assertThat(r.toMap()).containsExactly(Map.entry("id", "b"), Map.entry("\ud800", 1L));
   }
 
   @Test
