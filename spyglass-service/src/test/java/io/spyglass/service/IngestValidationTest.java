@@ -56,7 +56,7 @@ class IngestValidationTest {
       String create =
           ServiceFixture.JSON.createObjectNode().put("name", "n").put("query", COUNT).toString();
       assertThat(f.postJson("/api/standing-queries", create).statusCode()).isEqualTo(201);
-      String bigNumber = "1".repeat(150);
+      String bigNumber = "1".repeat(1_001); // the engine reads numbers of up to 1,000 characters
       JsonNode o =
           send(
               f,
@@ -75,7 +75,7 @@ class IngestValidationTest {
       assertThat(o.get("rejected")).hasSize(4);
       assertThat(reason(o, 2)).contains("nested too deeply").contains("64");
       assertThat(reason(o, 3)).contains("nested too deeply");
-      assertThat(reason(o, 4)).contains("Number value length (150)");
+      assertThat(reason(o, 4)).contains("a number longer than the limit");
       assertThat(reason(o, 5)).contains("longer than the record size limit").contains("4194304");
 
       // what was rejected is not remembered: sent again within the limits, it is taken
@@ -84,6 +84,32 @@ class IngestValidationTest {
       assertThat(totals(f, "n", 4)).containsExactly(4, 4, 0);
       JsonNode health = ServiceFixture.json(f.get("/api/health").body());
       assertThat(health.get("recordsMalformed").asLong()).isZero();
+    }
+  }
+
+  @Test
+  void whatTheEngineReadsIsTakenWhateverJacksonsOwnDefaultsWouldSay() throws Exception {
+    try (ServiceFixture f = ServiceFixture.startMetering(data, settings(), b -> {})) {
+      String create =
+          ServiceFixture.JSON.createObjectNode().put("name", "n").put("query", COUNT).toString();
+      assertThat(f.postJson("/api/standing-queries", create).statusCode()).isEqualTo(201);
+      // a 150-digit number, and a 60,000-byte name (Jackson refuses names over 50,000 by default)
+      JsonNode o =
+          send(
+              f,
+              List.of(
+                  "{\"id\":\"long-number\",\"quantity\":1,\"time\":"
+                      + T0
+                      + ",\"big\":"
+                      + "7".repeat(150)
+                      + "}",
+                  "{\"id\":\"long-name\",\"quantity\":1,\"time\":"
+                      + T0
+                      + ",\""
+                      + "n".repeat(60_000)
+                      + "\":1}"));
+      assertThat(o.get("accepted").asInt()).as(o.toString()).isEqualTo(2);
+      assertThat(totals(f, "n", 2)).containsExactly(2, 2, 0);
     }
   }
 

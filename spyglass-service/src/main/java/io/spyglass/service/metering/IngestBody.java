@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import io.spyglass.core.record.JsonRecordReader;
 import io.spyglass.core.record.MalformedRecordException;
@@ -27,9 +28,23 @@ import java.util.Set;
  * array's elements) with the reason; the others are taken.
  */
 public final class IngestBody {
-  private static final JsonFactory ARRAY = new JsonFactory();
+  /**
+   * Jackson's bounds as wide as the engine's reader's, which decides first: a document it takes is
+   * never refused for the length of a name or a number by the parsers that find its id.
+   */
+  private static final StreamReadConstraints AS_WIDE_AS_THE_READER =
+      StreamReadConstraints.builder()
+          .maxNameLength(JsonRecordReader.Limits.DEFAULT_MAX_NAME_BYTES)
+          .maxNumberLength(JsonRecordReader.Limits.DEFAULT_MAX_NUMBER_CHARS)
+          .build();
+
+  private static final JsonFactory ARRAY =
+      JsonFactory.builder().streamReadConstraints(AS_WIDE_AS_THE_READER).build();
   private static final JsonFactory JSON =
-      JsonFactory.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
+      JsonFactory.builder()
+          .streamReadConstraints(AS_WIDE_AS_THE_READER)
+          .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+          .build();
 
   /** The longest id, in UTF-8 bytes. */
   public static final int MAX_ID_BYTES = 256;
