@@ -85,7 +85,8 @@ class HelpIT {
     for (String line : lines) {
       if (line.contains("generate --count 10000 > /tmp/events.json")) {
         script.append(line).append('\n');
-      } else if (line.startsWith("printf ") || inExample && !line.isBlank()) {
+      } else if (line.startsWith("printf ") && line.contains("SELECT")
+          || inExample && !line.isBlank()) {
         inExample = !line.contains("--queries");
         script.append(line).append('\n');
       }
