@@ -1,5 +1,7 @@
 package io.spyglass.service.http;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -34,12 +36,27 @@ final class Connections extends ServerConnector {
     this.perAddress = perAddress;
   }
 
-  /** A connector on {@code bind:port} with the caps of {@code edge}, added to {@code server}. */
+  /**
+   * A connector with the caps of {@code edge}, added to {@code server}: on the socket {@code
+   * listening} bound already (it takes it over), or on {@code bind:port} when that is null.
+   */
   static Connections create(
-      Server server, HttpConfiguration http, String bind, int port, EdgeSettings edge) {
+      Server server,
+      HttpConfiguration http,
+      String bind,
+      int port,
+      EdgeSettings edge,
+      Listening listening) {
     Connections c = new Connections(server, http, edge.maxConnectionsPerAddress());
     c.setHost(bind);
     c.setPort(port);
+    if (listening != null) {
+      try {
+        c.open(listening.channel());
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
     int max = edge.maxConnections() > 0 ? edge.maxConnections() : automaticMax();
     server.addBean(new NetworkConnectionLimit(max, c));
     return c;
