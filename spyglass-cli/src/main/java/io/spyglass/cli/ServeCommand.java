@@ -77,7 +77,7 @@ final class ServeCommand implements Callable<Integer> {
       paramLabel = "BYTES",
       description =
           "with --source http: ingested bytes the engine may be behind before POST /api/ingest"
-              + " answers 429 (default: 64MiB; KiB, MiB, GiB or plain bytes)")
+              + " answers 429 (default: 64MiB, at most 1GiB; KiB, MiB, GiB or plain bytes)")
   String ingestBacklog = "64MiB";
 
   @Option(

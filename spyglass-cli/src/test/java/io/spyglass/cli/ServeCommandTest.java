@@ -4,11 +4,44 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.spyglass.service.query.ResultLimits;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 class ServeCommandTest {
+  @TempDir Path data;
+
+  /** Runs {@code serve} with {@code args}; its exit code, and what it wrote to stderr. */
+  static Object[] serve(String... args) {
+    StringWriter err = new StringWriter();
+    int code = new CommandLine(new ServeCommand()).setErr(new PrintWriter(err, true)).execute(args);
+    return new Object[] {code, err.toString()};
+  }
+
+  @Test
+  void anIngestBacklogOverItsMostStopsTheStartWithAClearError() {
+    Object[] r =
+        serve(
+            "--source",
+            "http",
+            "--port",
+            "0",
+            "--data",
+            data.toString(),
+            "--ingest-backlog",
+            "3GiB");
+    assertThat(r[0]).isEqualTo(1);
+    assertThat((String) r[1])
+        .contains("--ingest-backlog")
+        .contains("at most 1GiB")
+        .contains("3221225472 bytes is over it");
+    assertThat(data.resolve("ingest")).doesNotExist();
+  }
+
   @Test
   void serveReadsTheGeneratorPacedUnlessItsRateIsGiven() {
     assertThat(ServeCommand.paced("gen")).isEqualTo("gen?rate=2000");

@@ -96,6 +96,15 @@ public final class IngestLog implements AutoCloseable {
   private LogManifest manifest;
   private List<String> notices = List.of();
 
+  /**
+   * The most bytes one group holds (records and marker): its buffer is indexed by {@code int}, and
+   * the writer cuts its groups well below ({@link Ingestor}).
+   */
+  static final int MAX_GROUP_BYTES = (1 << 30) - MARKER;
+
+  /** Test hook: runs before each record is added to the group (it may throw); null normally. */
+  volatile Runnable beforeAppend;
+
   private IngestLog(Path dir, long segmentBytes) {
     this.dir = dir;
     this.segmentBytes = segmentBytes;
@@ -268,13 +277,31 @@ public final class IngestLog implements AutoCloseable {
     activeIdCount++;
   }
 
-  /** Adds a record to the group being written; it is durable once {@link #commitGroup} returns. */
+  /**
+   * Adds a record to the group being written; it is durable once {@link #commitGroup} returns.
+   *
+   * @throws IllegalStateException when the group would be over {@link #MAX_GROUP_BYTES}; the group
+   *     is then as it was (drop it with {@link #abortGroup})
+   */
   void append(long acceptedMs, long[] idHash, byte[] id, byte[] doc, int offset, int length) {
+    Runnable hook = beforeAppend;
+    if (hook != null) {
+      hook.run();
+    }
+    long total = (long) group.position() + RECORD_HEADER + PAYLOAD_FIXED + id.length + length;
+    if (total > MAX_GROUP_BYTES) {
+      throw new IllegalStateException(
+          "a group of the ingest log holds at most "
+              + MAX_GROUP_BYTES
+              + " bytes: with this record it would hold "
+              + total);
+    }
     int len = PAYLOAD_FIXED + id.length + length;
     int need = RECORD_HEADER + len;
     if (group.remaining() < need) {
       ByteBuffer bigger =
-          ByteBuffer.allocate(Math.max(group.capacity() * 2, group.position() + need));
+          ByteBuffer.allocate(
+              (int) Math.min(MAX_GROUP_BYTES + MARKER, Math.max(group.capacity() * 2L, total)));
       group.flip();
       bigger.put(group);
       group = bigger;
@@ -334,8 +361,7 @@ public final class IngestLog implements AutoCloseable {
       addActiveId(id[0], id[1], id[2]);
       active.newestMs = Math.max(active.newestMs, id[2]);
     }
-    group.clear();
-    groupIds.clear();
+    clearGroup();
     active.size += written;
     synchronized (committed) {
       committedEnd = active.end();
@@ -345,7 +371,16 @@ public final class IngestLog implements AutoCloseable {
 
   /** Drops the group being written. */
   void abortGroup() {
-    group.clear();
+    clearGroup();
+  }
+
+  /** Empties the group; a buffer grown for a large group is given back. */
+  private void clearGroup() {
+    if (group.capacity() > 16 << 20) {
+      group = ByteBuffer.allocate(1 << 20);
+    } else {
+      group.clear();
+    }
     groupIds.clear();
   }
 
