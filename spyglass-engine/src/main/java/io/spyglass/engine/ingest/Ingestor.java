@@ -128,6 +128,9 @@ public final class Ingestor implements AutoCloseable {
   /** The group size the writer cuts at ({@link #GROUP_BYTES}; smaller in tests). */
   volatile long groupBytes = GROUP_BYTES;
 
+  /** Test hook: runs in {@link #submit} after it checked that ingestion runs; null normally. */
+  volatile Runnable beforeQueued;
+
   private final Options options;
   private final IngestLog log;
   private final IdIndex ids;
@@ -335,7 +338,17 @@ public final class Ingestor implements AutoCloseable {
       }
       reservation.handOver();
     }
-    queue.add(new Request(List.copyOf(docs), bytes, done));
+    Runnable hook = beforeQueued;
+    if (hook != null) {
+      hook.run();
+    }
+    Request request = new Request(List.copyOf(docs), bytes, done);
+    queue.add(request);
+    if (closed && queue.remove(request)) {
+      // stopped meanwhile: the writer may have drained the queue for the last time already
+      pendingBytes.addAndGet(-bytes);
+      done.completeExceptionally(new IOException("ingestion has stopped"));
+    }
     return done;
   }
 

@@ -348,4 +348,23 @@ class IngestorTest {
     assertThat(Ingestor.Options.DEFAULTS.withBacklogBytes(1L << 30).backlogBytes())
         .isEqualTo(1L << 30);
   }
+
+  @Test
+  void aRequestQueuedWhileIngestionStopsIsAnswered() throws Exception {
+    Ingestor in = open(Ingestor.Options.DEFAULTS);
+    // the writer drains the queue for the last time between the check and the queueing
+    in.beforeQueued =
+        () -> {
+          try {
+            in.close();
+          } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        };
+    CompletableFuture<Ingestor.Outcome> late = in.submit(docs("l", 0, 2));
+    assertThatThrownBy(() -> late.get(10, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(IOException.class)
+        .hasMessageContaining("ingestion has stopped");
+    assertThat(in.backlogBytes()).isZero();
+  }
 }
