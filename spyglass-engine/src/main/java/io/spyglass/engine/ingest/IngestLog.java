@@ -18,6 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.zip.CRC32C;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The ingest log: every accepted document, in the order accepted, in segment files under one
@@ -63,6 +65,7 @@ import java.util.zip.CRC32C;
  * thread at a time; readers and {@link #committedEnd()} for any thread.
  */
 public final class IngestLog implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(IngestLog.class);
   static final int HEADER = LogFormat.HEADER;
   static final int RECORD_HEADER = LogFormat.RECORD_HEADER;
   static final int PAYLOAD_FIXED = LogFormat.PAYLOAD_FIXED;
@@ -104,6 +107,18 @@ public final class IngestLog implements AutoCloseable {
 
   /** Test hook: runs before each record is added to the group (it may throw); null normally. */
   volatile Runnable beforeAppend;
+
+  /** Something that may fail as the disk does. */
+  @FunctionalInterface
+  interface IoHook {
+    void run(Path file) throws IOException;
+  }
+
+  /**
+   * Test hook: runs when the file of a new segment was created, before its header is written (a
+   * full disk fails there); null normally.
+   */
+  volatile IoHook segmentCreated;
 
   private IngestLog(Path dir, long segmentBytes) {
     this.dir = dir;
@@ -250,21 +265,55 @@ public final class IngestLog implements AutoCloseable {
 
   private void startSegment(long base) throws IOException {
     LogSegment s = new LogSegment(dir, base);
-    FileChannel ch =
-        FileChannel.open(
-            s.log,
-            StandardOpenOption.CREATE_NEW,
-            StandardOpenOption.READ,
-            StandardOpenOption.WRITE);
-    writeHeader(ch, base, LogFormat.CURRENT);
-    ch.force(true);
-    LogFormat.syncDir(dir);
+    FileChannel ch = createSegment(s);
     synchronized (this) {
       segments.put(base, s);
     }
     active = s;
     channel = ch;
     activeIdCount = 0;
+  }
+
+  /**
+   * Creates the file of segment {@code s} with its header, forced to the disk; when that fails, no
+   * file is left behind (a later try creates it again).
+   */
+  private FileChannel createSegment(LogSegment s) throws IOException {
+    FileChannel ch;
+    try {
+      ch = openNew(s.log);
+    } catch (java.nio.file.FileAlreadyExistsException e) {
+      // left by a try that failed and could not delete it: its header at most, nothing in it
+      if (Files.size(s.log) > HEADER) {
+        throw e;
+      }
+      Files.delete(s.log);
+      ch = openNew(s.log);
+    }
+    try {
+      IoHook hook = segmentCreated;
+      if (hook != null) {
+        hook.run(s.log);
+      }
+      writeHeader(ch, s.base, LogFormat.CURRENT);
+      ch.force(true);
+      LogFormat.syncDir(dir);
+      return ch;
+    } catch (IOException | RuntimeException | Error e) {
+      try {
+        ch.close();
+        Files.deleteIfExists(s.log);
+        LogFormat.syncDir(dir);
+      } catch (IOException again) {
+        e.addSuppressed(again);
+      }
+      throw e;
+    }
+  }
+
+  private static FileChannel openNew(Path file) throws IOException {
+    return FileChannel.open(
+        file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
   }
 
   private void addActiveId(long h, long l, long ms) {
@@ -384,13 +433,39 @@ public final class IngestLog implements AutoCloseable {
     groupIds.clear();
   }
 
-  /** Seals the active segment (its ids file written and forced) and starts the next. */
+  /**
+   * Seals the active segment (its ids file written and forced) and starts the next. Nothing changes
+   * until the next segment's file is made: when that fails (a full disk), the active segment stays
+   * active, open and unsealed, its ids file deleted again, and the next group tries again. (Were
+   * the ids file left, it would not be read: recovery reads the last segment itself.)
+   */
   private void seal() throws IOException {
     LogRecovery.writeIds(active, activeIds, activeIdCount);
-    activeIdCount = 0;
-    channel.close();
+    LogSegment next = new LogSegment(dir, active.end());
+    FileChannel ch;
+    try {
+      ch = createSegment(next);
+    } catch (IOException | RuntimeException | Error e) {
+      try {
+        Files.deleteIfExists(active.ids);
+      } catch (IOException again) {
+        e.addSuppressed(again);
+      }
+      throw e;
+    }
+    FileChannel old = channel;
     active.sealed = true;
-    startSegment(active.end());
+    synchronized (this) {
+      segments.put(next.base, next);
+    }
+    active = next;
+    channel = ch;
+    activeIdCount = 0;
+    try {
+      old.close();
+    } catch (IOException e) {
+      LOG.warn("closing a sealed segment of the ingest log: {}", e.toString());
+    }
   }
 
   /**

@@ -123,18 +123,27 @@ final class LogFormat {
    */
   static void writeAtomically(Path file, ByteBuffer bytes) throws IOException {
     Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-    try (FileChannel ch =
-        FileChannel.open(
-            tmp,
-            StandardOpenOption.CREATE,
-            StandardOpenOption.TRUNCATE_EXISTING,
-            StandardOpenOption.WRITE)) {
-      while (bytes.hasRemaining()) {
-        ch.write(bytes);
+    try {
+      try (FileChannel ch =
+          FileChannel.open(
+              tmp,
+              StandardOpenOption.CREATE,
+              StandardOpenOption.TRUNCATE_EXISTING,
+              StandardOpenOption.WRITE)) {
+        while (bytes.hasRemaining()) {
+          ch.write(bytes);
+        }
+        ch.force(true);
       }
-      ch.force(true);
+      Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (IOException | RuntimeException e) {
+      try {
+        Files.deleteIfExists(tmp); // a full disk leaves no half-written file behind
+      } catch (IOException again) {
+        e.addSuppressed(again);
+      }
+      throw e;
     }
-    Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     syncDir(file.getParent());
   }
 

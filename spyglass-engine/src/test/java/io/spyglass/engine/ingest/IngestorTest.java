@@ -367,4 +367,44 @@ class IngestorTest {
         .hasMessageContaining("ingestion has stopped");
     assertThat(in.backlogBytes()).isZero();
   }
+
+  @Test
+  void aSegmentThatCannotStartLeavesTheLogWritableOnceTheDiskHasRoom() throws Exception {
+    Ingestor.Options o = Ingestor.Options.DEFAULTS.withSegmentBytes(500);
+    long end;
+    try (Ingestor in = open(o)) {
+      assertThat(in.submit(docs("r", 0, 5)).get(10, TimeUnit.SECONDS))
+          .isEqualTo(new Ingestor.Outcome(5, 0));
+      end = in.log().committedEnd();
+      Path next = dir.resolve(IngestLog.name(end) + ".log");
+      // the disk is full: the next segment's file is made, its header cannot be written
+      in.log().segmentCreated =
+          file -> {
+            throw new IOException("No space left on device");
+          };
+      for (int attempt = 0; attempt < 2; attempt++) {
+        CompletableFuture<Ingestor.Outcome> failed = in.submit(docs("r", 5, 10));
+        assertThatThrownBy(() -> failed.get(10, TimeUnit.SECONDS))
+            .hasRootCauseMessage("No space left on device");
+        assertThat(next).as("no half-made segment left").doesNotExist();
+        assertThat(dir.resolve(IngestLog.name(0) + ".ids")).doesNotExist();
+        assertThat(in.writeError()).contains("No space left on device");
+        assertThat(in.log().committedEnd()).isEqualTo(end);
+      }
+      // room again: the next group rolls the log, without a restart
+      in.log().segmentCreated = null;
+      assertThat(in.submit(docs("r", 5, 10)).get(10, TimeUnit.SECONDS))
+          .isEqualTo(new Ingestor.Outcome(5, 0));
+      assertThat(in.writeError()).isNull();
+      assertThat(next).exists();
+      assertThat(dir.resolve(IngestLog.name(0) + ".ids")).exists();
+      assertThat(readAll(in.log(), 0)).hasSize(10);
+    }
+    try (Ingestor in = open(o)) {
+      assertThat(in.log().recoveryNotices()).isEmpty();
+      assertThat(readAll(in.log(), 0)).hasSize(10);
+      assertThat(in.submit(docs("r", 0, 12)).get(10, TimeUnit.SECONDS))
+          .isEqualTo(new Ingestor.Outcome(2, 10));
+    }
+  }
 }
