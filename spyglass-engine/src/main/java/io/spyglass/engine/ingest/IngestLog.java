@@ -43,15 +43,18 @@ import org.slf4j.LoggerFactory;
  *     stands for (4 bytes), ids it remembers m (4 bytes), CRC32C of the 24 bytes before and of
  *     the ids (4 bytes), m ids (hash 16 bytes, accepted at 8 bytes), zeros to its size
  * ids file NNNNNNNNNNNNNNNNNNNN.ids, written when a segment is sealed:
- *   'S' 'G' 'I' 'D', version 1, three zero bytes, count (8 bytes), the segment's size in bytes
- *   after its header (8 bytes), CRC32C of the entries (4 bytes), then per record (and per
- *   record a hole stands for): id hash (16 bytes, zeros for a lost document whose id is
- *   forgotten), accepted at (8 bytes)
+ *   'S' 'G' 'I' 'D', version (1 or 2), three zero bytes, count (8 bytes), the segment's size in
+ *   bytes after its header (8 bytes), CRC32C (4 bytes; version 2: of the 24 bytes before and
+ *   the entries, version 1: of the entries only), then per record (and per record a hole stands
+ *   for): id hash (16 bytes, zeros for a lost document whose id is forgotten), accepted at (8
+ *   bytes)
  * manifest: see {@link LogManifest}
  * </pre>
  *
  * <p>Version 1 segments (records only) are still read; a version 1 last segment is sealed at
- * opening and new records go to a version 2 segment.
+ * opening and new records go to a version 2 segment. Version 1 ids files are still read: their
+ * size, which their checksum does not cover, is checked against where the next segment starts (when
+ * the segment's records say the size is wrong, the file is written again in version 2).
  *
  * <p>Opening recovers ({@link LogRecovery}): a torn tail (a group whose commit marker never reached
  * the disk: never acknowledged) is cut off; damage inside acknowledged data drops only the damaged

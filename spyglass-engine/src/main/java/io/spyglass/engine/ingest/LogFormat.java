@@ -30,8 +30,17 @@ final class LogFormat {
   /** The version new segments are written in. */
   static final int CURRENT = V2;
 
-  /** The ids files' version (unchanged since version 1 of the segments). */
-  static final int IDS_VERSION = 1;
+  /**
+   * Ids files whose checksum covers their entries only (not their count and size). Read, no longer
+   * written.
+   */
+  static final int IDS_V1 = 1;
+
+  /** Ids files whose checksum covers their header (count, size) and their entries. */
+  static final int IDS_V2 = 2;
+
+  /** The version ids files are written in. */
+  static final int IDS_VERSION = IDS_V2;
 
   static final int HEADER = 16;
   static final int RECORD_HEADER = 8;
