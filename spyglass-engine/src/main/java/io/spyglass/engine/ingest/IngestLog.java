@@ -99,7 +99,14 @@ public final class IngestLog implements AutoCloseable {
   private volatile long readPosition;
   private final Object committed = new Object();
   private final CRC32C crc = new CRC32C();
+
+  /**
+   * What the manifest on disk says; guarded by {@link #manifestWrites}, which keeps its writes (an
+   * {@code fsync}, a rename, a folder sync) in order and off the lock readers take.
+   */
   private LogManifest manifest;
+
+  private final Object manifestWrites = new Object();
   private List<String> notices = List.of();
 
   /**
@@ -224,7 +231,9 @@ public final class IngestLog implements AutoCloseable {
     if (!now.equals(r.manifest)) {
       now.write(dir);
     }
-    manifest = now;
+    synchronized (manifestWrites) {
+      manifest = now;
+    }
     committedEnd = active.end();
     readPosition = committedEnd;
   }
@@ -238,13 +247,31 @@ public final class IngestLog implements AutoCloseable {
    * Records that a checkpoint covers the log up to {@code position}; the first one is written to
    * the manifest at once (later ones with retention), so that a lost database is noticed.
    */
-  synchronized void checkpointed(long position) throws IOException {
-    if (manifest != null && manifest.checkpoint() < 0 && position >= 0) {
-      manifest = new LogManifest(manifest.firstBase(), position);
-      manifest.write(dir);
-    } else if (manifest != null && position > manifest.checkpoint()) {
-      manifest = new LogManifest(manifest.firstBase(), position); // written with the next change
+  void checkpointed(long position) throws IOException {
+    synchronized (manifestWrites) {
+      if (manifest != null && manifest.checkpoint() < 0 && position >= 0) {
+        LogManifest m = new LogManifest(manifest.firstBase(), position);
+        writeManifest(m);
+        manifest = m;
+      } else if (manifest != null && position > manifest.checkpoint()) {
+        manifest = new LogManifest(manifest.firstBase(), position); // written with the next change
+      }
     }
+  }
+
+  /**
+   * Test hook: runs before the manifest is written (it may block, to show who waits); null
+   * normally.
+   */
+  volatile IoHook manifestWriting;
+
+  /** Writes the manifest; the caller holds {@link #manifestWrites}, never this log's lock. */
+  private void writeManifest(LogManifest m) throws IOException {
+    IoHook hook = manifestWriting;
+    if (hook != null) {
+      hook.run(dir.resolve(LogManifest.FILE));
+    }
+    m.write(dir);
   }
 
   private static void readFully(FileChannel ch, ByteBuffer b, long at) throws IOException {
@@ -500,11 +527,15 @@ public final class IngestLog implements AutoCloseable {
             }
           }
         }
-        Long next = segments.higherKey(s.base);
+        Long next;
         synchronized (this) {
+          next = segments.higherKey(s.base);
+        }
+        synchronized (manifestWrites) {
           // the manifest first: a crash before the file goes leaves one more, not one missing
-          manifest = new LogManifest(next == null ? s.end() : next, manifest.checkpoint());
-          manifest.write(dir);
+          LogManifest m = new LogManifest(next == null ? s.end() : next, manifest.checkpoint());
+          writeManifest(m);
+          manifest = m;
         }
         Files.deleteIfExists(s.ids);
         synchronized (this) {

@@ -407,4 +407,46 @@ class IngestorTest {
           .isEqualTo(new Ingestor.Outcome(2, 10));
     }
   }
+
+  @Test
+  void readersDoNotWaitWhileTheManifestIsWritten() throws Exception {
+    try (Ingestor in = open(Ingestor.Options.DEFAULTS.withSegmentBytes(500))) {
+      for (int r = 0; r < 4; r++) {
+        in.submit(docs("m", r * 5, r * 5 + 5)).get(10, TimeUnit.SECONDS);
+      }
+      java.util.concurrent.CountDownLatch writing = new java.util.concurrent.CountDownLatch(1);
+      java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+      in.log().manifestWriting =
+          file -> {
+            writing.countDown();
+            try {
+              release.await(); // a slow disk: the fsync, the rename and the folder sync
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          };
+      // the first checkpoint writes the manifest at once
+      CompletableFuture<Void> checkpoint =
+          CompletableFuture.runAsync(() -> in.replayFrom(in.log().committedEnd()));
+      try {
+        assertThat(writing.await(10, TimeUnit.SECONDS)).isTrue();
+        // meanwhile the engine reads across segments, and a scrape asks where the log starts
+        CompletableFuture<Integer> read =
+            CompletableFuture.supplyAsync(
+                () -> {
+                  try {
+                    return readAll(in.log(), in.log().start()).size();
+                  } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                  }
+                });
+        assertThat(read.get(10, TimeUnit.SECONDS)).isEqualTo(20);
+        assertThat(checkpoint).isNotDone();
+      } finally {
+        release.countDown();
+      }
+      checkpoint.get(10, TimeUnit.SECONDS);
+      assertThat(IngestLog.checkpointEvidence(dir)).contains("records a checkpoint");
+    }
+  }
 }
