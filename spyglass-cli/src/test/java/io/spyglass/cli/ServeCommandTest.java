@@ -86,4 +86,20 @@ class ServeCommandTest {
             .orElseThrow();
     assertThat(exec).contains("-XX:+ExitOnOutOfMemoryError");
   }
+
+  @Test
+  void aSizeTooLargeForItsUnitIsRefusedNotWrappedAround() {
+    assertThat(ServeCommand.parseBytes("64MiB")).isEqualTo(64L << 20);
+    assertThat(ServeCommand.parseBytes("8589934591GiB")).isEqualTo(8589934591L << 30);
+    // 2^63 / 2^30 GiB would wrap around to a negative size, 2^34 GiB to 0
+    for (String big : new String[] {"8589934592GiB", "17179869184GiB", "9007199254740992KiB"}) {
+      assertThatThrownBy(() -> ServeCommand.parseBytes(big))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("'" + big + "' is too large");
+    }
+    Object[] r =
+        serve("--port", "0", "--data", data.toString(), "--max-standing-state", "17179869184GiB");
+    assertThat(r[0]).isEqualTo(1);
+    assertThat((String) r[1]).contains("'17179869184GiB' is too large");
+  }
 }
