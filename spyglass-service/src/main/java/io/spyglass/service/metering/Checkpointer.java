@@ -87,7 +87,10 @@ final class Checkpointer {
     } catch (ExecutionException e) {
       throw new StandingQueries.Refused(
           e.getCause() instanceof IllegalStateException ? 503 : 500,
-          "The query could not start: " + e.getCause().getMessage());
+          added != null
+              ? "Standing query " + added.name() + " could not start"
+              : "The standing queries' checkpoint could not be taken",
+          e.getCause());
     }
     if (added != null) {
       started.accept(added);

@@ -90,6 +90,18 @@ public final class StandingQueries implements AutoCloseable {
       this.limit = limit;
     }
 
+    /**
+     * A failure of the service (5xx) caused by {@code cause}: {@code message} says what could not
+     * be done, never the cause's text (which may name classes, files and hosts); the answer gives
+     * an error id under which the cause is logged.
+     */
+    Refused(int status, String message, Throwable cause) {
+      super(message, cause);
+      this.status = status;
+      this.resolution = null;
+      this.limit = null;
+    }
+
     public int status() {
       return status;
     }
@@ -455,7 +467,10 @@ public final class StandingQueries implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new Refused(503, "Interrupted");
     } catch (ExecutionException | TimeoutException e) {
-      throw new Refused(503, "The open windows could not be read: " + e);
+      throw new Refused(
+          503,
+          "The open windows of standing query " + name + " could not be read",
+          e instanceof ExecutionException ? e.getCause() : e);
     }
     open.addAll(held.open());
     List<StandingReport.Window> windows =
