@@ -331,7 +331,17 @@ public final class StandingQueries implements AutoCloseable {
                       name, query, by.name(), clock.getAsLong(), null, null, maxGroups),
                   limits,
                   standing.tenantField());
-          checkpoint(q, null);
+          try {
+            checkpoint(q, null);
+          } catch (Checkpointer.NotSaved e) {
+            checkpointFailures++;
+            throw new Refused(
+                503,
+                "Standing query "
+                    + name
+                    + " could not start: the checkpoint it starts at could not be taken",
+                e);
+          }
           return info(q);
         });
   }
@@ -363,7 +373,13 @@ public final class StandingQueries implements AutoCloseable {
           }
           queries.remove(name);
           publish();
-          checkpoint(null, name);
+          try {
+            checkpoint(null, name);
+          } catch (Checkpointer.NotSaved e) {
+            // it is forgotten all the same; the others are saved at a later checkpoint
+            checkpointFailures++;
+            LOG.warn("standing queries' checkpoint failed: {}", e.getMessage());
+          }
           return null;
         });
   }
@@ -615,6 +631,11 @@ public final class StandingQueries implements AutoCloseable {
     } catch (RuntimeException e) {
       LOG.warn("standing query {}: its open windows cannot be read: {}", q.name(), e.toString());
     }
+  }
+
+  /** The checkpoints' test hooks. */
+  Checkpointer checkpointer() {
+    return checkpointer;
   }
 
   /** Stops checkpointing; the queries end with the engine. */

@@ -375,6 +375,33 @@ public final class StandingStore implements AutoCloseable {
         });
   }
 
+  /**
+   * Forgets a standing query and its windows, in one transaction, leaving the checkpoint as it is
+   * (for a deletion whose checkpoint could not be taken).
+   */
+  public void remove(String name) {
+    with(
+        () -> {
+          c.setAutoCommit(false);
+          try {
+            for (String table : List.of("standing_query", "standing_window")) {
+              try (PreparedStatement p =
+                  c.prepareStatement("DELETE FROM " + table + " WHERE name = ?")) {
+                p.setString(1, name);
+                p.executeUpdate();
+              }
+            }
+            c.commit();
+          } catch (SQLException | RuntimeException e) {
+            c.rollback();
+            throw e;
+          } finally {
+            c.setAutoCommit(true);
+          }
+          return null;
+        });
+  }
+
   /** Records that a standing query stopped for good, and why: a restart does not start it. */
   public void fail(String name, String error) {
     with(
