@@ -106,37 +106,45 @@ public final class SpyglassService implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
-    sweeper.scheduleWithFixedDelay(this::sweep, 250, 250, TimeUnit.MILLISECONDS);
-    SavedQueries saved =
-        new SavedQueries(
-            db,
-            clock,
-            new SavedQueries.Quota(
-                config.usage().maxSavedPerUser(),
-                config.usage().maxSavedBytesPerUser(),
-                config.usage().minFreeDiskBytes()));
-    health.probe(runtime::problems);
-    health.probe(this::problems);
-    health.probe(() -> storageProblems(saved, metering));
-    this.server =
-        new ApiServer(
-            new ApiServer.Settings(
-                config.bind(),
-                config.port(),
-                config.streams(),
-                config.headerTimeoutMs(),
-                clock.getAsLong(),
-                config.edge(),
-                listening),
-            tokens,
-            runtime,
-            queries,
-            metrics,
-            schema,
-            saved,
-            history,
-            metering,
-            health);
+    try {
+      SavedQueries saved =
+          new SavedQueries(
+              db,
+              clock,
+              new SavedQueries.Quota(
+                  config.usage().maxSavedPerUser(),
+                  config.usage().maxSavedBytesPerUser(),
+                  config.usage().minFreeDiskBytes()));
+      health.probe(runtime::problems);
+      health.probe(this::problems);
+      health.probe(() -> storageProblems(saved, metering));
+      this.server =
+          new ApiServer(
+              new ApiServer.Settings(
+                  config.bind(),
+                  config.port(),
+                  config.streams(),
+                  config.headerTimeoutMs(),
+                  clock.getAsLong(),
+                  config.edge(),
+                  listening),
+              tokens,
+              runtime,
+              queries,
+              metrics,
+              schema,
+              saved,
+              history,
+              metering,
+              health);
+      sweeper.scheduleWithFixedDelay(this::sweep, 250, 250, TimeUnit.MILLISECONDS);
+    } catch (RuntimeException | Error e) {
+      // the server did not start: the threads started for it stop (the caller closes the rest)
+      sweeper.shutdownNow();
+      schema.close();
+      history.close();
+      throw e;
+    }
   }
 
   /** What the service itself sees wrong: a sweeper that stopped, an ingest log not written. */
