@@ -239,20 +239,23 @@ public final class SpyglassService implements AutoCloseable {
       closeQuietly(listening);
       throw e;
     }
-    return start(config, listening, runtime, metering, lock);
+    return start(config, listening, runtime, metering, lock, null);
   }
 
-  /** Starts the service with the data folder's lock taken (the service releases it). */
+  /**
+   * Starts the service with the data folder's lock taken (the service releases it), with {@code
+   * tokens} read from the tokens file already (null: read it now).
+   */
   private static SpyglassService start(
       ServiceConfig config,
       Listening listening,
       QueryRuntime runtime,
       Metering metering,
-      DataFolderLock lock)
+      DataFolderLock lock,
+      Tokens loaded)
       throws IOException {
     try {
-      Tokens tokens =
-          config.tokensFile() == null ? Tokens.none() : Tokens.load(config.tokensFile());
+      Tokens tokens = loaded != null ? loaded : tokens(config);
       if (!tokens.required() && !config.insecure() && !isLoopback(config.bind())) {
         throw new IllegalArgumentException(notLoopback(config));
       }
@@ -309,11 +312,12 @@ public final class SpyglassService implements AutoCloseable {
       throws IOException, InterruptedException {
     Metering metering;
     DataFolderLock lock = null;
+    Tokens tokens;
     try {
       lock = DataFolderLock.acquire(config.dataDir()); // before any file of the folder is opened
-      if (config.tokensFile() != null) {
-        Tokens.load(config.tokensFile()); // a bad file stops the start before anything is opened
-      }
+      // read once (a pipe, e.g. --tokens <(...), reads once): a bad file stops the start before
+      // anything is opened, and the service uses what was checked
+      tokens = tokens(config);
       metering = Metering.open(config.dataDir(), settings, config.recovery());
     } catch (IOException | RuntimeException e) {
       if (lock != null) {
@@ -346,7 +350,12 @@ public final class SpyglassService implements AutoCloseable {
       lock.close();
       throw e;
     }
-    return start(config, listening, runtime, metering, lock);
+    return start(config, listening, runtime, metering, lock, tokens);
+  }
+
+  /** The tokens of the configured file, or none without one. */
+  private static Tokens tokens(ServiceConfig config) throws IOException {
+    return config.tokensFile() == null ? Tokens.none() : Tokens.load(config.tokensFile());
   }
 
   private static void closeQuietly(Metering metering) {
