@@ -77,7 +77,7 @@ final class ServeCommand implements Callable<Integer> {
       paramLabel = "BYTES",
       description =
           "with --source http: ingested bytes the engine may be behind before POST /api/ingest"
-              + " answers 429 (default: 64MiB; KiB, MiB, GiB or plain bytes)")
+              + " answers 429 (default: 64MiB, at most 1GiB; KiB, MiB, GiB or plain bytes)")
   String ingestBacklog = "64MiB";
 
   @Option(
@@ -603,25 +603,37 @@ final class ServeCommand implements Callable<Integer> {
     }
   }
 
-  /** Bytes, plain or with a KiB, MiB or GiB suffix. */
+  /** Bytes, plain or with a KiB, MiB or GiB suffix; one that does not fit in a long is refused. */
   static long parseBytes(String text) {
     String t = text.strip();
     long unit = 1;
+    String suffix = "";
     for (String[] u : new String[][] {{"KiB", "1024"}, {"MiB", "1048576"}, {"GiB", "1073741824"}}) {
       if (t.endsWith(u[0])) {
         unit = Long.parseLong(u[1]);
+        suffix = u[0];
         t = t.substring(0, t.length() - 3).strip();
       }
     }
+    long v;
     try {
-      long v = Long.parseLong(t);
+      v = Long.parseLong(t);
       if (v < 0) {
         throw new NumberFormatException();
       }
-      return v * unit;
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(
           "a size is bytes, or a number with KiB, MiB or GiB: '" + text + "' is not");
+    }
+    try {
+      return Math.multiplyExact(v, unit);
+    } catch (ArithmeticException e) {
+      throw new IllegalArgumentException(
+          "the size '"
+              + text
+              + "' is too large: a size is at most "
+              + Long.MAX_VALUE / unit
+              + (suffix.isEmpty() ? " bytes" : suffix));
     }
   }
 

@@ -4,11 +4,44 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.spyglass.service.query.ResultLimits;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 class ServeCommandTest {
+  @TempDir Path data;
+
+  /** Runs {@code serve} with {@code args}; its exit code, and what it wrote to stderr. */
+  static Object[] serve(String... args) {
+    StringWriter err = new StringWriter();
+    int code = new CommandLine(new ServeCommand()).setErr(new PrintWriter(err, true)).execute(args);
+    return new Object[] {code, err.toString()};
+  }
+
+  @Test
+  void anIngestBacklogOverItsMostStopsTheStartWithAClearError() {
+    Object[] r =
+        serve(
+            "--source",
+            "http",
+            "--port",
+            "0",
+            "--data",
+            data.toString(),
+            "--ingest-backlog",
+            "3GiB");
+    assertThat(r[0]).isEqualTo(1);
+    assertThat((String) r[1])
+        .contains("--ingest-backlog")
+        .contains("at most 1GiB")
+        .contains("3221225472 bytes is over it");
+    assertThat(data.resolve("ingest")).doesNotExist();
+  }
+
   @Test
   void serveReadsTheGeneratorPacedUnlessItsRateIsGiven() {
     assertThat(ServeCommand.paced("gen")).isEqualTo("gen?rate=2000");
@@ -52,5 +85,21 @@ class ServeCommandTest {
             .findFirst()
             .orElseThrow();
     assertThat(exec).contains("-XX:+ExitOnOutOfMemoryError");
+  }
+
+  @Test
+  void aSizeTooLargeForItsUnitIsRefusedNotWrappedAround() {
+    assertThat(ServeCommand.parseBytes("64MiB")).isEqualTo(64L << 20);
+    assertThat(ServeCommand.parseBytes("8589934591GiB")).isEqualTo(8589934591L << 30);
+    // 2^63 / 2^30 GiB would wrap around to a negative size, 2^34 GiB to 0
+    for (String big : new String[] {"8589934592GiB", "17179869184GiB", "9007199254740992KiB"}) {
+      assertThatThrownBy(() -> ServeCommand.parseBytes(big))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("'" + big + "' is too large");
+    }
+    Object[] r =
+        serve("--port", "0", "--data", data.toString(), "--max-standing-state", "17179869184GiB");
+    assertThat(r[0]).isEqualTo(1);
+    assertThat((String) r[1]).contains("'17179869184GiB' is too large");
   }
 }

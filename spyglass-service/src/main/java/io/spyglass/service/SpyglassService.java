@@ -106,37 +106,45 @@ public final class SpyglassService implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
-    sweeper.scheduleWithFixedDelay(this::sweep, 250, 250, TimeUnit.MILLISECONDS);
-    SavedQueries saved =
-        new SavedQueries(
-            db,
-            clock,
-            new SavedQueries.Quota(
-                config.usage().maxSavedPerUser(),
-                config.usage().maxSavedBytesPerUser(),
-                config.usage().minFreeDiskBytes()));
-    health.probe(runtime::problems);
-    health.probe(this::problems);
-    health.probe(() -> storageProblems(saved, metering));
-    this.server =
-        new ApiServer(
-            new ApiServer.Settings(
-                config.bind(),
-                config.port(),
-                config.streams(),
-                config.headerTimeoutMs(),
-                clock.getAsLong(),
-                config.edge(),
-                listening),
-            tokens,
-            runtime,
-            queries,
-            metrics,
-            schema,
-            saved,
-            history,
-            metering,
-            health);
+    try {
+      SavedQueries saved =
+          new SavedQueries(
+              db,
+              clock,
+              new SavedQueries.Quota(
+                  config.usage().maxSavedPerUser(),
+                  config.usage().maxSavedBytesPerUser(),
+                  config.usage().minFreeDiskBytes()));
+      health.probe(runtime::problems);
+      health.probe(this::problems);
+      health.probe(() -> storageProblems(saved, metering));
+      this.server =
+          new ApiServer(
+              new ApiServer.Settings(
+                  config.bind(),
+                  config.port(),
+                  config.streams(),
+                  config.headerTimeoutMs(),
+                  clock.getAsLong(),
+                  config.edge(),
+                  listening),
+              tokens,
+              runtime,
+              queries,
+              metrics,
+              schema,
+              saved,
+              history,
+              metering,
+              health);
+      sweeper.scheduleWithFixedDelay(this::sweep, 250, 250, TimeUnit.MILLISECONDS);
+    } catch (RuntimeException | Error e) {
+      // the server did not start: the threads started for it stop (the caller closes the rest)
+      sweeper.shutdownNow();
+      schema.close();
+      history.close();
+      throw e;
+    }
   }
 
   /** What the service itself sees wrong: a sweeper that stopped, an ingest log not written. */
@@ -231,20 +239,23 @@ public final class SpyglassService implements AutoCloseable {
       closeQuietly(listening);
       throw e;
     }
-    return start(config, listening, runtime, metering, lock);
+    return start(config, listening, runtime, metering, lock, null);
   }
 
-  /** Starts the service with the data folder's lock taken (the service releases it). */
+  /**
+   * Starts the service with the data folder's lock taken (the service releases it), with {@code
+   * tokens} read from the tokens file already (null: read it now).
+   */
   private static SpyglassService start(
       ServiceConfig config,
       Listening listening,
       QueryRuntime runtime,
       Metering metering,
-      DataFolderLock lock)
+      DataFolderLock lock,
+      Tokens loaded)
       throws IOException {
     try {
-      Tokens tokens =
-          config.tokensFile() == null ? Tokens.none() : Tokens.load(config.tokensFile());
+      Tokens tokens = loaded != null ? loaded : tokens(config);
       if (!tokens.required() && !config.insecure() && !isLoopback(config.bind())) {
         throw new IllegalArgumentException(notLoopback(config));
       }
@@ -301,11 +312,12 @@ public final class SpyglassService implements AutoCloseable {
       throws IOException, InterruptedException {
     Metering metering;
     DataFolderLock lock = null;
+    Tokens tokens;
     try {
       lock = DataFolderLock.acquire(config.dataDir()); // before any file of the folder is opened
-      if (config.tokensFile() != null) {
-        Tokens.load(config.tokensFile()); // a bad file stops the start before anything is opened
-      }
+      // read once (a pipe, e.g. --tokens <(...), reads once): a bad file stops the start before
+      // anything is opened, and the service uses what was checked
+      tokens = tokens(config);
       metering = Metering.open(config.dataDir(), settings, config.recovery());
     } catch (IOException | RuntimeException e) {
       if (lock != null) {
@@ -338,7 +350,12 @@ public final class SpyglassService implements AutoCloseable {
       lock.close();
       throw e;
     }
-    return start(config, listening, runtime, metering, lock);
+    return start(config, listening, runtime, metering, lock, tokens);
+  }
+
+  /** The tokens of the configured file, or none without one. */
+  private static Tokens tokens(ServiceConfig config) throws IOException {
+    return config.tokensFile() == null ? Tokens.none() : Tokens.load(config.tokensFile());
   }
 
   private static void closeQuietly(Metering metering) {

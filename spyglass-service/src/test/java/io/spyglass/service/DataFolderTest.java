@@ -183,4 +183,39 @@ class DataFolderTest {
           .doesNotContain(data.toString());
     }
   }
+
+  /** The live threads named {@code name}. */
+  static java.util.Set<Thread> threads(String name) {
+    java.util.Set<Thread> out = new java.util.HashSet<>();
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      if (t.getName().equals(name) && t.isAlive()) {
+        out.add(t);
+      }
+    }
+    return out;
+  }
+
+  @Test
+  void aServiceThatCannotStartLeavesNoThreadsRunning() throws Exception {
+    java.util.Set<Thread> before = threads("spyglass-sweeper");
+    before.addAll(threads("spyglass-schema"));
+    try (java.net.ServerSocket taken =
+        new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+      int port = taken.getLocalPort();
+      assertThatThrownBy(() -> ServiceFixture.start(data, b -> b.port = port))
+          .hasMessageContaining(String.valueOf(port));
+    }
+    java.util.Set<Thread> left = threads("spyglass-sweeper");
+    left.addAll(threads("spyglass-schema"));
+    left.removeAll(before);
+    for (Thread t : left) {
+      t.join(10_000); // a thread told to stop ends within its loop's wait
+    }
+    left.removeIf(t -> !t.isAlive());
+    assertThat(left).as("threads of the service that did not start").isEmpty();
+    // and the folder is free for the next start
+    try (ServiceFixture f = ServiceFixture.start(data, b -> {})) {
+      assertThat(f.get("/api/health").statusCode()).isEqualTo(200);
+    }
+  }
 }

@@ -111,6 +111,22 @@ final class ServiceFixture implements AutoCloseable {
   static ServiceFixture startMetering(
       Path data, Metering.Settings metering, Consumer<ServiceConfig.Builder> settings)
       throws IOException {
+    return startMetering(
+        data,
+        metering,
+        EngineConfig.defaults().withWorkers(2).withTickMs(20).withMaxQueries(200),
+        settings);
+  }
+
+  /**
+   * As {@link #startMetering(Path, Metering.Settings, Consumer)}, on an engine of {@code engine}.
+   */
+  static ServiceFixture startMetering(
+      Path data,
+      Metering.Settings metering,
+      EngineConfig engine,
+      Consumer<ServiceConfig.Builder> settings)
+      throws IOException {
     ServiceConfig config =
         ServiceConfig.defaults()
             .with(
@@ -121,12 +137,7 @@ final class ServiceFixture implements AutoCloseable {
             .with(settings);
     try {
       return new ServiceFixture(
-          SpyglassService.startMetering(
-              config,
-              null,
-              EngineConfig.defaults().withWorkers(2).withTickMs(20).withMaxQueries(200),
-              metering),
-          null);
+          SpyglassService.startMetering(config, null, engine, metering), null);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);

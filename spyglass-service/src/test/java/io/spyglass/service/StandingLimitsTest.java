@@ -9,9 +9,12 @@ import static io.spyglass.service.MeteringApiTest.totals;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.spyglass.engine.EngineConfig;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -164,6 +167,74 @@ class StandingLimitsTest {
       assertThat(w.get("records").size()).isPositive();
       assertThat(w.get("meta").get("errors").toString()).contains("--max-standing-state");
       assertThat(totals(f, "count", 205)[0]).isEqualTo(205);
+    }
+  }
+
+  /** What the logger {@code name} writes while {@code body} runs: level, message, exceptions. */
+  static List<String> logged(String name, Runnable body) {
+    List<String> out = java.util.Collections.synchronizedList(new ArrayList<>());
+    org.apache.logging.log4j.core.Logger logger =
+        (org.apache.logging.log4j.core.Logger) org.apache.logging.log4j.LogManager.getLogger(name);
+    org.apache.logging.log4j.core.appender.AbstractAppender capture =
+        new org.apache.logging.log4j.core.appender.AbstractAppender(
+            "capture",
+            null,
+            null,
+            true,
+            org.apache.logging.log4j.core.config.Property.EMPTY_ARRAY) {
+          @Override
+          public void append(org.apache.logging.log4j.core.LogEvent e) {
+            Throwable t = e.getThrown();
+            StringBuilder line =
+                new StringBuilder(e.getLevel() + " " + e.getMessage().getFormattedMessage());
+            for (; t != null; t = t.getCause()) {
+              line.append(" | ").append(t);
+            }
+            out.add(line.toString());
+          }
+        };
+    capture.start();
+    logger.addAppender(capture);
+    try {
+      body.run();
+    } finally {
+      logger.removeAppender(capture);
+      capture.stop();
+    }
+    return out;
+  }
+
+  @Test
+  void aStandingQueryTheEngineCannotStartIsA503WithAnErrorIdNotTheEnginesText() throws Exception {
+    try (ServiceFixture f =
+        ServiceFixture.startMetering(
+            data.resolve("d"),
+            settings(),
+            EngineConfig.defaults().withWorkers(1).withTickMs(20).withMaxQueries(1),
+            b -> {})) {
+      assertThat(define(f, "first", COUNT).statusCode()).isEqualTo(201);
+      java.util.concurrent.atomic.AtomicReference<HttpResponse<String>> answer =
+          new java.util.concurrent.atomic.AtomicReference<>();
+      List<String> log =
+          logged(
+              "io.spyglass.service.http.MeteringApi", () -> answer.set(define(f, "second", COUNT)));
+      HttpResponse<String> second = answer.get();
+      assertThat(second.statusCode()).isEqualTo(503);
+      JsonNode error = ServiceFixture.json(second.body()).get("error");
+      String id = error.get("id").asText();
+      assertThat(id).isNotBlank();
+      assertThat(error.get("message").asText())
+          .isEqualTo("Standing query second could not start (error " + id + ")");
+      assertThat(error.get("resolution").asText()).contains("error " + id);
+      assertThat(second.body()).doesNotContain("Too many queries").doesNotContain("Exception");
+      assertThat(log)
+          .anySatisfy(
+              l ->
+                  assertThat(l)
+                      .startsWith("ERROR")
+                      .contains("(error " + id + ")")
+                      .contains("IllegalStateException: Too many queries"));
+      assertThat(f.invalid).isEmpty();
     }
   }
 }

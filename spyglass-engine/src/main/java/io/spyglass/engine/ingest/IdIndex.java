@@ -137,9 +137,13 @@ final class IdIndex {
     long[] ol = lo;
     long[] om = ms;
     int n = oh.length * 2;
-    hi = new long[n];
-    lo = new long[n];
-    ms = new long[n];
+    // allocated before any is replaced: out of memory here leaves the index as it was
+    long[] nh = new long[n];
+    long[] nl = new long[n];
+    long[] nm = new long[n];
+    hi = nh;
+    lo = nl;
+    ms = nm;
     mask = n - 1;
     size = 0;
     for (int i = 0; i < oh.length; i++) {

@@ -18,6 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.zip.CRC32C;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The ingest log: every accepted document, in the order accepted, in segment files under one
@@ -41,15 +43,18 @@ import java.util.zip.CRC32C;
  *     stands for (4 bytes), ids it remembers m (4 bytes), CRC32C of the 24 bytes before and of
  *     the ids (4 bytes), m ids (hash 16 bytes, accepted at 8 bytes), zeros to its size
  * ids file NNNNNNNNNNNNNNNNNNNN.ids, written when a segment is sealed:
- *   'S' 'G' 'I' 'D', version 1, three zero bytes, count (8 bytes), the segment's size in bytes
- *   after its header (8 bytes), CRC32C of the entries (4 bytes), then per record (and per
- *   record a hole stands for): id hash (16 bytes, zeros for a lost document whose id is
- *   forgotten), accepted at (8 bytes)
+ *   'S' 'G' 'I' 'D', version (1 or 2), three zero bytes, count (8 bytes), the segment's size in
+ *   bytes after its header (8 bytes), CRC32C (4 bytes; version 2: of the 24 bytes before and
+ *   the entries, version 1: of the entries only), then per record (and per record a hole stands
+ *   for): id hash (16 bytes, zeros for a lost document whose id is forgotten), accepted at (8
+ *   bytes)
  * manifest: see {@link LogManifest}
  * </pre>
  *
  * <p>Version 1 segments (records only) are still read; a version 1 last segment is sealed at
- * opening and new records go to a version 2 segment.
+ * opening and new records go to a version 2 segment. Version 1 ids files are still read: their
+ * size, which their checksum does not cover, is checked against where the next segment starts (when
+ * the segment's records say the size is wrong, the file is written again in version 2).
  *
  * <p>Opening recovers ({@link LogRecovery}): a torn tail (a group whose commit marker never reached
  * the disk: never acknowledged) is cut off; damage inside acknowledged data drops only the damaged
@@ -63,6 +68,7 @@ import java.util.zip.CRC32C;
  * thread at a time; readers and {@link #committedEnd()} for any thread.
  */
 public final class IngestLog implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(IngestLog.class);
   static final int HEADER = LogFormat.HEADER;
   static final int RECORD_HEADER = LogFormat.RECORD_HEADER;
   static final int PAYLOAD_FIXED = LogFormat.PAYLOAD_FIXED;
@@ -93,8 +99,36 @@ public final class IngestLog implements AutoCloseable {
   private volatile long readPosition;
   private final Object committed = new Object();
   private final CRC32C crc = new CRC32C();
+
+  /**
+   * What the manifest on disk says; guarded by {@link #manifestWrites}, which keeps its writes (an
+   * {@code fsync}, a rename, a folder sync) in order and off the lock readers take.
+   */
   private LogManifest manifest;
+
+  private final Object manifestWrites = new Object();
   private List<String> notices = List.of();
+
+  /**
+   * The most bytes one group holds (records and marker): its buffer is indexed by {@code int}, and
+   * the writer cuts its groups well below ({@link Ingestor}).
+   */
+  static final int MAX_GROUP_BYTES = (1 << 30) - MARKER;
+
+  /** Test hook: runs before each record is added to the group (it may throw); null normally. */
+  volatile Runnable beforeAppend;
+
+  /** Something that may fail as the disk does. */
+  @FunctionalInterface
+  interface IoHook {
+    void run(Path file) throws IOException;
+  }
+
+  /**
+   * Test hook: runs when the file of a new segment was created, before its header is written (a
+   * full disk fails there); null normally.
+   */
+  volatile IoHook segmentCreated;
 
   private IngestLog(Path dir, long segmentBytes) {
     this.dir = dir;
@@ -197,7 +231,9 @@ public final class IngestLog implements AutoCloseable {
     if (!now.equals(r.manifest)) {
       now.write(dir);
     }
-    manifest = now;
+    synchronized (manifestWrites) {
+      manifest = now;
+    }
     committedEnd = active.end();
     readPosition = committedEnd;
   }
@@ -211,13 +247,31 @@ public final class IngestLog implements AutoCloseable {
    * Records that a checkpoint covers the log up to {@code position}; the first one is written to
    * the manifest at once (later ones with retention), so that a lost database is noticed.
    */
-  synchronized void checkpointed(long position) throws IOException {
-    if (manifest != null && manifest.checkpoint() < 0 && position >= 0) {
-      manifest = new LogManifest(manifest.firstBase(), position);
-      manifest.write(dir);
-    } else if (manifest != null && position > manifest.checkpoint()) {
-      manifest = new LogManifest(manifest.firstBase(), position); // written with the next change
+  void checkpointed(long position) throws IOException {
+    synchronized (manifestWrites) {
+      if (manifest != null && manifest.checkpoint() < 0 && position >= 0) {
+        LogManifest m = new LogManifest(manifest.firstBase(), position);
+        writeManifest(m);
+        manifest = m;
+      } else if (manifest != null && position > manifest.checkpoint()) {
+        manifest = new LogManifest(manifest.firstBase(), position); // written with the next change
+      }
     }
+  }
+
+  /**
+   * Test hook: runs before the manifest is written (it may block, to show who waits); null
+   * normally.
+   */
+  volatile IoHook manifestWriting;
+
+  /** Writes the manifest; the caller holds {@link #manifestWrites}, never this log's lock. */
+  private void writeManifest(LogManifest m) throws IOException {
+    IoHook hook = manifestWriting;
+    if (hook != null) {
+      hook.run(dir.resolve(LogManifest.FILE));
+    }
+    m.write(dir);
   }
 
   private static void readFully(FileChannel ch, ByteBuffer b, long at) throws IOException {
@@ -241,21 +295,55 @@ public final class IngestLog implements AutoCloseable {
 
   private void startSegment(long base) throws IOException {
     LogSegment s = new LogSegment(dir, base);
-    FileChannel ch =
-        FileChannel.open(
-            s.log,
-            StandardOpenOption.CREATE_NEW,
-            StandardOpenOption.READ,
-            StandardOpenOption.WRITE);
-    writeHeader(ch, base, LogFormat.CURRENT);
-    ch.force(true);
-    LogFormat.syncDir(dir);
+    FileChannel ch = createSegment(s);
     synchronized (this) {
       segments.put(base, s);
     }
     active = s;
     channel = ch;
     activeIdCount = 0;
+  }
+
+  /**
+   * Creates the file of segment {@code s} with its header, forced to the disk; when that fails, no
+   * file is left behind (a later try creates it again).
+   */
+  private FileChannel createSegment(LogSegment s) throws IOException {
+    FileChannel ch;
+    try {
+      ch = openNew(s.log);
+    } catch (java.nio.file.FileAlreadyExistsException e) {
+      // left by a try that failed and could not delete it: its header at most, nothing in it
+      if (Files.size(s.log) > HEADER) {
+        throw e;
+      }
+      Files.delete(s.log);
+      ch = openNew(s.log);
+    }
+    try {
+      IoHook hook = segmentCreated;
+      if (hook != null) {
+        hook.run(s.log);
+      }
+      writeHeader(ch, s.base, LogFormat.CURRENT);
+      ch.force(true);
+      LogFormat.syncDir(dir);
+      return ch;
+    } catch (IOException | RuntimeException | Error e) {
+      try {
+        ch.close();
+        Files.deleteIfExists(s.log);
+        LogFormat.syncDir(dir);
+      } catch (IOException again) {
+        e.addSuppressed(again);
+      }
+      throw e;
+    }
+  }
+
+  private static FileChannel openNew(Path file) throws IOException {
+    return FileChannel.open(
+        file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
   }
 
   private void addActiveId(long h, long l, long ms) {
@@ -268,13 +356,31 @@ public final class IngestLog implements AutoCloseable {
     activeIdCount++;
   }
 
-  /** Adds a record to the group being written; it is durable once {@link #commitGroup} returns. */
+  /**
+   * Adds a record to the group being written; it is durable once {@link #commitGroup} returns.
+   *
+   * @throws IllegalStateException when the group would be over {@link #MAX_GROUP_BYTES}; the group
+   *     is then as it was (drop it with {@link #abortGroup})
+   */
   void append(long acceptedMs, long[] idHash, byte[] id, byte[] doc, int offset, int length) {
+    Runnable hook = beforeAppend;
+    if (hook != null) {
+      hook.run();
+    }
+    long total = (long) group.position() + RECORD_HEADER + PAYLOAD_FIXED + id.length + length;
+    if (total > MAX_GROUP_BYTES) {
+      throw new IllegalStateException(
+          "a group of the ingest log holds at most "
+              + MAX_GROUP_BYTES
+              + " bytes: with this record it would hold "
+              + total);
+    }
     int len = PAYLOAD_FIXED + id.length + length;
     int need = RECORD_HEADER + len;
     if (group.remaining() < need) {
       ByteBuffer bigger =
-          ByteBuffer.allocate(Math.max(group.capacity() * 2, group.position() + need));
+          ByteBuffer.allocate(
+              (int) Math.min(MAX_GROUP_BYTES + MARKER, Math.max(group.capacity() * 2L, total)));
       group.flip();
       bigger.put(group);
       group = bigger;
@@ -334,8 +440,7 @@ public final class IngestLog implements AutoCloseable {
       addActiveId(id[0], id[1], id[2]);
       active.newestMs = Math.max(active.newestMs, id[2]);
     }
-    group.clear();
-    groupIds.clear();
+    clearGroup();
     active.size += written;
     synchronized (committed) {
       committedEnd = active.end();
@@ -345,17 +450,52 @@ public final class IngestLog implements AutoCloseable {
 
   /** Drops the group being written. */
   void abortGroup() {
-    group.clear();
+    clearGroup();
+  }
+
+  /** Empties the group; a buffer grown for a large group is given back. */
+  private void clearGroup() {
+    if (group.capacity() > 16 << 20) {
+      group = ByteBuffer.allocate(1 << 20);
+    } else {
+      group.clear();
+    }
     groupIds.clear();
   }
 
-  /** Seals the active segment (its ids file written and forced) and starts the next. */
+  /**
+   * Seals the active segment (its ids file written and forced) and starts the next. Nothing changes
+   * until the next segment's file is made: when that fails (a full disk), the active segment stays
+   * active, open and unsealed, its ids file deleted again, and the next group tries again. (Were
+   * the ids file left, it would not be read: recovery reads the last segment itself.)
+   */
   private void seal() throws IOException {
     LogRecovery.writeIds(active, activeIds, activeIdCount);
-    activeIdCount = 0;
-    channel.close();
+    LogSegment next = new LogSegment(dir, active.end());
+    FileChannel ch;
+    try {
+      ch = createSegment(next);
+    } catch (IOException | RuntimeException | Error e) {
+      try {
+        Files.deleteIfExists(active.ids);
+      } catch (IOException again) {
+        e.addSuppressed(again);
+      }
+      throw e;
+    }
+    FileChannel old = channel;
     active.sealed = true;
-    startSegment(active.end());
+    synchronized (this) {
+      segments.put(next.base, next);
+    }
+    active = next;
+    channel = ch;
+    activeIdCount = 0;
+    try {
+      old.close();
+    } catch (IOException e) {
+      LOG.warn("closing a sealed segment of the ingest log: {}", e.toString());
+    }
   }
 
   /**
@@ -387,11 +527,15 @@ public final class IngestLog implements AutoCloseable {
             }
           }
         }
-        Long next = segments.higherKey(s.base);
+        Long next;
         synchronized (this) {
+          next = segments.higherKey(s.base);
+        }
+        synchronized (manifestWrites) {
           // the manifest first: a crash before the file goes leaves one more, not one missing
-          manifest = new LogManifest(next == null ? s.end() : next, manifest.checkpoint());
-          manifest.write(dir);
+          LogManifest m = new LogManifest(next == null ? s.end() : next, manifest.checkpoint());
+          writeManifest(m);
+          manifest = m;
         }
         Files.deleteIfExists(s.ids);
         synchronized (this) {

@@ -40,10 +40,24 @@ public final class Ingestor implements AutoCloseable {
     /** 64 MiB of backlog, ids kept 7 days, segments of 64 MiB. */
     public static final Options DEFAULTS = new Options(64L << 20, 7L * 24 * 3600 * 1000, 64L << 20);
 
+    /**
+     * The largest backlog bound: 1 GiB. The documents of requests waiting to be written are held in
+     * memory, up to the bound.
+     */
+    public static final long MAX_BACKLOG_BYTES = 1L << 30;
+
     public Options {
       if (backlogBytes < 0 || horizonMs < 0 || segmentBytes < 1) {
         throw new IllegalArgumentException(
             "the ingest backlog and horizon must not be negative, segments must be positive");
+      }
+      if (backlogBytes > MAX_BACKLOG_BYTES) {
+        throw new IllegalArgumentException(
+            "the ingest backlog (--ingest-backlog) is at most 1GiB ("
+                + MAX_BACKLOG_BYTES
+                + " bytes): the documents waiting to be written are held in memory; "
+                + backlogBytes
+                + " bytes is over it. Give 1GiB or less");
       }
     }
 
@@ -99,6 +113,23 @@ public final class Ingestor implements AutoCloseable {
   }
 
   private record Request(List<Doc> docs, long bytes, CompletableFuture<Outcome> done) {}
+
+  /**
+   * The most bytes of requests the writer puts in one group (one write and one {@code fsync}); a
+   * request larger than that is a group of its own.
+   */
+  static final long GROUP_BYTES = 64L << 20;
+
+  /**
+   * The largest request taken: a group of its own must fit in {@link IngestLog#MAX_GROUP_BYTES}.
+   */
+  static final long MAX_REQUEST_BYTES = 512L << 20;
+
+  /** The group size the writer cuts at ({@link #GROUP_BYTES}; smaller in tests). */
+  volatile long groupBytes = GROUP_BYTES;
+
+  /** Test hook: runs in {@link #submit} after it checked that ingestion runs; null normally. */
+  volatile Runnable beforeQueued;
 
   private final Options options;
   private final IngestLog log;
@@ -286,6 +317,14 @@ public final class Ingestor implements AutoCloseable {
     for (Doc d : docs) {
       bytes += d.length() + d.id().length() + IngestLog.RECORD_HEADER + IngestLog.PAYLOAD_FIXED;
     }
+    if (bytes > MAX_REQUEST_BYTES) {
+      throw new IllegalArgumentException(
+          "a request of "
+              + bytes
+              + " bytes is over the most one write takes ("
+              + MAX_REQUEST_BYTES
+              + "): send its documents in smaller requests");
+    }
     CompletableFuture<Outcome> done = new CompletableFuture<>();
     if (docs.isEmpty()) {
       done.complete(new Outcome(0, 0));
@@ -299,7 +338,17 @@ public final class Ingestor implements AutoCloseable {
       }
       reservation.handOver();
     }
-    queue.add(new Request(List.copyOf(docs), bytes, done));
+    Runnable hook = beforeQueued;
+    if (hook != null) {
+      hook.run();
+    }
+    Request request = new Request(List.copyOf(docs), bytes, done);
+    queue.add(request);
+    if (closed && queue.remove(request)) {
+      // stopped meanwhile: the writer may have drained the queue for the last time already
+      pendingBytes.addAndGet(-bytes);
+      done.completeExceptionally(new IOException("ingestion has stopped"));
+    }
     return done;
   }
 
@@ -329,30 +378,47 @@ public final class Ingestor implements AutoCloseable {
     while (!closed) {
       try {
         Request first = queue.poll(100, TimeUnit.MILLISECONDS);
-        housekeeping();
+        group.clear();
         if (first == null) {
+          housekeeping();
           continue;
         }
-        group.clear();
         group.add(first);
-        queue.drainTo(group);
+        long bytes = first.bytes();
+        long cap = groupBytes;
+        Request next;
+        // the writer is the queue's only taker: what it peeks is what it polls
+        while ((next = queue.peek()) != null && bytes + next.bytes() <= cap) {
+          group.add(queue.poll());
+          bytes += next.bytes();
+        }
         commit(group, added);
+        housekeeping();
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         break;
       } catch (RuntimeException | Error e) {
         LOG.error("ingestion writer failed", e);
         for (Request r : group) {
-          r.done.completeExceptionally(e);
+          if (r.done.completeExceptionally(e)) {
+            pendingBytes.addAndGet(-r.bytes());
+          }
         }
       }
     }
     Request r;
     while ((r = queue.poll()) != null) {
+      pendingBytes.addAndGet(-r.bytes());
       r.done.completeExceptionally(new IOException("ingestion has stopped"));
     }
   }
 
+  /**
+   * Writes one group. Whatever fails on the way (the disk, a bug, memory), the group leaves no
+   * trace: its records are dropped from the log's buffer, its ids forgotten, its bytes given back
+   * to the backlog, and each of its requests fails; the next group is written as if it had not
+   * been.
+   */
   private void commit(List<Request> group, List<long[]> added) {
     long now = clock.getAsLong();
     long since = now - options.horizonMs();
@@ -360,34 +426,40 @@ public final class Ingestor implements AutoCloseable {
     int[] duplicatesBy = new int[group.size()];
     added.clear();
     long bytes = 0;
-    for (int i = 0; i < group.size(); i++) {
-      Request r = group.get(i);
+    for (Request r : group) {
       bytes += r.bytes();
-      for (Doc d : r.docs()) {
-        byte[] id = d.id().getBytes(StandardCharsets.UTF_8);
-        long[] h = IdIndex.hash(id);
-        long seen = ids.get(h[0], h[1]);
-        if (seen >= since && seen != -1) {
-          duplicatesBy[i]++;
-          continue;
-        }
-        ids.put(h[0], h[1], now);
-        added.add(h);
-        log.append(now, h, id, d.data(), d.offset(), d.length());
-        acceptedBy[i]++;
-      }
     }
     try {
+      for (int i = 0; i < group.size(); i++) {
+        for (Doc d : group.get(i).docs()) {
+          byte[] id = d.id().getBytes(StandardCharsets.UTF_8);
+          long[] h = IdIndex.hash(id);
+          long seen = ids.get(h[0], h[1]);
+          if (seen >= since && seen != -1) {
+            duplicatesBy[i]++;
+            continue;
+          }
+          added.add(h);
+          ids.put(h[0], h[1], now);
+          log.append(now, h, id, d.data(), d.offset(), d.length());
+          acceptedBy[i]++;
+        }
+      }
       log.commitGroup();
-    } catch (IOException e) {
-      writeError = e.getMessage() == null ? e.toString() : e.getMessage();
+    } catch (IOException | RuntimeException | Error e) {
+      log.abortGroup();
       for (long[] h : added) {
         ids.remove(h[0], h[1], now);
       }
       pendingBytes.addAndGet(-bytes);
+      writeError = e.getMessage() == null ? e.toString() : e.getMessage();
       LOG.error("ingest log write failed; {} requests answered with the error", group.size(), e);
+      IOException failure =
+          e instanceof IOException io
+              ? io
+              : new IOException("the documents could not be written to the ingest log", e);
       for (Request r : group) {
-        r.done.completeExceptionally(e);
+        r.done.completeExceptionally(failure);
       }
       return;
     }

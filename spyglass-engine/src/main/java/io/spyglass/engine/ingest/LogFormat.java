@@ -30,8 +30,17 @@ final class LogFormat {
   /** The version new segments are written in. */
   static final int CURRENT = V2;
 
-  /** The ids files' version (unchanged since version 1 of the segments). */
-  static final int IDS_VERSION = 1;
+  /**
+   * Ids files whose checksum covers their entries only (not their count and size). Read, no longer
+   * written.
+   */
+  static final int IDS_V1 = 1;
+
+  /** Ids files whose checksum covers their header (count, size) and their entries. */
+  static final int IDS_V2 = 2;
+
+  /** The version ids files are written in. */
+  static final int IDS_VERSION = IDS_V2;
 
   static final int HEADER = 16;
   static final int RECORD_HEADER = 8;
@@ -123,18 +132,27 @@ final class LogFormat {
    */
   static void writeAtomically(Path file, ByteBuffer bytes) throws IOException {
     Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-    try (FileChannel ch =
-        FileChannel.open(
-            tmp,
-            StandardOpenOption.CREATE,
-            StandardOpenOption.TRUNCATE_EXISTING,
-            StandardOpenOption.WRITE)) {
-      while (bytes.hasRemaining()) {
-        ch.write(bytes);
+    try {
+      try (FileChannel ch =
+          FileChannel.open(
+              tmp,
+              StandardOpenOption.CREATE,
+              StandardOpenOption.TRUNCATE_EXISTING,
+              StandardOpenOption.WRITE)) {
+        while (bytes.hasRemaining()) {
+          ch.write(bytes);
+        }
+        ch.force(true);
       }
-      ch.force(true);
+      Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (IOException | RuntimeException e) {
+      try {
+        Files.deleteIfExists(tmp); // a full disk leaves no half-written file behind
+      } catch (IOException again) {
+        e.addSuppressed(again);
+      }
+      throw e;
     }
-    Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     syncDir(file.getParent());
   }
 

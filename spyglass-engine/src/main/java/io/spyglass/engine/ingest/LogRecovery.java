@@ -32,11 +32,16 @@ final class LogRecovery {
   private static final Logger LOG = LoggerFactory.getLogger(IngestLog.class);
 
   /**
-   * An ids file, checked: {@code count} ids (hash high, low, accepted at) of {@code size} bytes.
+   * An ids file, checked: {@code count} ids (hash high, low, accepted at) of {@code size} bytes; in
+   * {@code version} 1 the size is not covered by the checksum.
    */
-  record IdsFile(long count, long size, long[] triples) {}
+  record IdsFile(int version, long count, long size, long[] triples) {}
 
-  private record Plan(LogSegment s, IdsFile idf, SegmentScan scan) {}
+  /**
+   * A segment's files and what their scan found; {@code sizeWrong} when its ids file (version 1)
+   * gave a size the segment's records contradict: the file is written again.
+   */
+  private record Plan(LogSegment s, IdsFile idf, SegmentScan scan, boolean sizeWrong) {}
 
   final Path dir;
   private final IdIndex ids;
@@ -80,15 +85,43 @@ final class LogRecovery {
         warn(s.ids + " is damaged: it is written again from " + s.log.getFileName());
       }
       SegmentScan scan = null;
+      boolean sizeWrong = false;
       if (hasLog) {
         scan =
             SegmentScan.scan(
                 s.log, s.base, last, idf == null ? -1 : HEADER + idf.size(), recovery.checkpoint());
+        Long next = files.higherKey(e.getKey());
+        if (idf != null
+            && idf.version() == LogFormat.IDS_V1
+            && next != null
+            && idf.size() != next - s.base) {
+          // version 1 does not check its size, and the next segment starts elsewhere: when the
+          // whole segment reads cleanly up to there, with the ids the file has, the size is wrong
+          SegmentScan whole = SegmentScan.scan(s.log, s.base, last, -1, recovery.checkpoint());
+          if (whole.refusal == null
+              && whole.cutWhy == null
+              && whole.end - HEADER == next - s.base
+              && whole.entries.stream().noneMatch(x -> x instanceof SegmentScan.Drop)
+              && countsMatch(whole, idf)) {
+            warn(
+                s.ids
+                    + " gives a size of "
+                    + idf.size()
+                    + " bytes, but "
+                    + s.log.getFileName()
+                    + " holds "
+                    + (next - s.base)
+                    + " up to the next segment, with the very ids the file has: its size field is"
+                    + " damaged; it is written again");
+            scan = whole;
+            sizeWrong = true;
+          }
+        }
         if (scan.refusal != null) {
           refusals.add(scan.refusal);
         }
       }
-      plans.add(new Plan(s, idf, scan));
+      plans.add(new Plan(s, idf, scan, sizeWrong));
     }
     findMissing(plans, refusals);
     if (!refusals.isEmpty()) {
@@ -263,7 +296,7 @@ final class LogRecovery {
       }
       s.size = sc.end - HEADER;
       triples = triples(sc, idf);
-      if (idf != null && !Arrays.equals(triples, idf.triples())) {
+      if (idf != null && (p.sizeWrong || !Arrays.equals(triples, idf.triples()))) {
         writeIds(s, triples, triples.length / 3); // ids of dropped documents forgotten
       }
     }
@@ -559,9 +592,13 @@ final class LogRecovery {
     } catch (NoSuchFileException e) {
       return null;
     }
+    int version = all.length < IDS_HEADER ? -1 : all[4];
     if (all.length < IDS_HEADER
         || !Arrays.equals(all, 0, 4, LogFormat.IDS_MAGIC, 0, 4)
-        || all[4] != LogFormat.IDS_VERSION) {
+        || version != LogFormat.IDS_V1 && version != LogFormat.IDS_V2
+        || all[5] != 0
+        || all[6] != 0
+        || all[7] != 0) {
       return null;
     }
     ByteBuffer b = ByteBuffer.wrap(all);
@@ -569,7 +606,11 @@ final class LogRecovery {
     if (count < 0 || count * ID_ENTRY != all.length - IDS_HEADER) {
       return null;
     }
-    if (LogFormat.crc(all, IDS_HEADER, all.length - IDS_HEADER) != b.getInt(24)) {
+    if (idsCrc(version, all) != b.getInt(24)) {
+      return null;
+    }
+    long size = b.getLong(16);
+    if (size < 0) {
       return null;
     }
     long[] t = new long[(int) count * 3];
@@ -577,7 +618,20 @@ final class LogRecovery {
     for (int i = 0; i < t.length; i++) {
       t[i] = b.getLong();
     }
-    return new IdsFile(count, b.getLong(16), t);
+    return new IdsFile(version, count, size, t);
+  }
+
+  /**
+   * The checksum of an ids file: version 1 over its entries, version 2 over the 24 bytes of its
+   * header before the checksum and its entries.
+   */
+  private static int idsCrc(int version, byte[] all) {
+    java.util.zip.CRC32C c = new java.util.zip.CRC32C();
+    if (version >= LogFormat.IDS_V2) {
+      c.update(all, 0, IDS_HEADER - 4);
+    }
+    c.update(all, IDS_HEADER, all.length - IDS_HEADER);
+    return (int) c.getValue();
   }
 
   /** Writes a segment's ids file ({@code count} ids of {@code triples}) and forces it. */
@@ -588,7 +642,7 @@ final class LogRecovery {
     for (int i = 0; i < count * 3; i++) {
       b.putLong(triples[i]);
     }
-    b.putInt(24, LogFormat.crc(b.array(), IDS_HEADER, b.capacity() - IDS_HEADER));
+    b.putInt(24, idsCrc(LogFormat.IDS_VERSION, b.array()));
     b.flip();
     LogFormat.writeAtomically(s.ids, b);
   }

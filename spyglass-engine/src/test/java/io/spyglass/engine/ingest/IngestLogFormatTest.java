@@ -15,9 +15,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The ingest log's formats against files kept in the tests' resources: version 1 (written before
- * commit markers, which this Spyglass still reads) and version 2 (what it writes, byte for byte).
- * Both hold the same nine documents in three groups of three, one segment each.
+ * The ingest log's formats against files kept in the tests' resources: {@code golden-v1} (segments
+ * of version 1, written before commit markers, with ids files of version 1), {@code golden-v2}
+ * (segments of version 2, ids files of version 1: what the releases before checksummed ids headers
+ * wrote), both still read, and {@code golden-v2-ids2} (segments of version 2, ids files of version
+ * 2: what this Spyglass writes, byte for byte). All hold the same nine documents in three groups of
+ * three, one segment each.
  */
 class IngestLogFormatTest {
   @TempDir Path dir;
@@ -75,9 +78,14 @@ class IngestLogFormatTest {
 
   /** Copies a golden folder into the test's folder. */
   void copy(String version, String second, String third) throws Exception {
+    copy(version, second, third, dir);
+  }
+
+  static void copy(String version, String second, String third, Path into) throws Exception {
+    Files.createDirectories(into);
     for (String f : FILES) {
       String name = String.format(f, second, third);
-      Files.copy(golden(version).resolve(name), dir.resolve(name));
+      Files.copy(golden(version).resolve(name), into.resolve(name));
     }
   }
 
@@ -165,10 +173,62 @@ class IngestLogFormatTest {
   }
 
   @Test
+  void idsFilesOfVersion2AreRead() throws Exception {
+    copy("v2-ids2", "00000000000000000257", "00000000000000000514");
+    readsBack("v2-ids2");
+  }
+
+  @Test
+  void aFlippedBitInTheSizeOfAnIdsFileLosesNothing() throws Exception {
+    // the size field is bytes 16 to 23 of an ids file; the first segment holds 257 bytes (0x101),
+    // the first of version 1 225 (0xE1)
+    record Flip(String golden, String second, String third, int at, int bit, String notice) {}
+    String rewritten = "is damaged: it is written again";
+    String checked = "its size field is damaged; it is written again";
+    List<Flip> flips =
+        List.of(
+            new Flip("v2-ids2", "00000000000000000257", "00000000000000000514", 22, 1, rewritten),
+            new Flip("v2-ids2", "00000000000000000257", "00000000000000000514", 23, 1, rewritten),
+            new Flip("v2-ids2", "00000000000000000257", "00000000000000000514", 23, 32, rewritten),
+            new Flip("v2", "00000000000000000257", "00000000000000000514", 22, 1, checked),
+            new Flip("v2", "00000000000000000257", "00000000000000000514", 23, 1, checked),
+            new Flip("v2", "00000000000000000257", "00000000000000000514", 23, 32, checked),
+            new Flip("v1", "00000000000000000225", "00000000000000000450", 23, 128, checked),
+            new Flip("v1", "00000000000000000225", "00000000000000000450", 23, 2, checked));
+    int n = 0;
+    for (Flip f : flips) {
+      Path into = dir.resolve("case-" + n++);
+      copy(f.golden(), f.second(), f.third(), into);
+      Path ids = into.resolve("00000000000000000000.ids");
+      byte[] b = Files.readAllBytes(ids);
+      b[f.at()] ^= (byte) f.bit();
+      Files.write(ids, b);
+      String what = f.golden() + ", byte " + f.at() + " ^ " + f.bit();
+      try (Ingestor in = Ingestor.open(into, OPTIONS, () -> START_MS + 3_600_000)) {
+        assertThat(in.log().recoveryNotices())
+            .as(what)
+            .singleElement()
+            .asString()
+            .contains(ids.toString())
+            .contains(f.notice());
+        assertThat(IngestorTest.readAll(in.log(), 0)).as(what).isEqualTo(documents());
+        assertThat(in.submit(group(0)).get(10, TimeUnit.SECONDS))
+            .as("%s: its ids are remembered", what)
+            .isEqualTo(new Ingestor.Outcome(0, 3));
+      }
+      try (Ingestor in = Ingestor.open(into, OPTIONS, () -> START_MS + 3_600_000)) {
+        assertThat(in.log().recoveryNotices()).as("%s: written again", what).isEmpty();
+        assertThat(Files.readAllBytes(ids)[4]).isEqualTo((byte) 2);
+        assertThat(IngestorTest.readAll(in.log(), 0)).as(what).isEqualTo(documents());
+      }
+    }
+  }
+
+  @Test
   void version2IsWrittenAsTheGoldenFiles() throws Exception {
     writeGolden(dir);
     List<String> names = new ArrayList<>();
-    try (Stream<Path> files = Files.list(golden("v2"))) {
+    try (Stream<Path> files = Files.list(golden("v2-ids2"))) {
       files.forEach(p -> names.add(p.getFileName().toString()));
     }
     List<String> written = new ArrayList<>();
@@ -179,7 +239,7 @@ class IngestLogFormatTest {
     for (String name : names) {
       assertThat(Files.readAllBytes(dir.resolve(name)))
           .as(name)
-          .isEqualTo(Files.readAllBytes(golden("v2").resolve(name)));
+          .isEqualTo(Files.readAllBytes(golden("v2-ids2").resolve(name)));
     }
   }
 }

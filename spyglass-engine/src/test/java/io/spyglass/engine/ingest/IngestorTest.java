@@ -251,4 +251,202 @@ class IngestorTest {
           .isEqualTo(new Ingestor.Outcome(1, 1));
     }
   }
+
+  /** Makes the {@code n}th record appended (1-based) throw {@code failure}, once. */
+  static void failAppend(Ingestor in, int n, Throwable failure) {
+    AtomicLong appended = new AtomicLong();
+    in.log().beforeAppend =
+        () -> {
+          if (appended.incrementAndGet() == n) {
+            if (failure instanceof Error e) {
+              throw e;
+            }
+            throw (RuntimeException) failure;
+          }
+        };
+  }
+
+  @Test
+  void aGroupThatFailsHalfWayLeavesNoTrace() throws Exception {
+    try (Ingestor in = open(Ingestor.Options.DEFAULTS.withBacklogBytes(100_000))) {
+      int round = 0;
+      for (Throwable failure :
+          List.of(new IllegalStateException("a bug"), new OutOfMemoryError("no heap"))) {
+        String bad = "f" + round + "-";
+        String good = "g" + round + "-";
+        round++;
+        long before = in.backlogBytes();
+        failAppend(in, 3, failure);
+        CompletableFuture<Ingestor.Outcome> failed = in.submit(docs(bad, 0, 5));
+        assertThatThrownBy(() -> failed.get(10, TimeUnit.SECONDS))
+            .hasCauseInstanceOf(IOException.class)
+            .hasRootCauseMessage(failure.getMessage());
+        in.log().beforeAppend = null;
+        assertThat(in.backlogBytes()).as("its bytes given back").isEqualTo(before);
+        assertThat(in.writeError()).isNotNull();
+        // the next group is written alone: none of the failed group's records comes with it
+        long end = in.log().committedEnd();
+        assertThat(in.submit(docs(good, 0, 3)).get(10, TimeUnit.SECONDS))
+            .isEqualTo(new Ingestor.Outcome(3, 0));
+        assertThat(readAll(in.log(), end))
+            .containsExactly(
+                "{\"id\":\"" + good + "0\",\"n\":1}",
+                "{\"id\":\"" + good + "1\",\"n\":1}",
+                "{\"id\":\"" + good + "2\",\"n\":1}");
+        assertThat(in.writeError()).isNull();
+        // its ids were forgotten: sent again, its documents are taken
+        assertThat(in.submit(docs(bad, 0, 5)).get(10, TimeUnit.SECONDS))
+            .isEqualTo(new Ingestor.Outcome(5, 0));
+      }
+      assertThat(readAll(in.log(), 0)).hasSize(16);
+    }
+  }
+
+  @Test
+  void theWriterCutsItsGroupsAtTheirSize() throws Exception {
+    try (Ingestor in = open(Ingestor.Options.DEFAULTS)) {
+      in.groupBytes = 300;
+      java.util.concurrent.CountDownLatch writing = new java.util.concurrent.CountDownLatch(1);
+      java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+      in.log().beforeAppend =
+          () -> {
+            writing.countDown();
+            try {
+              release.await();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          };
+      List<CompletableFuture<Ingestor.Outcome>> outcomes = new ArrayList<>();
+      outcomes.add(in.submit(docs("c", 0, 1))); // the writer waits in this group
+      assertThat(writing.await(10, TimeUnit.SECONDS)).isTrue();
+      long queued = 0;
+      for (int r = 0; r < 6; r++) {
+        List<Ingestor.Doc> two = docs("c", 10 + r * 2, 12 + r * 2);
+        for (Ingestor.Doc d : two) {
+          queued +=
+              d.length() + d.id().length() + IngestLog.RECORD_HEADER + IngestLog.PAYLOAD_FIXED;
+        }
+        outcomes.add(in.submit(two));
+      }
+      assertThat(queued).isGreaterThan(600);
+      release.countDown();
+      for (CompletableFuture<Ingestor.Outcome> o : outcomes) {
+        o.get(10, TimeUnit.SECONDS);
+      }
+      assertThat(in.groups()).isGreaterThanOrEqualTo(1 + (queued + 299) / 300);
+      assertThat(readAll(in.log(), 0)).hasSize(13);
+    }
+  }
+
+  @Test
+  void aBacklogBoundOverItsMostIsRefused() {
+    assertThatThrownBy(() -> Ingestor.Options.DEFAULTS.withBacklogBytes(3L << 30))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--ingest-backlog")
+        .hasMessageContaining("at most 1GiB");
+    assertThat(Ingestor.Options.DEFAULTS.withBacklogBytes(1L << 30).backlogBytes())
+        .isEqualTo(1L << 30);
+  }
+
+  @Test
+  void aRequestQueuedWhileIngestionStopsIsAnswered() throws Exception {
+    Ingestor in = open(Ingestor.Options.DEFAULTS);
+    // the writer drains the queue for the last time between the check and the queueing
+    in.beforeQueued =
+        () -> {
+          try {
+            in.close();
+          } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        };
+    CompletableFuture<Ingestor.Outcome> late = in.submit(docs("l", 0, 2));
+    assertThatThrownBy(() -> late.get(10, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(IOException.class)
+        .hasMessageContaining("ingestion has stopped");
+    assertThat(in.backlogBytes()).isZero();
+  }
+
+  @Test
+  void aSegmentThatCannotStartLeavesTheLogWritableOnceTheDiskHasRoom() throws Exception {
+    Ingestor.Options o = Ingestor.Options.DEFAULTS.withSegmentBytes(500);
+    long end;
+    try (Ingestor in = open(o)) {
+      assertThat(in.submit(docs("r", 0, 5)).get(10, TimeUnit.SECONDS))
+          .isEqualTo(new Ingestor.Outcome(5, 0));
+      end = in.log().committedEnd();
+      Path next = dir.resolve(IngestLog.name(end) + ".log");
+      // the disk is full: the next segment's file is made, its header cannot be written
+      in.log().segmentCreated =
+          file -> {
+            throw new IOException("No space left on device");
+          };
+      for (int attempt = 0; attempt < 2; attempt++) {
+        CompletableFuture<Ingestor.Outcome> failed = in.submit(docs("r", 5, 10));
+        assertThatThrownBy(() -> failed.get(10, TimeUnit.SECONDS))
+            .hasRootCauseMessage("No space left on device");
+        assertThat(next).as("no half-made segment left").doesNotExist();
+        assertThat(dir.resolve(IngestLog.name(0) + ".ids")).doesNotExist();
+        assertThat(in.writeError()).contains("No space left on device");
+        assertThat(in.log().committedEnd()).isEqualTo(end);
+      }
+      // room again: the next group rolls the log, without a restart
+      in.log().segmentCreated = null;
+      assertThat(in.submit(docs("r", 5, 10)).get(10, TimeUnit.SECONDS))
+          .isEqualTo(new Ingestor.Outcome(5, 0));
+      assertThat(in.writeError()).isNull();
+      assertThat(next).exists();
+      assertThat(dir.resolve(IngestLog.name(0) + ".ids")).exists();
+      assertThat(readAll(in.log(), 0)).hasSize(10);
+    }
+    try (Ingestor in = open(o)) {
+      assertThat(in.log().recoveryNotices()).isEmpty();
+      assertThat(readAll(in.log(), 0)).hasSize(10);
+      assertThat(in.submit(docs("r", 0, 12)).get(10, TimeUnit.SECONDS))
+          .isEqualTo(new Ingestor.Outcome(2, 10));
+    }
+  }
+
+  @Test
+  void readersDoNotWaitWhileTheManifestIsWritten() throws Exception {
+    try (Ingestor in = open(Ingestor.Options.DEFAULTS.withSegmentBytes(500))) {
+      for (int r = 0; r < 4; r++) {
+        in.submit(docs("m", r * 5, r * 5 + 5)).get(10, TimeUnit.SECONDS);
+      }
+      java.util.concurrent.CountDownLatch writing = new java.util.concurrent.CountDownLatch(1);
+      java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+      in.log().manifestWriting =
+          file -> {
+            writing.countDown();
+            try {
+              release.await(); // a slow disk: the fsync, the rename and the folder sync
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          };
+      // the first checkpoint writes the manifest at once
+      CompletableFuture<Void> checkpoint =
+          CompletableFuture.runAsync(() -> in.replayFrom(in.log().committedEnd()));
+      try {
+        assertThat(writing.await(10, TimeUnit.SECONDS)).isTrue();
+        // meanwhile the engine reads across segments, and a scrape asks where the log starts
+        CompletableFuture<Integer> read =
+            CompletableFuture.supplyAsync(
+                () -> {
+                  try {
+                    return readAll(in.log(), in.log().start()).size();
+                  } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                  }
+                });
+        assertThat(read.get(10, TimeUnit.SECONDS)).isEqualTo(20);
+        assertThat(checkpoint).isNotDone();
+      } finally {
+        release.countDown();
+      }
+      checkpoint.get(10, TimeUnit.SECONDS);
+      assertThat(IngestLog.checkpointEvidence(dir)).contains("records a checkpoint");
+    }
+  }
 }

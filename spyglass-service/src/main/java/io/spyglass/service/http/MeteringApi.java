@@ -320,6 +320,16 @@ final class MeteringApi {
     try {
       return call.get();
     } catch (StandingQueries.Refused e) {
+      if (e.status() >= 500) {
+        // the service failed: the answer names an error id, the log has what happened under it
+        String id = ApiServer.errorId();
+        LOG.error("standing queries: {} (error {})", e.getMessage(), id, e);
+        throw new ApiException(
+                e.status(),
+                e.getMessage() + " (error " + id + ")",
+                "Try again; if it lasts, see the server's log under error " + id)
+            .with("id", id);
+      }
       String resolution =
           e.resolution() != null
               ? e.resolution()

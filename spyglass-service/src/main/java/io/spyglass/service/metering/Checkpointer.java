@@ -29,6 +29,34 @@ final class Checkpointer {
   private final StandingStore store;
   private final Ingestor ingestor;
 
+  /** How long a query's results before the cut are waited for. */
+  static final long RESULTS_WAIT_MS = 30_000;
+
+  /**
+   * Test hook: the names of queries whose results before the cut are taken not to have come in time
+   * (as when their delivery is stuck); null normally.
+   */
+  volatile java.util.function.Predicate<String> resultsLate;
+
+  /**
+   * A checkpoint not written because running queries could not be saved: the log position stays
+   * where every query's saved state is.
+   */
+  static final class NotSaved extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    NotSaved(List<String> behind) {
+      super(
+          "the checkpoint was not written: the results of standing "
+              + (behind.size() == 1 ? "query " : "queries ")
+              + String.join(", ", behind)
+              + " before the cut did not come within "
+              + RESULTS_WAIT_MS / 1000
+              + " s, and the log position may not pass what a running query has saved;"
+              + " the next checkpoint tries again");
+    }
+  }
+
   Checkpointer(Engine engine, StandingStore store, Ingestor ingestor) {
     this.engine = engine;
     this.store = store;
@@ -43,6 +71,8 @@ final class Checkpointer {
    *     query whose results wait unread may hold up the workers)
    * @return each query's state written, by name; null when interrupted before it was written
    * @throws StandingQueries.Refused when {@code added} could not start
+   * @throws NotSaved when a running query could not be saved: nothing is written (but {@code
+   *     removed}'s rows are deleted) and {@code added} is not started
    */
   Map<String, byte[]> take(
       Map<String, StandingQuery> queries,
@@ -87,7 +117,10 @@ final class Checkpointer {
     } catch (ExecutionException e) {
       throw new StandingQueries.Refused(
           e.getCause() instanceof IllegalStateException ? 503 : 500,
-          "The query could not start: " + e.getCause().getMessage());
+          added != null
+              ? "Standing query " + added.name() + " could not start"
+              : "The standing queries' checkpoint could not be taken",
+          e.getCause());
     }
     if (added != null) {
       started.accept(added);
@@ -96,15 +129,18 @@ final class Checkpointer {
     Map<String, byte[]> states = new LinkedHashMap<>();
     Map<String, List<StandingStore.Window>> finals = new LinkedHashMap<>();
     List<StandingStore.Late> late = new ArrayList<>();
+    List<String> behind = new ArrayList<>();
+    java.util.function.Predicate<String> late0 = resultsLate;
     for (StandingQuery q : queries.values()) {
       Engine.QueryState st = cp.queries().get(q.id());
       if (st == null) {
         continue; // ended: its last saved state stays
       }
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RESULTS_WAIT_MS);
       try {
-        if (!q.takeUpTo(st.emitted(), deadline)) {
+        if (late0 != null && late0.test(q.name()) || !q.takeUpTo(st.emitted(), deadline)) {
           LOG.warn("standing query {}: results before the cut did not come; not saved", q.id());
+          behind.add(q.name());
           continue;
         }
       } catch (InterruptedException e) {
@@ -114,6 +150,18 @@ final class Checkpointer {
       states.put(q.name(), st.snapshot());
       finals.put(q.name(), q.finalsUpTo(st.emitted()));
       late.addAll(q.lateUpTo(st.emitted()));
+    }
+    if (!behind.isEmpty()) {
+      // a restart would restore such a query's older state and replay from the new position,
+      // never counting the documents between: the position stays where every query was saved
+      if (added != null) {
+        queries.remove(added.name());
+        added.handle.kill();
+      }
+      if (removed != null) {
+        store.remove(removed);
+      }
+      throw new NotSaved(behind);
     }
     StandingStore.Stored addedRow = null;
     if (added != null) {

@@ -90,6 +90,18 @@ public final class StandingQueries implements AutoCloseable {
       this.limit = limit;
     }
 
+    /**
+     * A failure of the service (5xx) caused by {@code cause}: {@code message} says what could not
+     * be done, never the cause's text (which may name classes, files and hosts); the answer gives
+     * an error id under which the cause is logged.
+     */
+    Refused(int status, String message, Throwable cause) {
+      super(message, cause);
+      this.status = status;
+      this.resolution = null;
+      this.limit = null;
+    }
+
     public int status() {
       return status;
     }
@@ -319,7 +331,17 @@ public final class StandingQueries implements AutoCloseable {
                       name, query, by.name(), clock.getAsLong(), null, null, maxGroups),
                   limits,
                   standing.tenantField());
-          checkpoint(q, null);
+          try {
+            checkpoint(q, null);
+          } catch (Checkpointer.NotSaved e) {
+            checkpointFailures++;
+            throw new Refused(
+                503,
+                "Standing query "
+                    + name
+                    + " could not start: the checkpoint it starts at could not be taken",
+                e);
+          }
           return info(q);
         });
   }
@@ -351,7 +373,13 @@ public final class StandingQueries implements AutoCloseable {
           }
           queries.remove(name);
           publish();
-          checkpoint(null, name);
+          try {
+            checkpoint(null, name);
+          } catch (Checkpointer.NotSaved e) {
+            // it is forgotten all the same; the others are saved at a later checkpoint
+            checkpointFailures++;
+            LOG.warn("standing queries' checkpoint failed: {}", e.getMessage());
+          }
           return null;
         });
   }
@@ -455,7 +483,10 @@ public final class StandingQueries implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new Refused(503, "Interrupted");
     } catch (ExecutionException | TimeoutException e) {
-      throw new Refused(503, "The open windows could not be read: " + e);
+      throw new Refused(
+          503,
+          "The open windows of standing query " + name + " could not be read",
+          e instanceof ExecutionException ? e.getCause() : e);
     }
     open.addAll(held.open());
     List<StandingReport.Window> windows =
@@ -600,6 +631,11 @@ public final class StandingQueries implements AutoCloseable {
     } catch (RuntimeException e) {
       LOG.warn("standing query {}: its open windows cannot be read: {}", q.name(), e.toString());
     }
+  }
+
+  /** The checkpoints' test hooks. */
+  Checkpointer checkpointer() {
+    return checkpointer;
   }
 
   /** Stops checkpointing; the queries end with the engine. */

@@ -99,8 +99,13 @@ public final class StandingStore implements AutoCloseable {
           "--database must be a jdbc:postgresql:// or jdbc:sqlite: URL, not " + redact(jdbc));
     }
     String where = redact(jdbc);
+    Connection c;
     try {
-      Connection c = DriverManager.getConnection(jdbc);
+      c = DriverManager.getConnection(jdbc);
+    } catch (SQLException e) {
+      throw new IOException("cannot open the database " + where + ": " + e.getMessage(), e);
+    }
+    try {
       boolean pg = jdbc.startsWith("jdbc:postgresql:");
       if (!pg) {
         try (Statement s = c.createStatement()) {
@@ -110,7 +115,6 @@ public final class StandingStore implements AutoCloseable {
         }
         String damage = io.spyglass.service.store.Database.quickCheck(c);
         if (damage != null) {
-          c.close();
           throw new IOException(
               "the standing queries' database "
                   + where
@@ -124,7 +128,21 @@ public final class StandingStore implements AutoCloseable {
       store.migrate();
       return store;
     } catch (SQLException e) {
+      closeAfter(c, e);
       throw new IOException("cannot open the database " + where + ": " + e.getMessage(), e);
+    } catch (IOException | RuntimeException | Error e) {
+      // whatever stops the opening, the connection goes with it
+      closeAfter(c, e);
+      throw e;
+    }
+  }
+
+  /** Closes a connection whose opening failed with {@code failure}. */
+  private static void closeAfter(Connection c, Throwable failure) {
+    try {
+      c.close();
+    } catch (SQLException again) {
+      failure.addSuppressed(again);
     }
   }
 
@@ -363,6 +381,33 @@ public final class StandingStore implements AutoCloseable {
               p.setLong(1, commit.logPosition());
               p.setLong(2, System.currentTimeMillis());
               p.executeUpdate();
+            }
+            c.commit();
+          } catch (SQLException | RuntimeException e) {
+            c.rollback();
+            throw e;
+          } finally {
+            c.setAutoCommit(true);
+          }
+          return null;
+        });
+  }
+
+  /**
+   * Forgets a standing query and its windows, in one transaction, leaving the checkpoint as it is
+   * (for a deletion whose checkpoint could not be taken).
+   */
+  public void remove(String name) {
+    with(
+        () -> {
+          c.setAutoCommit(false);
+          try {
+            for (String table : List.of("standing_query", "standing_window")) {
+              try (PreparedStatement p =
+                  c.prepareStatement("DELETE FROM " + table + " WHERE name = ?")) {
+                p.setString(1, name);
+                p.executeUpdate();
+              }
             }
             c.commit();
           } catch (SQLException | RuntimeException e) {

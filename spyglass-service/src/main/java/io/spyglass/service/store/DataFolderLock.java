@@ -80,17 +80,44 @@ public final class DataFolderLock implements AutoCloseable {
         ch.close();
         throw new IOException(inUse(folder, holder(file)));
       }
-      byte[] who =
-          ("pid " + pid + "\nsince " + Instant.now() + "\n").getBytes(StandardCharsets.UTF_8);
-      ch.truncate(0);
-      ch.write(ByteBuffer.wrap(who), 0);
-      ch.force(true);
+      try {
+        IoHook hook = beforeRecorded;
+        if (hook != null) {
+          hook.run(file);
+        }
+        byte[] who =
+            ("pid " + pid + "\nsince " + Instant.now() + "\n").getBytes(StandardCharsets.UTF_8);
+        ch.truncate(0);
+        ch.write(ByteBuffer.wrap(who), 0);
+        ch.force(true);
+      } catch (IOException | RuntimeException | Error e) {
+        // not taken after all: the lock and the file go, so that a later try can take them
+        try {
+          l.release();
+          ch.close();
+        } catch (IOException again) {
+          e.addSuppressed(again);
+        }
+        throw e;
+      }
       return new DataFolderLock(folder, ch, l);
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException | RuntimeException | Error e) {
       HELD.remove(folder);
       throw e;
     }
   }
+
+  /** Something that may fail as the disk does. */
+  @FunctionalInterface
+  interface IoHook {
+    void run(Path file) throws IOException;
+  }
+
+  /**
+   * Test hook: runs once the lock is taken, before the holder is written into its file (a full disk
+   * fails there); null normally.
+   */
+  static volatile IoHook beforeRecorded;
 
   private static String inUse(Path folder, String holder) {
     return "the data folder "

@@ -52,8 +52,13 @@ public final class Database implements AutoCloseable {
   public static Database open(Path dataDir) throws IOException {
     Files.createDirectories(dataDir);
     Path file = dataDir.resolve(FILE);
+    Connection c;
     try {
-      Connection c = DriverManager.getConnection("jdbc:sqlite:" + file.toAbsolutePath());
+      c = DriverManager.getConnection("jdbc:sqlite:" + file.toAbsolutePath());
+    } catch (SQLException e) {
+      throw new IOException("cannot open the database " + file + ": " + e.getMessage(), e);
+    }
+    try {
       try (Statement s = c.createStatement()) {
         s.execute("PRAGMA journal_mode=WAL");
         s.execute("PRAGMA synchronous=NORMAL");
@@ -61,7 +66,6 @@ public final class Database implements AutoCloseable {
       }
       String damage = quickCheck(c);
       if (damage != null) {
-        c.close();
         throw new IOException(
             "the database "
                 + file
@@ -74,7 +78,21 @@ public final class Database implements AutoCloseable {
       db.migrate();
       return db;
     } catch (SQLException e) {
+      closeAfter(c, e);
       throw new IOException("cannot open the database " + file + ": " + e.getMessage(), e);
+    } catch (IOException | RuntimeException | Error e) {
+      // whatever stops the opening, the connection (and its hold on the file) goes with it
+      closeAfter(c, e);
+      throw e;
+    }
+  }
+
+  /** Closes a connection whose opening failed with {@code failure}. */
+  private static void closeAfter(Connection c, Throwable failure) {
+    try {
+      c.close();
+    } catch (SQLException again) {
+      failure.addSuppressed(again);
     }
   }
 
