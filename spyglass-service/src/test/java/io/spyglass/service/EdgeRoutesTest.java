@@ -3,8 +3,10 @@ package io.spyglass.service;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spyglass.service.RawHttp.Answer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -20,6 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class EdgeRoutesTest {
   static final String ALICE = "alice-token-0123456789";
+  static final String METER = "meter-token-0123456789";
+  static final String ACME = "acme-token-0123456789";
 
   @TempDir static Path data;
   static ServiceFixture f;
@@ -27,8 +31,12 @@ class EdgeRoutesTest {
   @BeforeAll
   static void start() throws Exception {
     Path tokens = data.resolve("tokens.txt");
-    Files.writeString(tokens, ALICE + " alice\n");
-    f = ServiceFixture.start(data.resolve("d"), b -> b.tokensFile = tokens);
+    Files.writeString(
+        tokens,
+        ALICE + " alice\n" + METER + " meter ingest\n" + ACME + " acme ingest tenant=acme\n");
+    f =
+        ServiceFixture.startMetering(
+            data.resolve("d"), MeteringApiTest.settings(), b -> b.tokensFile = tokens);
   }
 
   @AfterAll
@@ -37,8 +45,15 @@ class EdgeRoutesTest {
   }
 
   static Answer raw(String head) throws Exception {
+    return raw(head, "");
+  }
+
+  /** {@code head}: the request line and header lines (each ending CRLF); Host is added. */
+  static Answer raw(String head, String body) throws Exception {
     return RawHttp.exchange(
-        "127.0.0.1", f.service.port(), head + "Host: 127.0.0.1\r\nConnection: close\r\n\r\n");
+        "127.0.0.1",
+        f.service.port(),
+        head + "Host: 127.0.0.1\r\nConnection: close\r\n\r\n" + body);
   }
 
   static String metrics() throws Exception {
@@ -61,5 +76,55 @@ class EdgeRoutesTest {
     assertThat(m).doesNotContain("XYZ");
     assertThat(m).contains("spyglass_http_requests_total{method=\"OTHER\",status=\"401\"} 50.0");
     assertThat(m).contains("spyglass_http_requests_total{method=\"GET\",status=\"200\"}");
+  }
+
+  static long ingestRequests(String status) throws Exception {
+    String prefix = "spyglass_ingest_requests_total{status=\"" + status + "\"} ";
+    return metrics()
+        .lines()
+        .filter(l -> l.startsWith(prefix))
+        .mapToLong(l -> (long) Double.parseDouble(l.substring(prefix.length())))
+        .sum();
+  }
+
+  static Answer post(String path, String token, String body) throws Exception {
+    return raw(
+        "POST "
+            + path
+            + " HTTP/1.1\r\nAuthorization: Bearer "
+            + token
+            + "\r\nContent-Type: application/x-ndjson\r\nContent-Length: "
+            + body.getBytes(StandardCharsets.UTF_8).length
+            + "\r\n",
+        body);
+  }
+
+  // review finding 7: the path was told apart in five places, each its own way
+
+  @Test
+  void aTrailingSlashIsTheSameRouteForEveryPartOfTheEdge() throws Exception {
+    // health answers everyone, with or without its slash (the filter behind the edge said 401)
+    for (String path : List.of("/api/health", "/api/health/")) {
+      Answer a = raw("GET " + path + " HTTP/1.1\r\n");
+      assertThat(a.status()).as(path).isEqualTo(200);
+      assertThat(ServiceFixture.json(a.body()).get("status").asText()).isEqualTo("UP");
+      assertThat(ServiceFixture.json(a.body()).has("runtime")).isFalse();
+    }
+    // ingestion is counted as ingestion with its slash too (the logger counted only the bare path)
+    long before = ingestRequests("202");
+    for (String path : List.of("/api/ingest", "/api/ingest/")) {
+      Answer a = post(path, ACME, "{\"id\":\"" + path + "\",\"org\":\"acme\"}\n");
+      assertThat(a.status()).as(path).isEqualTo(202);
+    }
+    assertThat(ingestRequests("202")).isEqualTo(before + 2);
+    // a tenant's token reads its rows with or without the slash, and nothing else either way
+    for (String path : List.of("/api/standing-queries", "/api/standing-queries/")) {
+      Answer a = raw("GET " + path + " HTTP/1.1\r\nAuthorization: Bearer " + ACME + "\r\n");
+      assertThat(a.status()).as(path).isEqualTo(200);
+    }
+    for (String path : List.of("/api/queries", "/api/queries/")) {
+      Answer a = raw("GET " + path + " HTTP/1.1\r\nAuthorization: Bearer " + ACME + "\r\n");
+      assertThat(a.status()).as(path).isEqualTo(403);
+    }
   }
 }

@@ -108,7 +108,7 @@ public final class ApiServer implements AutoCloseable {
               cfg.routes.before(
                   "/api/*",
                   ctx -> {
-                    if (!ctx.path().equals("/api/health")) {
+                    if (Route.of(ctx).kind() != Route.Kind.HEALTH) {
                       auth.ensure(ctx); // the edge found the caller; this for paths it did not
                     }
                   });
@@ -212,7 +212,7 @@ public final class ApiServer implements AutoCloseable {
     cfg.requestLogger.http(
         (ctx, ms) -> {
           metrics.request(ctx.method().name(), ctx.statusCode());
-          if (ctx.path().equals("/api/ingest")) {
+          if (Route.of(ctx).kind() == Route.Kind.INGEST) {
             metrics.ingestRequest(ctx.statusCode());
           }
         });

@@ -36,19 +36,19 @@ import org.eclipse.jetty.util.Callback;
  *   <li>The body itself, read without a thread and within a deadline ({@link Bodies}); 408 or 413.
  * </ol>
  *
- * <p>Only then does the request reach Javalin and its route. Thread-safe.
+ * <p>Only then does the request reach Javalin and its route. What the request is (health, metrics,
+ * the web UI, the API, a result stream, ingestion) is told once, first, and kept on the request
+ * ({@link Route}) for everything behind. Thread-safe.
  */
 final class Gate extends Handler.Wrapper {
   /** Holds room for a request's body before it is read; null when the route holds none. */
   interface Admission {
-    AutoCloseable admit(String path, long declaredLength) throws ApiException;
+    AutoCloseable admit(Route route, long declaredLength) throws ApiException;
   }
 
   /** The request attribute holding what {@link Admission} returned (closed when it completes). */
   static final String ADMITTED = "spyglass.admitted";
 
-  private static final Pattern STREAM_ROUTE =
-      Pattern.compile("/api/ws/?|/api/queries/[^/]+/results/?");
   private static final Set<String> SAFE_METHODS = Set.of("GET", "HEAD", "OPTIONS");
   private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
 
@@ -83,6 +83,7 @@ final class Gate extends Handler.Wrapper {
 
   private boolean admit(Request req, Response res, Callback cb) throws Exception {
     Handler next = getHandler();
+    Route route = Route.of(req); // told once here: everything behind reads it
     if (checkHost && !hostAllowed(req)) {
       throw new ApiException(
           421,
@@ -99,26 +100,27 @@ final class Gate extends Handler.Wrapper {
           "Use this service's web UI or a client that is not a browser page, or start the"
               + " service with --allowed-origins ORIGIN to let that site in");
     }
-    String path = req.getHttpURI().getCanonicalPath();
-    if (path == null) {
-      path = ""; // not a path Jetty could make sense of: treated as an API path
+    switch (route.kind()) {
+      case HEALTH -> {
+        auth.optional(req).ifPresent(u -> req.setAttribute(Auth.ATTRIBUTE, u));
+        return next.handle(req, res, cb);
+      }
+      case UI -> {
+        return next.handle(req, res, cb); // the web UI's files: no token, no body
+      }
+      case METRICS -> {
+        if (!auth.required() || edge.metricsWithoutToken()) {
+          return next.handle(req, res, cb);
+        }
+      }
+      default -> {}
     }
-    if (isHealth(path)) {
-      auth.optional(req).ifPresent(u -> req.setAttribute(Auth.ATTRIBUTE, u));
-      return next.handle(req, res, cb);
-    }
-    boolean api = path.isEmpty() || path.equals("/api") || path.startsWith("/api/");
-    boolean metricsPath = path.equals("/metrics") || path.equals("/metrics/");
-    if (!api && !(metricsPath && auth.required() && !edge.metricsWithoutToken())) {
-      return next.handle(req, res, cb); // the web UI's files: no token, no body
-    }
-    boolean stream = "GET".equals(req.getMethod()) && STREAM_ROUTE.matcher(path).matches();
-    User user = auth.authenticate(req, stream);
+    User user = auth.authenticate(req, route.kind() == Route.Kind.STREAM);
     req.setAttribute(Auth.ATTRIBUTE, user);
     if (!Bodies.expected(req)) {
       return next.handle(req, res, cb);
     }
-    boolean ingest = path.equals("/api/ingest") || path.equals("/api/ingest/");
+    boolean ingest = route.kind() == Route.Kind.INGEST;
     int limit = ingest ? Metering.MAX_BODY_BYTES : ApiServer.MAX_BODY_BYTES;
     ApiException tooLarge = ingest ? MeteringApi.tooLarge("as sent") : ApiServer.tooLarge();
     long declared = req.getLength();
@@ -126,7 +128,7 @@ final class Gate extends Handler.Wrapper {
       refuse(req, res, cb, tooLarge, true);
       return true;
     }
-    AutoCloseable admitted = admission.admit(path, declared);
+    AutoCloseable admitted = admission.admit(route, declared);
     if (admitted != null) {
       req.setAttribute(ADMITTED, admitted);
       Request.addCompletionListener(
@@ -152,10 +154,6 @@ final class Gate extends Handler.Wrapper {
     return true;
   }
 
-  private static boolean isHealth(String path) {
-    return "/api/health".equals(path) || "/api/health/".equals(path);
-  }
-
   /**
    * Answers {@code e} as JSON. A request whose body is not read closes its connection; with {@code
    * drain} the rest of the body is then read and dropped, for a moment at most, so that a client
@@ -163,8 +161,7 @@ final class Gate extends Handler.Wrapper {
    */
   void refuse(Request req, Response res, Callback cb, ApiException e, boolean drain) {
     metrics.request(req.getMethod(), e.status());
-    String path = req.getHttpURI().getCanonicalPath();
-    if ("/api/ingest".equals(path) || "/api/ingest/".equals(path)) {
+    if (Route.of(req).kind() == Route.Kind.INGEST) {
       metrics.ingestRequest(e.status()); // refused here, it never reaches the route's logger
     }
     boolean body = Bodies.expected(req);

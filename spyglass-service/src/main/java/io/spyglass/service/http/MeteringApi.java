@@ -55,8 +55,8 @@ final class MeteringApi {
    * may be when it comes in chunks): a body that would be refused for the backlog is refused before
    * it is buffered. For {@link Gate.Admission}.
    */
-  AutoCloseable admit(String path, long declaredLength) {
-    if (metering == null || !(path.equals("/api/ingest") || path.equals("/api/ingest/"))) {
+  AutoCloseable admit(Route route, long declaredLength) {
+    if (metering == null || route.kind() != Route.Kind.INGEST) {
       return null;
     }
     try {
