@@ -127,4 +127,22 @@ class EdgeRoutesTest {
       assertThat(a.status()).as(path).isEqualTo(403);
     }
   }
+
+  // review finding 8: the tenant scope was applied to /api only, and /metrics answered tenants
+
+  @Test
+  void aTokenBoundToTenantsGetsNoMetrics() throws Exception {
+    for (String path : List.of("/metrics", "/metrics/")) {
+      Answer a = raw("GET " + path + " HTTP/1.1\r\nAuthorization: Bearer " + ACME + "\r\n");
+      assertThat(a.status()).as(path).isEqualTo(403);
+      assertThat(ServiceFixture.json(a.body()).get("error").get("message").asText())
+          .contains("bound to tenants");
+      assertThat(a.body()).doesNotContain("spyglass_");
+    }
+    // a token bound to no tenant reads them, with the ingest role or without
+    for (String token : List.of(ALICE, METER)) {
+      Answer a = raw("GET /metrics HTTP/1.1\r\nAuthorization: Bearer " + token + "\r\n");
+      assertThat(a.status()).isEqualTo(200);
+    }
+  }
 }

@@ -119,8 +119,9 @@ public final class ApiServer implements AutoCloseable {
                     quota.check(Auth.user(ctx));
                     TenantScope.check(ctx);
                   });
-              // a token bound to tenants: only ingestion and its rows of standing queries
-              cfg.routes.before("/api/*", TenantScope::check);
+              // a token bound to tenants: only ingestion and its rows of standing queries (every
+              // path: /metrics too)
+              cfg.routes.before(TenantScope::check);
               cfg.routes.get(
                   "/api/health", ctx -> health(ctx, health, runtime, manager, settings, metering));
               cfg.routes.get(
