@@ -3,6 +3,7 @@ package io.spyglass.service;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spyglass.service.RawHttp.Answer;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -144,5 +145,28 @@ class EdgeRoutesTest {
       Answer a = raw("GET /metrics HTTP/1.1\r\nAuthorization: Bearer " + token + "\r\n");
       assertThat(a.status()).isEqualTo(200);
     }
+  }
+
+  // review finding 5: any caller's declared body held the backlog and was read, then 403
+
+  @Test
+  void ingestionWithoutTheRoleIsRefusedFromItsHeadHoldingNothing() throws Exception {
+    var ingestor = f.service.metering().ingestor();
+    try (Socket s = RawHttp.connect("127.0.0.1", f.service.port())) {
+      // the head only: a body that is not needed is never waited for
+      RawHttp.send(
+          s,
+          "POST /api/ingest HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
+              + ALICE
+              + "\r\nContent-Type: application/x-ndjson\r\nContent-Length: 60000\r\n\r\n");
+      Answer a = RawHttp.read(s);
+      assertThat(a.status()).isEqualTo(403);
+      assertThat(ServiceFixture.json(a.body()).get("error").get("message").asText())
+          .contains("ingest role");
+      assertThat(ingestor.backlogBytes()).isZero();
+    }
+    // with the role, the same request is taken
+    Answer ok = post("/api/ingest", METER, "{\"id\":\"role\",\"org\":\"acme\"}\n");
+    assertThat(ok.status()).isEqualTo(202);
   }
 }

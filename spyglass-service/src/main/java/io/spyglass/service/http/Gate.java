@@ -31,8 +31,8 @@ import org.eclipse.jetty.util.Callback;
  *       that sent many wrong tokens.
  *   <li>The declared body size against the route's limit; 413 (answered at once, then the body is
  *       drained briefly without a thread).
- *   <li>Room for the body where the route holds some ({@link Admission}, e.g. the ingest backlog);
- *       429.
+ *   <li>The right to send it and room for it where the route holds some ({@link Admission}, e.g.
+ *       the ingest role and backlog); 403 or 429.
  *   <li>The body itself, read without a thread and within a deadline ({@link Bodies}); 408 or 413.
  * </ol>
  *
@@ -43,7 +43,7 @@ import org.eclipse.jetty.util.Callback;
 final class Gate extends Handler.Wrapper {
   /** Holds room for a request's body before it is read; null when the route holds none. */
   interface Admission {
-    AutoCloseable admit(Route route, long declaredLength) throws ApiException;
+    AutoCloseable admit(Route route, User user, long declaredLength) throws ApiException;
   }
 
   /** The request attribute holding what {@link Admission} returned (closed when it completes). */
@@ -76,7 +76,9 @@ final class Gate extends Handler.Wrapper {
     try {
       return admit(req, res, cb);
     } catch (ApiException e) {
-      refuse(req, res, cb, e, false);
+      // a caller known already (refused for a role or for room) may be sending its body: it
+      // reads the answer rather than a reset; others' bodies are not read
+      refuse(req, res, cb, e, req.getAttribute(Auth.ATTRIBUTE) != null);
       return true;
     }
   }
@@ -128,7 +130,7 @@ final class Gate extends Handler.Wrapper {
       refuse(req, res, cb, tooLarge, true);
       return true;
     }
-    AutoCloseable admitted = admission.admit(route, declared);
+    AutoCloseable admitted = admission.admit(route, user, declared);
     if (admitted != null) {
       req.setAttribute(ADMITTED, admitted);
       Request.addCompletionListener(
