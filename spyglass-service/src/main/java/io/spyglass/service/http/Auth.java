@@ -47,7 +47,7 @@ final class Auth {
    */
   User authenticate(Request req, boolean streamRoute) {
     if (!tokens.required()) {
-      return new User(Tokens.ANONYMOUS, true);
+      return anonymous();
     }
     Credentials c = credentials(req);
     if (c.none()) {
@@ -104,7 +104,7 @@ final class Auth {
    */
   Optional<User> optional(Request req) {
     if (!tokens.required()) {
-      return Optional.of(new User(Tokens.ANONYMOUS, true));
+      return Optional.of(anonymous());
     }
     if (credentials(req).none()) {
       return Optional.empty();
@@ -114,6 +114,14 @@ final class Auth {
     } catch (ApiException e) {
       return Optional.empty();
     }
+  }
+
+  /**
+   * The one user without tokens, as {@link Tokens} defines it (an admin with the ingest role): one
+   * definition, so that the edge and the routes never see two users of the same name.
+   */
+  User anonymous() {
+    return tokens.user(null).orElseThrow();
   }
 
   /** What a request presents: its Authorization header and its URL's token and ticket. */
