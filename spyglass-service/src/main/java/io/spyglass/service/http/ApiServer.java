@@ -57,6 +57,7 @@ public final class ApiServer implements AutoCloseable {
    * @param edge what one connection, address, user or web page may do
    * @param listening the socket bound already, which the server takes over; null to bind {@code
    *     bind}:{@code port} itself
+   * @param guards which proxies are believed about a client's address
    */
   public record Settings(
       String bind,
@@ -65,7 +66,8 @@ public final class ApiServer implements AutoCloseable {
       long headerTimeoutMs,
       long startedMs,
       EdgeSettings edge,
-      Listening listening) {}
+      Listening listening,
+      EdgeGuards guards) {}
 
   private final Javalin app;
   private final Streams streams;
@@ -89,12 +91,14 @@ public final class ApiServer implements AutoCloseable {
     StreamQuota quota = new StreamQuota(settings.edge().maxStreamsPerUser());
     this.ws = new WebSocketApi(manager, metrics, settings.streams(), quota);
     Tickets tickets = new Tickets(System::currentTimeMillis);
+    TrustedProxies proxies = settings.guards().proxies();
     Auth auth =
         new Auth(
             tokens,
             tickets,
             new FailureThrottle(
-                settings.edge().maxAuthFailuresPerMinute(), System::currentTimeMillis));
+                settings.edge().maxAuthFailuresPerMinute(), System::currentTimeMillis),
+            proxies);
     QueriesApi queries = new QueriesApi(manager, metrics, streams, quota, schema);
     SavedApi savedApi = new SavedApi(saved, history, manager.limits().queryLimits());
     MeteringApi meteringApi = new MeteringApi(metering);
@@ -199,7 +203,13 @@ public final class ApiServer implements AutoCloseable {
     cfg.jetty.addConnector(
         (server, http) -> {
           connector =
-              Connections.create(server, http, settings.bind(), settings.port(), settings.edge());
+              Connections.create(
+                  server,
+                  http,
+                  settings.bind(),
+                  settings.port(),
+                  settings.edge(),
+                  settings.guards().proxies());
           return connector;
         });
     cfg.jetty.modifyHttpConfiguration(

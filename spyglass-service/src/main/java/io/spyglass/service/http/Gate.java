@@ -5,12 +5,10 @@ import io.spyglass.service.metering.Metering;
 import io.spyglass.service.metrics.ServiceMetrics;
 import java.net.InetAddress;
 import java.net.URI;
-import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Set;
-import java.util.regex.Pattern;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -50,7 +48,6 @@ final class Gate extends Handler.Wrapper {
   static final String ADMITTED = "spyglass.admitted";
 
   private static final Set<String> SAFE_METHODS = Set.of("GET", "HEAD", "OPTIONS");
-  private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
 
   private final EdgeSettings edge;
   private final Auth auth;
@@ -67,7 +64,7 @@ final class Gate extends Handler.Wrapper {
     this.admission = admission;
     this.checkHost = !auth.required() || !edge.allowedHosts().isEmpty();
     this.bind = bind.toLowerCase(Locale.ROOT);
-    this.bindAddress = literal(this.bind);
+    this.bindAddress = TrustedProxies.literal(this.bind);
   }
 
   @Override
@@ -200,24 +197,12 @@ final class Gate extends Handler.Wrapper {
     if (host.equals("localhost") || host.endsWith(".localhost") || host.equals(bind)) {
       return true;
     }
-    InetAddress a = literal(host);
+    InetAddress a = TrustedProxies.literal(host);
     if (a == null) {
       return false; // a name: only the ones above (a rebinding attacker controls the others)
     }
     return a.isLoopbackAddress()
         || (bindAddress != null && (bindAddress.isAnyLocalAddress() || bindAddress.equals(a)));
-  }
-
-  /** The address written as {@code s}, when it is an IP literal; null for a name (no lookup). */
-  private static InetAddress literal(String s) {
-    if (!IPV4.matcher(s).matches() && !s.contains(":")) {
-      return null;
-    }
-    try {
-      return InetAddress.getByName(s);
-    } catch (UnknownHostException | SecurityException e) {
-      return null;
-    }
   }
 
   /**

@@ -12,7 +12,7 @@ class AuthTest {
   @Test
   void withoutTokensTheEdgesUserIsTheTokensOne() {
     Tokens none = Tokens.none();
-    Auth auth = new Auth(none, new Tickets(System::currentTimeMillis), null);
+    Auth auth = new Auth(none, new Tickets(System::currentTimeMillis), null, TrustedProxies.NONE);
     User u = auth.anonymous();
     assertThat(u).isEqualTo(none.user(null).orElseThrow());
     assertThat(u.name()).isEqualTo(Tokens.ANONYMOUS);
