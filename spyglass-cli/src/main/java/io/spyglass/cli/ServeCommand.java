@@ -260,7 +260,7 @@ final class ServeCommand implements Callable<Integer> {
       description = "serve /metrics without a token even with --tokens (e.g. for a scraper)")
   boolean metricsWithoutToken;
 
-  // Reverse proxies in front (docs/api.md "Behind a reverse proxy")
+  // Reverse proxies in front, and the memory of request bodies being read (docs/api.md "Limits")
 
   @Option(
       names = "--trusted-proxies",
@@ -272,6 +272,23 @@ final class ServeCommand implements Callable<Integer> {
               + " whose wrong tokens are counted, and their connections are not held to"
               + " --max-connections-per-address (default: none, no header believed)")
   List<String> trustedProxies = new ArrayList<>();
+
+  @Option(
+      names = "--max-request-body-memory",
+      paramLabel = "SIZE",
+      description =
+          "memory that request bodies being read may hold at once, over all requests; a body that"
+              + " does not fit gets 429 from its head (default: an eighth of the JVM's heap, at"
+              + " least 64MiB; KiB, MiB, GiB or plain bytes)")
+  String maxRequestBodyMemory;
+
+  @Option(
+      names = "--max-request-body-memory-per-user",
+      paramLabel = "SIZE",
+      description =
+          "one user's share of --max-request-body-memory, at least 10MiB (default: a quarter of"
+              + " it, at least 16MiB)")
+  String maxRequestBodyMemoryPerUser;
 
   // the memory of kept results (docs/api.md, "Limits")
   @Option(
@@ -573,7 +590,15 @@ final class ServeCommand implements Callable<Integer> {
   }
 
   private EdgeGuards edgeGuards() {
-    return EdgeGuards.DEFAULTS.withTrustedProxies(trustedProxies);
+    long all =
+        maxRequestBodyMemory == null
+            ? EdgeGuards.DEFAULTS.maxBodyMemory()
+            : parseBytes(maxRequestBodyMemory);
+    long perUser =
+        maxRequestBodyMemoryPerUser == null
+            ? EdgeGuards.perUser(all)
+            : parseBytes(maxRequestBodyMemoryPerUser);
+    return EdgeGuards.DEFAULTS.withTrustedProxies(trustedProxies).withBodyMemory(all, perUser);
   }
 
   private static void closeQuietly(Listening listening) {

@@ -34,7 +34,8 @@ import java.util.function.Consumer;
  * @param results how much memory kept results may take, in all, per user and per result
  * @param recovery how the start goes on when the data folder shows something was lost
  * @param usage what each user may keep: tenancy, standing queries, saved queries, history, disk
- * @param guards which proxies the HTTP edge believes about a client's address
+ * @param guards which proxies the HTTP edge believes about a client's address; the memory request
+ *     bodies being read may hold
  */
 public record ServiceConfig(
     String bind,

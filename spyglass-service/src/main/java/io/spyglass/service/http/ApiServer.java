@@ -57,7 +57,8 @@ public final class ApiServer implements AutoCloseable {
    * @param edge what one connection, address, user or web page may do
    * @param listening the socket bound already, which the server takes over; null to bind {@code
    *     bind}:{@code port} itself
-   * @param guards which proxies are believed about a client's address
+   * @param guards which proxies are believed about a client's address; the memory request bodies
+   *     may hold
    */
   public record Settings(
       String bind,
@@ -102,7 +103,11 @@ public final class ApiServer implements AutoCloseable {
     QueriesApi queries = new QueriesApi(manager, metrics, streams, quota, schema);
     SavedApi savedApi = new SavedApi(saved, history, manager.limits().queryLimits());
     MeteringApi meteringApi = new MeteringApi(metering);
-    Gate gate = new Gate(settings.edge(), auth, metrics, meteringApi::admit, settings.bind());
+    BodyMemory bodyMemory =
+        new BodyMemory(settings.guards().maxBodyMemory(), settings.guards().maxBodyMemoryPerUser());
+    metrics.requestBodies(bodyMemory::used);
+    Gate gate =
+        new Gate(settings.edge(), auth, metrics, meteringApi::admit, bodyMemory, settings.bind());
     byte[] openApi = openApi();
     this.app =
         Javalin.create(

@@ -31,6 +31,7 @@ import org.eclipse.jetty.util.Callback;
  *       drained briefly without a thread).
  *   <li>The right to send it and room for it where the route holds some ({@link Admission}, e.g.
  *       the ingest role and backlog); 403 or 429.
+ *   <li>Memory for the body, in all and for the caller ({@link BodyMemory}); 429.
  *   <li>The body itself, read without a thread and within a deadline ({@link Bodies}); 408 or 413.
  * </ol>
  *
@@ -53,15 +54,23 @@ final class Gate extends Handler.Wrapper {
   private final Auth auth;
   private final ServiceMetrics metrics;
   private final Admission admission;
+  private final BodyMemory bodyMemory;
   private final boolean checkHost;
   private final String bind;
   private final InetAddress bindAddress;
 
-  Gate(EdgeSettings edge, Auth auth, ServiceMetrics metrics, Admission admission, String bind) {
+  Gate(
+      EdgeSettings edge,
+      Auth auth,
+      ServiceMetrics metrics,
+      Admission admission,
+      BodyMemory bodyMemory,
+      String bind) {
     this.edge = edge;
     this.auth = auth;
     this.metrics = metrics;
     this.admission = admission;
+    this.bodyMemory = bodyMemory;
     this.checkHost = !auth.required() || !edge.allowedHosts().isEmpty();
     this.bind = bind.toLowerCase(Locale.ROOT);
     this.bindAddress = TrustedProxies.literal(this.bind);
@@ -130,16 +139,10 @@ final class Gate extends Handler.Wrapper {
     AutoCloseable admitted = admission.admit(route, user, declared);
     if (admitted != null) {
       req.setAttribute(ADMITTED, admitted);
-      Request.addCompletionListener(
-          req,
-          failure -> {
-            try {
-              admitted.close();
-            } catch (Exception e) {
-              // nothing more to give back
-            }
-          });
+      releaseOnCompletion(req, admitted);
     }
+    // the memory the body will take: its declared length, or the most the route takes in chunks
+    releaseOnCompletion(req, bodyMemory.reserve(user.name(), declared > 0 ? declared : limit));
     Bodies.load(
         req,
         res,
@@ -151,6 +154,19 @@ final class Gate extends Handler.Wrapper {
         edge.minBodyBytesPerSecond(),
         e -> refuse(req, res, cb, e, e.status() == 413));
     return true;
+  }
+
+  /** Closes {@code held} when the request completes, answered or refused. */
+  private static void releaseOnCompletion(Request req, AutoCloseable held) {
+    Request.addCompletionListener(
+        req,
+        failure -> {
+          try {
+            held.close();
+          } catch (Exception e) {
+            // nothing more to give back
+          }
+        });
   }
 
   /**

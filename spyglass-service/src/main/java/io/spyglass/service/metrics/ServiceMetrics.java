@@ -20,6 +20,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Set;
+import java.util.function.LongSupplier;
 
 /**
  * The service's Prometheus metrics, in a registry of its own: the stream (records read and
@@ -202,6 +203,17 @@ public final class ServiceMetrics implements QueryObserver {
 
   static String methodLabel(String method) {
     return method != null && METHODS.contains(method) ? method : "OTHER";
+  }
+
+  /** Adds the gauge of the bytes held by request bodies being read ({@code held}). */
+  public void requestBodies(LongSupplier held) {
+    GaugeWithCallback.builder()
+        .name("spyglass_request_body_bytes")
+        .help(
+            "Bytes held for request bodies being read (429 over --max-request-body-memory or its"
+                + " per-user share)")
+        .callback(cb -> cb.call(held.getAsLong()))
+        .register(registry);
   }
 
   /**
