@@ -41,8 +41,9 @@ final class Auth {
   }
 
   /**
-   * The caller of a request. A valid token or ticket always passes; a wrong one counts against its
-   * client's address ({@link TrustedProxies#client}), which past its allowance gets 429.
+   * The caller of a request. A valid token or ticket always passes; a wrong token counts against
+   * its client's address ({@link TrustedProxies#client}), which past its allowance gets 429; a
+   * wrong ticket is answered 401 and not counted.
    *
    * @param streamRoute whether the route takes a token or ticket in its URL
    * @throws ApiException 401 without a valid token or ticket, 400 for two of them, 429 for a wrong
@@ -83,11 +84,16 @@ final class Auth {
     if (user.isPresent()) {
       return user.get(); // whatever its address sent before
     }
+    if (c.ticket() != null) {
+      // not counted: a ticket is 256 random bits, never guessed, and a browser's EventSource
+      // reconnects with the ticket it used already
+      throw unauthorized(wrong);
+    }
     long wait = throttle.failed(proxies.client(req));
     if (wait > 0) {
       throw new ApiException(
               429,
-              "Too many requests with a wrong token or ticket from this address",
+              "Too many requests with a wrong token from this address",
               "Check the token; try again after Retry-After seconds (a valid token is served"
                   + " meanwhile)")
           .with("limit", "max-auth-failures-per-minute")
