@@ -15,8 +15,8 @@ import java.util.function.Consumer;
  * @param bind address to listen on; without tokens it must be a loopback address unless {@code
  *     insecure}
  * @param port port to listen on; 0 for any free one
- * @param tokensFile lines {@code TOKEN USER [admin] [ingest] [tenant=NAME ...]}; null for no
- *     tokens (one anonymous admin)
+ * @param tokensFile lines {@code TOKEN USER [admin] [ingest] [tenant=NAME ...]}; null for no tokens
+ *     (one anonymous admin)
  * @param insecure allow binding beyond loopback without tokens
  * @param dataDir where the database lives
  * @param maxQueries most queries running at once, over all users
