@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.spyglass.engine.EngineConfig;
 import io.spyglass.engine.source.GeneratorSource;
+import io.spyglass.service.http.Listening;
 import io.spyglass.service.metering.Metering;
 import io.spyglass.service.runtime.EmbeddedRuntime;
 import java.io.BufferedReader;
@@ -97,7 +98,13 @@ final class ServiceFixture implements AutoCloseable {
                   b.sampleEveryN = 10;
                 })
             .with(settings);
-    return new ServiceFixture(SpyglassService.start(config, runtime), source);
+    // as serve does: the port bound first, then taken over by the server
+    Listening listening = SpyglassService.bind(config);
+    SpyglassService service = SpyglassService.start(config, listening, runtime, null);
+    assertThat(service.port())
+        .as("the server answers on the port bound first")
+        .isEqualTo(listening.port());
+    return new ServiceFixture(service, source);
   }
 
   /** A service with ingestion and standing queries only (--source http) under {@code data}. */

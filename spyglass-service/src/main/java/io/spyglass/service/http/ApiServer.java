@@ -31,8 +31,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
-import org.eclipse.jetty.server.HttpConnectionFactory;
-import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.CrossOriginHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -214,7 +212,8 @@ public final class ApiServer implements AutoCloseable {
                   settings.bind(),
                   settings.port(),
                   settings.edge(),
-                  settings.guards().proxies());
+                  settings.guards().proxies(),
+                  settings.listening());
           return connector;
         });
     cfg.jetty.modifyHttpConfiguration(
@@ -232,18 +231,6 @@ public final class ApiServer implements AutoCloseable {
             metrics.ingestRequest(ctx.statusCode());
           }
         });
-    if (settings.listening() != null) {
-      cfg.jetty.addConnector(
-          (server, http) -> {
-            ServerConnector c = new ServerConnector(server, new HttpConnectionFactory(http));
-            try {
-              c.open(settings.listening().channel());
-            } catch (IOException e) {
-              throw new UncheckedIOException(e);
-            }
-            return c;
-          });
-    }
   }
 
   /**

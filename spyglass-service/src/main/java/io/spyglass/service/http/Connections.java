@@ -1,5 +1,7 @@
 package io.spyglass.service.http;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -41,8 +43,9 @@ final class Connections extends ServerConnector {
   }
 
   /**
-   * A connector on {@code bind:port} with the caps of {@code edge} (trusted proxies held to the
-   * overall one only), added to {@code server}.
+   * A connector with the caps of {@code edge} (trusted proxies held to the overall one only), added
+   * to {@code server}: on the socket {@code listening} bound already (it takes it over), or on
+   * {@code bind:port} when that is null.
    */
   static Connections create(
       Server server,
@@ -50,10 +53,18 @@ final class Connections extends ServerConnector {
       String bind,
       int port,
       EdgeSettings edge,
-      TrustedProxies proxies) {
+      TrustedProxies proxies,
+      Listening listening) {
     Connections c = new Connections(server, http, edge.maxConnectionsPerAddress(), proxies);
     c.setHost(bind);
     c.setPort(port);
+    if (listening != null) {
+      try {
+        c.open(listening.channel());
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
     int max = edge.maxConnections() > 0 ? edge.maxConnections() : automaticMax();
     server.addBean(new NetworkConnectionLimit(max, c));
     return c;
