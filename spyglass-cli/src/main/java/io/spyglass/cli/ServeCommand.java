@@ -8,6 +8,7 @@ import io.spyglass.flink.client.FlinkQueryClient;
 import io.spyglass.service.ServiceConfig;
 import io.spyglass.service.SpyglassService;
 import io.spyglass.service.UsageLimits;
+import io.spyglass.service.http.EdgeGuards;
 import io.spyglass.service.http.EdgeSettings;
 import io.spyglass.service.http.Listening;
 import io.spyglass.service.metering.Metering;
@@ -232,8 +233,8 @@ final class ServeCommand implements Callable<Integer> {
       names = "--max-auth-failures-per-minute",
       paramLabel = "N",
       description =
-          "wrong tokens one address may send a minute before its requests with a token get 429"
-              + " (default: ${DEFAULT-VALUE})")
+          "wrong tokens one client address may send a minute before its further wrong ones get"
+              + " 429; valid tokens are always served (default: ${DEFAULT-VALUE})")
   int maxAuthFailuresPerMinute = EdgeSettings.DEFAULTS.maxAuthFailuresPerMinute();
 
   @Option(
@@ -258,6 +259,36 @@ final class ServeCommand implements Callable<Integer> {
       names = "--metrics-without-token",
       description = "serve /metrics without a token even with --tokens (e.g. for a scraper)")
   boolean metricsWithoutToken;
+
+  // Reverse proxies in front, and the memory of request bodies being read (docs/api.md "Limits")
+
+  @Option(
+      names = "--trusted-proxies",
+      paramLabel = "ADDR",
+      split = ",",
+      description =
+          "IP addresses or CIDR ranges of reverse proxies in front of the service (e.g."
+              + " 10.0.0.5,10.1.0.0/16): from them, Forwarded / X-Forwarded-For name the client"
+              + " whose wrong tokens are counted, and their connections are not held to"
+              + " --max-connections-per-address (default: none, no header believed)")
+  List<String> trustedProxies = new ArrayList<>();
+
+  @Option(
+      names = "--max-request-body-memory",
+      paramLabel = "SIZE",
+      description =
+          "memory that request bodies being read may hold at once, over all requests; a body that"
+              + " does not fit gets 429 from its head (default: an eighth of the JVM's heap, at"
+              + " least 64MiB; KiB, MiB, GiB or plain bytes)")
+  String maxRequestBodyMemory;
+
+  @Option(
+      names = "--max-request-body-memory-per-user",
+      paramLabel = "SIZE",
+      description =
+          "one user's share of --max-request-body-memory, at least 10MiB (default: a quarter of"
+              + " it, at least 16MiB)")
+  String maxRequestBodyMemoryPerUser;
 
   // the memory of kept results (docs/api.md, "Limits")
   @Option(
@@ -455,6 +486,8 @@ final class ServeCommand implements Callable<Integer> {
                   });
       UsageLimits usage = usageLimits();
       config = config.with(b -> b.usage = usage);
+      EdgeGuards guards = edgeGuards();
+      config = config.with(b -> b.guards = guards);
     } catch (IllegalArgumentException e) {
       err.println("spyglass: " + e.getMessage());
       err.flush();
@@ -554,6 +587,18 @@ final class ServeCommand implements Callable<Integer> {
         .withMaxAuthFailuresPerMinute(maxAuthFailuresPerMinute)
         .withAllowed(allowedHosts, allowedOrigins)
         .withMetricsWithoutToken(metricsWithoutToken);
+  }
+
+  private EdgeGuards edgeGuards() {
+    long all =
+        maxRequestBodyMemory == null
+            ? EdgeGuards.DEFAULTS.maxBodyMemory()
+            : parseBytes(maxRequestBodyMemory);
+    long perUser =
+        maxRequestBodyMemoryPerUser == null
+            ? EdgeGuards.perUser(all)
+            : parseBytes(maxRequestBodyMemoryPerUser);
+    return EdgeGuards.DEFAULTS.withTrustedProxies(trustedProxies).withBodyMemory(all, perUser);
   }
 
   private static void closeQuietly(Listening listening) {

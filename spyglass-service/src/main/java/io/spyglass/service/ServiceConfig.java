@@ -1,6 +1,7 @@
 package io.spyglass.service;
 
 import io.spyglass.core.plan.QueryLimits;
+import io.spyglass.service.http.EdgeGuards;
 import io.spyglass.service.http.EdgeSettings;
 import io.spyglass.service.http.StreamSettings;
 import io.spyglass.service.metering.RecoveryOptions;
@@ -14,7 +15,8 @@ import java.util.function.Consumer;
  * @param bind address to listen on; without tokens it must be a loopback address unless {@code
  *     insecure}
  * @param port port to listen on; 0 for any free one
- * @param tokensFile lines {@code TOKEN USER [admin]}; null for no tokens (one anonymous admin)
+ * @param tokensFile lines {@code TOKEN USER [admin] [ingest] [tenant=NAME ...]}; null for no tokens
+ *     (one anonymous admin)
  * @param insecure allow binding beyond loopback without tokens
  * @param dataDir where the database lives
  * @param maxQueries most queries running at once, over all users
@@ -33,6 +35,8 @@ import java.util.function.Consumer;
  * @param results how much memory kept results may take, in all, per user and per result
  * @param recovery how the start goes on when the data folder shows something was lost
  * @param usage what each user may keep: tenancy, standing queries, saved queries, history, disk
+ * @param guards which proxies the HTTP edge believes about a client's address; the memory request
+ *     bodies being read may hold
  */
 public record ServiceConfig(
     String bind,
@@ -54,7 +58,8 @@ public record ServiceConfig(
     EdgeSettings edge,
     ResultLimits results,
     RecoveryOptions recovery,
-    UsageLimits usage) {
+    UsageLimits usage,
+    EdgeGuards guards) {
 
   public ServiceConfig {
     require(port >= 0 && port <= 65535, "port must be 0 to 65535: " + port);
@@ -77,6 +82,7 @@ public record ServiceConfig(
         "bind, data folder, stream settings, query, edge and result limits are required");
     require(recovery != null, "the recovery options are required");
     require(usage != null, "the usage limits are required");
+    require(guards != null, "the edge's guards are required");
   }
 
   private static void require(boolean ok, String message) {
@@ -112,7 +118,8 @@ public record ServiceConfig(
         EdgeSettings.DEFAULTS,
         ResultLimits.defaults(),
         RecoveryOptions.DEFAULTS,
-        UsageLimits.DEFAULTS);
+        UsageLimits.DEFAULTS,
+        EdgeGuards.DEFAULTS);
   }
 
   /** A copy with some settings changed, e.g. {@code c.with(b -> b.port = 0)}. */
@@ -144,6 +151,7 @@ public record ServiceConfig(
     public ResultLimits results;
     public RecoveryOptions recovery;
     public UsageLimits usage;
+    public EdgeGuards guards;
 
     Builder(ServiceConfig c) {
       bind = c.bind;
@@ -166,6 +174,7 @@ public record ServiceConfig(
       results = c.results;
       recovery = c.recovery;
       usage = c.usage;
+      guards = c.guards;
     }
 
     ServiceConfig build() {
@@ -189,7 +198,8 @@ public record ServiceConfig(
           edge,
           results,
           recovery,
-          usage);
+          usage,
+          guards);
     }
   }
 }

@@ -55,6 +55,8 @@ public final class ApiServer implements AutoCloseable {
    * @param edge what one connection, address, user or web page may do
    * @param listening the socket bound already, which the server takes over; null to bind {@code
    *     bind}:{@code port} itself
+   * @param guards which proxies are believed about a client's address; the memory request bodies
+   *     may hold
    */
   public record Settings(
       String bind,
@@ -63,7 +65,8 @@ public final class ApiServer implements AutoCloseable {
       long headerTimeoutMs,
       long startedMs,
       EdgeSettings edge,
-      Listening listening) {}
+      Listening listening,
+      EdgeGuards guards) {}
 
   private final Javalin app;
   private final Streams streams;
@@ -87,16 +90,22 @@ public final class ApiServer implements AutoCloseable {
     StreamQuota quota = new StreamQuota(settings.edge().maxStreamsPerUser());
     this.ws = new WebSocketApi(manager, metrics, settings.streams(), quota);
     Tickets tickets = new Tickets(System::currentTimeMillis);
+    TrustedProxies proxies = settings.guards().proxies();
     Auth auth =
         new Auth(
             tokens,
             tickets,
             new FailureThrottle(
-                settings.edge().maxAuthFailuresPerMinute(), System::currentTimeMillis));
+                settings.edge().maxAuthFailuresPerMinute(), System::currentTimeMillis),
+            proxies);
     QueriesApi queries = new QueriesApi(manager, metrics, streams, quota, schema);
     SavedApi savedApi = new SavedApi(saved, history, manager.limits().queryLimits());
     MeteringApi meteringApi = new MeteringApi(metering);
-    Gate gate = new Gate(settings.edge(), auth, metrics, meteringApi::admit, settings.bind());
+    BodyMemory bodyMemory =
+        new BodyMemory(settings.guards().maxBodyMemory(), settings.guards().maxBodyMemoryPerUser());
+    metrics.requestBodies(bodyMemory::used);
+    Gate gate =
+        new Gate(settings.edge(), auth, metrics, meteringApi::admit, bodyMemory, settings.bind());
     byte[] openApi = openApi();
     this.app =
         Javalin.create(
@@ -106,7 +115,7 @@ public final class ApiServer implements AutoCloseable {
               cfg.routes.before(
                   "/api/*",
                   ctx -> {
-                    if (!ctx.path().equals("/api/health")) {
+                    if (Route.of(ctx).kind() != Route.Kind.HEALTH) {
                       auth.ensure(ctx); // the edge found the caller; this for paths it did not
                     }
                   });
@@ -117,8 +126,9 @@ public final class ApiServer implements AutoCloseable {
                     quota.check(Auth.user(ctx));
                     TenantScope.check(ctx);
                   });
-              // a token bound to tenants: only ingestion and its rows of standing queries
-              cfg.routes.before("/api/*", TenantScope::check);
+              // a token bound to tenants: only ingestion and its rows of standing queries (every
+              // path: /metrics too)
+              cfg.routes.before(TenantScope::check);
               cfg.routes.get(
                   "/api/health", ctx -> health(ctx, health, runtime, manager, settings, metering));
               cfg.routes.get(
@@ -202,6 +212,7 @@ public final class ApiServer implements AutoCloseable {
                   settings.bind(),
                   settings.port(),
                   settings.edge(),
+                  settings.guards().proxies(),
                   settings.listening());
           return connector;
         });
@@ -216,7 +227,7 @@ public final class ApiServer implements AutoCloseable {
     cfg.requestLogger.http(
         (ctx, ms) -> {
           metrics.request(ctx.method().name(), ctx.statusCode());
-          if (ctx.path().equals("/api/ingest")) {
+          if (Route.of(ctx).kind() == Route.Kind.INGEST) {
             metrics.ingestRequest(ctx.statusCode());
           }
         });

@@ -15,8 +15,8 @@ import org.eclipse.jetty.util.Fields;
  * Who calls: the bearer token of {@code Authorization: Bearer TOKEN}; on the two result-stream
  * routes, where a browser cannot set headers, also a single-use {@code ?ticket=} ({@link Tickets})
  * or {@code ?access_token=TOKEN}. A token anywhere else in a URL is refused: URLs end up in logs.
- * Wrong tokens are counted per address ({@link FailureThrottle}). Every {@code /api} route but
- * health needs a caller when the service has tokens.
+ * Wrong tokens are counted per client address ({@link FailureThrottle}, {@link TrustedProxies}).
+ * Every {@code /api} route but health needs a caller when the service has tokens.
  */
 final class Auth {
   static final String ATTRIBUTE = "spyglass.user";
@@ -27,11 +27,13 @@ final class Auth {
   private final Tokens tokens;
   private final Tickets tickets;
   private final FailureThrottle throttle;
+  private final TrustedProxies proxies;
 
-  Auth(Tokens tokens, Tickets tickets, FailureThrottle throttle) {
+  Auth(Tokens tokens, Tickets tickets, FailureThrottle throttle, TrustedProxies proxies) {
     this.tokens = tokens;
     this.tickets = tickets;
     this.throttle = throttle;
+    this.proxies = proxies;
   }
 
   boolean required() {
@@ -39,30 +41,21 @@ final class Auth {
   }
 
   /**
-   * The caller of a request.
+   * The caller of a request. A valid token or ticket always passes; a wrong token counts against
+   * its client's address ({@link TrustedProxies#client}), which past its allowance gets 429; a
+   * wrong ticket is answered 401 and not counted.
    *
    * @param streamRoute whether the route takes a token or ticket in its URL
-   * @throws ApiException 401 without a valid token or ticket, 400 for two of them, 429 when the
-   *     address sent too many wrong ones lately
+   * @throws ApiException 401 without a valid token or ticket, 400 for two of them, 429 for a wrong
+   *     one from an address that sent too many wrong ones lately
    */
   User authenticate(Request req, boolean streamRoute) {
     if (!tokens.required()) {
-      return new User(Tokens.ANONYMOUS, true);
+      return anonymous();
     }
     Credentials c = credentials(req);
     if (c.none()) {
       throw unauthorized("This request needs a token");
-    }
-    String address = Request.getRemoteAddr(req);
-    long wait = throttle.blockedForSeconds(address);
-    if (wait > 0) {
-      throw new ApiException(
-              429,
-              "Too many requests with a wrong token or ticket from this address",
-              "Check the token; try again after Retry-After seconds")
-          .with("limit", "max-auth-failures-per-minute")
-          .with("retryAfterSeconds", wait)
-          .header("Retry-After", Long.toString(wait));
     }
     if (c.count() > 1) {
       throw ApiException.badRequest(
@@ -81,21 +74,33 @@ final class Auth {
       wrong = "The ticket is not valid: unknown, used already or expired";
     } else if (c.header() != null) {
       var m = BEARER.matcher(c.header());
-      if (!m.matches()) {
-        throttle.failed(address);
-        throw unauthorized("The Authorization header is not 'Bearer TOKEN'");
-      }
-      user = tokens.user(m.group(1));
-      wrong = "The token is not valid";
+      user = m.matches() ? tokens.user(m.group(1)) : Optional.empty();
+      wrong =
+          m.matches() ? "The token is not valid" : "The Authorization header is not 'Bearer TOKEN'";
     } else {
       user = tokens.user(c.accessToken());
       wrong = "The token is not valid";
     }
-    if (user.isEmpty()) {
-      throttle.failed(address);
+    if (user.isPresent()) {
+      return user.get(); // whatever its address sent before
+    }
+    if (c.ticket() != null) {
+      // not counted: a ticket is 256 random bits, never guessed, and a browser's EventSource
+      // reconnects with the ticket it used already
       throw unauthorized(wrong);
     }
-    return user.get();
+    long wait = throttle.failed(proxies.client(req));
+    if (wait > 0) {
+      throw new ApiException(
+              429,
+              "Too many requests with a wrong token from this address",
+              "Check the token; try again after Retry-After seconds (a valid token is served"
+                  + " meanwhile)")
+          .with("limit", "max-auth-failures-per-minute")
+          .with("retryAfterSeconds", wait)
+          .header("Retry-After", Long.toString(wait));
+    }
+    throw unauthorized(wrong);
   }
 
   /**
@@ -104,7 +109,7 @@ final class Auth {
    */
   Optional<User> optional(Request req) {
     if (!tokens.required()) {
-      return Optional.of(new User(Tokens.ANONYMOUS, true));
+      return Optional.of(anonymous());
     }
     if (credentials(req).none()) {
       return Optional.empty();
@@ -114,6 +119,14 @@ final class Auth {
     } catch (ApiException e) {
       return Optional.empty();
     }
+  }
+
+  /**
+   * The one user without tokens, as {@link Tokens} defines it (an admin with the ingest role): one
+   * definition, so that the edge and the routes never see two users of the same name.
+   */
+  User anonymous() {
+    return tokens.user(null).orElseThrow();
   }
 
   /** What a request presents: its Authorization header and its URL's token and ticket. */

@@ -22,23 +22,30 @@ import org.eclipse.jetty.server.ServerConnector;
  * keeps descriptors for its files instead of failing with "too many open files"), and per client
  * address (a connection over its address's cap is closed as soon as it opens, so that one client
  * cannot use up the overall cap). A connection is counted from its opening to its closing, a
- * WebSocket included.
+ * WebSocket included. The per-address cap is applied when a connection opens, before any byte of a
+ * request: behind a reverse proxy it counts the proxy's connections, so the proxy's addresses are
+ * either trusted ({@code --trusted-proxies}: their connections are not held to the per-address cap,
+ * only to the overall one) or the per-address cap is raised to what the proxy opens.
  */
 final class Connections extends ServerConnector {
   private final int perAddress;
+  private final TrustedProxies proxies;
   private final Map<InetAddress, Integer> open = new ConcurrentHashMap<>();
   // a closed endpoint no longer knows its remote address: kept from its opening
   private final Map<EndPoint, InetAddress> addresses = new ConcurrentHashMap<>();
   private final AtomicLong refused = new AtomicLong();
 
-  private Connections(Server server, HttpConfiguration http, int perAddress) {
+  private Connections(
+      Server server, HttpConfiguration http, int perAddress, TrustedProxies proxies) {
     super(server, new HttpConnectionFactory(http));
     this.perAddress = perAddress;
+    this.proxies = proxies;
   }
 
   /**
-   * A connector with the caps of {@code edge}, added to {@code server}: on the socket {@code
-   * listening} bound already (it takes it over), or on {@code bind:port} when that is null.
+   * A connector with the caps of {@code edge} (trusted proxies held to the overall one only), added
+   * to {@code server}: on the socket {@code listening} bound already (it takes it over), or on
+   * {@code bind:port} when that is null.
    */
   static Connections create(
       Server server,
@@ -46,8 +53,9 @@ final class Connections extends ServerConnector {
       String bind,
       int port,
       EdgeSettings edge,
+      TrustedProxies proxies,
       Listening listening) {
-    Connections c = new Connections(server, http, edge.maxConnectionsPerAddress());
+    Connections c = new Connections(server, http, edge.maxConnectionsPerAddress(), proxies);
     c.setHost(bind);
     c.setPort(port);
     if (listening != null) {
@@ -90,7 +98,7 @@ final class Connections extends ServerConnector {
       return;
     }
     addresses.put(ep, a);
-    if (open.merge(a, 1, Integer::sum) > perAddress) {
+    if (open.merge(a, 1, Integer::sum) > perAddress && !proxies.trusts(a)) {
       refused.incrementAndGet();
       ep.close();
     }

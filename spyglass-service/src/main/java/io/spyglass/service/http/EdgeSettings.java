@@ -18,8 +18,9 @@ import java.util.Locale;
  *     closed
  * @param minBodyBytesPerSecond the slowest rate a request body may arrive at, past {@code
  *     bodyTimeoutMs}
- * @param maxAuthFailuresPerMinute wrong tokens or tickets one address may send a minute (a burst of
- *     as many, refilled over the minute); beyond it requests with a token are answered 429
+ * @param maxAuthFailuresPerMinute wrong tokens one client address may send a minute (a burst of as
+ *     many, refilled over the minute); beyond it its wrong tokens are answered 429 (valid ones are
+ *     served)
  * @param allowedHosts {@code Host} names accepted besides loopback names and the bound address;
  *     when empty, {@code Host} is checked only without tokens. {@code *} accepts any
  * @param allowedOrigins web origins (e.g. {@code https://dash.example.com}) whose pages may call

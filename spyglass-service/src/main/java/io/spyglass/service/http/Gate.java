@@ -5,12 +5,10 @@ import io.spyglass.service.metering.Metering;
 import io.spyglass.service.metrics.ServiceMetrics;
 import java.net.InetAddress;
 import java.net.URI;
-import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Set;
-import java.util.regex.Pattern;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -31,43 +29,51 @@ import org.eclipse.jetty.util.Callback;
  *       that sent many wrong tokens.
  *   <li>The declared body size against the route's limit; 413 (answered at once, then the body is
  *       drained briefly without a thread).
- *   <li>Room for the body where the route holds some ({@link Admission}, e.g. the ingest backlog);
- *       429.
+ *   <li>The right to send it and room for it where the route holds some ({@link Admission}, e.g.
+ *       the ingest role and backlog); 403 or 429.
+ *   <li>Memory for the body, in all and for the caller ({@link BodyMemory}); 429.
  *   <li>The body itself, read without a thread and within a deadline ({@link Bodies}); 408 or 413.
  * </ol>
  *
- * <p>Only then does the request reach Javalin and its route. Thread-safe.
+ * <p>Only then does the request reach Javalin and its route. What the request is (health, metrics,
+ * the web UI, the API, a result stream, ingestion) is told once, first, and kept on the request
+ * ({@link Route}) for everything behind. Thread-safe.
  */
 final class Gate extends Handler.Wrapper {
   /** Holds room for a request's body before it is read; null when the route holds none. */
   interface Admission {
-    AutoCloseable admit(String path, long declaredLength) throws ApiException;
+    AutoCloseable admit(Route route, User user, long declaredLength) throws ApiException;
   }
 
   /** The request attribute holding what {@link Admission} returned (closed when it completes). */
   static final String ADMITTED = "spyglass.admitted";
 
-  private static final Pattern STREAM_ROUTE =
-      Pattern.compile("/api/ws/?|/api/queries/[^/]+/results/?");
   private static final Set<String> SAFE_METHODS = Set.of("GET", "HEAD", "OPTIONS");
-  private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
 
   private final EdgeSettings edge;
   private final Auth auth;
   private final ServiceMetrics metrics;
   private final Admission admission;
+  private final BodyMemory bodyMemory;
   private final boolean checkHost;
   private final String bind;
   private final InetAddress bindAddress;
 
-  Gate(EdgeSettings edge, Auth auth, ServiceMetrics metrics, Admission admission, String bind) {
+  Gate(
+      EdgeSettings edge,
+      Auth auth,
+      ServiceMetrics metrics,
+      Admission admission,
+      BodyMemory bodyMemory,
+      String bind) {
     this.edge = edge;
     this.auth = auth;
     this.metrics = metrics;
     this.admission = admission;
+    this.bodyMemory = bodyMemory;
     this.checkHost = !auth.required() || !edge.allowedHosts().isEmpty();
     this.bind = bind.toLowerCase(Locale.ROOT);
-    this.bindAddress = literal(this.bind);
+    this.bindAddress = TrustedProxies.literal(this.bind);
   }
 
   @Override
@@ -76,13 +82,16 @@ final class Gate extends Handler.Wrapper {
     try {
       return admit(req, res, cb);
     } catch (ApiException e) {
-      refuse(req, res, cb, e, false);
+      // a caller known already (refused for a role or for room) may be sending its body: it
+      // reads the answer rather than a reset; others' bodies are not read
+      refuse(req, res, cb, e, req.getAttribute(Auth.ATTRIBUTE) != null);
       return true;
     }
   }
 
   private boolean admit(Request req, Response res, Callback cb) throws Exception {
     Handler next = getHandler();
+    Route route = Route.of(req); // told once here: everything behind reads it
     if (checkHost && !hostAllowed(req)) {
       throw new ApiException(
           421,
@@ -99,26 +108,27 @@ final class Gate extends Handler.Wrapper {
           "Use this service's web UI or a client that is not a browser page, or start the"
               + " service with --allowed-origins ORIGIN to let that site in");
     }
-    String path = req.getHttpURI().getCanonicalPath();
-    if (path == null) {
-      path = ""; // not a path Jetty could make sense of: treated as an API path
+    switch (route.kind()) {
+      case HEALTH -> {
+        auth.optional(req).ifPresent(u -> req.setAttribute(Auth.ATTRIBUTE, u));
+        return next.handle(req, res, cb);
+      }
+      case UI -> {
+        return next.handle(req, res, cb); // the web UI's files: no token, no body
+      }
+      case METRICS -> {
+        if (!auth.required() || edge.metricsWithoutToken()) {
+          return next.handle(req, res, cb);
+        }
+      }
+      default -> {}
     }
-    if (isHealth(path)) {
-      auth.optional(req).ifPresent(u -> req.setAttribute(Auth.ATTRIBUTE, u));
-      return next.handle(req, res, cb);
-    }
-    boolean api = path.isEmpty() || path.equals("/api") || path.startsWith("/api/");
-    boolean metricsPath = path.equals("/metrics") || path.equals("/metrics/");
-    if (!api && !(metricsPath && auth.required() && !edge.metricsWithoutToken())) {
-      return next.handle(req, res, cb); // the web UI's files: no token, no body
-    }
-    boolean stream = "GET".equals(req.getMethod()) && STREAM_ROUTE.matcher(path).matches();
-    User user = auth.authenticate(req, stream);
+    User user = auth.authenticate(req, route.kind() == Route.Kind.STREAM);
     req.setAttribute(Auth.ATTRIBUTE, user);
     if (!Bodies.expected(req)) {
       return next.handle(req, res, cb);
     }
-    boolean ingest = path.equals("/api/ingest") || path.equals("/api/ingest/");
+    boolean ingest = route.kind() == Route.Kind.INGEST;
     int limit = ingest ? Metering.MAX_BODY_BYTES : ApiServer.MAX_BODY_BYTES;
     ApiException tooLarge = ingest ? MeteringApi.tooLarge("as sent") : ApiServer.tooLarge();
     long declared = req.getLength();
@@ -126,19 +136,13 @@ final class Gate extends Handler.Wrapper {
       refuse(req, res, cb, tooLarge, true);
       return true;
     }
-    AutoCloseable admitted = admission.admit(path, declared);
+    AutoCloseable admitted = admission.admit(route, user, declared);
     if (admitted != null) {
       req.setAttribute(ADMITTED, admitted);
-      Request.addCompletionListener(
-          req,
-          failure -> {
-            try {
-              admitted.close();
-            } catch (Exception e) {
-              // nothing more to give back
-            }
-          });
+      releaseOnCompletion(req, admitted);
     }
+    // the memory the body will take: its declared length, or the most the route takes in chunks
+    releaseOnCompletion(req, bodyMemory.reserve(user.name(), declared > 0 ? declared : limit));
     Bodies.load(
         req,
         res,
@@ -152,8 +156,17 @@ final class Gate extends Handler.Wrapper {
     return true;
   }
 
-  private static boolean isHealth(String path) {
-    return "/api/health".equals(path) || "/api/health/".equals(path);
+  /** Closes {@code held} when the request completes, answered or refused. */
+  private static void releaseOnCompletion(Request req, AutoCloseable held) {
+    Request.addCompletionListener(
+        req,
+        failure -> {
+          try {
+            held.close();
+          } catch (Exception e) {
+            // nothing more to give back
+          }
+        });
   }
 
   /**
@@ -163,8 +176,7 @@ final class Gate extends Handler.Wrapper {
    */
   void refuse(Request req, Response res, Callback cb, ApiException e, boolean drain) {
     metrics.request(req.getMethod(), e.status());
-    String path = req.getHttpURI().getCanonicalPath();
-    if ("/api/ingest".equals(path) || "/api/ingest/".equals(path)) {
+    if (Route.of(req).kind() == Route.Kind.INGEST) {
       metrics.ingestRequest(e.status()); // refused here, it never reaches the route's logger
     }
     boolean body = Bodies.expected(req);
@@ -201,24 +213,12 @@ final class Gate extends Handler.Wrapper {
     if (host.equals("localhost") || host.endsWith(".localhost") || host.equals(bind)) {
       return true;
     }
-    InetAddress a = literal(host);
+    InetAddress a = TrustedProxies.literal(host);
     if (a == null) {
       return false; // a name: only the ones above (a rebinding attacker controls the others)
     }
     return a.isLoopbackAddress()
         || (bindAddress != null && (bindAddress.isAnyLocalAddress() || bindAddress.equals(a)));
-  }
-
-  /** The address written as {@code s}, when it is an IP literal; null for a name (no lookup). */
-  private static InetAddress literal(String s) {
-    if (!IPV4.matcher(s).matches() && !s.contains(":")) {
-      return null;
-    }
-    try {
-      return InetAddress.getByName(s);
-    } catch (UnknownHostException | SecurityException e) {
-      return null;
-    }
   }
 
   /**

@@ -52,19 +52,36 @@ final class MeteringApi {
 
   /**
    * Holds the ingest backlog for a body before it is read (its declared length, or the most a body
-   * may be when it comes in chunks): a body that would be refused for the backlog is refused before
-   * it is buffered. For {@link Gate.Admission}.
+   * may be when it comes in chunks): a body that would be refused for the backlog, or from a caller
+   * without the ingest role (403), is refused before anything is held or buffered. For {@link
+   * Gate.Admission}.
    */
-  AutoCloseable admit(String path, long declaredLength) {
-    if (metering == null || !(path.equals("/api/ingest") || path.equals("/api/ingest/"))) {
+  AutoCloseable admit(Route route, User user, long declaredLength) {
+    if (metering == null || route.kind() != Route.Kind.INGEST) {
       return null;
     }
+    requireIngestRole(user); // before anything is held or read for a caller who may not ingest
     try {
       return metering
           .ingestor()
           .reserve(declaredLength >= 0 ? declaredLength : Metering.MAX_BODY_BYTES);
     } catch (Ingestor.Backlogged e) {
       throw backlogged(e);
+    }
+  }
+
+  /** 403 unless {@code user} may ingest (the ingest or admin role). */
+  private static void requireIngestRole(User user) {
+    if (!user.canIngest()) {
+      throw new ApiException(
+          403,
+          "Ingestion needs the ingest role: the token of "
+              + user.name()
+              + " has neither ingest nor admin (a plain user's token no longer ingests)",
+          "Give the token the role in the tokens file (a line TOKEN "
+              + user.name()
+              + " ingest, with tenant=NAME to bind it to tenants), or send with a token that has"
+              + " it");
     }
   }
 
@@ -80,17 +97,7 @@ final class MeteringApi {
     Metering m = metering();
     byte[] body = body(ctx);
     User user = Auth.user(ctx);
-    if (!user.canIngest()) {
-      throw new ApiException(
-          403,
-          "Ingestion needs the ingest role: the token of "
-              + user.name()
-              + " has neither ingest nor admin (a plain user's token no longer ingests)",
-          "Give the token the role in the tokens file (a line TOKEN "
-              + user.name()
-              + " ingest, with tenant=NAME to bind it to tenants), or send with a token that has"
-              + " it");
-    }
+    requireIngestRole(user);
     IngestBody.Rules rules =
         new IngestBody.Rules(
             m.settings().idField(),

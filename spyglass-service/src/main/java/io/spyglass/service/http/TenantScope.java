@@ -2,6 +2,7 @@ package io.spyglass.service.http;
 
 import io.javalin.http.Context;
 import io.spyglass.service.auth.User;
+import java.util.regex.Pattern;
 
 /**
  * What a token bound to tenants may call: ingest its tenants' documents and read their rows of
@@ -14,7 +15,7 @@ final class TenantScope {
 
   static void check(Context ctx) {
     User u = ctx.attribute(Auth.ATTRIBUTE);
-    if (u == null || !u.boundToTenants() || allowed(ctx.method().name(), ctx.path())) {
+    if (u == null || !u.boundToTenants() || allowed(ctx.method().name(), Route.of(ctx))) {
       return;
     }
     throw new ApiException(
@@ -33,17 +34,22 @@ final class TenantScope {
             + " /api/standing-queries/NAME/results, or a token bound to no tenant");
   }
 
-  static boolean allowed(String method, String path) {
-    String p =
-        path.endsWith("/") && path.length() > 1 ? path.substring(0, path.length() - 1) : path;
-    return switch (method) {
-      case "POST" -> p.equals("/api/ingest");
-      case "GET", "HEAD" ->
-          p.equals("/api/health")
-              || p.equals("/api/openapi.json")
-              || p.equals("/api/standing-queries")
-              || p.matches("/api/standing-queries/[^/]+/results");
-      default -> false;
+  /** Whether a token bound to tenants may make a request of this method to this route. */
+  static boolean allowed(String method, Route route) {
+    boolean read = method.equals("GET") || method.equals("HEAD");
+    String p = route.path();
+    return switch (route.kind()) {
+      case INGEST -> true;
+      case HEALTH, UI -> read;
+      case METRICS, STREAM -> false;
+      case API ->
+          read
+              && (p.equals("/api/openapi.json")
+                  || p.equals("/api/standing-queries")
+                  || STANDING_RESULTS.matcher(p).matches());
     };
   }
+
+  private static final Pattern STANDING_RESULTS =
+      Pattern.compile("/api/standing-queries/[^/]+/results");
 }

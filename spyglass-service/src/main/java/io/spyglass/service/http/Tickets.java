@@ -2,17 +2,19 @@ package io.spyglass.service.http;
 
 import io.spyglass.service.auth.User;
 import java.security.SecureRandom;
+import java.util.ArrayDeque;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
 /**
  * Stream tickets ({@code POST /api/tickets}): short-lived, single-use stand-ins for a user's token
  * in the URL of a result stream, where a browser cannot set headers ({@code EventSource}, {@code
- * WebSocket}). A ticket in a log or a proxy's history is worthless once used or 30 s old.
- * Thread-safe.
+ * WebSocket}). A ticket in a log or a proxy's history is worthless once used or 30 s old. A user
+ * holds at most {@value #MAX_PER_USER} unused ones, counted and added in one step. Thread-safe;
+ * every call is O(1) but for forgetting expired tickets, each once.
  */
 final class Tickets {
   /** How long a ticket is good for. */
@@ -21,14 +23,17 @@ final class Tickets {
   /** Most tickets one user may hold unused at once. */
   static final int MAX_PER_USER = 100;
 
-  private record Ticket(User user, long expiresMs) {}
+  private record Ticket(String value, User user, long expiresMs) {}
 
   /** What {@link #issue} hands out. */
   record Issued(String ticket, long expiresMs) {}
 
   private final SecureRandom random = new SecureRandom();
-  private final Map<String, Ticket> open = new ConcurrentHashMap<>();
   private final LongSupplier clock;
+  // guarded by this: tickets not used yet, those in order of expiry, unused ones per user
+  private final Map<String, Ticket> open = new HashMap<>();
+  private final ArrayDeque<Ticket> byExpiry = new ArrayDeque<>();
+  private final Map<String, Integer> held = new HashMap<>();
 
   Tickets(LongSupplier clock) {
     this.clock = clock;
@@ -36,32 +41,56 @@ final class Tickets {
 
   /** A new ticket for {@code user}; 429 when the user holds too many unused ones. */
   Issued issue(User user) {
-    long now = clock.getAsLong();
-    open.values().removeIf(t -> t.expiresMs() <= now);
-    long held = open.values().stream().filter(t -> t.user().name().equals(user.name())).count();
-    if (held >= MAX_PER_USER) {
-      throw new ApiException(
-              429,
-              user.name() + " holds " + held + " unused tickets, the most allowed",
-              "Use the tickets you asked for, or wait: each expires 30 s after it was issued")
-          .with("limit", "tickets-per-user")
-          .with("retryAfterSeconds", 30)
-          .header("Retry-After", "30");
-    }
     byte[] b = new byte[32];
     random.nextBytes(b);
     String value = Base64.getUrlEncoder().withoutPadding().encodeToString(b);
-    long expires = now + TTL_MS;
-    open.put(value, new Ticket(user, expires));
-    return new Issued(value, expires);
+    synchronized (this) {
+      long now = clock.getAsLong();
+      forgetExpired(now);
+      int mine = held.getOrDefault(user.name(), 0);
+      if (mine >= MAX_PER_USER) {
+        throw new ApiException(
+                429,
+                user.name() + " holds " + mine + " unused tickets, the most allowed",
+                "Use the tickets you asked for, or wait: each expires 30 s after it was issued")
+            .with("limit", "tickets-per-user")
+            .with("retryAfterSeconds", 30)
+            .header("Retry-After", "30");
+      }
+      Ticket t = new Ticket(value, user, now + TTL_MS);
+      open.put(value, t);
+      byExpiry.addLast(t); // the same lifetime for all: issued in order, they expire in order
+      held.merge(user.name(), 1, Integer::sum);
+      return new Issued(value, t.expiresMs());
+    }
   }
 
   /** The user a ticket stands for, once: the ticket is gone after this call. */
-  Optional<User> redeem(String ticket) {
+  synchronized Optional<User> redeem(String ticket) {
     Ticket t = ticket == null ? null : open.remove(ticket);
-    if (t == null || t.expiresMs() <= clock.getAsLong()) {
+    if (t == null) {
       return Optional.empty();
     }
-    return Optional.of(t.user());
+    release(t.user());
+    return t.expiresMs() <= clock.getAsLong() ? Optional.empty() : Optional.of(t.user());
+  }
+
+  /** Unused tickets {@code user} holds now. */
+  synchronized int held(User user) {
+    forgetExpired(clock.getAsLong());
+    return held.getOrDefault(user.name(), 0);
+  }
+
+  private void forgetExpired(long now) {
+    while (!byExpiry.isEmpty() && byExpiry.peekFirst().expiresMs() <= now) {
+      Ticket t = byExpiry.removeFirst();
+      if (open.remove(t.value()) != null) {
+        release(t.user());
+      }
+    }
+  }
+
+  private void release(User user) {
+    held.computeIfPresent(user.name(), (k, n) -> n <= 1 ? null : n - 1);
   }
 }

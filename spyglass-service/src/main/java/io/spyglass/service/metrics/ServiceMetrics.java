@@ -19,6 +19,8 @@ import io.spyglass.service.runtime.QueryRuntime;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Set;
+import java.util.function.LongSupplier;
 
 /**
  * The service's Prometheus metrics, in a registry of its own: the stream (records read and
@@ -119,7 +121,9 @@ public final class ServiceMetrics implements QueryObserver {
     requests =
         Counter.builder()
             .name("spyglass_http_requests_total")
-            .help("HTTP requests answered, by method and status")
+            .help(
+                "HTTP requests answered, by method (GET, HEAD, POST, PUT, DELETE, OPTIONS, PATCH,"
+                    + " else OTHER) and status")
             .labelNames("method", "status")
             .register(registry);
     for (String reason :
@@ -185,8 +189,31 @@ public final class ServiceMetrics implements QueryObserver {
     streamClientsDropped.labelValues(stream).inc();
   }
 
+  /**
+   * Counts an answered request. The method is one of {@link #METHODS}, else {@code OTHER}: a client
+   * may send any token as a method, and each label value would be a series kept for good.
+   */
   public void request(String method, int status) {
-    requests.labelValues(method, Integer.toString(status)).inc();
+    requests.labelValues(methodLabel(method), Integer.toString(status)).inc();
+  }
+
+  /** The methods counted under their own name; any other is {@code OTHER}. */
+  static final Set<String> METHODS =
+      Set.of("GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH");
+
+  static String methodLabel(String method) {
+    return method != null && METHODS.contains(method) ? method : "OTHER";
+  }
+
+  /** Adds the gauge of the bytes held by request bodies being read ({@code held}). */
+  public void requestBodies(LongSupplier held) {
+    GaugeWithCallback.builder()
+        .name("spyglass_request_body_bytes")
+        .help(
+            "Bytes held for request bodies being read (429 over --max-request-body-memory or its"
+                + " per-user share)")
+        .callback(cb -> cb.call(held.getAsLong()))
+        .register(registry);
   }
 
   /**
