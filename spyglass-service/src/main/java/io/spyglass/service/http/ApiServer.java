@@ -31,8 +31,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
-import org.eclipse.jetty.server.HttpConnectionFactory;
-import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.CrossOriginHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -199,6 +197,14 @@ public final class ApiServer implements AutoCloseable {
         (server, http) -> {
           connector =
               Connections.create(server, http, settings.bind(), settings.port(), settings.edge());
+          if (settings.listening() != null) {
+            // the socket bound before the service started: binding the port again would fail
+            try {
+              connector.open(settings.listening().channel());
+            } catch (IOException e) {
+              throw new UncheckedIOException(e);
+            }
+          }
           return connector;
         });
     cfg.jetty.modifyHttpConfiguration(
@@ -216,18 +222,6 @@ public final class ApiServer implements AutoCloseable {
             metrics.ingestRequest(ctx.statusCode());
           }
         });
-    if (settings.listening() != null) {
-      cfg.jetty.addConnector(
-          (server, http) -> {
-            ServerConnector c = new ServerConnector(server, new HttpConnectionFactory(http));
-            try {
-              c.open(settings.listening().channel());
-            } catch (IOException e) {
-              throw new UncheckedIOException(e);
-            }
-            return c;
-          });
-    }
   }
 
   /**
