@@ -37,6 +37,9 @@ final class QueriesApi {
   private final StreamQuota quota;
   private final SchemaSampler schema;
 
+  /** Runs before a {@code POST /api/query} answer is handed over: for tests that race a stop. */
+  volatile Runnable beforeAnswer = () -> {};
+
   QueriesApi(
       QueryManager manager,
       ServiceMetrics metrics,
@@ -259,6 +262,7 @@ final class QueriesApi {
             c.done
                 .thenAccept(
                     results -> {
+                      beforeAnswer.run();
                       ctx.status(200).contentType(Json.TYPE).result("[" + results + "]");
                     })
                 .whenComplete((ok, error) -> c.free()));

@@ -67,6 +67,9 @@ final class WebSocketApi {
   private final Map<String, Connection> connections = new ConcurrentHashMap<>();
   private ScheduledFuture<?> progressTask;
 
+  /** Runs before a subscription's {@code end} is sent: for tests that make it race a stop. */
+  volatile Runnable beforeEnd = () -> {};
+
   WebSocketApi(
       QueryManager manager, ServiceMetrics metrics, StreamSettings settings, StreamQuota quota) {
     this.manager = manager;
@@ -114,6 +117,22 @@ final class WebSocketApi {
 
   int connections() {
     return connections.size();
+  }
+
+  /**
+   * Waits until every socket has delivered what its subscriptions had (each ended query's last
+   * results and {@code end}) and its client took every frame; true if they did within the timeout.
+   * Call it once the queries have ended.
+   */
+  boolean awaitDelivered(long timeoutMs) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    while (!connections.values().stream().allMatch(Connection::delivered)) {
+      if (System.nanoTime() - deadline >= 0) {
+        return false;
+      }
+      Thread.sleep(10);
+    }
+    return true;
   }
 
   /** Sends progress every second while there are sockets; the task stops when the last closes. */
@@ -353,6 +372,7 @@ final class WebSocketApi {
           }
         }
         if (log.isEnded() && s.cursor >= log.lastId()) {
+          beforeEnd.run();
           if (s.progress) {
             send(progress(s.query, Map.of(), now));
           }
@@ -430,6 +450,11 @@ final class WebSocketApi {
       ctx.session.sendText(frame, Callback.from(() -> {}, t -> {}));
       close();
       ctx.session.close(1008, "too far behind", Callback.NOOP);
+    }
+
+    /** Whether it follows no query and has no frame in flight (or is closed). */
+    synchronized boolean delivered() {
+      return closed || (subs.isEmpty() && inFlight == 0);
     }
 
     synchronized void close() {
