@@ -41,6 +41,10 @@ class FaultInjectionTest {
   static final ResultLimits SMALL = new ResultLimits(8L << 20, 2L << 20, 256L << 10);
 
   private ServiceFixture withUsers(long rate) throws Exception {
+    return withUsers(rate, SMALL);
+  }
+
+  private ServiceFixture withUsers(long rate, ResultLimits limits) throws Exception {
     Path tokens = data.resolve("tokens.txt");
     Files.writeString(
         tokens,
@@ -50,7 +54,7 @@ class FaultInjectionTest {
         rate,
         b -> {
           b.tokensFile = tokens;
-          b.results = SMALL;
+          b.results = limits;
         });
   }
 
@@ -231,6 +235,54 @@ class FaultInjectionTest {
             return f.service.queries().memory().used("alice") == logs;
           });
     }
+  }
+
+  @Test
+  void aRunsAnswerCountsOnTheUsersShareUntilItIsWritten() throws Exception {
+    try (ServiceFixture f = withUsers(40_000, new ResultLimits(256L << 20, 64L << 20, 8L << 20))) {
+      // three windows of up to 10,000 records of ~330 B: an answer of up to 10 MB, more than a
+      // connection's buffers hold while its client does not read
+      String body =
+          "{\"query\": \"SELECT * FROM STREAM(1500, TIME) WINDOWING TUMBLING(500, TIME)"
+              + " LIMIT 10000\"}";
+      try (java.net.Socket s = new java.net.Socket()) {
+        s.setReceiveBufferSize(4096);
+        s.connect(new java.net.InetSocketAddress("127.0.0.1", f.service.port()), 5_000);
+        s.setSoTimeout(30_000);
+        RawHttp.send(
+            s,
+            "POST /api/query HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Authorization: Bearer alice-token-0123456\r\n"
+                + "Content-Type: application/json\r\nContent-Length: "
+                + body.length()
+                + "\r\n\r\n"
+                + body);
+        java.io.InputStream in = s.getInputStream();
+        StringBuilder status = new StringBuilder();
+        for (int c = in.read(); c >= 0 && c != '\n'; c = in.read()) {
+          status.append((char) c);
+        }
+        assertThat(status.toString()).startsWith("HTTP/1.1 200");
+        // the answer is being written, and its client reads nothing: it still counts
+        assertThat(f.service.queries().memory().used("alice") - logs(f, "alice"))
+            .as("alice's bytes beside her logs' while her answer is written")
+            .isGreaterThan(2L << 20);
+        String rest = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        JsonNode answer = ServiceFixture.json(rest.substring(rest.indexOf("\r\n\r\n") + 4));
+        assertThat(answer.get(answer.size() - 1).at("/meta/final").asBoolean()).isTrue();
+      }
+      await(
+          "the answer given back once written: alice's logs hold all she uses",
+          () -> f.service.queries().memory().used("alice") == logs(f, "alice"));
+    }
+  }
+
+  private static long logs(ServiceFixture f, String owner) {
+    long sum = 0;
+    for (ServiceQuery q : f.service.queries().list(ROOT)) {
+      sum += q.owner().equals(owner) ? q.log().keptBytes() : 0;
+    }
+    return sum;
   }
 
   @Test

@@ -63,7 +63,19 @@ public final class ResultLog {
 
     /** The result's JSON, decoded anew at each call. */
     public String json() {
-      return new String(sse, jsonStart, sse.length - 2 - jsonStart, StandardCharsets.UTF_8);
+      return new String(sse, jsonStart, jsonLength(), StandardCharsets.UTF_8);
+    }
+
+    /** The length of its JSON in UTF-8 bytes. */
+    public int jsonLength() {
+      return sse.length - 2 - jsonStart;
+    }
+
+    /** Copies its JSON, in UTF-8, into {@code to} from {@code at}; returns the index after it. */
+    public int copyJson(byte[] to, int at) {
+      int n = jsonLength();
+      System.arraycopy(sse, jsonStart, to, at, n);
+      return at + n;
     }
 
     public boolean isFinal() {
