@@ -286,6 +286,69 @@ class FaultInjectionTest {
   }
 
   @Test
+  void aResultReaderThatThrowsIsDroppedAndTheQueryAndItsOtherReadersGoOn() throws Exception {
+    try (ServiceFixture f = ServiceFixture.start(data, b -> {})) {
+      String id =
+          f.submit("SELECT COUNT(*) AS n FROM STREAM(1s, TIME) WINDOWING TUMBLING(200, TIME)");
+      ResultLog log = f.service.queries().find(ROOT, id).orElseThrow().log();
+      List<String> thrown = new java.util.concurrent.CopyOnWriteArrayList<>();
+      // two readers ahead of the stream: one throws as results come, one at the end
+      log.subscribe(
+          new ResultLog.Subscriber() {
+            long seen = -1; // the results there were when it was first woken
+
+            @Override
+            public synchronized void wake() {
+              if (seen < 0) {
+                seen = log.lastId();
+              } else if (log.lastId() > seen && !log.isEnded()) {
+                thrown.add("as results come");
+                throw new IllegalStateException("injected: a reader that fails on a result");
+              }
+            }
+          });
+      log.subscribe(
+          () -> {
+            if (log.isEnded()) {
+              thrown.add("at the end");
+              throw new IllegalStateException("injected: a reader that fails at the end");
+            }
+          });
+      List<Event> events;
+      try (Sse sse = f.sse(id)) {
+        events =
+            java.util.concurrent.CompletableFuture.supplyAsync(() -> all(sse))
+                .get(20, TimeUnit.SECONDS);
+      }
+      Event last = events.get(events.size() - 1);
+      assertThat(last.isFinal()).isTrue();
+      assertThat(last.json().get("meta").has("errors")).as(last.data()).isFalse();
+      assertThat(events.size()).isGreaterThan(2);
+      // each failed once and was dropped; the query's end was told to its observers (the history)
+      await("the query's end", () -> thrown.size() == 2);
+      assertThat(thrown).containsExactlyInAnyOrder("as results come", "at the end");
+      await(
+          "the query in the history, finished",
+          () -> {
+            for (JsonNode e : ServiceFixture.json(f.get("/api/history").body()).get("history")) {
+              if (e.get("id").asText().equals(id)) {
+                return e.get("state").asText().equals("finished");
+              }
+            }
+            return false;
+          });
+    }
+  }
+
+  private static List<Event> all(Sse sse) {
+    try {
+      return sse.all();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  @Test
   void aQueryWhoseResultsCannotBeKeptFailsAloneAndTheResultsThreadGoesOn() throws Exception {
     try (ServiceFixture f = ServiceFixture.start(data, b -> {})) {
       f.service

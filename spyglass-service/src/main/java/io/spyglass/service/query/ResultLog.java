@@ -4,6 +4,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One query's results as they were emitted, numbered from 1, for every stream that reads them: a
@@ -17,10 +19,15 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * append and at the end, and read at their own pace with {@link #after}.
  */
 public final class ResultLog {
+  private static final Logger LOG = LoggerFactory.getLogger(ResultLog.class);
+
   /** Bytes counted for a result beside its own: the objects that hold it. */
   static final int EVENT_OVERHEAD = 64;
 
-  /** Reads the log when woken; {@link #wake} must return at once. */
+  /**
+   * Reads the log when woken; {@link #wake} must return at once. One that throws is unsubscribed
+   * (and the error logged): the query and its other subscribers go on without it.
+   */
   public interface Subscriber {
     void wake();
   }
@@ -240,7 +247,17 @@ public final class ResultLog {
 
   private void wakeAll() {
     for (Subscriber s : subscribers) {
+      wake(s);
+    }
+  }
+
+  /** Wakes one subscriber; one that throws reads no more, and the others are not disturbed. */
+  private void wake(Subscriber s) {
+    try {
       s.wake();
+    } catch (Throwable t) {
+      subscribers.remove(s);
+      LOG.error("a reader of a query's results failed; it is unsubscribed, the others go on", t);
     }
   }
 
@@ -283,9 +300,10 @@ public final class ResultLog {
     return error;
   }
 
+  /** Adds a subscriber and wakes it at once (see {@link Subscriber} for one that throws). */
   public void subscribe(Subscriber s) {
     subscribers.add(s);
-    s.wake();
+    wake(s);
   }
 
   public void unsubscribe(Subscriber s) {
