@@ -21,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.eclipse.jetty.websocket.api.Callback;
 
 /**
@@ -69,6 +70,12 @@ final class WebSocketApi {
 
   /** Runs before a subscription's {@code end} is sent: for tests that make it race a stop. */
   volatile Runnable beforeEnd = () -> {};
+
+  /**
+   * Runs as a socket subscribes to a query, before it reads the query's log, with what closes the
+   * socket: for tests that make a close race a subscribe.
+   */
+  volatile Consumer<Runnable> beforeSubscribe = close -> {};
 
   WebSocketApi(
       QueryManager manager, ServiceMetrics metrics, StreamSettings settings, StreamQuota quota) {
@@ -291,31 +298,48 @@ final class WebSocketApi {
       return manager.find(user, id).orElseThrow(() -> QueriesApi.noSuchQuery(id));
     }
 
-    private void subscribe(ServiceQuery q, long after, boolean progress) {
-      Subscription s;
-      synchronized (this) {
-        if (closed) {
-          return;
-        }
-        Subscription old = subs.get(q.id());
-        if (old != null) {
-          old.progress |= progress;
-          return;
-        }
-        s = new Subscription(q, after, progress, q.log().lastId());
-        long firstKept = q.log().firstKeptId();
-        if (s.cursor + 1 < firstKept && s.cursor < q.log().lastId()) {
-          // a late or returning subscriber: it reads from the oldest result kept, told of the gap
-          ObjectNode gap = message("gap", q.id());
-          gap.put("from", s.cursor + 1);
-          gap.put("to", firstKept - 1);
-          send(gap);
-          s.cursor = firstKept - 1;
-        }
-        subs.put(q.id(), s);
+    /**
+     * Follows a query from after result {@code after}. Under this socket's lock from start to end,
+     * so that a close cannot come between: the socket becomes a client of the query and a reader of
+     * its log together, and a close undoes both (the lock is taken before the log's, as the pump
+     * takes them).
+     */
+    private synchronized void subscribe(ServiceQuery q, long after, boolean progress) {
+      if (closed) {
+        return;
       }
+      Subscription old = subs.get(q.id());
+      if (old != null) {
+        old.progress |= progress;
+        return;
+      }
+      Subscription s = new Subscription(q, after, progress, q.log().lastId());
+      skipGap(s); // a late or returning subscriber reads from the oldest result kept
+      subs.put(q.id(), s);
       manager.clientJoined(q);
+      beforeSubscribe.accept(this::close);
       q.log().subscribe(s);
+    }
+
+    /**
+     * Moves a subscription past results its query no longer keeps (trimmed to make room, or the
+     * query forgotten), telling its client which with a {@code gap} message.
+     */
+    private void skipGap(Subscription s) {
+      ResultLog log = s.query.log();
+      long firstKept = log.firstKeptId();
+      if (s.cursor + 1 < firstKept && s.cursor < log.lastId()) {
+        gap(s, firstKept - 1);
+      }
+    }
+
+    /** Tells the client that results after the cursor up to {@code to} are lost; moves past. */
+    private void gap(Subscription s, long to) {
+      ObjectNode gap = message("gap", s.query.id());
+      gap.put("from", s.cursor + 1);
+      gap.put("to", to);
+      send(gap);
+      s.cursor = to;
     }
 
     /** Stops following a query: the socket is no longer one of its clients. */

@@ -309,4 +309,9 @@ public final class ResultLog {
   public void unsubscribe(Subscriber s) {
     subscribers.remove(s);
   }
+
+  /** How many subscribers it wakes now. */
+  public int subscribers() {
+    return subscribers.size();
+  }
 }
