@@ -32,7 +32,7 @@ import org.eclipse.jetty.websocket.api.Callback;
  * "id": ..., "seq": N, "result": {...}}}), {@code end} after a query's last result, {@code killed},
  * {@code unsubscribed}, {@code error}; {@code progress} every second (and once more before {@code
  * end}) for a query followed with {@code "progress": true}; {@code gap} when a subscription starts
- * after results that are no longer kept.
+ * after, or falls behind, results that are no longer kept (it goes on from the oldest kept).
  *
  * <p>A web page follows all its queries over one socket: a browser allows six HTTP/1.1 connections
  * per host, and a stream per query (plus a poll of its progress) used them up with a few tabs.
@@ -379,16 +379,16 @@ final class WebSocketApi {
       long now = System.currentTimeMillis();
       for (Subscription s : new ArrayList<>(subs.values())) {
         ResultLog log = s.query.log();
-        if (s.cursor + 1 < log.firstKeptId()) {
-          drop("This socket fell behind: results it had not read yet are no longer kept");
-          return;
-        }
+        skipGap(s);
         while (inFlight < settings.bufferResults()) {
           List<ResultLog.Event> next = log.after(s.cursor, 1);
           if (next.isEmpty()) {
             break;
           }
           ResultLog.Event e = next.get(0);
+          if (e.id() > s.cursor + 1) {
+            gap(s, e.id() - 1); // trimmed since the look above
+          }
           s.cursor = e.id();
           sendResult(s.query.id(), e);
           if (e.id() > s.liveAfterId) { // a result sent again (late or resubscribing) is not timed
