@@ -56,7 +56,9 @@ class WebSocketRacesTest {
     try (LiveService.Socket s = live.socket()) {
       id = s.submit("SELECT COUNT(*) AS n FROM STREAM(5s, TIME) WINDOWING TUMBLING(100, TIME)");
       ServiceQuery q = live.query(id);
-      await("the close", () -> closing.get() != null && !closing.get().isAlive());
+      await(
+          "the close",
+          () -> closing.get() != null && closing.get().getState() == Thread.State.TERMINATED);
       assertThat(q.log().subscribers()).as("readers left on the query's log").isZero();
       assertThat(q.clients()).as("the query's clients").isZero();
     }
