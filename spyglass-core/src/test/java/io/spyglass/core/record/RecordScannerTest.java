@@ -80,6 +80,48 @@ class RecordScannerTest {
   }
 
   @Test
+  void aNumbersKindIsSetByItsFractionExponentAndDigitsAsItIsChecked() {
+    scanner.select(Set.of("x"));
+    int x = scanner.slot("x");
+    String[][] cases = {
+      {"0", "INTEGER"},
+      {"-0", "INTEGER"},
+      {"7", "INTEGER"},
+      {"-42", "INTEGER"},
+      {"123456789012345678", "INTEGER"},
+      {"-123456789012345678", "INTEGER"},
+      {"1234567890123456789", "BIG_INTEGER"},
+      {"-1234567890123456789", "BIG_INTEGER"},
+      {"0.5", "DECIMAL"},
+      {"-0.0", "DECIMAL"},
+      {"1e3", "DECIMAL"},
+      {"1E-3", "DECIMAL"},
+      {"12345678901234567890.5", "DECIMAL"},
+      {"-9e+9", "DECIMAL"}
+    };
+    for (String[] c : cases) {
+      for (String after : new String[] {"}", " }", ",\"y\":1}"}) {
+        assertThat(vouches("{\"x\":" + c[0] + after)).as(c[0] + after).isTrue();
+        byte kind = scanner.kind(x);
+        String name =
+            kind == RecordScanner.INTEGER
+                ? "INTEGER"
+                : kind == RecordScanner.BIG_INTEGER ? "BIG_INTEGER" : "DECIMAL";
+        assertThat(name).as(c[0]).isEqualTo(c[1]);
+        if (kind == RecordScanner.INTEGER) {
+          assertThat(scanner.longValue(x)).as(c[0]).isEqualTo(Long.parseLong(c[0]));
+        }
+        assertThat(new String(utf8("{\"x\":" + c[0] + after), scanner.start(x), c[0].length()))
+            .isEqualTo(c[0]);
+        assertThat(scanner.end(x) - scanner.start(x)).isEqualTo(c[0].length());
+      }
+    }
+    for (String bad : new String[] {"-", "-x", "1.", "1.e3", "1e", "1e+", "01", "-01", "+1"}) {
+      assertThat(vouches("{\"x\":" + bad + "}")).as(bad).isFalse();
+    }
+  }
+
+  @Test
   void namesOfEveryLengthAreFoundAndOthersOfTheirLengthAreNot() {
     for (int len : new int[] {0, 1, 2, 7, 8, 9, 62, 63, 64, 65, 100}) {
       String name = "n".repeat(len);
