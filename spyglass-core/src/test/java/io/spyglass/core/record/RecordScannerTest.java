@@ -122,6 +122,49 @@ class RecordScannerTest {
   }
 
   @Test
+  void aNameGivenTwiceInAnyOneObjectIsFoundAsTheStringItSpells() {
+    scanner.select(Set.of("id"));
+    String[][] cases = {
+      {"{}", null},
+      {"{\"a\":1,\"b\":2}", null},
+      {"{\"a\":1,\"a\":2}", "a"},
+      {"{\"a\":1,\"\\u0061\":2}", "a"}, // escapes decoded: one name
+      {"{\"\\n\":1,\"\\u000a\":2}", "\n"},
+      {"{\"ab\":1,\"ba\":2,\"b\\u0061\":3}", "ba"},
+      {"{\"m\":{\"k\":1,\"k\":2}}", "k"}, // nested
+      {"{\"l\":[{\"k\":1},{\"k\":2}],\"k\":3}", null}, // one each, in different objects
+      {
+        "{\"l\":[1,\"x\\\"y\",{\"k\":{\"k\":{}}}],\"m\":{\"k\":true,\"j\":[{\"z\":null,\"z\":0}]}}",
+        "z"
+      },
+      {"{\"s\":\"\\\",\\\"s\\\":\",\"t\":1}", null}, // a name-like string is a value
+      {"{\"é\":1,\"\\u00e9\":2}", "é"},
+      {"{\"\\ud800\":1,\"\\ud801\":2}", null}
+    };
+    for (String[] c : cases) {
+      assertThat(vouches(c[0])).as(c[0]).isTrue();
+      assertThat(scanner.duplicateName()).as(c[0]).isEqualTo(c[1]);
+    }
+    // objects of many names (compared through a set), the name found twice anywhere among them
+    for (int n : new int[] {10, 64, 65, 200}) {
+      for (int twice : new int[] {-1, 0, n / 2, n - 1}) {
+        StringBuilder json = new StringBuilder("{\"o\":{");
+        for (int i = 0; i < n; i++) {
+          json.append(i == 0 ? "" : ",").append("\"f").append(i).append("\":").append(i);
+        }
+        if (twice >= 0) {
+          json.append(",\"f").append(twice).append("\":0");
+        }
+        json.append("},\"f1\":1}");
+        assertThat(vouches(json.toString())).isTrue();
+        assertThat(scanner.duplicateName())
+            .as(n + " names, twice " + twice)
+            .isEqualTo(twice < 0 ? null : "f" + twice);
+      }
+    }
+  }
+
+  @Test
   void namesOfEveryLengthAreFoundAndOthersOfTheirLengthAreNot() {
     for (int len : new int[] {0, 1, 2, 7, 8, 9, 62, 63, 64, 65, 100}) {
       String name = "n".repeat(len);
