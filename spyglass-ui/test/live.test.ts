@@ -109,4 +109,30 @@ describe('one WebSocket for every query of the page', () => {
     expect(said).toEqual(['running 1200', "404 No query with id 'gone'", 'gone end']);
     expect(live.following()).toEqual([]);
   });
+
+  it('hears of results dropped in the middle of a query and resumes after them, on the same socket', async () => {
+    const { live, sockets, timers, flush } = rig();
+    const said: string[] = [];
+    live.follow('a', { result: (_r, seq) => said.push(`a${seq}`), gap: (from, to) => said.push(`gap ${from}-${to}`), error: () => undefined, end: () => undefined });
+    live.follow('b', { result: (_r, seq) => said.push(`b${seq}`), error: () => undefined, end: () => undefined });
+    await flush();
+    sockets[0].open();
+    sockets[0].receive({ type: 'result', id: 'a', seq: 1, result: result(1) });
+    sockets[0].receive({ type: 'gap', id: 'a', from: 2, to: 4 });
+    sockets[0].receive({ type: 'result', id: 'a', seq: 5, result: result(5) });
+    sockets[0].receive({ type: 'result', id: 'b', seq: 1, result: result(1) });
+    expect(said).toEqual(['a1', 'gap 2-4', 'a5', 'b1']);
+    expect(live.state).toBe('open');
+    expect(sockets).toHaveLength(1);
+    // after a drop, it resumes past the gap
+    sockets[0].receive({ type: 'gap', id: 'b', from: 2, to: 3 });
+    sockets[0].drop();
+    timers[0]();
+    await flush();
+    sockets[1].open();
+    expect(sockets[1].sent).toEqual([
+      { type: 'subscribe', id: 'a', after: 5 },
+      { type: 'subscribe', id: 'b', after: 3 },
+    ]);
+  });
 });

@@ -134,6 +134,21 @@ public final class QueryHandle {
     return Optional.ofNullable(finalStats);
   }
 
+  /**
+   * Its counters now, as of the workers' last tick or their last partial of it: while its final
+   * result waits to be read, they are the ones that result holds. Once it ended, its {@link
+   * #finalStats}. Empty when no worker has counted it.
+   */
+  public Optional<QueryStats> stats() {
+    if (!isDone()) {
+      QueryStats now = engine.stats(query.id());
+      if (now != null) {
+        return Optional.of(now);
+      }
+    }
+    return finalStats(); // ended, possibly since the check above
+  }
+
   public String error() {
     return error;
   }

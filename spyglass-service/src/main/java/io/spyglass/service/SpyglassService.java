@@ -445,9 +445,11 @@ public final class SpyglassService implements AutoCloseable {
 
   /**
    * Stops gracefully: refuses new queries, ends every running one (each emits its final result),
-   * waits for the streams to deliver it, then closes everything.
+   * waits for the streams to deliver it and for every answer in flight to be written (a {@code POST
+   * /api/query}'s), then closes everything.
    *
-   * @return true if every query and stream ended within the timeout
+   * @return true if every query ended, and every stream and answer was delivered, within the
+   *     timeout
    */
   public boolean shutdown(long timeoutMs) {
     long deadline = System.currentTimeMillis() + timeoutMs;
@@ -459,7 +461,7 @@ public final class SpyglassService implements AutoCloseable {
       }
       queries.stopAll();
       clean = queries.awaitAllEnded(Math.max(0, deadline - System.currentTimeMillis()));
-      clean &= server.awaitStreamsEnded(Math.max(0, deadline - System.currentTimeMillis()));
+      clean &= server.stop(Math.max(0, deadline - System.currentTimeMillis()));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {

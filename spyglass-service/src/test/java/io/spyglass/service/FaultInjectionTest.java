@@ -41,6 +41,10 @@ class FaultInjectionTest {
   static final ResultLimits SMALL = new ResultLimits(8L << 20, 2L << 20, 256L << 10);
 
   private ServiceFixture withUsers(long rate) throws Exception {
+    return withUsers(rate, SMALL);
+  }
+
+  private ServiceFixture withUsers(long rate, ResultLimits limits) throws Exception {
     Path tokens = data.resolve("tokens.txt");
     Files.writeString(
         tokens,
@@ -50,7 +54,7 @@ class FaultInjectionTest {
         rate,
         b -> {
           b.tokensFile = tokens;
-          b.results = SMALL;
+          b.results = limits;
         });
   }
 
@@ -230,6 +234,117 @@ class FaultInjectionTest {
             }
             return f.service.queries().memory().used("alice") == logs;
           });
+    }
+  }
+
+  @Test
+  void aRunsAnswerCountsOnTheUsersShareUntilItIsWritten() throws Exception {
+    try (ServiceFixture f = withUsers(40_000, new ResultLimits(256L << 20, 64L << 20, 8L << 20))) {
+      // three windows of up to 10,000 records of ~330 B: an answer of up to 10 MB, more than a
+      // connection's buffers hold while its client does not read
+      String body =
+          "{\"query\": \"SELECT * FROM STREAM(1500, TIME) WINDOWING TUMBLING(500, TIME)"
+              + " LIMIT 10000\"}";
+      try (java.net.Socket s = new java.net.Socket()) {
+        s.setReceiveBufferSize(4096);
+        s.connect(new java.net.InetSocketAddress("127.0.0.1", f.service.port()), 5_000);
+        s.setSoTimeout(30_000);
+        RawHttp.send(
+            s,
+            "POST /api/query HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Authorization: Bearer alice-token-0123456\r\n"
+                + "Content-Type: application/json\r\nContent-Length: "
+                + body.length()
+                + "\r\n\r\n"
+                + body);
+        java.io.InputStream in = s.getInputStream();
+        StringBuilder status = new StringBuilder();
+        for (int c = in.read(); c >= 0 && c != '\n'; c = in.read()) {
+          status.append((char) c);
+        }
+        assertThat(status.toString()).startsWith("HTTP/1.1 200");
+        // the answer is being written, and its client reads nothing: it still counts
+        assertThat(f.service.queries().memory().used("alice") - logs(f, "alice"))
+            .as("alice's bytes beside her logs' while her answer is written")
+            .isGreaterThan(2L << 20);
+        String rest = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        JsonNode answer = ServiceFixture.json(rest.substring(rest.indexOf("\r\n\r\n") + 4));
+        assertThat(answer.get(answer.size() - 1).at("/meta/final").asBoolean()).isTrue();
+      }
+      await(
+          "the answer given back once written: alice's logs hold all she uses",
+          () -> f.service.queries().memory().used("alice") == logs(f, "alice"));
+    }
+  }
+
+  private static long logs(ServiceFixture f, String owner) {
+    long sum = 0;
+    for (ServiceQuery q : f.service.queries().list(ROOT)) {
+      sum += q.owner().equals(owner) ? q.log().keptBytes() : 0;
+    }
+    return sum;
+  }
+
+  @Test
+  void aResultReaderThatThrowsIsDroppedAndTheQueryAndItsOtherReadersGoOn() throws Exception {
+    try (ServiceFixture f = ServiceFixture.start(data, b -> {})) {
+      String id =
+          f.submit("SELECT COUNT(*) AS n FROM STREAM(1s, TIME) WINDOWING TUMBLING(200, TIME)");
+      ResultLog log = f.service.queries().find(ROOT, id).orElseThrow().log();
+      List<String> thrown = new java.util.concurrent.CopyOnWriteArrayList<>();
+      // two readers ahead of the stream: one throws as results come, one at the end
+      log.subscribe(
+          new ResultLog.Subscriber() {
+            long seen = -1; // the results there were when it was first woken
+
+            @Override
+            public synchronized void wake() {
+              if (seen < 0) {
+                seen = log.lastId();
+              } else if (log.lastId() > seen && !log.isEnded()) {
+                thrown.add("as results come");
+                throw new IllegalStateException("injected: a reader that fails on a result");
+              }
+            }
+          });
+      log.subscribe(
+          () -> {
+            if (log.isEnded()) {
+              thrown.add("at the end");
+              throw new IllegalStateException("injected: a reader that fails at the end");
+            }
+          });
+      List<Event> events;
+      try (Sse sse = f.sse(id)) {
+        events =
+            java.util.concurrent.CompletableFuture.supplyAsync(() -> all(sse))
+                .get(20, TimeUnit.SECONDS);
+      }
+      Event last = events.get(events.size() - 1);
+      assertThat(last.isFinal()).isTrue();
+      assertThat(last.json().get("meta").has("errors")).as(last.data()).isFalse();
+      assertThat(events.size()).isGreaterThan(2);
+      // each failed once and was dropped; the query's end was told to its observers (the history)
+      await("the query's end", () -> thrown.size() == 2);
+      assertThat(thrown).containsExactlyInAnyOrder("as results come", "at the end");
+      await(
+          "the query in the history, finished",
+          () -> {
+            for (JsonNode e : ServiceFixture.json(f.get("/api/history").body()).get("history")) {
+              if (e.get("id").asText().equals(id)) {
+                return e.get("state").asText().equals("finished");
+              }
+            }
+            return false;
+          });
+    }
+  }
+
+  private static List<Event> all(Sse sse) {
+    try {
+      return sse.all();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
     }
   }
 

@@ -126,11 +126,17 @@ class IngestValidationTest {
                   "{\"id\":\"dupkey\",\"quantity\":1,\"quantity\":1000,\"time\":" + T0 + "}",
                   "{\"id\":\"a\",\"id\":\"b\",\"quantity\":1,\"time\":" + T0 + "}",
                   "{\"id\":\"inner\",\"quantity\":1,\"time\":" + T0 + ",\"m\":{\"k\":1,\"k\":2}}",
-                  doc("fine", 5)));
+                  doc("fine", 5),
+                  "{\"id\":\"escaped\",\"quantity\":1,\"time\":" + T0 + ",\"\\u0071uantity\":9}",
+                  "{\"id\":\"deep\",\"quantity\":1,\"time\":"
+                      + T0
+                      + ",\"l\":[{\"k\":1},{\"k\":2,\"j\":[{\"z\":1,\"z\":2}]}]}"));
       assertThat(o.get("accepted").asInt()).as(o.toString()).isEqualTo(1);
       assertThat(reason(o, 0)).contains("given twice").contains("'quantity'");
       assertThat(reason(o, 1)).contains("given twice").contains("'id'");
       assertThat(reason(o, 2)).contains("given twice").contains("'k'");
+      assertThat(reason(o, 4)).contains("given twice").contains("'quantity'");
+      assertThat(reason(o, 5)).contains("given twice").contains("'z'");
       assertThat(totals(f, "n", 1)).containsExactly(1, 5, 0);
     }
   }

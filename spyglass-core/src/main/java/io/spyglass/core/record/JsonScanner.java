@@ -460,18 +460,34 @@ final class JsonScanner {
    * #maxNumberChars} characters, without computing it; returns the index after it.
    */
   private int skipNumber(byte[] b, int p, int end) {
+    int q = integerPart(b, p, end);
+    return q < 0 ? q : afterIntegerPart(b, p, q, end);
+  }
+
+  /**
+   * The sign and the digits of the integer part of the number at {@code p}; returns the index after
+   * them.
+   */
+  private int integerPart(byte[] b, int p, int end) {
     int start = p;
     if (b[p] == '-' && ++p >= end) {
       return ~p;
     }
     int d = b[p] - '0';
     if (d == 0) {
-      p++;
-    } else if (d > 0 && d <= 9) {
-      p = Swar.digits(b, p + 1, end);
-    } else {
-      return notAValue(b, start, end);
+      return p + 1;
     }
+    if (d > 0 && d <= 9) {
+      return Swar.digits(b, p + 1, end);
+    }
+    return notAValue(b, start, end);
+  }
+
+  /**
+   * The fraction and the exponent, if any, of the number at {@code start} whose integer part ends
+   * at {@code p}, and its length checked; returns the index after the number.
+   */
+  private int afterIntegerPart(byte[] b, int start, int p, int end) {
     if (p < end && b[p] == '.') {
       int first = ++p;
       p = Swar.digits(b, p, end);
@@ -609,33 +625,30 @@ final class JsonScanner {
   }
 
   /**
-   * A number: {@code -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?}, checked by {@link
-   * #skipNumber}. Sets {@link #kind} and, for an integer of at most {@value #LONG_DIGITS} digits,
-   * {@link #number}. What follows is checked by the caller (a delimiter must).
+   * A number: {@code -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?}, checked as {@link #skipNumber}
+   * does. Sets {@link #kind} and, for an integer of at most {@value #LONG_DIGITS} digits, {@link
+   * #number}: the digits are read once to check them and once more to compute them, only then. What
+   * follows is checked by the caller (a delimiter must).
    */
   private int number(byte[] b, int p, int end) {
-    int after = skipNumber(b, p, end);
-    if (after < 0) {
+    int q = integerPart(b, p, end);
+    if (q < 0) {
+      return q;
+    }
+    int after = afterIntegerPart(b, p, q, end);
+    if (after != q) {
+      if (after >= 0) {
+        kind = DECIMAL; // a fraction or an exponent followed the integer part
+      }
       return after;
     }
-    int digits = after - p;
-    for (int i = p; i < after; i++) {
-      byte c = b[i];
-      if (c == '.' || c == 'e' || c == 'E') {
-        kind = DECIMAL;
-        return after;
-      }
-      if (c == '-') {
-        digits--;
-      }
-    }
-    if (digits <= LONG_DIGITS) {
+    if (q - p - (b[p] == '-' ? 1 : 0) <= LONG_DIGITS) {
       kind = INTEGER;
-      number = JsonDecoder.parseLong(b, p, after);
+      number = JsonDecoder.parseLong(b, p, q);
     } else {
       kind = BIG_INTEGER;
     }
-    return after;
+    return q;
   }
 
   /**

@@ -43,6 +43,7 @@ public final class RecordScanner {
   private final JsonRecordReader.Limits limits;
   private final JsonScanner scanner = new JsonScanner();
   private final JsonDecoder decoder = new JsonDecoder();
+  private DuplicateNames duplicates;
   private Set<String> selection = Set.of();
   private boolean scanned;
 
@@ -147,6 +148,25 @@ public final class RecordScanner {
 
   private static MalformedRecordException refused(BadRecord why, String what, int at) {
     return new MalformedRecordException(why, what + " at byte " + at);
+  }
+
+  /**
+   * A name given twice in one object of the record scanned last (its own or one nested in it), as
+   * the string it spells; null when there is none. The reader keeps such a name's last value; this
+   * is for those who refuse the record instead (ingestion). It walks the record's bytes once more,
+   * looking at names only.
+   *
+   * @throws IllegalStateException when the last scan did not vouch for its record
+   */
+  public String duplicateName() {
+    if (!scanned) {
+      throw new IllegalStateException("duplicateName needs a successful scan first");
+    }
+    if (duplicates == null) {
+      duplicates = new DuplicateNames();
+    }
+    byte[] b = scanner.bytes();
+    return duplicates.find(b, JsonDecoder.objectStart(b, scanner.offset()));
   }
 
   /** The kind of the selected field's value in the record scanned last; ABSENT when missing. */

@@ -80,6 +80,91 @@ class RecordScannerTest {
   }
 
   @Test
+  void aNumbersKindIsSetByItsFractionExponentAndDigitsAsItIsChecked() {
+    scanner.select(Set.of("x"));
+    int x = scanner.slot("x");
+    String[][] cases = {
+      {"0", "INTEGER"},
+      {"-0", "INTEGER"},
+      {"7", "INTEGER"},
+      {"-42", "INTEGER"},
+      {"123456789012345678", "INTEGER"},
+      {"-123456789012345678", "INTEGER"},
+      {"1234567890123456789", "BIG_INTEGER"},
+      {"-1234567890123456789", "BIG_INTEGER"},
+      {"0.5", "DECIMAL"},
+      {"-0.0", "DECIMAL"},
+      {"1e3", "DECIMAL"},
+      {"1E-3", "DECIMAL"},
+      {"12345678901234567890.5", "DECIMAL"},
+      {"-9e+9", "DECIMAL"}
+    };
+    for (String[] c : cases) {
+      for (String after : new String[] {"}", " }", ",\"y\":1}"}) {
+        assertThat(vouches("{\"x\":" + c[0] + after)).as(c[0] + after).isTrue();
+        byte kind = scanner.kind(x);
+        String name =
+            kind == RecordScanner.INTEGER
+                ? "INTEGER"
+                : kind == RecordScanner.BIG_INTEGER ? "BIG_INTEGER" : "DECIMAL";
+        assertThat(name).as(c[0]).isEqualTo(c[1]);
+        if (kind == RecordScanner.INTEGER) {
+          assertThat(scanner.longValue(x)).as(c[0]).isEqualTo(Long.parseLong(c[0]));
+        }
+        assertThat(new String(utf8("{\"x\":" + c[0] + after), scanner.start(x), c[0].length()))
+            .isEqualTo(c[0]);
+        assertThat(scanner.end(x) - scanner.start(x)).isEqualTo(c[0].length());
+      }
+    }
+    for (String bad : new String[] {"-", "-x", "1.", "1.e3", "1e", "1e+", "01", "-01", "+1"}) {
+      assertThat(vouches("{\"x\":" + bad + "}")).as(bad).isFalse();
+    }
+  }
+
+  @Test
+  void aNameGivenTwiceInAnyOneObjectIsFoundAsTheStringItSpells() {
+    scanner.select(Set.of("id"));
+    String[][] cases = {
+      {"{}", null},
+      {"{\"a\":1,\"b\":2}", null},
+      {"{\"a\":1,\"a\":2}", "a"},
+      {"{\"a\":1,\"\\u0061\":2}", "a"}, // escapes decoded: one name
+      {"{\"\\n\":1,\"\\u000a\":2}", "\n"},
+      {"{\"ab\":1,\"ba\":2,\"b\\u0061\":3}", "ba"},
+      {"{\"m\":{\"k\":1,\"k\":2}}", "k"}, // nested
+      {"{\"l\":[{\"k\":1},{\"k\":2}],\"k\":3}", null}, // one each, in different objects
+      {
+        "{\"l\":[1,\"x\\\"y\",{\"k\":{\"k\":{}}}],\"m\":{\"k\":true,\"j\":[{\"z\":null,\"z\":0}]}}",
+        "z"
+      },
+      {"{\"s\":\"\\\",\\\"s\\\":\",\"t\":1}", null}, // a name-like string is a value
+      {"{\"é\":1,\"\\u00e9\":2}", "é"},
+      {"{\"\\ud800\":1,\"\\ud801\":2}", null}
+    };
+    for (String[] c : cases) {
+      assertThat(vouches(c[0])).as(c[0]).isTrue();
+      assertThat(scanner.duplicateName()).as(c[0]).isEqualTo(c[1]);
+    }
+    // objects of many names (compared through a set), the name found twice anywhere among them
+    for (int n : new int[] {10, 64, 65, 200}) {
+      for (int twice : new int[] {-1, 0, n / 2, n - 1}) {
+        StringBuilder json = new StringBuilder("{\"o\":{");
+        for (int i = 0; i < n; i++) {
+          json.append(i == 0 ? "" : ",").append("\"f").append(i).append("\":").append(i);
+        }
+        if (twice >= 0) {
+          json.append(",\"f").append(twice).append("\":0");
+        }
+        json.append("},\"f1\":1}");
+        assertThat(vouches(json.toString())).isTrue();
+        assertThat(scanner.duplicateName())
+            .as(n + " names, twice " + twice)
+            .isEqualTo(twice < 0 ? null : "f" + twice);
+      }
+    }
+  }
+
+  @Test
   void namesOfEveryLengthAreFoundAndOthersOfTheirLengthAreNot() {
     for (int len : new int[] {0, 1, 2, 7, 8, 9, 62, 63, 64, 65, 100}) {
       String name = "n".repeat(len);

@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
@@ -71,9 +72,14 @@ public final class ApiServer implements AutoCloseable {
   private final Javalin app;
   private final Streams streams;
   private final WebSocketApi ws;
+  private final QueriesApi queries;
   private Connections connector;
   private final ScheduledExecutorService guardTimer;
   private SlowHeaderGuard guard;
+  private final InFlight inFlight = new InFlight();
+  private final CompletableFuture<Void> draining = new CompletableFuture<>();
+  private final CompletableFuture<Void> stopped = new CompletableFuture<>();
+  private boolean closed;
 
   public ApiServer(
       Settings settings,
@@ -98,7 +104,7 @@ public final class ApiServer implements AutoCloseable {
             new FailureThrottle(
                 settings.edge().maxAuthFailuresPerMinute(), System::currentTimeMillis),
             proxies);
-    QueriesApi queries = new QueriesApi(manager, metrics, streams, quota, schema);
+    this.queries = new QueriesApi(manager, metrics, streams, quota, schema);
     SavedApi savedApi = new SavedApi(saved, history, manager.limits().queryLimits());
     MeteringApi meteringApi = new MeteringApi(metering);
     BodyMemory bodyMemory =
@@ -202,6 +208,7 @@ public final class ApiServer implements AutoCloseable {
           if (!settings.edge().allowedOrigins().isEmpty()) {
             server.insertHandler(cors(settings.edge())); // preflights answered before the gate
           }
+          server.insertHandler(inFlight); // outermost: counts every request until it is answered
         });
     cfg.jetty.addConnector(
         (server, http) -> {
@@ -438,15 +445,64 @@ public final class ApiServer implements AutoCloseable {
     return guard.closed();
   }
 
-  /** Waits until every SSE stream has ended (after its final result); true if in time. */
-  public boolean awaitStreamsEnded(long timeoutMs) throws InterruptedException {
-    return streams.awaitEmpty(timeoutMs);
+  /**
+   * Stops within {@code graceMs}, once the queries have ended: new requests are refused (503); each
+   * WebSocket delivers its subscriptions' last results and {@code end}; each request in flight gets
+   * its answer written (an SSE stream its query's final result, a {@code POST /api/query} its
+   * results); then every connection closes.
+   *
+   * @return true if all of it was done within {@code graceMs}
+   */
+  public boolean stop(long graceMs) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMs);
+    inFlight.drain();
+    draining.complete(null);
+    try {
+      boolean delivered = ws.awaitDelivered(msLeft(deadline));
+      return inFlight.awaitDrained(msLeft(deadline)) && delivered;
+    } finally {
+      close();
+    }
   }
 
+  private static long msLeft(long deadlineNanos) {
+    return Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()));
+  }
+
+  /**
+   * Completes when a {@link #stop} begins to wait for deliveries and answers: for tests that make a
+   * stop race them.
+   */
+  CompletableFuture<Void> draining() {
+    return draining;
+  }
+
+  /** Completes once the server has stopped and closed every connection. */
+  CompletableFuture<Void> stopped() {
+    return stopped;
+  }
+
+  QueriesApi queriesApi() {
+    return queries;
+  }
+
+  WebSocketApi webSockets() {
+    return ws;
+  }
+
+  /** Stops at once: streams and answers in flight are cut. */
   @Override
-  public void close() {
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
     guardTimer.shutdownNow();
     streams.close();
-    app.stop();
+    try {
+      app.stop();
+    } finally {
+      stopped.complete(null);
+    }
   }
 }

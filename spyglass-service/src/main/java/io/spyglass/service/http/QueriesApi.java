@@ -25,6 +25,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
+import org.eclipse.jetty.server.Request;
 
 /**
  * The query routes: submit, list, describe, end, stream results (SSE), run to the end, validate.
@@ -36,6 +38,9 @@ final class QueriesApi {
   private final QueryLimits limits;
   private final StreamQuota quota;
   private final SchemaSampler schema;
+
+  /** Runs before a {@code POST /api/query} answer is handed over: for tests that race a stop. */
+  volatile Runnable beforeAnswer = () -> {};
 
   QueriesApi(
       QueryManager manager,
@@ -253,29 +258,33 @@ final class QueriesApi {
     manager.clientJoined(q);
     ctx.header("Connection", "close"); // the connection is watched for its end: not reused
     Disconnects.watch(ctx.req(), c::clientGone);
+    ServletContextRequest request = ServletContextRequest.getServletContextRequest(ctx.req());
+    // what the answer holds is counted until it is written (or never will be)
+    Request.addCompletionListener(request, failure -> c.close());
     q.log().subscribe(c);
     ctx.future(
         () ->
-            c.done
-                .thenAccept(
-                    results -> {
-                      ctx.status(200).contentType(Json.TYPE).result("[" + results + "]");
-                    })
-                .whenComplete((ok, error) -> c.free()));
+            c.done.thenAccept(
+                answer -> {
+                  beforeAnswer.run();
+                  ctx.status(200).contentType(Json.TYPE).result(answer);
+                }));
   }
 
   /**
-   * Collects every result of a query as it comes, until the query ends; its client counts as having
-   * left once its connection ended. What it holds counts on its user's share of the result memory:
-   * when the share cannot hold the next result, the query is stopped and the answer is a 507.
+   * Collects every result of a query as it comes, until the query ends, then makes the answer (the
+   * JSON array of them); its client counts as having left once its connection ended. What it holds
+   * counts on its user's share of the result memory, the answer too until it is written: when the
+   * share cannot hold the next result, or the answer, the query is stopped and the answer is a 507.
    */
   private final class Collector implements ResultLog.Subscriber {
     final ServiceQuery q;
-    final CompletableFuture<String> done = new CompletableFuture<>();
+    final CompletableFuture<byte[]> done = new CompletableFuture<>();
     final List<ResultLog.Event> results = new ArrayList<>();
     long cursor;
     long held;
     boolean left;
+    boolean closed;
 
     Collector(ServiceQuery q) {
       this.q = q;
@@ -292,50 +301,95 @@ final class QueriesApi {
       }
     }
 
-    synchronized void free() {
-      manager.memory().free(q.owner(), held);
-      held = 0;
+    /** The answer is written, or never will be: gives back what it holds, collects no more. */
+    synchronized void close() {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      q.log().unsubscribe(this);
+      leave();
       results.clear();
+      give(held);
+    }
+
+    private boolean take(long bytes) {
+      if (!manager.memory().reserve(q.owner(), bytes)) {
+        return false;
+      }
+      held += bytes;
+      return true;
+    }
+
+    private void give(long bytes) {
+      manager.memory().free(q.owner(), bytes);
+      held -= bytes;
     }
 
     @Override
     public synchronized void wake() {
-      if (done.isDone()) {
+      if (closed || done.isDone()) {
         return;
       }
       for (ResultLog.Event e : q.log().after(cursor, Integer.MAX_VALUE)) {
-        long bytes = e.sse().length;
-        if (!manager.memory().reserve(q.owner(), bytes)) {
-          q.log().unsubscribe(this);
-          manager.kill(q);
-          leave();
-          done.completeExceptionally(tooLarge(q));
+        if (!take(e.sse().length)) {
+          refuse();
           return;
         }
-        held += bytes;
         results.add(e);
         cursor = e.id();
       }
       if (q.log().isEnded() && cursor >= q.log().lastId()) {
         q.log().unsubscribe(this);
         leave();
-        StringBuilder all = new StringBuilder();
+        long size = 2L + Math.max(0, results.size() - 1);
         for (ResultLog.Event e : results) {
-          all.append(all.isEmpty() ? "" : ",").append(e.json());
+          size += e.jsonLength();
         }
-        done.complete(all.toString());
+        if (size > MAX_ANSWER_BYTES || !take(size)) {
+          refuse();
+          return;
+        }
+        byte[] answer = new byte[(int) size];
+        int at = 0;
+        answer[at++] = '[';
+        for (ResultLog.Event e : results) {
+          if (at > 1) {
+            answer[at++] = ',';
+          }
+          at = e.copyJson(answer, at);
+        }
+        answer[at] = ']';
+        results.clear();
+        give(held - size); // the events: the answer holds what the client gets
+        done.complete(answer);
       }
+    }
+
+    /** The results are more than the owner's share holds: the query stops, the answer is 507. */
+    private void refuse() {
+      q.log().unsubscribe(this);
+      boolean running = q.isRunning();
+      manager.kill(q);
+      leave();
+      results.clear();
+      give(held);
+      done.completeExceptionally(tooLarge(q, running));
     }
   }
 
-  private ApiException tooLarge(ServiceQuery q) {
+  /** The largest answer a Java array can hold, with room to spare. */
+  private static final long MAX_ANSWER_BYTES = Integer.MAX_VALUE - 16;
+
+  private ApiException tooLarge(ServiceQuery q, boolean stopped) {
     return new ApiException(
             507,
             "The results of query "
                 + q.id()
                 + " are more than "
                 + q.owner()
-                + "'s share of the service's result memory can hold; the query was stopped",
+                + "'s share of the service's result memory can hold"
+                + (stopped ? "; the query was stopped" : ""),
             "Stream them instead (POST /api/queries, then GET /api/queries/{id}/results), or"
                 + " ask for less: a LIMIT, a narrower WHERE, a longer window")
         .with("limit", "max-result-memory-per-user");

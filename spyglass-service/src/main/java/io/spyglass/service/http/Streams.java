@@ -50,15 +50,6 @@ final class Streams implements AutoCloseable {
     }
   }
 
-  /** Waits until every stream has ended; true if they did in time. */
-  boolean awaitEmpty(long timeoutMs) throws InterruptedException {
-    long deadline = System.nanoTime() + timeoutMs * 1_000_000;
-    while (!open.isEmpty() && System.nanoTime() < deadline) {
-      Thread.sleep(10);
-    }
-    return open.isEmpty();
-  }
-
   @Override
   public void close() {
     timer.shutdownNow();

@@ -21,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.eclipse.jetty.websocket.api.Callback;
 
 /**
@@ -31,7 +32,7 @@ import org.eclipse.jetty.websocket.api.Callback;
  * "id": ..., "seq": N, "result": {...}}}), {@code end} after a query's last result, {@code killed},
  * {@code unsubscribed}, {@code error}; {@code progress} every second (and once more before {@code
  * end}) for a query followed with {@code "progress": true}; {@code gap} when a subscription starts
- * after results that are no longer kept.
+ * after, or falls behind, results that are no longer kept (it goes on from the oldest kept).
  *
  * <p>A web page follows all its queries over one socket: a browser allows six HTTP/1.1 connections
  * per host, and a stream per query (plus a poll of its progress) used them up with a few tabs.
@@ -66,6 +67,15 @@ final class WebSocketApi {
   private final StreamQuota quota;
   private final Map<String, Connection> connections = new ConcurrentHashMap<>();
   private ScheduledFuture<?> progressTask;
+
+  /** Runs before a subscription's {@code end} is sent: for tests that make it race a stop. */
+  volatile Runnable beforeEnd = () -> {};
+
+  /**
+   * Runs as a socket subscribes to a query, before it reads the query's log, with what closes the
+   * socket: for tests that make a close race a subscribe.
+   */
+  volatile Consumer<Runnable> beforeSubscribe = close -> {};
 
   WebSocketApi(
       QueryManager manager, ServiceMetrics metrics, StreamSettings settings, StreamQuota quota) {
@@ -114,6 +124,22 @@ final class WebSocketApi {
 
   int connections() {
     return connections.size();
+  }
+
+  /**
+   * Waits until every socket has delivered what its subscriptions had (each ended query's last
+   * results and {@code end}) and its client took every frame; true if they did within the timeout.
+   * Call it once the queries have ended.
+   */
+  boolean awaitDelivered(long timeoutMs) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    while (!connections.values().stream().allMatch(Connection::delivered)) {
+      if (System.nanoTime() - deadline >= 0) {
+        return false;
+      }
+      Thread.sleep(10);
+    }
+    return true;
   }
 
   /** Sends progress every second while there are sockets; the task stops when the last closes. */
@@ -272,31 +298,48 @@ final class WebSocketApi {
       return manager.find(user, id).orElseThrow(() -> QueriesApi.noSuchQuery(id));
     }
 
-    private void subscribe(ServiceQuery q, long after, boolean progress) {
-      Subscription s;
-      synchronized (this) {
-        if (closed) {
-          return;
-        }
-        Subscription old = subs.get(q.id());
-        if (old != null) {
-          old.progress |= progress;
-          return;
-        }
-        s = new Subscription(q, after, progress, q.log().lastId());
-        long firstKept = q.log().firstKeptId();
-        if (s.cursor + 1 < firstKept && s.cursor < q.log().lastId()) {
-          // a late or returning subscriber: it reads from the oldest result kept, told of the gap
-          ObjectNode gap = message("gap", q.id());
-          gap.put("from", s.cursor + 1);
-          gap.put("to", firstKept - 1);
-          send(gap);
-          s.cursor = firstKept - 1;
-        }
-        subs.put(q.id(), s);
+    /**
+     * Follows a query from after result {@code after}. Under this socket's lock from start to end,
+     * so that a close cannot come between: the socket becomes a client of the query and a reader of
+     * its log together, and a close undoes both (the lock is taken before the log's, as the pump
+     * takes them).
+     */
+    private synchronized void subscribe(ServiceQuery q, long after, boolean progress) {
+      if (closed) {
+        return;
       }
+      Subscription old = subs.get(q.id());
+      if (old != null) {
+        old.progress |= progress;
+        return;
+      }
+      Subscription s = new Subscription(q, after, progress, q.log().lastId());
+      skipGap(s); // a late or returning subscriber reads from the oldest result kept
+      subs.put(q.id(), s);
       manager.clientJoined(q);
+      beforeSubscribe.accept(this::close);
       q.log().subscribe(s);
+    }
+
+    /**
+     * Moves a subscription past results its query no longer keeps (trimmed to make room, or the
+     * query forgotten), telling its client which with a {@code gap} message.
+     */
+    private void skipGap(Subscription s) {
+      ResultLog log = s.query.log();
+      long firstKept = log.firstKeptId();
+      if (s.cursor + 1 < firstKept && s.cursor < log.lastId()) {
+        gap(s, firstKept - 1);
+      }
+    }
+
+    /** Tells the client that results after the cursor up to {@code to} are lost; moves past. */
+    private void gap(Subscription s, long to) {
+      ObjectNode gap = message("gap", s.query.id());
+      gap.put("from", s.cursor + 1);
+      gap.put("to", to);
+      send(gap);
+      s.cursor = to;
     }
 
     /** Stops following a query: the socket is no longer one of its clients. */
@@ -336,16 +379,16 @@ final class WebSocketApi {
       long now = System.currentTimeMillis();
       for (Subscription s : new ArrayList<>(subs.values())) {
         ResultLog log = s.query.log();
-        if (s.cursor + 1 < log.firstKeptId()) {
-          drop("This socket fell behind: results it had not read yet are no longer kept");
-          return;
-        }
+        skipGap(s);
         while (inFlight < settings.bufferResults()) {
           List<ResultLog.Event> next = log.after(s.cursor, 1);
           if (next.isEmpty()) {
             break;
           }
           ResultLog.Event e = next.get(0);
+          if (e.id() > s.cursor + 1) {
+            gap(s, e.id() - 1); // trimmed since the look above
+          }
           s.cursor = e.id();
           sendResult(s.query.id(), e);
           if (e.id() > s.liveAfterId) { // a result sent again (late or resubscribing) is not timed
@@ -353,6 +396,7 @@ final class WebSocketApi {
           }
         }
         if (log.isEnded() && s.cursor >= log.lastId()) {
+          beforeEnd.run();
           if (s.progress) {
             send(progress(s.query, Map.of(), now));
           }
@@ -430,6 +474,11 @@ final class WebSocketApi {
       ctx.session.sendText(frame, Callback.from(() -> {}, t -> {}));
       close();
       ctx.session.close(1008, "too far behind", Callback.NOOP);
+    }
+
+    /** Whether it follows no query and has no frame in flight (or is closed). */
+    synchronized boolean delivered() {
+      return closed || (subs.isEmpty() && inFlight == 0);
     }
 
     synchronized void close() {

@@ -1,20 +1,19 @@
 package io.spyglass.service.metering;
 
 import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
-import com.fasterxml.jackson.core.StreamReadFeature;
 import io.spyglass.core.record.JsonRecordReader;
 import io.spyglass.core.record.MalformedRecordException;
-import io.spyglass.core.record.Record;
+import io.spyglass.core.record.RecordScanner;
 import io.spyglass.engine.ingest.Ingestor;
 import io.spyglass.service.http.JsonMessages;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -29,8 +28,8 @@ import java.util.Set;
  */
 public final class IngestBody {
   /**
-   * Jackson's bounds as wide as the engine's reader's, which decides first: a document it takes is
-   * never refused for the length of a name or a number by the parsers that find its id.
+   * Jackson's bounds, for the elements of an array body, as wide as the engine's reader's, which
+   * decides on each: a document it takes is never refused for the length of a name or a number.
    */
   private static final StreamReadConstraints AS_WIDE_AS_THE_READER =
       StreamReadConstraints.builder()
@@ -40,11 +39,6 @@ public final class IngestBody {
 
   private static final JsonFactory ARRAY =
       JsonFactory.builder().streamReadConstraints(AS_WIDE_AS_THE_READER).build();
-  private static final JsonFactory JSON =
-      JsonFactory.builder()
-          .streamReadConstraints(AS_WIDE_AS_THE_READER)
-          .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-          .build();
 
   /** The longest id, in UTF-8 bytes. */
   public static final int MAX_ID_BYTES = 256;
@@ -166,106 +160,127 @@ public final class IngestBody {
     return new Parsed(docs, rejected);
   }
 
-  /** Checks documents one by one; one per request (the engine's reader is not thread-safe). */
+  /**
+   * Checks documents one by one, each with one scan by the engine's own: the document checked
+   * whole, its id and tenant fields found, nothing decoded but them; then its names walked once
+   * more for a name given twice. One per request (a scanner is not thread-safe).
+   */
   private static final class Checker {
+    private final RecordScanner scanner = new RecordScanner(JsonRecordReader.Limits.DEFAULTS);
     private final Rules rules;
-    private final JsonRecordReader reader = new JsonRecordReader(JsonRecordReader.Limits.DEFAULTS);
-    private final Record record = new Record();
+    private final int idSlot;
+    private final int tenantSlot;
+
+    /** The id of the document checked last, when it is taken. */
+    private String id;
 
     Checker(Rules rules) {
       this.rules = rules;
+      Set<String> fields = new LinkedHashSet<>();
+      fields.add(rules.idField());
+      if (rules.tenants() != null) {
+        fields.add(rules.tenantField());
+      }
+      scanner.select(fields);
+      idSlot = scanner.slot(rules.idField());
+      tenantSlot = rules.tenants() == null ? -1 : scanner.slot(rules.tenantField());
     }
 
     void check(
         byte[] b, int offset, int length, int index, List<Ingestor.Doc> docs, List<Rejected> out) {
-      try {
-        reader.read(b, offset, length, record);
-      } catch (MalformedRecordException e) {
+      if (!scanner.scan(b, offset, length)) {
         // the engine would count it as malformed and skip it: refused here, never acknowledged
-        String detail =
-            e.getCause() instanceof JsonProcessingException j ? JsonMessages.of(j) : e.getMessage();
-        out.add(new Rejected(index, e.reason().description() + ": " + detail));
+        MalformedRecordException e = scanner.failure();
+        out.add(new Rejected(index, e.reason().description() + ": " + e.getMessage()));
         return;
       }
-      String reasonOrId = idOf(b, offset, length);
-      if (reasonOrId.startsWith("\u0000")) {
-        out.add(new Rejected(index, reasonOrId.substring(1)));
+      String twice = scanner.duplicateName();
+      if (twice != null) {
+        out.add(
+            new Rejected(
+                index,
+                "a key is given twice in one object ('"
+                    + twice
+                    + "'): which of its values counts would be a guess; send each key once"));
+        return;
+      }
+      String reason = reason();
+      if (reason != null) {
+        out.add(new Rejected(index, reason));
       } else {
-        docs.add(new Ingestor.Doc(reasonOrId, b, offset, length));
+        docs.add(new Ingestor.Doc(id, b, offset, length));
       }
     }
 
-    /** The document's id; or, after a NUL character, why it is refused. */
-    private String idOf(byte[] b, int offset, int length) {
+    /**
+     * Why the document scanned last is refused for its id or tenant; null when it is not (its id is
+     * then {@link #id}).
+     */
+    private String reason() {
       String idField = rules.idField();
-      String tenantField = rules.tenants() == null ? null : rules.tenantField();
-      try (JsonParser p = JSON.createParser(b, offset, length)) {
-        if (p.nextToken() != JsonToken.START_OBJECT) {
-          return "\u0000not a JSON object";
-        }
-        String id = null;
-        String tenant = null;
-        JsonToken t;
-        while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
-          String name = p.currentName();
-          JsonToken v = p.nextToken();
-          if (name.equals(idField)) {
-            if (v != JsonToken.VALUE_STRING && v != JsonToken.VALUE_NUMBER_INT) {
-              return "\u0000the id field \"" + idField + "\" must be a string or an integer";
-            }
-            id = p.getText();
-          } else if (name.equals(tenantField)) {
-            if (v == JsonToken.VALUE_STRING || v == JsonToken.VALUE_NUMBER_INT) {
-              tenant = p.getText();
-            } else {
-              p.skipChildren();
-            }
-          } else {
-            p.skipChildren();
-          }
-        }
-        if (t != JsonToken.END_OBJECT || p.nextToken() != null) {
-          return "\u0000not one JSON object";
-        }
-        if (id == null || id.isEmpty()) {
-          return "\u0000no id: the field \"" + idField + "\" is missing or empty";
-        }
-        int idBytes = id.getBytes(StandardCharsets.UTF_8).length;
-        if (idBytes > MAX_ID_BYTES) {
-          return "\u0000the id is "
-              + idBytes
-              + " bytes long; an id is at most "
-              + MAX_ID_BYTES
-              + " bytes";
-        }
-        if (tenantField != null && (tenant == null || !rules.tenants().contains(tenant))) {
-          List<String> mine = rules.tenants().stream().sorted().toList();
-          return tenant == null
-              ? "\u0000no tenant: the field \""
-                  + tenantField
-                  + "\" is missing or not a string; this token ingests only for "
-                  + mine
-              : "\u0000the tenant \""
-                  + tenant
-                  + "\" (field \""
-                  + tenantField
-                  + "\") is not one of this token's tenants "
-                  + mine;
-        }
-        return id;
-      } catch (JsonParseException e) {
-        String m = String.valueOf(e.getOriginalMessage());
-        if (m.startsWith("Duplicate field")) {
-          return "\u0000a key is given twice in one object ("
-              + m
-              + "): which of its values counts would be a guess; send each key once";
-        }
-        return "\u0000not valid JSON: " + JsonMessages.of(e);
-      } catch (JsonProcessingException e) {
-        return "\u0000not valid JSON: " + JsonMessages.of(e);
-      } catch (IOException e) {
-        return "\u0000cannot be read: " + e.getMessage();
+      byte kind = scanner.kind(idSlot);
+      if (kind == RecordScanner.ABSENT) {
+        return "no id: the field \"" + idField + "\" is missing or empty";
       }
+      int raw = scanner.end(idSlot) - scanner.start(idSlot);
+      if (kind == RecordScanner.STRING && raw > MAX_ID_BYTES) {
+        return tooLong(raw); // told before it is decoded: its bytes are its UTF-8
+      }
+      String id = text(idSlot);
+      if (id == null) {
+        return "the id field \"" + idField + "\" must be a string or an integer";
+      }
+      if (id.isEmpty()) {
+        return "no id: the field \"" + idField + "\" is missing or empty";
+      }
+      int idBytes =
+          kind == RecordScanner.ESCAPED_STRING
+              ? id.getBytes(StandardCharsets.UTF_8).length
+              : id.length(); // an integer's digits, or a string checked above
+      if (idBytes > MAX_ID_BYTES) {
+        return tooLong(idBytes);
+      }
+      this.id = id;
+      if (tenantSlot < 0) {
+        return null;
+      }
+      String tenant = text(tenantSlot);
+      if (tenant != null && rules.tenants().contains(tenant)) {
+        return null;
+      }
+      List<String> mine = rules.tenants().stream().sorted().toList();
+      return tenant == null
+          ? "no tenant: the field \""
+              + rules.tenantField()
+              + "\" is missing or not a string; this token ingests only for "
+              + mine
+          : "the tenant \""
+              + tenant
+              + "\" (field \""
+              + rules.tenantField()
+              + "\") is not one of this token's tenants "
+              + mine;
+    }
+
+    private static String tooLong(int idBytes) {
+      return "the id is " + idBytes + " bytes long; an id is at most " + MAX_ID_BYTES + " bytes";
+    }
+
+    /**
+     * The text of a string or an integer field of the document scanned last (an integer as
+     * written); null for any other value, or none.
+     */
+    private String text(int slot) {
+      return switch (scanner.kind(slot)) {
+        case RecordScanner.STRING, RecordScanner.ESCAPED_STRING -> (String) scanner.value(slot);
+        case RecordScanner.INTEGER, RecordScanner.BIG_INTEGER ->
+            new String(
+                scanner.bytes(),
+                scanner.start(slot),
+                scanner.end(slot) - scanner.start(slot),
+                StandardCharsets.ISO_8859_1);
+        default -> null;
+      };
     }
   }
 }

@@ -407,7 +407,9 @@ public final class QueryManager {
       }
       if (m.isFinal()) {
         // ended before anyone sees its final result: a client that got it and asks for the
-        // query's state finds it finished, not running until the runtime reports the end
+        // query's state finds it finished, not running until the runtime reports the end, and
+        // with the counters of that result, not those of the last sweep
+        runtime.progress(q.id()).ifPresent(q::progress);
         q.ended(clock.getAsLong());
       }
       ResultLog.Event e = q.log().append(json, m.isFinal(), emitMs);

@@ -4,6 +4,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One query's results as they were emitted, numbered from 1, for every stream that reads them: a
@@ -17,10 +19,15 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * append and at the end, and read at their own pace with {@link #after}.
  */
 public final class ResultLog {
+  private static final Logger LOG = LoggerFactory.getLogger(ResultLog.class);
+
   /** Bytes counted for a result beside its own: the objects that hold it. */
   static final int EVENT_OVERHEAD = 64;
 
-  /** Reads the log when woken; {@link #wake} must return at once. */
+  /**
+   * Reads the log when woken; {@link #wake} must return at once. One that throws is unsubscribed
+   * (and the error logged): the query and its other subscribers go on without it.
+   */
   public interface Subscriber {
     void wake();
   }
@@ -63,7 +70,19 @@ public final class ResultLog {
 
     /** The result's JSON, decoded anew at each call. */
     public String json() {
-      return new String(sse, jsonStart, sse.length - 2 - jsonStart, StandardCharsets.UTF_8);
+      return new String(sse, jsonStart, jsonLength(), StandardCharsets.UTF_8);
+    }
+
+    /** The length of its JSON in UTF-8 bytes. */
+    public int jsonLength() {
+      return sse.length - 2 - jsonStart;
+    }
+
+    /** Copies its JSON, in UTF-8, into {@code to} from {@code at}; returns the index after it. */
+    public int copyJson(byte[] to, int at) {
+      int n = jsonLength();
+      System.arraycopy(sse, jsonStart, to, at, n);
+      return at + n;
     }
 
     public boolean isFinal() {
@@ -228,7 +247,17 @@ public final class ResultLog {
 
   private void wakeAll() {
     for (Subscriber s : subscribers) {
+      wake(s);
+    }
+  }
+
+  /** Wakes one subscriber; one that throws reads no more, and the others are not disturbed. */
+  private void wake(Subscriber s) {
+    try {
       s.wake();
+    } catch (Throwable t) {
+      subscribers.remove(s);
+      LOG.error("a reader of a query's results failed; it is unsubscribed, the others go on", t);
     }
   }
 
@@ -271,12 +300,18 @@ public final class ResultLog {
     return error;
   }
 
+  /** Adds a subscriber and wakes it at once (see {@link Subscriber} for one that throws). */
   public void subscribe(Subscriber s) {
     subscribers.add(s);
-    s.wake();
+    wake(s);
   }
 
   public void unsubscribe(Subscriber s) {
     subscribers.remove(s);
+  }
+
+  /** How many subscribers it wakes now. */
+  public int subscribers() {
+    return subscribers.size();
   }
 }

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -228,6 +229,12 @@ public final class EmbeddedRuntime implements QueryRuntime {
       out.put(e.getKey(), progress(e.getValue()));
     }
     return out;
+  }
+
+  @Override
+  public Optional<QueryProgress> progress(String id) {
+    Running r = running.get(id);
+    return r == null ? Optional.empty() : r.handle.stats().map(EmbeddedRuntime::progress);
   }
 
   private static QueryProgress progress(QueryStats s) {

@@ -8,6 +8,7 @@ import io.spyglass.service.health.Health;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -213,6 +214,12 @@ public final class FlinkRuntime implements QueryRuntime {
     Map<String, QueryProgress> out = new HashMap<>();
     running.forEach((id, r) -> out.put(id, progress(r)));
     return out;
+  }
+
+  @Override
+  public Optional<QueryProgress> progress(String id) {
+    Running r = running.get(id);
+    return r == null ? Optional.empty() : Optional.of(progress(r));
   }
 
   private static QueryProgress progress(Running r) {

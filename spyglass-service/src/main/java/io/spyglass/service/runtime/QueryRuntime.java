@@ -4,6 +4,7 @@ import io.spyglass.core.syntax.BqlException;
 import io.spyglass.service.health.Health;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Where the service's queries run: the embedded engine in this process ({@link EmbeddedRuntime}),
@@ -35,6 +36,12 @@ public interface QueryRuntime extends AutoCloseable {
 
   /** Counters of every running query, by id (as of the runtime's last tick). */
   Map<String, QueryProgress> progress();
+
+  /**
+   * Counters of one query: while its listener receives its final result, the counters that result
+   * holds. Empty when the runtime does not know the query or has not counted it yet.
+   */
+  Optional<QueryProgress> progress(String id);
 
   /** Counters of the stream. */
   RuntimeStats stats();

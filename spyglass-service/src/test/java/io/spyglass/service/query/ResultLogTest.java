@@ -32,6 +32,25 @@ class ResultLogTest {
   }
 
   @Test
+  void aSubscriberThatThrowsIsUnsubscribedAndTheOthersAreWokenStill() {
+    ResultLog log = new ResultLog(100, 1 << 20);
+    AtomicInteger failing = new AtomicInteger();
+    AtomicInteger after = new AtomicInteger();
+    log.subscribe(
+        () -> {
+          if (failing.incrementAndGet() > 1) {
+            throw new IllegalStateException("injected");
+          }
+        });
+    log.subscribe(after::incrementAndGet);
+    log.append("{}", false, 0); // the first fails here and is dropped
+    log.append("{}", true, 0);
+    log.end(null);
+    assertThat(failing.get()).isEqualTo(2);
+    assertThat(after.get()).isEqualTo(1 + 2 + 1); // on subscribe, each append, the end
+  }
+
+  @Test
   void keepsTheNewestWithinItsBoundsAndSaysWhereItStarts() {
     ResultLog log = new ResultLog(3, 1 << 20);
     for (int i = 1; i <= 2_000; i++) {

@@ -9,6 +9,7 @@ import io.spyglass.service.runtime.RuntimeStats;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -27,6 +28,11 @@ class SchemaSamplerTest {
     @Override
     public Map<String, QueryProgress> progress() {
       return Map.of();
+    }
+
+    @Override
+    public Optional<QueryProgress> progress(String id) {
+      return Optional.empty();
     }
 
     @Override
