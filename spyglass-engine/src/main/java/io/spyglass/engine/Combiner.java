@@ -81,6 +81,15 @@ final class Combiner implements Runnable {
   private boolean tickInFlight;
   private boolean finishAfterTick;
   private final Set<String> finishOneAfterTick = new HashSet<>();
+
+  /**
+   * Finishes asked for while a round was in flight: that round's flushes were sent before them, so
+   * what the workers processed since would be missing from the final results. They wait for the
+   * next round, started as soon as the one in flight ends.
+   */
+  private boolean finishAllNextRound;
+
+  private final Set<String> finishNextRound = new HashSet<>();
   private int flushedCount;
 
   /** Waiting for the next flush round, and covered by the round in flight. */
@@ -224,7 +233,13 @@ final class Combiner implements Runnable {
         settle(r);
       }
     } else if (m instanceof Tick) {
-      finishAfterTick |= ((Tick) m).finishAll();
+      if (((Tick) m).finishAll()) {
+        if (tickInFlight) {
+          finishAllNextRound = true;
+        } else {
+          finishAfterTick = true;
+        }
+      }
       startRound(now);
     } else if (m instanceof AfterFlush) {
       afterNextRound.add((AfterFlush) m);
@@ -248,7 +263,11 @@ final class Combiner implements Runnable {
           a.action().accept(running);
         }
         afterThisRound.clear();
-        if (!afterNextRound.isEmpty()) {
+        finishAfterTick = finishAllNextRound;
+        finishAllNextRound = false;
+        finishOneAfterTick.addAll(finishNextRound);
+        finishNextRound.clear();
+        if (!afterNextRound.isEmpty() || finishAfterTick || !finishOneAfterTick.isEmpty()) {
           startRound(now);
         }
       }
@@ -325,7 +344,7 @@ final class Combiner implements Runnable {
       }
     } else if (m instanceof Finish) {
       if (running.containsKey(((Finish) m).queryId())) {
-        finishOneAfterTick.add(((Finish) m).queryId());
+        (tickInFlight ? finishNextRound : finishOneAfterTick).add(((Finish) m).queryId());
       }
     } else if (m instanceof Kill) {
       Running r = running.get(((Kill) m).queryId());
