@@ -179,20 +179,26 @@ public final class BulletKafkaScenario implements Scenario {
         for (int k = 0; k < 2; k++) {
           boolean embeddedNow = (k == 0) == (point % 2 == 0);
           report.progress(spec.workload() + ": " + (embeddedNow ? EMBEDDED : FLINK));
+          long t0 = System.nanoTime();
+          Runner.Outcome o =
+              embeddedNow
+                  ? runner.run(spec, FlinkScenario.embedded(topics, spec))
+                  : runner.run(spec, FlinkScenario.flink(cluster, topics, spec));
           if (embeddedNow) {
-            e = runner.run(spec, FlinkScenario.embedded(topics, spec));
+            e = o;
           } else {
-            f = runner.run(spec, FlinkScenario.flink(cluster, topics, spec));
+            f = o;
           }
+          report.progress(
+              String.format(
+                  "  %,.0f records/s, %,.0f records per CPU-second, p99 %s ms (the run: %.0f s)",
+                  o.recordsPerSecond(),
+                  o.recordsPerCpuSecond(),
+                  ms(o.p99LatencyMs()),
+                  (System.nanoTime() - t0) / 1e9));
         }
         point++;
         throughput.put(t, new Runner.Outcome[] {e, f});
-        for (Runner.Outcome o : List.of(e, f)) {
-          report.progress(
-              String.format(
-                  "  %s: %,.0f records/s, %,.0f records per CPU-second, p99 %s ms",
-                  o.side(), o.recordsPerSecond(), o.recordsPerCpuSecond(), ms(o.p99LatencyMs())));
-        }
       }
       long rate = plan.liveRate(throughput.get(BulletStudy.THROUGHPUT.get(0)));
       report.note(
@@ -209,6 +215,7 @@ public final class BulletKafkaScenario implements Scenario {
           report.progress(
               String.format("test %d: %s", test.ordinal() + 1, embeddedNow ? EMBEDDED : FLINK));
           Runner.Spec spec = liveSpec(plan);
+          long t0 = System.nanoTime();
           if (embeddedNow) {
             e =
                 live.run(
@@ -228,6 +235,15 @@ public final class BulletKafkaScenario implements Scenario {
                     plan.liveQueries,
                     plan.liveWarmupMs);
           }
+          LiveTests.Outcome o = embeddedNow ? e : f;
+          report.progress(
+              String.format(
+                  "  mean %s ms, p99 %s ms (%s), %,.0f records per CPU-second (the run: %.0f s)",
+                  Table.num(o.headline().mean(), 2),
+                  Table.num(o.headline().percentile(99), 0),
+                  test.headline(),
+                  o.recordsPerCpuSecond(),
+                  (System.nanoTime() - t0) / 1e9));
         }
         point++;
         latency.put(test, new LiveTests.Outcome[] {e, f});
