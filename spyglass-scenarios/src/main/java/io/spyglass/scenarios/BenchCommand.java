@@ -18,10 +18,10 @@ import picocli.CommandLine.Parameters;
     name = "bench",
     mixinStandardHelpOptions = true,
     description = {
-      "Run a benchmark scenario against the embedded engine (flink: the Flink job beside it):"
-          + " tables on stdout, CSV and PNG charts in --out.",
+      "Run a benchmark scenario against the embedded engine (flink, bullet-kafka: the Flink job"
+          + " beside it, reading Kafka): tables on stdout, CSV and PNG charts in --out.",
       "Scenarios: latency, find, raw-queries, data-scaling, query-scaling, query-kinds, pipeline,"
-          + " metering, service, versus-bullet, end-to-end, flink.",
+          + " metering, service, versus-bullet, end-to-end, flink, bullet-kafka.",
       "And report: rewrite the generated tables of a document (docs/performance.md,"
           + " docs/scaling.md) from a run's results."
     },
@@ -33,6 +33,7 @@ import picocli.CommandLine.Parameters;
       "  ./spyglass bench service --quick",
       "  ./spyglass bench flink --quick                  (starts a Kafka broker of its own)",
       "  ./spyglass bench flink --kafka 127.0.0.1:9092   (uses an existing one)",
+      "  ./spyglass bench bullet-kafka --quick           (Bullet's tests 1-6 from Kafka)",
       "Run one benchmark at a time: numbers from concurrent runs share the cores and are wrong."
     })
 public final class BenchCommand implements Callable<Integer> {
@@ -56,7 +57,9 @@ public final class BenchCommand implements Callable<Integer> {
       names = "--rate",
       description =
           "records/s for scenarios run at a fixed rate (default: the rate of the Bullet test the"
-              + " scenario repeats: 76,000 for find, 85,000 for raw-queries, 68,400 otherwise)")
+              + " scenario repeats: 76,000 for find, 85,000 for raw-queries, 68,400 otherwise;"
+              + " bullet-kafka: the live stream of tests 1-2, by default 76,000 or half what the"
+              + " slower runtime read in test 3, whichever is less)")
   long rate;
 
   @Option(
@@ -137,8 +140,8 @@ public final class BenchCommand implements Callable<Integer> {
       names = "--kafka",
       paramLabel = "HOST:PORT",
       description =
-          "flink: an existing Kafka broker to use (default: start one on loopback, from the Kafka"
-              + " jars the build resolved)")
+          "flink, bullet-kafka: an existing Kafka broker to use (default: start one on loopback,"
+              + " from the Kafka jars the build resolved)")
   String kafka;
 
   @Option(

@@ -453,6 +453,39 @@ final class BenchReport {
               1,
               true));
     }
+    targets.add(
+        new Target(
+            "10,000 needle queries, the embedded engine from Kafka / from a file, per CPU-second"
+                + " (spyglass bench flink, the same records in the same run)",
+            flinkNeedles("records per CPU-second, embedded: from Kafka / from a file"),
+            "x",
+            0.6,
+            true));
+    targets.add(
+        new Target(
+            "the same, the Flink job per slot / the embedded engine from Kafka, per CPU-second",
+            flinkNeedles("records per CPU-second"),
+            "x",
+            0.75,
+            true));
+    targets.add(
+        new Target(
+            "the same, p99 from a record's send to Kafka to its result on the Flink job",
+            flinkNeedles("p99 latency (ms), Flink job"),
+            "ms",
+            100,
+            false));
+    targets.add(
+        new Target(
+            "cores for Bullet's test 6 (1,004,500 records/s of 4.1 KiB, 400 RAW queries) on the"
+                + " Flink job at 70% load (spyglass bench bullet-kafka; Bullet: 1,189.4)",
+            cell(
+                "bullet-kafka/bullet-kafka-test6.csv",
+                r -> r.get(0).equals("1,004,500"),
+                "Flink job: cores"),
+            "cores",
+            12,
+            false));
     double jackson = perCpu("ParseBench.jacksonScan", "", "bytes");
     double scan = perCpu("ParseBench.scanOnly", "fields=THREE", "bytes");
     List<List<String>> rows = new ArrayList<>();
@@ -478,6 +511,57 @@ final class BenchReport {
               relativeError("ParseBench.jacksonScan", ""));
     }
     return table;
+  }
+
+  /**
+   * A column of {@code spyglass bench flink}'s ratios for the needle queries, at the most slots
+   * run; NaN when not measured.
+   */
+  private double flinkNeedles(String column) throws IOException {
+    Path p = results.resolve("flink/flink-ratios.csv");
+    if (!Files.exists(p)) {
+      return Double.NaN;
+    }
+    List<List<String>> rows = readCsv(p);
+    int slots = rows.get(0).indexOf("slots");
+    List<String> best = null;
+    for (List<String> r : rows.subList(1, rows.size())) {
+      if (r.get(0).endsWith("needles")
+          && (best == null || parse(r.get(slots)) >= parse(best.get(slots)))) {
+        best = r;
+      }
+    }
+    return best == null ? Double.NaN : value(rows.get(0), best, column);
+  }
+
+  /** The cell of a results CSV in {@code column} of the first row that {@code which} picks. */
+  private double cell(String path, java.util.function.Predicate<List<String>> which, String column)
+      throws IOException {
+    Path p = results.resolve(path);
+    if (!Files.exists(p)) {
+      return Double.NaN;
+    }
+    List<List<String>> rows = readCsv(p);
+    for (List<String> r : rows.subList(1, rows.size())) {
+      if (which.test(r)) {
+        return value(rows.get(0), r, column);
+      }
+    }
+    return Double.NaN;
+  }
+
+  private static double value(List<String> header, List<String> row, String column) {
+    int i = header.indexOf(column);
+    return i < 0 || i >= row.size() ? Double.NaN : parse(row.get(i));
+  }
+
+  /** A formatted number of a results CSV ("1,189.4", "0.78", "n/a"); NaN when not a number. */
+  private static double parse(String cell) {
+    try {
+      return Double.parseDouble(cell.replace(",", "").replace("x", "").strip());
+    } catch (NumberFormatException e) {
+      return Double.NaN;
+    }
   }
 
   /** The CPU-second ratio of the versus-bullet row whose workload and input contain these. */

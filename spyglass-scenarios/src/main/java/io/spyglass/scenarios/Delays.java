@@ -6,22 +6,22 @@ import java.util.Arrays;
  * Delays in milliseconds relative to an event, possibly negative (a record read just before its
  * query was received). Few samples (one per query), kept exactly: percentiles by nearest rank.
  */
-final class Delays {
+public final class Delays {
   private long[] values = new long[128];
   private int count;
 
-  void record(long ms) {
+  public void record(long ms) {
     if (count == values.length) {
       values = Arrays.copyOf(values, count * 2);
     }
     values[count++] = ms;
   }
 
-  long count() {
+  public long count() {
     return count;
   }
 
-  double mean() {
+  public double mean() {
     if (count == 0) {
       return Double.NaN;
     }
@@ -32,7 +32,7 @@ final class Delays {
     return sum / count;
   }
 
-  double percentile(double p) {
+  public double percentile(double p) {
     if (count == 0) {
       return Double.NaN;
     }
@@ -42,12 +42,12 @@ final class Delays {
     return sorted[Math.max(0, Math.min(count - 1, rank - 1))];
   }
 
-  double max() {
+  public double max() {
     return percentile(100);
   }
 
   /** Cells: mean, p50, p99, max. */
-  Object[] cells() {
+  public Object[] cells() {
     return new Object[] {
       Table.num(mean(), 2),
       Table.num(percentile(50), 0),

@@ -25,9 +25,11 @@ import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
  * Kafka topic, queries on the query topic, results read back from the result topic by {@code
  * FlinkQueryClient}) beside the embedded engine reading the same records from Kafka with the same
  * queries, alternated run by run: records/s per slot and per CPU-second, and the p99 latency from a
- * record's send to Kafka to its result in the reader's hands. Then JStorm's tests (its published
- * study of JStorm against Storm) on the job: throughput against message size, against the number of
- * workers, and against the depth of the topology, beside the embedded engine where it has the same.
+ * record's send to Kafka to its result in the reader's hands; and the embedded engine reading the
+ * same records from a file, the baseline of what reading Kafka costs. Then JStorm's tests (its
+ * published study of JStorm against Storm) on the job: throughput against message size, against the
+ * number of workers, and against the depth of the topology, beside the embedded engine where it has
+ * the same.
  *
  * <p>Kafka is a broker this starts in a process of its own ({@code --kafka} to use another); the
  * job runs on a Flink mini cluster in this process, one job per run.
@@ -124,8 +126,9 @@ public final class FlinkScenario implements Scenario {
     String describe() {
       return String.format(
           "Backlogs of %,d records of about %d B (plus an end mark per partition) read by each"
-              + " runtime with %,d needle queries, or with a mix of %,d (%s); slots %s; then the"
-              + " latency of a probe every 20 ms amid %,d records/s for %,d ms",
+              + " runtime from Kafka, and by the embedded engine from a file of the same records,"
+              + " with %,d needle queries, or with a mix of %,d (%s); slots %s; then (from Kafka)"
+              + " the latency of a probe every 20 ms amid %,d records/s for %,d ms",
           records,
           recordBytes,
           needles,
@@ -177,7 +180,10 @@ public final class FlinkScenario implements Scenario {
     return w;
   }
 
-  /** Each workload and slot count on both runtimes: the pairs, embedded first, in order. */
+  /**
+   * Each workload and slot count on both runtimes, and on the embedded engine reading a file: the
+   * runs of each point (embedded from Kafka, Flink, embedded from a file), in order.
+   */
   private static List<Runner.Outcome[]> compare(
       Plan plan, Runner runner, Cluster cluster, Topics topics, Report report) throws Exception {
     List<Runner.Outcome[]> pairs = new ArrayList<>();
@@ -197,6 +203,7 @@ public final class FlinkScenario implements Scenario {
               0,
               0,
               0);
+      runner.runFromFile(warm);
       runner.run(warm, embedded(topics, warm));
       runner.run(warm, flink(cluster, topics, warm));
     }
@@ -204,7 +211,7 @@ public final class FlinkScenario implements Scenario {
         new Table(
             "flink-runtimes",
             "The Flink job and the embedded engine on the same backlog and queries, Kafka in and"
-                + " results out",
+                + " results out; the embedded engine also reading the same records from a file",
             "queries",
             "runtime",
             "slots",
@@ -219,34 +226,45 @@ public final class FlinkScenario implements Scenario {
     Table r =
         new Table(
             "flink-ratios",
-            "Flink job / embedded engine, each pair run one after the other",
+            "Flink job / embedded engine, each pair run one after the other; and the embedded"
+                + " engine from Kafka / from a file, the same records and queries in the same run",
             "queries",
             "slots",
             "records/s",
             "records per CPU-second",
             "p99 latency (ms), embedded",
-            "p99 latency (ms), Flink job");
+            "p99 latency (ms), Flink job",
+            "records per CPU-second, embedded: from Kafka / from a file");
     int pair = 0;
     for (String name : List.of("needles", "mixed")) {
       for (int slots : plan.slots) {
         Runner.Spec spec = workloads(plan, slots).get(name);
         Runner.Outcome e = null;
         Runner.Outcome f = null;
-        // alternate which runtime goes first, so both see the machine alike
-        for (int k = 0; k < 2; k++) {
-          boolean embeddedNow = (k == 0) == (pair % 2 == 0);
+        Runner.Outcome x = null;
+        // alternate the order (file, embedded, Flink; then Flink, embedded, file), so that all see
+        // the machine alike
+        for (int k = 0; k < 3; k++) {
+          int which = pair % 2 == 0 ? k : 2 - k;
           report.progress(
               String.format(
-                  "%s, %d slots: %s", spec.workload(), slots, embeddedNow ? "embedded" : "Flink"));
-          if (embeddedNow) {
-            e = runner.run(spec, embedded(topics, spec));
-          } else {
-            f = runner.run(spec, flink(cluster, topics, spec));
+                  "%s, %d slots: %s",
+                  spec.workload(),
+                  slots,
+                  switch (which) {
+                    case 0 -> EmbeddedSide.FROM_FILE;
+                    case 1 -> "embedded, from Kafka";
+                    default -> "Flink";
+                  }));
+          switch (which) {
+            case 0 -> x = runner.runFromFile(spec);
+            case 1 -> e = runner.run(spec, embedded(topics, spec));
+            default -> f = runner.run(spec, flink(cluster, topics, spec));
           }
         }
         pair++;
-        pairs.add(new Runner.Outcome[] {e, f});
-        for (Runner.Outcome o : List.of(e, f)) {
+        pairs.add(new Runner.Outcome[] {e, f, x});
+        for (Runner.Outcome o : List.of(x, e, f)) {
           report.progress(
               String.format(
                   "  %s: %,.0f records/s, %,.0f records per CPU-second, p99 %s ms",
@@ -261,7 +279,7 @@ public final class FlinkScenario implements Scenario {
               Table.count(o.recordsPerCpuSecond()),
               Table.num(o.brokerCpuSeconds() / o.seconds(), 2),
               ms(o.p99LatencyMs()),
-              o.latencyMs().getTotalCount() + " / " + o.probesSent(),
+              o.probesSent() == 0 ? "n/a" : o.latencyMs().getTotalCount() + " / " + o.probesSent(),
               o.needlesFound() + " / " + spec.needles());
         }
         r.row(
@@ -270,7 +288,8 @@ public final class FlinkScenario implements Scenario {
             Table.num(f.recordsPerSecond() / e.recordsPerSecond(), 2),
             Table.num(f.recordsPerCpuSecond() / e.recordsPerCpuSecond(), 2),
             ms(e.p99LatencyMs()),
-            ms(f.p99LatencyMs()));
+            ms(f.p99LatencyMs()),
+            Table.num(e.recordsPerCpuSecond() / x.recordsPerCpuSecond(), 2));
       }
     }
     report.table(t);
@@ -422,12 +441,12 @@ public final class FlinkScenario implements Scenario {
     }
   }
 
-  private static Runner.SideFactory embedded(Topics topics, Runner.Spec spec) {
+  static Runner.SideFactory embedded(Topics topics, Runner.Spec spec) {
     int queries = spec.needles() + spec.others().size() + 2;
     return (topic, tag) -> EmbeddedSide.start(topics.bootstrap(), topic, spec.slots(), queries);
   }
 
-  private static Runner.SideFactory flink(Cluster cluster, Topics topics, Runner.Spec spec) {
+  static Runner.SideFactory flink(Cluster cluster, Topics topics, Runner.Spec spec) {
     return (topic, tag) ->
         FlinkSide.start(cluster.miniCluster, topics, topic, tag, spec.slots(), spec.hops());
   }

@@ -4,9 +4,15 @@ import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
 import io.spyglass.engine.source.EventGenerator;
 import io.spyglass.scenarios.Report;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -26,12 +32,17 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * probe record every 20 ms amid records at a paced rate gives the latency from a record's send to
  * Kafka to its result in the reader's hands. Last, every query is ended and gives its final result:
  * every needle must be in its query's.
+ *
+ * <p>{@link #runFromFile} reads the same records and queries from a file of JSON lines instead, the
+ * embedded engine started paused on it as {@code spyglass query --source file:...} reads one: what
+ * reading from Kafka costs over reading a file.
  */
 final class Runner {
   private static final long RUNNING_TIMEOUT_S = 300;
   private static final long READ_TIMEOUT_S = 1_800;
   private static final long PROBE_EVERY_MS = 20;
   private static final long SEED = 42;
+  private static final int NEEDLE_LIMIT = 10;
 
   private final Topics topics;
   private final KafkaBroker broker;
@@ -63,6 +74,10 @@ final class Runner {
    * @param latencyMs how long the latency probes run after the backlog; 0 for none
    * @param latencyRate records per second sent beside the probes
    * @param hops (Flink) network hops between the records source and the filter
+   * @param copies records planted for each needle id, spread evenly over the backlog (a needle
+   *     query's LIMIT is 10: it ends once it has 10)
+   * @param sameId every needle query the same query (one id, as Bullet's tests 3 to 6 ran N copies
+   *     of one query), rather than one id each
    */
   record Spec(
       String workload,
@@ -74,7 +89,41 @@ final class Runner {
       List<String> others,
       long latencyMs,
       long latencyRate,
-      int hops) {}
+      int hops,
+      int copies,
+      boolean sameId) {
+    /** One id per needle query, planted once. */
+    Spec(
+        String workload,
+        int slots,
+        int partitions,
+        int recordBytes,
+        int records,
+        int needles,
+        List<String> others,
+        long latencyMs,
+        long latencyRate,
+        int hops) {
+      this(
+          workload,
+          slots,
+          partitions,
+          recordBytes,
+          records,
+          needles,
+          others,
+          latencyMs,
+          latencyRate,
+          hops,
+          1,
+          false);
+    }
+
+    /** The records of each needle id a needle query's final result must hold. */
+    int expectedPerNeedle() {
+      return Math.min(copies, NEEDLE_LIMIT);
+    }
+  }
 
   /**
    * What a run measured.
@@ -86,7 +135,9 @@ final class Runner {
    * @param brokerCpuSeconds CPU time of the Kafka broker's process meanwhile; NaN when not known
    * @param latencyMs from a probe's send to Kafka to its result read back, in ms
    * @param probesSent probes sent while latency was measured
-   * @param needlesFound needle queries whose final result holds their needle
+   * @param needlesFound needle queries whose final result holds their needles (all planted, up to
+   *     the LIMIT)
+   * @param needleRecords records of their own id in the needle queries' final results, all together
    * @param finals the final result of each other query, in order (null when none came)
    */
   record Outcome(
@@ -100,6 +151,7 @@ final class Runner {
       Histogram latencyMs,
       long probesSent,
       int needlesFound,
+      long needleRecords,
       List<Result> finals) {
     double recordsPerSecond() {
       return records / seconds;
@@ -117,15 +169,27 @@ final class Runner {
     double p99LatencyMs() {
       return latencyMs.getTotalCount() == 0 ? Double.NaN : latencyMs.getValueAtPercentile(99);
     }
+
+    /** Records in a needle query's final result, on average (Bullet's "average result size"). */
+    double meanResultSize() {
+      return spec.needles() == 0 ? Double.NaN : (double) needleRecords / spec.needles();
+    }
   }
 
-  Outcome run(Spec spec, SideFactory factory) throws Exception {
+  /** A run's queries, in order: the needles, the others, the end marks' and the probe's. */
+  private record Queries(
+      String tag, List<String> needleIds, String endId, String probeId, List<Side.Bql> all) {
+    /** The ids planted in the backlog, each {@link Spec#copies()} times. */
+    List<String> planted() {
+      return needleIds.isEmpty() ? List.of() : List.copyOf(new LinkedHashSet<>(needleIds));
+    }
+  }
+
+  private Queries queries(Spec spec, boolean probe) {
     String tag = "bench" + ++runs;
-    String topic = "spyglass-" + tag;
-    topics.create(topic, spec.partitions());
     List<String> needleIds = new ArrayList<>();
     for (int i = 0; i < spec.needles(); i++) {
-      needleIds.add("needle-" + tag + "-" + i);
+      needleIds.add("needle-" + tag + "-" + (spec.sameId() ? 0 : i));
     }
     String endId = "end-" + tag;
     String probeId = "probe-" + tag;
@@ -134,7 +198,10 @@ final class Runner {
       queries.add(
           new Side.Bql(
               "n" + i,
-              "SELECT * FROM STREAM(MAX, TIME) WHERE id = '" + needleIds.get(i) + "' LIMIT 10"));
+              "SELECT * FROM STREAM(MAX, TIME) WHERE id = '"
+                  + needleIds.get(i)
+                  + "' LIMIT "
+                  + NEEDLE_LIMIT));
     }
     for (int i = 0; i < spec.others().size(); i++) {
       queries.add(new Side.Bql("o" + i, spec.others().get(i)));
@@ -146,7 +213,7 @@ final class Runner {
                 + endId
                 + "' LIMIT "
                 + spec.partitions()));
-    if (spec.latencyMs() > 0) {
+    if (probe && spec.latencyMs() > 0) {
       queries.add(
           new Side.Bql(
               "probe",
@@ -154,139 +221,211 @@ final class Runner {
                   + probeId
                   + "' WINDOWING EVERY(1, RECORD, FIRST, 1, RECORD)"));
     }
+    return new Queries(tag, needleIds, endId, probeId, queries);
+  }
+
+  /** Reads the spec's backlog from a Kafka topic of its own with a runtime started by factory. */
+  Outcome run(Spec spec, SideFactory factory) throws Exception {
+    Queries q = queries(spec, true);
+    String topic = "spyglass-" + q.tag();
+    topics.create(topic, spec.partitions());
     KafkaProducer<byte[], byte[]> backlog = topics.producer(topic + "-backlog", 20);
-    Side side = null;
     try {
       backlog.initTransactions();
       backlog.beginTransaction();
-      long bytes = write(backlog, topic, spec, needleIds, endId);
-      long records = (long) spec.records() + spec.partitions();
-      side = factory.start(topic, tag);
-      List<Side.Handle> handles = side.submitAll(queries);
-      for (int i = 0; i < handles.size(); i++) {
-        if (!handles.get(i).awaitRunning(RUNNING_TIMEOUT_S, TimeUnit.SECONDS)) {
-          throw new IllegalStateException(
-              side.label() + ": query " + queries.get(i).id() + " did not start");
-        }
-        if (handles.get(i).error() != null) {
-          throw new IllegalStateException(
-              side.label() + ": query " + queries.get(i).id() + ": " + handles.get(i).error());
-        }
+      long bytes =
+          write(
+              spec,
+              q,
+              (partition, record, len) ->
+                  backlog.send(
+                      new ProducerRecord<>(topic, partition, null, Arrays.copyOf(record, len))));
+      backlog.flush();
+      try (Side side = factory.start(topic, q.tag())) {
+        return measure(
+            spec,
+            q,
+            side,
+            bytes,
+            () -> {
+              backlog.commitTransaction();
+              side.go();
+            },
+            topic);
       }
-      Side.Handle end = handles.get(needleIds.size() + spec.others().size());
-      double cpu0 = processCpuSeconds();
-      double broker0 = broker.cpuSeconds();
-      long t0 = System.nanoTime();
-      backlog.commitTransaction();
-      side.go();
-      int ends = awaitEnd(end, spec.partitions());
-      long t1 = System.nanoTime();
-      double cpu = processCpuSeconds() - cpu0;
-      double brokerCpu = broker.cpuSeconds() - broker0;
-      if (ends < spec.partitions()) {
-        report.problem(
-            String.format(
-                "%s, %s, %d slots: read %d of %d end marks within %d s",
-                side.label(),
-                spec.workload(),
-                spec.slots(),
-                ends,
-                spec.partitions(),
-                READ_TIMEOUT_S));
-      }
-      Histogram latency = new Histogram(3_600_000L, 3);
-      long probes = 0;
-      if (spec.latencyMs() > 0) {
-        probes = probe(spec, topic, probeId, handles.get(handles.size() - 1), latency);
-      }
-      String failure = side.failure();
-      if (failure != null) {
-        // a restart replays records and repeats results: the run's figures are not a measurement
-        report.problem(
-            String.format(
-                "%s, %s, %d slots: the runtime failed and restarted during the run: %s",
-                side.label(),
-                spec.workload(),
-                spec.slots(),
-                failure.lines().limit(3).collect(Collectors.joining(" | "))));
-      }
-      side.finishAll();
-      int found = 0;
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(RUNNING_TIMEOUT_S);
-      for (int i = 0; i < needleIds.size(); i++) {
-        Result r = last(handles.get(i), deadline);
-        if (r != null && holds(r, needleIds.get(i), side.label())) {
-          found++;
-        }
-      }
-      if (found < needleIds.size()) {
-        report.problem(
-            String.format(
-                "%s, %s, %d slots: found %d of %d needles",
-                side.label(), spec.workload(), spec.slots(), found, needleIds.size()));
-      }
-      List<Result> finals = new ArrayList<>();
-      for (int i = 0; i < spec.others().size(); i++) {
-        Result r = last(handles.get(needleIds.size() + i), deadline);
-        finals.add(r);
-        if (r == null || !r.meta().isFinal()) {
-          report.problem(side.label() + ": no final result for " + spec.others().get(i));
-        } else if (r.meta().errors().stream().anyMatch(Meta.QueryError::fatal)) {
-          report.problem(side.label() + ": " + spec.others().get(i) + ": " + r.meta().errors());
-        }
-      }
-      return new Outcome(
-          spec,
-          side.label(),
-          records,
-          bytes,
-          (t1 - t0) / 1e9,
-          cpu,
-          brokerCpu,
-          latency,
-          probes,
-          found,
-          finals);
     } finally {
-      if (side != null) {
-        side.close();
-      }
       backlog.close();
       topics.delete(List.of(topic));
     }
   }
 
   /**
-   * Writes the backlog: generated records over the partitions in turn, each needle once at an even
-   * spacing, then an end mark at the end of each partition. Returns the bytes written.
+   * Reads the same backlog (records, needles and end marks, in the order they go to Kafka) from a
+   * file of JSON lines: the embedded engine with the spec's workers, started paused on the file, as
+   * {@code spyglass query --source file:...} reads it. No latency probes: a file is read, not fed.
    */
-  private static long write(
-      KafkaProducer<byte[], byte[]> producer,
-      String topic,
-      Spec spec,
-      List<String> needleIds,
-      String endId) {
+  Outcome runFromFile(Spec spec) throws Exception {
+    Queries q = queries(spec, false);
+    Path file = Files.createTempFile("spyglass-bench-", ".json");
+    try {
+      long bytes;
+      try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file), 1 << 20)) {
+        bytes =
+            write(
+                spec,
+                q,
+                (partition, record, len) -> {
+                  out.write(record, 0, len);
+                  out.write('\n');
+                });
+      }
+      try (Side side = EmbeddedSide.fromFile(file, spec.slots(), q.all().size())) {
+        return measure(spec, q, side, bytes, side::go, null);
+      }
+    } finally {
+      Files.deleteIfExists(file);
+    }
+  }
+
+  /** What makes the backlog visible to the runtime, once every query runs. */
+  private interface Start {
+    void run() throws Exception;
+  }
+
+  /**
+   * Submits the queries, starts the clock and the backlog, waits for its end marks, then (with a
+   * topic) measures the latency, then ends every query and checks each needle query's result.
+   */
+  private Outcome measure(Spec spec, Queries q, Side side, long bytes, Start start, String topic)
+      throws Exception {
+    long records = (long) spec.records() + spec.partitions();
+    List<Side.Bql> queries = q.all();
+    List<Side.Handle> handles = side.submitAll(queries);
+    for (int i = 0; i < handles.size(); i++) {
+      if (!handles.get(i).awaitRunning(RUNNING_TIMEOUT_S, TimeUnit.SECONDS)) {
+        throw new IllegalStateException(
+            side.label() + ": query " + queries.get(i).id() + " did not start");
+      }
+      if (handles.get(i).error() != null) {
+        throw new IllegalStateException(
+            side.label() + ": query " + queries.get(i).id() + ": " + handles.get(i).error());
+      }
+    }
+    int needles = q.needleIds().size();
+    Side.Handle end = handles.get(needles + spec.others().size());
+    double cpu0 = processCpuSeconds();
+    double broker0 = broker.cpuSeconds();
+    long t0 = System.nanoTime();
+    start.run();
+    int ends = awaitEnd(end, spec.partitions());
+    long t1 = System.nanoTime();
+    double cpu = processCpuSeconds() - cpu0;
+    double brokerCpu = topic == null ? Double.NaN : broker.cpuSeconds() - broker0;
+    if (ends < spec.partitions()) {
+      report.problem(
+          String.format(
+              "%s, %s, %d slots: read %d of %d end marks within %d s",
+              side.label(),
+              spec.workload(),
+              spec.slots(),
+              ends,
+              spec.partitions(),
+              READ_TIMEOUT_S));
+    }
+    Histogram latency = new Histogram(3_600_000L, 3);
+    long probes = 0;
+    if (topic != null && spec.latencyMs() > 0) {
+      probes = probe(spec, topic, q.probeId(), handles.get(handles.size() - 1), latency);
+    }
+    String failure = side.failure();
+    if (failure != null) {
+      // a restart replays records and repeats results: the run's figures are not a measurement
+      report.problem(
+          String.format(
+              "%s, %s, %d slots: the runtime failed and restarted during the run: %s",
+              side.label(),
+              spec.workload(),
+              spec.slots(),
+              failure.lines().limit(3).collect(Collectors.joining(" | "))));
+    }
+    side.finishAll();
+    int found = 0;
+    long needleRecords = 0;
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(RUNNING_TIMEOUT_S);
+    for (int i = 0; i < needles; i++) {
+      Result r = last(handles.get(i), deadline);
+      int n = r == null ? 0 : holds(r, q.needleIds().get(i), side.label());
+      needleRecords += n;
+      if (n >= spec.expectedPerNeedle()) {
+        found++;
+      }
+    }
+    if (found < needles) {
+      report.problem(
+          String.format(
+              "%s, %s, %d slots: %d of %d needle queries found their %d record(s)",
+              side.label(),
+              spec.workload(),
+              spec.slots(),
+              found,
+              needles,
+              spec.expectedPerNeedle()));
+    }
+    List<Result> finals = new ArrayList<>();
+    for (int i = 0; i < spec.others().size(); i++) {
+      Result r = last(handles.get(needles + i), deadline);
+      finals.add(r);
+      if (r == null || !r.meta().isFinal()) {
+        report.problem(side.label() + ": no final result for " + spec.others().get(i));
+      } else if (r.meta().errors().stream().anyMatch(Meta.QueryError::fatal)) {
+        report.problem(side.label() + ": " + spec.others().get(i) + ": " + r.meta().errors());
+      }
+    }
+    return new Outcome(
+        spec,
+        side.label(),
+        records,
+        bytes,
+        (t1 - t0) / 1e9,
+        cpu,
+        brokerCpu,
+        latency,
+        probes,
+        found,
+        needleRecords,
+        finals);
+  }
+
+  /** Where the backlog's records go, each to a partition (a file has one). */
+  private interface Sink {
+    void write(int partition, byte[] record, int len) throws IOException;
+  }
+
+  /**
+   * Writes the backlog: generated records over the partitions in turn, each needle id's copies at
+   * an even spacing, then an end mark at the end of each partition. Returns the bytes written.
+   */
+  private static long write(Spec spec, Queries q, Sink sink) throws IOException {
     EventGenerator g = new EventGenerator(SEED, spec.recordBytes());
     long t = System.currentTimeMillis();
-    int every =
-        needleIds.isEmpty() ? Integer.MAX_VALUE : Math.max(1, spec.records() / needleIds.size());
+    List<String> ids = q.planted();
+    int planted = ids.size() * spec.copies();
+    int every = planted == 0 ? Integer.MAX_VALUE : Math.max(1, spec.records() / planted);
     long bytes = 0;
     for (int i = 0; i < spec.records(); i++) {
-      int q = i / every;
+      int k = i / every;
       int len =
-          i % every == every / 2 && q < needleIds.size()
-              ? g.next(t, Map.of("id", needleIds.get(q)))
+          i % every == every / 2 && k < planted
+              ? g.next(t, Map.of("id", ids.get(k % ids.size())))
               : g.next(t);
       bytes += len;
-      producer.send(
-          new ProducerRecord<>(topic, i % spec.partitions(), null, Arrays.copyOf(g.buffer(), len)));
+      sink.write(i % spec.partitions(), g.buffer(), len);
     }
     for (int p = 0; p < spec.partitions(); p++) {
-      int len = g.next(t, Map.of("id", endId));
+      int len = g.next(t, Map.of("id", q.endId()));
       bytes += len;
-      producer.send(new ProducerRecord<>(topic, p, null, Arrays.copyOf(g.buffer(), len)));
+      sink.write(p, g.buffer(), len);
     }
-    producer.flush();
     return bytes;
   }
 
@@ -406,12 +545,15 @@ final class Runner {
     }
   }
 
-  /** Whether a needle query's result holds its needle; a record of another id is a problem. */
-  private boolean holds(Result r, String needleId, String side) {
-    boolean found = false;
+  /**
+   * How many records of its needle id a needle query's result holds; a record of another id is a
+   * problem.
+   */
+  private int holds(Result r, String needleId, String side) {
+    int found = 0;
     for (Map<String, Object> rec : r.records()) {
       if (needleId.equals(rec.get("id"))) {
-        found = true;
+        found++;
       } else {
         report.problem(
             side + ": the query of " + needleId + " returned a record of " + rec.get("id"));

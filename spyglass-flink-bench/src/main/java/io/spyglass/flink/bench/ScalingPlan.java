@@ -34,7 +34,8 @@ final class ScalingPlan {
   private ScalingPlan() {}
 
   /**
-   * @param pairs the runtimes' runs, embedded then Flink, by workload and slot count
+   * @param pairs the runtimes' runs, embedded from Kafka, Flink, embedded from a file, by workload
+   *     and slot count
    * @param flinkBySize the Flink job's runs of JStorm's size test, by record size
    */
   static Table table(List<Runner.Outcome[]> pairs, Map<Integer, Runner.Outcome> flinkBySize) {
@@ -73,6 +74,12 @@ final class ScalingPlan {
         runs,
         "embedded engine: records per CPU-second (measured, same records and queries)",
         p -> p[0].recordsPerCpuSecond(),
+        0);
+    row(
+        t,
+        runs,
+        "embedded engine from a file: records per CPU-second (measured, same records and queries)",
+        p -> p.length > 2 && p[2] != null ? p[2].recordsPerCpuSecond() : Double.NaN,
         0);
     row(
         t,

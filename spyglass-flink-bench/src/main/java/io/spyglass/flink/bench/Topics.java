@@ -9,6 +9,7 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -27,17 +28,41 @@ final class Topics implements AutoCloseable {
     return bootstrap;
   }
 
+  /**
+   * Creates a topic and waits until the broker serves its metadata, every partition with a leader:
+   * a consumer started right after finds it.
+   */
   void create(String topic, int partitions) {
     try {
       admin
           .createTopics(List.of(new NewTopic(topic, partitions, (short) 1)))
           .all()
           .get(60, TimeUnit.SECONDS);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (!served(topic, partitions)) {
+        if (System.nanoTime() > deadline) {
+          throw new TimeoutException("the broker does not serve its metadata after 60 s");
+        }
+        Thread.sleep(20);
+      }
     } catch (ExecutionException | TimeoutException e) {
       throw new IllegalStateException("cannot create topic " + topic + ": " + e, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while creating topic " + topic, e);
+    }
+  }
+
+  /** Whether the broker gives the topic's partitions, each with a leader. */
+  private boolean served(String topic, int partitions) throws InterruptedException {
+    try {
+      TopicDescription d =
+          admin.describeTopics(List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS).get(topic);
+      return d != null
+          && d.partitions().size() == partitions
+          && d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty());
+    } catch (ExecutionException | TimeoutException e) {
+      return false; // not known yet
     }
   }
 

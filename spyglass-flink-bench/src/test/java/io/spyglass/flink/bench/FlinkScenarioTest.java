@@ -15,10 +15,10 @@ import picocli.CommandLine;
 
 /**
  * {@code spyglass bench flink --quick} end to end, as the command runs it: a Kafka broker of its
- * own, the job on a mini cluster and the embedded engine on the same backlogs, every needle found
- * and every COUNT exact (a problem makes the command fail), its tables written, and the documents
- * that report them (performance.md, scaling.md's plan) rewritten from them. Timings are printed,
- * never checked.
+ * own, the job on a mini cluster and the embedded engine on the same backlogs (and the engine on a
+ * file of the same records), every needle found and every COUNT exact (a problem makes the command
+ * fail), its tables written, and the documents that report them (performance.md, scaling.md's plan)
+ * rewritten from them. Timings are printed, never checked.
  */
 class FlinkScenarioTest {
   private static final Pattern FLINK_BLOCK =
@@ -49,9 +49,11 @@ class FlinkScenarioTest {
       assertThat(out.resolve(file)).isNotEmptyFile();
     }
     List<String> rows = Files.readAllLines(out.resolve("flink-runtimes.csv"));
-    // the header, then both runtimes for each workload (quick: one slot count, the cores)
-    assertThat(rows).hasSize(1 + 2 * 2);
+    // the header, then the embedded engine from a file and both runtimes from Kafka for each
+    // workload (quick: one slot count, the cores)
+    assertThat(rows).hasSize(1 + 3 * 2);
     assertThat(rows.get(1)).contains("embedded");
+    assertThat(rows).filteredOn(r -> r.contains("\"embedded, from a file\"")).hasSize(2);
 
     for (String name : List.of("performance.md", "scaling.md")) {
       Path doc = results.resolve(name);
