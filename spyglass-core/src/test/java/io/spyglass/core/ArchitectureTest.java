@@ -1,5 +1,8 @@
 package io.spyglass.core;
 
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.belongToAnyOf;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
@@ -82,6 +85,34 @@ class ArchitectureTest {
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage("..core.query..", "..core.exec..", "..core.partial..")
+        .check(CORE);
+  }
+
+  /**
+   * DataSketches has one line per JDK whose classes differ in name: only {@code SketchLine},
+   * written once per line (src/main/java and src/main/java25), names those; the rest of the core
+   * names only the classes both lines have alike, so that it is written once.
+   */
+  @Test
+  void onlyTheSketchLineAdapterNamesClassesThatDifferByLine() {
+    noClasses()
+        .that()
+        .doNotHaveFullyQualifiedName("io.spyglass.core.partial.SketchLine")
+        .and()
+        .haveNameNotMatching("io\\.spyglass\\.core\\.partial\\.SketchLine\\$.*")
+        .should()
+        .dependOnClassesThat(
+            resideInAPackage("org.apache.datasketches..")
+                .and(
+                    not(
+                        belongToAnyOf(
+                            org.apache.datasketches.thetacommon.BinomialBoundsN.class,
+                            org.apache.datasketches.common.ResizeFactor.class,
+                            org.apache.datasketches.frequencies.ErrorType.class,
+                            org.apache.datasketches.quantilescommon.QuantileSearchCriteria.class,
+                            org.apache.datasketches.quantilescommon.QuantilesDoublesAPI.class,
+                            org.apache.datasketches.quantilescommon.QuantilesAPI.class,
+                            org.apache.datasketches.common.ArrayOfItemsSerDe.class))))
         .check(CORE);
   }
 

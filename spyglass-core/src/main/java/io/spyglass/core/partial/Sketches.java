@@ -1,35 +1,27 @@
 package io.spyglass.core.partial;
 
-import java.util.ArrayList;
 import java.util.List;
-import org.apache.datasketches.common.ArrayOfItemsSerDe;
+import java.util.function.IntToDoubleFunction;
 import org.apache.datasketches.common.ResizeFactor;
 import org.apache.datasketches.frequencies.ErrorType;
-import org.apache.datasketches.frequencies.ItemsSketch;
-import org.apache.datasketches.memory.Memory;
-import org.apache.datasketches.quantiles.DoublesSketch;
-import org.apache.datasketches.quantiles.DoublesUnion;
-import org.apache.datasketches.quantiles.UpdateDoublesSketch;
 import org.apache.datasketches.quantilescommon.QuantileSearchCriteria;
-import org.apache.datasketches.theta.CompactSketch;
-import org.apache.datasketches.theta.SetOperation;
-import org.apache.datasketches.theta.Union;
 import org.apache.datasketches.thetacommon.BinomialBoundsN;
 
 /**
- * The DataSketches operations the partials use, in one place: the only code that names the
- * library's sketch classes. DataSketches has one line per JDK (6 runs on Java 17 and 21; 9, with
- * the same serialized formats, on Java 25 and later), whose classes differ in name and API. This
- * class is written for DataSketches 6; {@code src/main/java25} holds the same class written for
- * DataSketches 9, which a multi-release jar loads on Java 25 and later (with DataSketches 9 itself
- * under {@code META-INF/versions/25}). Both must offer the same package-private API.
+ * The DataSketches sketches the partials use, in one place, written once for both lines of the
+ * library (6 runs on Java 17 and 21; 9, with the same serialized formats, on Java 25 and later).
+ * The lines' classes differ in name and in their memory type: {@link SketchLine}, the one class
+ * written twice (for DataSketches 6 here, for DataSketches 9 in {@code src/main/java25}, which a
+ * multi-release jar loads on Java 25 and later with DataSketches 9 itself under {@code
+ * META-INF/versions/25}), makes those calls; the classes here extend it. This class names only
+ * library classes both lines have alike.
  */
 final class Sketches {
   private Sketches() {}
 
-  /** The library line this class is written for, for tests and diagnostics. */
+  /** The library line this runs on, for tests and diagnostics. */
   static String line() {
-    return "DataSketches 6";
+    return SketchLine.name();
   }
 
   /**
@@ -45,70 +37,17 @@ final class Sketches {
     return BinomialBoundsN.getLowerBound(retained, theta, sd, noData);
   }
 
-  /** A theta union used as a mutable distinct-count state. Not thread-safe. */
-  static final class Distinct {
-    private final Union union;
-
+  /**
+   * A theta union used as a mutable distinct-count state. Not thread-safe. {@code update} adds a
+   * hash or a string; {@code union} adds what another holds (which is not changed); {@code
+   * unionImage} adds a compact theta image, whose header {@link SketchImages} checked; {@code
+   * toByteArray} is the compact, ordered image; {@code isEstimated} whether {@code estimate} is an
+   * estimate (the union dropped values to stay in bounds).
+   */
+  static final class Distinct extends SketchLine.Theta {
     /** A union that grows by doubling from the smallest table, so tiny sets stay tiny. */
     Distinct(int nominalEntries) {
-      this.union =
-          SetOperation.builder()
-              .setNominalEntries(nominalEntries)
-              .setResizeFactor(ResizeFactor.X2)
-              .buildUnion();
-    }
-
-    void update(long hash) {
-      union.update(hash);
-    }
-
-    void update(String value) {
-      union.update(value);
-    }
-
-    /** Adds what {@code other} holds; {@code other} is not changed. */
-    void union(Distinct other) {
-      // an unordered result is a plain copy of the retained hashes: no sort on the merge path
-      union.union(other.union.getResult(false, null));
-    }
-
-    /** Adds a compact theta image, whose header {@link SketchImages} checked. */
-    void unionImage(byte[] image) {
-      union.union(Memory.wrap(image));
-    }
-
-    /** The compact, ordered image. */
-    byte[] toByteArray() {
-      return union.getResult().toByteArray();
-    }
-
-    double estimate() {
-      return union.getResult(false, null).getEstimate();
-    }
-
-    /** Whether {@link #estimate()} is an estimate: the union dropped values to stay in bounds. */
-    boolean isEstimated() {
-      return union.getResult(false, null).isEstimationMode();
-    }
-
-    boolean isEmpty() {
-      return union.getResult(false, null).isEmpty();
-    }
-
-    DistinctSummary summary() {
-      CompactSketch r = union.getResult();
-      double[] upper = new double[3];
-      double[] lower = new double[3];
-      for (int sd = 1; sd <= 3; sd++) {
-        upper[sd - 1] = r.getUpperBound(sd);
-        lower[sd - 1] = r.getLowerBound(sd);
-      }
-      return new DistinctSummary(
-          r.isEstimationMode(), r.getCurrentBytes(), r.getTheta(), r.getEstimate(), upper, lower);
-    }
-
-    void reset() {
-      union.reset();
+      super(nominalEntries, ResizeFactor.X2);
     }
   }
 
@@ -124,166 +63,143 @@ final class Sketches {
       double theta,
       double estimate,
       double[] upper,
-      double[] lower) {}
+      double[] lower) {
+
+    static DistinctSummary of(
+        boolean estimationMode,
+        int currentBytes,
+        double theta,
+        double estimate,
+        IntToDoubleFunction upperAtSd,
+        IntToDoubleFunction lowerAtSd) {
+      double[] upper = new double[3];
+      double[] lower = new double[3];
+      for (int sd = 1; sd <= 3; sd++) {
+        upper[sd - 1] = upperAtSd.applyAsDouble(sd);
+        lower[sd - 1] = lowerAtSd.applyAsDouble(sd);
+      }
+      return new DistinctSummary(estimationMode, currentBytes, theta, estimate, upper, lower);
+    }
+  }
 
   /**
    * A classic quantiles sketch of doubles, read with exclusive search criteria. Not thread-safe.
+   * {@code toByteArray} is the compact image.
    */
-  static final class Quantiles {
+  static final class Quantiles extends SketchLine.Doubles {
     private static final QuantileSearchCriteria CRITERIA = QuantileSearchCriteria.EXCLUSIVE;
-    private UpdateDoublesSketch sketch;
 
     Quantiles(int k) {
-      this(DoublesSketch.builder().setK(k).build());
+      super(k);
     }
 
-    private Quantiles(UpdateDoublesSketch sketch) {
-      this.sketch = sketch;
+    private Quantiles(int k, byte[] image) {
+      super(k, image);
     }
 
     /** The rank error of a sketch of {@code k} once it estimates, for one quantile. */
     static double normalizedRankError(int k) {
-      return DoublesSketch.getNormalizedRankError(k, false);
+      return SketchLine.Doubles.normalizedRankError(k);
     }
 
     /** A sketch from a compact image, whose {@code k} {@link SketchImages} checked. */
     static Quantiles fromImage(int k, byte[] image) {
-      DoublesUnion union = DoublesUnion.builder().setMaxK(k).build();
-      union.union(Memory.wrap(image));
-      return new Quantiles(union.getResult());
-    }
-
-    /** Folds {@code other} in; {@code other} is not changed. */
-    void merge(int k, Quantiles other) {
-      DoublesUnion union = DoublesUnion.builder().setMaxK(k).build();
-      union.union(sketch);
-      union.union(other.sketch);
-      sketch = union.getResult();
+      return new Quantiles(k, image);
     }
 
     void update(double value) {
-      sketch.update(value);
+      sketch().update(value);
     }
 
     long n() {
-      return sketch.getN();
+      return sketch().getN();
     }
 
     boolean isEmpty() {
-      return sketch.isEmpty();
+      return sketch().isEmpty();
     }
 
     boolean isEstimationMode() {
-      return sketch.isEstimationMode();
+      return sketch().isEstimationMode();
     }
 
     double min() {
-      return sketch.getMinItem();
+      return sketch().getMinItem();
     }
 
     double max() {
-      return sketch.getMaxItem();
+      return sketch().getMaxItem();
     }
 
     double[] quantiles(double[] ranks) {
-      return sketch.getQuantiles(ranks, CRITERIA);
+      return sketch().getQuantiles(ranks, CRITERIA);
     }
 
     double[] pmf(double[] splitPoints) {
-      return sketch.getPMF(splitPoints, CRITERIA);
+      return sketch().getPMF(splitPoints, CRITERIA);
     }
 
     double[] cdf(double[] splitPoints) {
-      return sketch.getCDF(splitPoints, CRITERIA);
-    }
-
-    int compactBytes() {
-      return sketch.getCurrentCompactSerializedSizeBytes();
+      return sketch().getCDF(splitPoints, CRITERIA);
     }
 
     double normalizedRankError() {
-      return sketch.getNormalizedRankError(false);
-    }
-
-    /** The compact image. */
-    byte[] toByteArray() {
-      return sketch.toByteArray(true);
+      return sketch().getNormalizedRankError(false);
     }
 
     void reset() {
-      sketch.reset();
+      sketch().reset();
     }
   }
 
-  /** A frequent-items sketch of group keys, read with no false negatives. Not thread-safe. */
-  static final class Frequent {
-    private final ItemsSketch<GroupKey> sketch;
+  /**
+   * A frequent-items sketch of group keys, read with no false negatives. Not thread-safe. {@code
+   * merge} folds another in (which is not changed).
+   */
+  static final class Frequent extends SketchLine.Items {
     private final KeySerDe serDe;
 
     Frequent(int maxMapSize, int arity) {
-      this(new ItemsSketch<>(maxMapSize), new KeySerDe(arity));
+      super(maxMapSize);
+      this.serDe = new KeySerDe(arity);
     }
 
-    private Frequent(ItemsSketch<GroupKey> sketch, KeySerDe serDe) {
-      this.sketch = sketch;
+    private Frequent(byte[] image, KeySerDe serDe) {
+      super(image, serDe);
       this.serDe = serDe;
     }
 
     /** A sketch from an image, whose header {@link SketchImages} checked. */
     static Frequent fromImage(byte[] image, int arity) {
-      KeySerDe serDe = new KeySerDe(arity);
-      return new Frequent(ItemsSketch.getInstance(Memory.wrap(image), serDe), serDe);
-    }
-
-    void update(GroupKey key) {
-      sketch.update(key);
-    }
-
-    /** Folds {@code other} in; {@code other} is not changed. */
-    void merge(Frequent other) {
-      sketch.merge(other.sketch);
-    }
-
-    boolean isEmpty() {
-      return sketch.isEmpty();
-    }
-
-    long maximumError() {
-      return sketch.getMaximumError();
-    }
-
-    long streamLength() {
-      return sketch.getStreamLength();
-    }
-
-    int activeItems() {
-      return sketch.getNumActiveItems();
+      return new Frequent(image, new KeySerDe(arity));
     }
 
     /** The rows whose upper bound reaches {@code threshold} (and the sketch's own error). */
     List<FrequentRow> rows(long threshold) {
-      ItemsSketch.Row<GroupKey>[] items =
-          sketch.getFrequentItems(threshold, ErrorType.NO_FALSE_NEGATIVES);
-      List<FrequentRow> out = new ArrayList<>(items.length);
-      for (ItemsSketch.Row<GroupKey> r : items) {
-        out.add(new FrequentRow(r.getItem(), r.getEstimate(), r.getUpperBound()));
-      }
-      return out;
+      return rows(threshold, ErrorType.NO_FALSE_NEGATIVES);
     }
 
     byte[] toByteArray() {
-      return sketch.toByteArray(serDe);
-    }
-
-    void reset() {
-      sketch.reset();
+      return toByteArray(serDe);
     }
   }
 
   record FrequentRow(GroupKey item, long estimate, long upperBound) {}
 
+  /**
+   * The bytes from {@code offsetBytes} to the end of an image of {@code capacity} bytes, as an
+   * array length.
+   */
+  static int itemBytes(long capacity, long offsetBytes) {
+    long available = capacity - offsetBytes;
+    if (offsetBytes < 0 || available < 0 || available > Integer.MAX_VALUE) {
+      throw new PartialFormatException("bad item offset " + offsetBytes);
+    }
+    return (int) available;
+  }
+
   /** Group keys in frequent-items images: the bytes of {@link GroupKeyCodec}. */
-  private static final class KeySerDe extends ArrayOfItemsSerDe<GroupKey> {
+  private static final class KeySerDe extends SketchLine.ItemSerDe {
     private final GroupKeyCodec codec;
 
     KeySerDe(int arity) {
@@ -301,8 +217,8 @@ final class Sketches {
     }
 
     @Override
-    public GroupKey[] deserializeFromMemory(Memory mem, long offsetBytes, int numItems) {
-      return codec.decode(bytes(mem, offsetBytes), numItems);
+    GroupKey[] decodeItems(byte[] bytes, int numItems) {
+      return codec.decode(bytes, numItems);
     }
 
     @Override
@@ -311,18 +227,8 @@ final class Sketches {
     }
 
     @Override
-    public int sizeOf(Memory mem, long offsetBytes, int numItems) {
-      return codec.sizeOf(bytes(mem, offsetBytes), numItems);
-    }
-
-    private static byte[] bytes(Memory mem, long offsetBytes) {
-      long available = mem.getCapacity() - offsetBytes;
-      if (offsetBytes < 0 || available < 0 || available > Integer.MAX_VALUE) {
-        throw new PartialFormatException("bad item offset " + offsetBytes);
-      }
-      byte[] bytes = new byte[(int) available];
-      mem.getByteArray(offsetBytes, bytes, 0, bytes.length);
-      return bytes;
+    int sizeOfItems(byte[] bytes, int numItems) {
+      return codec.sizeOf(bytes, numItems);
     }
 
     @Override

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
 import io.spyglass.core.syntax.BqlError;
 import io.spyglass.core.syntax.BqlException;
+import io.spyglass.service.json.JsonMessages;
 import java.util.Map;
 
 /** JSON in and out of the API: one mapper, error bodies, and writing a response. */

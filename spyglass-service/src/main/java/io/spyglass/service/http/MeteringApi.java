@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
-import io.spyglass.engine.ingest.Ingestor;
 import io.spyglass.service.auth.User;
 import io.spyglass.service.metering.IngestBody;
 import io.spyglass.service.metering.Metering;
@@ -62,10 +61,8 @@ final class MeteringApi {
     }
     requireIngestRole(user); // before anything is held or read for a caller who may not ingest
     try {
-      return metering
-          .ingestor()
-          .reserve(declaredLength >= 0 ? declaredLength : Metering.MAX_BODY_BYTES);
-    } catch (Ingestor.Backlogged e) {
+      return metering.reserve(declaredLength >= 0 ? declaredLength : Metering.MAX_BODY_BYTES);
+    } catch (Metering.Backlogged e) {
       throw backlogged(e);
     }
   }
@@ -85,7 +82,7 @@ final class MeteringApi {
     }
   }
 
-  private static ApiException backlogged(Ingestor.Backlogged e) {
+  private static ApiException backlogged(Metering.Backlogged e) {
     return new ApiException(
             429,
             e.getMessage() + "; nothing of this request was kept",
@@ -113,15 +110,12 @@ final class MeteringApi {
               + m.settings().idField()
               + "\"");
     }
-    Ingestor.Outcome o;
+    Metering.Accepted o;
     try {
-      Object admitted = ctx.attribute(Gate.ADMITTED);
-      o =
-          (admitted instanceof Ingestor.Reservation r
-                  ? m.ingestor().submit(parsed.docs(), r)
-                  : m.ingestor().submit(parsed.docs()))
-              .get(60, TimeUnit.SECONDS);
-    } catch (Ingestor.Backlogged e) {
+      Metering.Reservation held =
+          ctx.attribute(Gate.ADMITTED) instanceof Metering.Reservation r ? r : null;
+      o = m.submit(parsed, held).get(60, TimeUnit.SECONDS);
+    } catch (Metering.Backlogged e) {
       throw backlogged(e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -163,7 +157,7 @@ final class MeteringApi {
     body.put("standingQueries", running);
     body.put("standingQueriesFailed", s.status().size() - running);
     body.put("checkpointAgeMs", Math.max(0, System.currentTimeMillis() - s.lastCheckpointMs()));
-    body.put("ingestBacklogBytes", m.ingestor().backlogBytes());
+    body.put("ingestBacklogBytes", m.backlogBytes());
   }
 
   /** The body, decompressed when gzip; over {@link Metering#MAX_BODY_BYTES} either way: 413. */

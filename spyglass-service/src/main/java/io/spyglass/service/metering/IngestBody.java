@@ -9,7 +9,7 @@ import io.spyglass.core.record.JsonRecordReader;
 import io.spyglass.core.record.MalformedRecordException;
 import io.spyglass.core.record.RecordScanner;
 import io.spyglass.engine.ingest.Ingestor;
-import io.spyglass.service.http.JsonMessages;
+import io.spyglass.service.json.JsonMessages;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -204,6 +205,83 @@ public final class Metering implements AutoCloseable {
 
   public Ingestor ingestor() {
     return ingestor;
+  }
+
+  /** Refused: the ingest backlog is over its bound; nothing of the request was kept. */
+  public static final class Backlogged extends Exception {
+    private static final long serialVersionUID = 1L;
+    private final long retryAfterSeconds;
+
+    Backlogged(Ingestor.Backlogged e) {
+      super(e.getMessage(), e);
+      this.retryAfterSeconds = e.retryAfterSeconds();
+    }
+
+    /** When to try again, in seconds: about how long the backlog takes to drain. */
+    public long retryAfterSeconds() {
+      return retryAfterSeconds;
+    }
+  }
+
+  /** What became of a request's documents: how many were taken and how many were repeats. */
+  public record Accepted(int accepted, int duplicates) {}
+
+  /**
+   * Ingest backlog held for one request body before it is read ({@link #reserve}); closing it gives
+   * back what {@link #submit} did not use. Thread-safe, idempotent.
+   */
+  public static final class Reservation implements AutoCloseable {
+    private final Ingestor.Reservation held;
+
+    private Reservation(Ingestor.Reservation held) {
+      this.held = held;
+    }
+
+    @Override
+    public void close() {
+      held.close();
+    }
+  }
+
+  /**
+   * Holds {@code bytes} of the ingest backlog for a body about to be read, so that a body the
+   * backlog would refuse is refused before it is buffered.
+   *
+   * @throws Backlogged when the bytes would put the backlog over its bound
+   */
+  public Reservation reserve(long bytes) throws Backlogged {
+    try {
+      return new Reservation(ingestor.reserve(bytes));
+    } catch (Ingestor.Backlogged e) {
+      throw new Backlogged(e);
+    }
+  }
+
+  /**
+   * Queues a request's documents for the ingest log, with the backlog bytes {@code held} (null when
+   * none were reserved); the future completes once those accepted are durable, or fails with what
+   * kept them from the disk (then none of them was taken).
+   *
+   * @throws Backlogged when the backlog cannot take them; nothing was kept
+   */
+  public CompletableFuture<Accepted> submit(IngestBody.Parsed parsed, Reservation held)
+      throws Backlogged {
+    try {
+      return (held == null
+              ? ingestor.submit(parsed.docs())
+              : ingestor.submit(parsed.docs(), held.held))
+          .thenApply(o -> new Accepted(o.accepted(), o.duplicates()));
+    } catch (Ingestor.Backlogged e) {
+      throw new Backlogged(e);
+    }
+  }
+
+  /**
+   * The ingest backlog: bytes the engine has yet to read (accepted and not read, waiting to be
+   * written, reserved by requests still arriving).
+   */
+  public long backlogBytes() {
+    return ingestor.backlogBytes();
   }
 
   /** Counts documents rejected at ingest (never acknowledged): see {@link #rejected()}. */

@@ -1,9 +1,7 @@
 package io.spyglass.service.metering;
 
+import io.spyglass.service.store.Migrations;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -32,8 +30,19 @@ public final class StandingStore implements AutoCloseable {
   /** The SQLite file's name under the data folder. */
   public static final String FILE = "standing.db";
 
-  static final List<String> MIGRATIONS =
-      List.of("V1__standing_queries.sql", "V2__standing_query_error_and_groups.sql");
+  /**
+   * The schema's steps, oldest first (never edit one that has shipped: add the next); the first
+   * makes {@code standing_schema_version}, which holds the step numbers only.
+   */
+  static final Migrations.Schema SCHEMA =
+      new Migrations.Schema(
+          "standing-query",
+          "another database",
+          "standing_schema_version",
+          false,
+          StandingStore.class,
+          "",
+          List.of("V1__standing_queries.sql", "V2__standing_query_error_and_groups.sql"));
 
   private final Connection c;
   private final String where;
@@ -156,50 +165,7 @@ public final class StandingStore implements AutoCloseable {
   }
 
   private void migrate() throws SQLException {
-    boolean exists;
-    try (ResultSet rs = c.getMetaData().getTables(null, null, "standing_schema_version", null)) {
-      exists = rs.next();
-    }
-    int current = 0;
-    if (exists) {
-      try (Statement s = c.createStatement();
-          ResultSet rs = s.executeQuery("SELECT MAX(version) FROM standing_schema_version")) {
-        current = rs.next() ? rs.getInt(1) : 0;
-      }
-    }
-    if (current > MIGRATIONS.size()) {
-      throw new SQLException(
-          "its standing-query tables are version "
-              + current
-              + ", newer than this Spyglass knows; run a newer Spyglass or use another database");
-    }
-    for (int v = current + 1; v <= MIGRATIONS.size(); v++) {
-      String sql = read(MIGRATIONS.get(v - 1)).replace("${BLOB}", postgres ? "BYTEA" : "BLOB");
-      c.setAutoCommit(false);
-      try (Statement s = c.createStatement()) {
-        for (String one : io.spyglass.service.store.Database.statements(sql)) {
-          s.execute(one);
-        }
-        s.execute("INSERT INTO standing_schema_version (version) VALUES (" + v + ")");
-        c.commit();
-      } catch (SQLException e) {
-        c.rollback();
-        throw e;
-      } finally {
-        c.setAutoCommit(true);
-      }
-    }
-  }
-
-  private static String read(String name) {
-    try (InputStream in = StandingStore.class.getResourceAsStream(name)) {
-      if (in == null) {
-        throw new IllegalStateException(name + " is missing from the jar");
-      }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    Migrations.migrate(c, SCHEMA, sql -> sql.replace("${BLOB}", postgres ? "BYTEA" : "BLOB"));
   }
 
   @FunctionalInterface

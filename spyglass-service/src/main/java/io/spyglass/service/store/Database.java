@@ -1,14 +1,10 @@
 package io.spyglass.service.store;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -16,16 +12,24 @@ import java.util.List;
 
 /**
  * The service's embedded database: one SQLite file under the data folder, opened with write-ahead
- * logging, and brought to the newest schema on open by numbered migrations (resources {@code
- * db/V<n>__<what>.sql}, applied in order, each once, recorded in {@code schema_version}).
+ * logging, and brought to the newest schema on open by {@link Migrations} (resources {@code
+ * db/V<n>__<what>.sql}, recorded in {@code schema_version}).
  *
  * <p>Thread-safe: one connection, used by one caller at a time.
  */
 public final class Database implements AutoCloseable {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Database.class);
 
-  /** The migrations, oldest first. Never edit one that has shipped: add the next. */
-  static final List<String> MIGRATIONS = List.of("V1__saved_queries_and_history.sql");
+  /** The schema's steps, oldest first. Never edit one that has shipped: add the next. */
+  static final Migrations.Schema SCHEMA =
+      new Migrations.Schema(
+          "saved queries and history",
+          "another --data folder",
+          "schema_version",
+          true,
+          Database.class,
+          "db/",
+          List.of("V1__saved_queries_and_history.sql"));
 
   /** The database file's name under the data folder. */
   public static final String FILE = "spyglass.db";
@@ -186,86 +190,11 @@ public final class Database implements AutoCloseable {
 
   /** The newest migration applied. */
   public int version() {
-    return with(Database::version);
-  }
-
-  private static int version(Connection c) throws SQLException {
-    try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT COALESCE(MAX(version), 0) FROM schema_version")) {
-      return rs.next() ? rs.getInt(1) : 0;
-    }
+    return with(c -> Migrations.version(c, SCHEMA.versionTable()));
   }
 
   private void migrate() throws SQLException {
-    try (Statement s = connection.createStatement()) {
-      s.execute(
-          "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY,"
-              + " name TEXT NOT NULL, applied_ms INTEGER NOT NULL)");
-    }
-    int current = version(connection);
-    if (current > MIGRATIONS.size()) {
-      throw new SQLException(
-          "its schema is version "
-              + current
-              + ", newer than this Spyglass knows ("
-              + MIGRATIONS.size()
-              + "); run a newer Spyglass or use another --data folder");
-    }
-    for (int v = current + 1; v <= MIGRATIONS.size(); v++) {
-      String name = MIGRATIONS.get(v - 1);
-      connection.setAutoCommit(false);
-      try (Statement s = connection.createStatement()) {
-        for (String sql : statements(read(name))) {
-          s.execute(sql);
-        }
-        try (PreparedStatement p =
-            connection.prepareStatement(
-                "INSERT INTO schema_version (version, name, applied_ms) VALUES (?, ?, ?)")) {
-          p.setInt(1, v);
-          p.setString(2, name);
-          p.setLong(3, System.currentTimeMillis());
-          p.executeUpdate();
-        }
-        connection.commit();
-      } catch (SQLException e) {
-        connection.rollback();
-        throw new SQLException("migration " + name + " failed: " + e.getMessage(), e);
-      } finally {
-        connection.setAutoCommit(true);
-      }
-    }
-  }
-
-  private static String read(String name) {
-    try (InputStream in = Database.class.getResourceAsStream("db/" + name)) {
-      if (in == null) {
-        throw new IllegalStateException("migration " + name + " is missing from the jar");
-      }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  /** Splits a script into statements: at semicolons that end a line; comment lines dropped. */
-  public static List<String> statements(String script) {
-    StringBuilder current = new StringBuilder();
-    java.util.ArrayList<String> out = new java.util.ArrayList<>();
-    for (String line : script.split("\n")) {
-      String t = line.strip();
-      if (t.isEmpty() || t.startsWith("--")) {
-        continue;
-      }
-      current.append(line).append('\n');
-      if (t.endsWith(";")) {
-        out.add(current.toString().strip().replaceAll(";$", ""));
-        current.setLength(0);
-      }
-    }
-    if (!current.toString().isBlank()) {
-      out.add(current.toString().strip());
-    }
-    return out;
+    Migrations.migrate(connection, SCHEMA, sql -> sql, System::currentTimeMillis);
   }
 
   @Override

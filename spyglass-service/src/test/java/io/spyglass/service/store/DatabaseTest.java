@@ -16,10 +16,10 @@ class DatabaseTest {
   @Test
   void migratesOnceToTheNewestVersion() throws Exception {
     try (Database db = Database.open(dir)) {
-      assertThat(db.version()).isEqualTo(Database.MIGRATIONS.size());
+      assertThat(db.version()).isEqualTo(Database.SCHEMA.newest());
     }
     try (Database db = Database.open(dir)) {
-      assertThat(db.version()).isEqualTo(Database.MIGRATIONS.size());
+      assertThat(db.version()).isEqualTo(Database.SCHEMA.newest());
       int rows =
           db.with(
               c -> {
@@ -29,22 +29,14 @@ class DatabaseTest {
                   return rs.getInt(1);
                 }
               });
-      assertThat(rows).isEqualTo(Database.MIGRATIONS.size());
+      assertThat(rows).isEqualTo(Database.SCHEMA.newest());
     }
-  }
-
-  @Test
-  void splitsScriptsIntoStatements() {
-    assertThat(
-            Database.statements(
-                "-- a comment\nCREATE TABLE a (x INT);\n\nCREATE INDEX i\n  ON a (x);\n"))
-        .containsExactly("CREATE TABLE a (x INT)", "CREATE INDEX i\n  ON a (x)");
   }
 
   @Test
   void aDatabaseThatCannotBeMigratedIsLeftClosed() throws Exception {
     try (Database db = Database.open(dir)) {
-      assertThat(db.version()).isEqualTo(Database.MIGRATIONS.size());
+      assertThat(db.version()).isEqualTo(Database.SCHEMA.newest());
     }
     Path file = dir.resolve(Database.FILE);
     try (var c = DriverManager.getConnection("jdbc:sqlite:" + file);

@@ -1,9 +1,12 @@
-package io.spyglass.service.http;
+package io.spyglass.service.json;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import java.util.regex.Pattern;
 
-/** Jackson's parse errors as a client should read them. */
+/**
+ * Jackson's parse errors as a client should read them: for the HTTP layer's bodies and for ingested
+ * documents alike (so ingestion does not depend on the HTTP layer).
+ */
 public final class JsonMessages {
   /** Where Jackson says a container started: its source description, then line and column. */
   private static final Pattern SOURCE =

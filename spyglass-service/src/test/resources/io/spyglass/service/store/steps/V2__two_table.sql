@@ -1,0 +1,2 @@
+-- a second step that works
+CREATE TABLE two (y ${TYPE});
