@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the container image of a Spyglass release from Debian's packages only (no image is pulled
-# from a registry): mmdebstrap makes a Debian root filesystem with Java 17 and a user spyglass, the
-# release archive is unpacked beside it, and podman builds the Containerfile beside this script
-# FROM scratch.
+# from a registry): mmdebstrap makes a Debian root filesystem with Java 17, a user spyglass and the
+# release unpacked in /opt/spyglass, and podman builds the Containerfile beside this script
+# FROM scratch over it.
 #
 # Usage: spyglass-dist/src/container/build-image.sh [ARCHIVE]
 #   ARCHIVE  the release archive (default: spyglass-dist/target/spyglass-*.tar.gz, made by
@@ -63,11 +63,17 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/spyglass-image.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$cache"
 
-echo "build-image: the root filesystem: Debian $suite with Java 17 (mmdebstrap; a few minutes, less with the packages kept in $cache)" >&2
+tar -xzf "$archive" -C "$work"
+mv "$work/$release" "$work/spyglass"
+
+echo "build-image: the root filesystem: Debian $suite with Java 17 and Spyglass (mmdebstrap; a few minutes, less with the packages kept in $cache)" >&2
 mirrors=()
 [ -z "${SPYGLASS_DEBIAN_MIRROR:-}" ] || mirrors=("$SPYGLASS_DEBIAN_MIRROR")
 # Man pages, documentation (but the copyright files) and translations are left out; update-alternatives
 # still wants man1. The packages are taken from and kept in $cache, and none stays in the image.
+# Spyglass goes to /opt/spyglass (root's, read-only to the user spyglass), the health check to
+# /usr/local/bin; then cds-archive.sh runs it once inside the root filesystem to write the
+# class-data sharing archive that makes it start faster.
 mmdebstrap --variant=minbase --include=openjdk-17-jre-headless \
   --dpkgopt='path-exclude=/usr/share/man/*' \
   --dpkgopt='path-exclude=/usr/share/doc/*' \
@@ -83,16 +89,16 @@ mmdebstrap --variant=minbase --include=openjdk-17-jre-headless \
   --customize-hook='echo "spyglass:x:10001:" >> "$1/etc/group"' \
   --customize-hook='install -d -o 10001 -g 10001 -m 0750 "$1/var/lib/spyglass"' \
   --customize-hook='install -d -m 0755 "$1/etc/spyglass"' \
+  --customize-hook="copy-in $work/spyglass /opt" \
+  --customize-hook="upload $here/healthcheck /usr/local/bin/spyglass-healthcheck" \
+  --customize-hook='chmod 0755 "$1/usr/local/bin/spyglass-healthcheck"' \
+  --customize-hook="bash $here/cds-archive.sh \"\$1\"" \
   "$suite" "$work/rootfs.tar" ${mirrors[@]+"${mirrors[@]}"} > "$work/mmdebstrap.log" 2>&1 || {
   tail -n 30 "$work/mmdebstrap.log" >&2
   echo "build-image: mmdebstrap failed (its last lines are above)" >&2
   exit 1
 }
-
-tar -xzf "$archive" -C "$work"
-mv "$work/$release" "$work/spyglass"
-cp "$here/Containerfile" "$here/healthcheck" "$work/"
-chmod 0755 "$work/healthcheck"
+cp "$here/Containerfile" "$work/"
 
 echo "build-image: podman build -t $image (storage driver $driver)" >&2
 # docker format: the OCI format has no HEALTHCHECK

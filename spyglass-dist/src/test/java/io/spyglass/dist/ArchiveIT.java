@@ -233,6 +233,26 @@ class ArchiveIT {
   }
 
   @Test
+  void ignoresAClassDataArchiveThatDoesNotFitItsJava() throws Exception {
+    // the container image writes lib/spyglass.jsa for its Java; any other JVM goes on without it
+    Path jsa = home.resolve("lib/spyglass.jsa");
+    Files.writeString(jsa, "not a class-data sharing archive of this JVM");
+    try {
+      Commands.Run version =
+          Commands.run(
+              pb(
+                  dir,
+                  env(tools("jsa"), System.getProperty("java.home")),
+                  home.resolve("bin/spyglass").toString(),
+                  "--version"));
+      assertThat(version.exitCode()).as(version.toString()).isZero();
+      assertThat(version.stderr()).isEmpty();
+    } finally {
+      Files.delete(jsa);
+    }
+  }
+
+  @Test
   void saysWhichJavaItNeedsWhenThereIsNone() throws Exception {
     Commands.Run run =
         Commands.run(pb(dir, env(tools("none"), null), home.resolve("bin/spyglass").toString()));

@@ -81,6 +81,19 @@ class ContainerImageIT {
     try {
       Commands.Run id = buildah("run", "--isolation", "chroot", container, "--", "id", "-u");
       assertThat(id.stdout().strip()).as(id.toString()).isEqualTo("10001");
+      // the class-data sharing archive the build wrote fits the image's Java (-Xshare:on: or fail)
+      Commands.Run shared =
+          buildah(
+              "run",
+              "--isolation",
+              "chroot",
+              "--env",
+              "SPYGLASS_JAVA_OPTS=-Xshare:on",
+              container,
+              "--",
+              "/opt/spyglass/bin/spyglass",
+              "--version");
+      assertThat(shared.exitCode()).as(shared.toString()).isZero();
 
       Path tokens = dir.resolve("tokens.txt");
       Files.writeString(tokens, TOKEN + " operator admin\n");
