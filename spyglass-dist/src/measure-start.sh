@@ -23,9 +23,9 @@ home="$(ls -d "$work"/spyglass-*)"
 tck="$(getconf CLK_TCK)"
 query='{"query": "SELECT * FROM STREAM(10s, TIME) LIMIT 1"}'
 
-cpu_ms() { # utime + stime of /proc/$1/stat (or of a thread's), in ms
+cpu_ms() { # utime + stime of /proc/PID/stat (or of a thread's), in ms; fails for one that ended
   local f
-  f="$(sed 's/.*) //' "$1")"
+  f="$(sed 's/.*) //' "$1" 2> /dev/null)" && [ -n "$f" ] || return 1
   # shellcheck disable=SC2086
   set -- $f
   echo $(((${12} + ${13}) * 1000 / tck))
@@ -47,8 +47,9 @@ for run in $(seq 1 "$runs"); do
   curl -sf -H 'Content-Type: application/json' -d "$query" "http://127.0.0.1:$port/api/query" > /dev/null
   answered="$(date +%s%N)"
   total="$(cpu_ms "/proc/$pid/stat")"
-  threads="$(for t in /proc/"$pid"/task/*; do echo "$(cpu_ms "$t/stat") ms $(cat "$t/comm")"; done |
-    sort -rn | head -n 3 | paste -sd, - | sed 's/,/, /g')"
+  threads="$(for t in /proc/"$pid"/task/*; do
+    ms="$(cpu_ms "$t/stat")" && name="$(cat "$t/comm" 2> /dev/null)" && echo "$ms ms $name"
+  done | sort -rn | head -n 3 | paste -sd, - | sed 's/,/, /g')"
   kill -TERM "$pid"
   wait "$pid" || true
   echo "run $run: healthy after $(((healthy - start) / 1000000)) ms, first answer after $(((answered - start) / 1000000)) ms; CPU $total ms ($threads); load $(cut -d' ' -f1 /proc/loadavg)"
