@@ -1,0 +1,317 @@
+package io.spyglass.dist;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.jar.Attributes;
+import java.util.jar.JarFile;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import java.util.zip.ZipFile;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The release archive as an operator gets it: unpacked in a fresh folder, run with nothing but a
+ * Java runtime (no Maven, no npm, no source tree: the commands on the PATH are the few the launcher
+ * needs), it serves, answers a query and stops on SIGTERM.
+ */
+class ArchiveIT {
+  static final ObjectMapper JSON = new ObjectMapper();
+  private static final Pattern SERVING = Pattern.compile("Spyglass is serving (http://\\S+/)");
+
+  @TempDir static Path dir;
+  static Path home;
+
+  @BeforeAll
+  static void unpack() throws Exception {
+    Path archive = Path.of(System.getProperty("spyglass.archive"));
+    assertThat(archive).as("the release archive; run mvn package").exists();
+    Path unpacked = Files.createDirectories(dir.resolve("opt"));
+    Commands.Run tar =
+        Commands.run(
+            new ProcessBuilder("tar", "-xzf", archive.toString(), "-C", unpacked.toString()));
+    assertThat(tar.exitCode()).as(tar.toString()).isZero();
+    home = unpacked.resolve(System.getProperty("spyglass.release"));
+  }
+
+  @Test
+  void holdsTheCommandTheConfigurationAndTheLegalFiles() throws Exception {
+    Path launcher = home.resolve("bin/spyglass");
+    assertThat(Files.getPosixFilePermissions(launcher))
+        .contains(PosixFilePermission.OWNER_EXECUTE, PosixFilePermission.OTHERS_EXECUTE);
+    for (String f :
+        List.of(
+            "lib/spyglass.jar",
+            "conf/spyglass.yaml",
+            "LICENSE",
+            "NOTICE",
+            "THIRD-PARTY.txt",
+            "sbom.cdx.json",
+            "README.md")) {
+      assertThat(home.resolve(f)).as(f).isRegularFile();
+    }
+    String version = System.getProperty("spyglass.version");
+    try (ZipFile ui = new ZipFile(home.resolve("lib/spyglass-ui-" + version + ".jar").toFile())) {
+      assertThat(ui.getEntry("spyglass-ui/index.html")).as("the web UI inside").isNotNull();
+    }
+    // java -jar lib/spyglass.jar: its manifest names every jar beside it, and only those
+    List<String> classPath;
+    try (JarFile launcherJar = new JarFile(home.resolve("lib/spyglass.jar").toFile())) {
+      Attributes main = launcherJar.getManifest().getMainAttributes();
+      assertThat(main.getValue("Main-Class")).isEqualTo("io.spyglass.cli.SpyglassCommand");
+      classPath = List.of(main.getValue("Class-Path").split(" "));
+    }
+    try (Stream<Path> jars = Files.list(home.resolve("lib"))) {
+      assertThat(jars.map(p -> p.getFileName().toString()).filter(n -> !n.equals("spyglass.jar")))
+          .containsExactlyInAnyOrderElementsOf(classPath);
+    }
+    assertThat(classPath.indexOf("spyglass-core-" + version + ".jar"))
+        .as("spyglass-core (DataSketches 9 for Java 25) before DataSketches 6")
+        .isLessThan(
+            classPath.stream()
+                .filter(j -> j.startsWith("datasketches-java-"))
+                .findFirst()
+                .map(classPath::indexOf)
+                .orElseThrow());
+    assertThat(Files.readString(home.resolve("LICENSE"))).contains("Apache License");
+
+    // the bundled artifacts' notices, each text once
+    String notice = Files.readString(home.resolve("NOTICE"));
+    assertThat(notice)
+        .startsWith("Spyglass " + version)
+        .contains("org.apache.flink:flink-core:")
+        .contains("Apache Flink")
+        .contains("org.apache.kafka:kafka-clients:")
+        .contains("com.fasterxml.jackson.core:jackson-databind:");
+    // sections: the project's notice, then (the artifacts, their notice) pairs
+    String[] sections = notice.split("\n={78}\n");
+    Set<String> texts = new java.util.HashSet<>();
+    for (int i = 2; i < sections.length; i += 2) {
+      assertThat(texts.add(sections[i].strip())).as("a notice twice: " + sections[i]).isTrue();
+    }
+    assertThat(texts.size()).isGreaterThan(10);
+
+    // every bundled component with its licence: Maven's from their POMs, the web UI's npm
+    // packages, DataSketches 9 (inside spyglass-core for Java 25)
+    String thirdParty = Files.readString(home.resolve("THIRD-PARTY.txt"));
+    assertThat(thirdParty)
+        .contains("  com.fasterxml.jackson.core:jackson-databind 2.")
+        .contains("  org.eclipse.jetty:jetty-server 12.")
+        .containsPattern("  preact \\S+: MIT")
+        .containsPattern("  @codemirror/view \\S+: MIT")
+        .containsPattern("  org.apache.datasketches:datasketches-java 9\\S*: Apache-2.0")
+        .doesNotContain("(none declared)");
+    // every third-party jar in lib/ is listed: "  group:artifact version: licences"
+    Set<String> listed = new java.util.HashSet<>();
+    Matcher line = Pattern.compile("(?m)^  [^ :]+:(\\S+) (\\S+): ").matcher(thirdParty);
+    while (line.find()) {
+      listed.add(line.group(1) + "-" + line.group(2) + ".jar");
+    }
+    assertThat(listed)
+        .containsAll(classPath.stream().filter(j -> !j.startsWith("spyglass-")).toList());
+    assertThat(home.resolve("licenses/npm/preact")).isDirectoryContaining("glob:**/LICENSE*");
+    assertThat(home.resolve("licenses/org.postgresql/postgresql")).isNotEmptyDirectory();
+
+    JsonNode sbom = JSON.readTree(home.resolve("sbom.cdx.json").toFile());
+    assertThat(sbom.path("bomFormat").asText()).isEqualTo("CycloneDX");
+    List<String> purls = new ArrayList<>();
+    for (JsonNode c : sbom.path("components")) {
+      purls.add(c.path("purl").asText());
+      assertThat(c.path("licenses")).as(c.path("purl").asText() + " has a licence").isNotEmpty();
+    }
+    assertThat(purls)
+        .anyMatch(p -> p.startsWith("pkg:maven/com.fasterxml.jackson.core/jackson-databind@"))
+        .anyMatch(p -> p.startsWith("pkg:npm/preact@"))
+        .anyMatch(p -> p.startsWith("pkg:maven/org.apache.datasketches/datasketches-java@9"));
+  }
+
+  @Test
+  void servesAndAnswersWithJavaAloneBesideIt() throws Exception {
+    Map<String, String> env = env(tools("no-java"), System.getProperty("java.home"));
+    assertThat(env.get("PATH")).doesNotContain("/usr/bin");
+    List<String> config = new ArrayList<>();
+    Commands.Run help =
+        Commands.run(pb(dir, env, home.resolve("bin/spyglass").toString(), "serve", "--help"));
+    if (help.stdout().contains("--config")) {
+      // the example configuration, with a free port and a data folder of the test's own
+      config.addAll(List.of("--config", home.resolve("conf/spyglass.yaml").toString()));
+    }
+    Served served =
+        serveAndQuery("java17", env, config, "SELECT COUNT(*) AS n FROM STREAM(500, TIME)");
+    assertThat(served.answer().at("/records/0/n").asLong()).isPositive();
+  }
+
+  @Test
+  void servesOnJava25WithItsSketchesAndWithoutAWarning() throws Exception {
+    Path jdk25 = Path.of(System.getProperty("jdk25.home"));
+    Assumptions.assumeTrue(
+        Files.isExecutable(jdk25.resolve("bin/java")), "no JDK 25 at " + jdk25 + " (-Djdk25.home)");
+    // DataSketches 6 refuses Java 25: a COUNT DISTINCT answers only with DataSketches 9 loaded
+    Served served =
+        serveAndQuery(
+            "java25",
+            env(tools("java25"), jdk25.toString()),
+            List.of(),
+            "SELECT COUNT(DISTINCT ip_address) AS u FROM STREAM(500, TIME)");
+    assertThat(served.answer().at("/records/0/u").asDouble()).isPositive();
+    assertThat(served.stopped().stderr()).doesNotContain("WARNING");
+  }
+
+  record Served(JsonNode answer, Commands.Run stopped) {}
+
+  /**
+   * bin/spyglass serve on a free port from a fresh working folder: its health, its web UI, one
+   * query's answer (the last result of POST /api/query), and a stop with SIGTERM that exits 0.
+   */
+  private static Served serveAndQuery(
+      String name, Map<String, String> env, List<String> options, String query) throws Exception {
+    Path work = Files.createDirectories(dir.resolve("serve-" + name));
+    List<String> cmd = new ArrayList<>(List.of(home.resolve("bin/spyglass").toString(), "serve"));
+    cmd.addAll(options);
+    cmd.addAll(List.of("--port", "0", "--data", work.resolve("data").toString()));
+    try (Commands.Server server = Commands.start(pb(work, env, cmd.toArray(String[]::new)))) {
+      URI base = URI.create(server.awaitLine(SERVING).group(1));
+      HttpClient http = HttpClient.newHttpClient();
+
+      HttpResponse<String> health =
+          http.send(
+              HttpRequest.newBuilder(base.resolve("api/health")).build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(health.statusCode()).as(health.body()).isEqualTo(200);
+      assertThat(JSON.readTree(health.body()).path("status").asText()).isEqualTo("UP");
+
+      HttpResponse<String> ui =
+          http.send(HttpRequest.newBuilder(base).build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(ui.statusCode()).isEqualTo(200);
+      assertThat(ui.body()).contains("<html");
+
+      String body = JSON.writeValueAsString(Map.of("query", query));
+      HttpResponse<String> answer =
+          http.send(
+              HttpRequest.newBuilder(base.resolve("api/query"))
+                  .header("Content-Type", "application/json")
+                  .POST(HttpRequest.BodyPublishers.ofString(body))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+      JsonNode results = JSON.readTree(answer.body());
+      assertThat(results).as(answer.body()).isNotEmpty();
+
+      Commands.Run stopped = server.stop();
+      assertThat(stopped.exitCode()).as(stopped.toString()).isZero();
+      return new Served(results.get(results.size() - 1), stopped);
+    }
+  }
+
+  @Test
+  void findsTheJavaOfThePathWithoutJavaHome() throws Exception {
+    Path tools = tools("with-java");
+    Files.createSymbolicLink(
+        tools.resolve("java"), Path.of(System.getProperty("java.home"), "bin", "java"));
+    // reached through a link elsewhere, as from /usr/local/bin
+    Path link = Files.createSymbolicLink(tools.resolve("spyglass"), home.resolve("bin/spyglass"));
+    Commands.Run version = Commands.run(pb(dir, env(tools, null), link.toString(), "--version"));
+    assertThat(version.exitCode()).as(version.toString()).isZero();
+    assertThat(version.stdout()).contains(System.getProperty("spyglass.version"));
+  }
+
+  @Test
+  void ignoresAClassDataArchiveThatDoesNotFitItsJava() throws Exception {
+    // the container image writes lib/spyglass.jsa for its Java; any other JVM goes on without it
+    Path jsa = home.resolve("lib/spyglass.jsa");
+    Files.writeString(jsa, "not a class-data sharing archive of this JVM");
+    try {
+      Commands.Run version =
+          Commands.run(
+              pb(
+                  dir,
+                  env(tools("jsa"), System.getProperty("java.home")),
+                  home.resolve("bin/spyglass").toString(),
+                  "--version"));
+      assertThat(version.exitCode()).as(version.toString()).isZero();
+      assertThat(version.stderr()).isEmpty();
+    } finally {
+      Files.delete(jsa);
+    }
+  }
+
+  @Test
+  void saysWhichJavaItNeedsWhenThereIsNone() throws Exception {
+    Commands.Run run =
+        Commands.run(pb(dir, env(tools("none"), null), home.resolve("bin/spyglass").toString()));
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.stderr())
+        .contains("no Java")
+        .contains("Java 17 or later")
+        .contains("JAVA_HOME")
+        .contains("apt-get install openjdk-17-jre-headless");
+  }
+
+  @Test
+  void refusesAJavaTooOldWithItsVersion() throws Exception {
+    Path old = Files.createDirectories(dir.resolve("jdk-11/bin"));
+    Files.writeString(old.getParent().resolve("release"), "JAVA_VERSION=\"11.0.24\"\n");
+    Path java = old.resolve("java");
+    Files.writeString(java, "#!/bin/sh\necho 'this Java must not run' >&2\nexit 7\n");
+    Files.setPosixFilePermissions(
+        java, Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_EXECUTE));
+    Commands.Run run =
+        Commands.run(
+            pb(
+                dir,
+                env(tools("old"), old.getParent().toString()),
+                home.resolve("bin/spyglass").toString(),
+                "--version"));
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.stderr()).contains("is Java 11.0.24").contains("Java 17 or later");
+  }
+
+  /**
+   * A folder with links to the only commands the launcher may use (a POSIX shell and three
+   * utilities): the PATH of the runs, so that neither Maven, npm nor anything else of the build
+   * machine is within reach.
+   */
+  private static Path tools(String name) throws IOException {
+    Path tools = Files.createDirectories(dir.resolve("tools-" + name));
+    for (String t : List.of("sh", "dirname", "readlink", "sed")) {
+      Path real = Path.of("/bin", t).toRealPath();
+      Files.createSymbolicLink(tools.resolve(t), real);
+    }
+    return tools;
+  }
+
+  private static Map<String, String> env(Path path, String javaHome) {
+    java.util.HashMap<String, String> env = new java.util.HashMap<>();
+    env.put("PATH", path.toString());
+    env.put("HOME", dir.toString());
+    env.put("LANG", "C.UTF-8");
+    if (javaHome != null) {
+      env.put("JAVA_HOME", javaHome);
+    }
+    return env;
+  }
+
+  private static ProcessBuilder pb(Path cwd, Map<String, String> env, String... cmd) {
+    ProcessBuilder pb = new ProcessBuilder(cmd).directory(cwd.toFile());
+    pb.environment().clear();
+    pb.environment().putAll(env);
+    return pb;
+  }
+}
