@@ -15,8 +15,10 @@ import io.spyglass.engine.source.BadInput;
 import io.spyglass.flink.client.ControlMessage;
 import io.spyglass.flink.client.JobStatus;
 import io.spyglass.flink.client.MessageFormatException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -42,11 +44,17 @@ import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
 import org.apache.flink.util.OutputTag;
 
 /**
- * The filter side of every running query, one instance per parallel subtask. Input 1 is records
- * (each subtask reads its own share); input 2 is the query topic, broadcast to every subtask. The
- * running queries are the operator's broadcast state (their query messages by id), and evaluation
- * runs through the core's {@link FilterSet}, query index included: a record no query can match is
- * ruled out from its bytes and never decoded ({@link FilterSet#read}).
+ * The filter side of every running query, one instance per parallel subtask. In the Kafka job it is
+ * chained to its subtask of {@link KafkaInput} and has one input, which carries both the subtask's
+ * records and every message of the query topic ({@link RecordBatch#isQuery()}), in the source's
+ * thread. Where records travel apart from the queries (spread over the filters, or a benchmark's
+ * stages before the filter) input 1 is records and input 2 the query topic, broadcast to every
+ * subtask. Query messages may carry their place in the query topic: a subtask skips a message it
+ * has taken before (the offsets it has taken are state too), so that a source may read the topic
+ * again from an earlier place after a change of parallelism. The running queries are the operator's
+ * broadcast state (their query messages by id), and evaluation runs through the core's {@link
+ * FilterSet}, query index included: a record no query can match is ruled out from its bytes and
+ * never decoded ({@link FilterSet#read}).
  *
  * <p>Partials leave in the core's binary format, keyed by query: a raw query's matches after {@code
  * batchRecords} records or {@code batchMs}; every partial before time moves on (a tick of the wall
@@ -87,11 +95,19 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
 
   private static final String SHAPE = "\u0000subtasks=";
 
-  private static final QueryLimits LIMITS = QueryLimits.DEFAULTS;
+  /**
+   * The next offset of each partition of the query topic this subtask has taken the messages
+   * before; kept with the queries (broadcast state: after a change of parallelism each subtask gets
+   * one former subtask's queries and positions).
+   */
+  static final MapStateDescriptor<Integer, Long> POSITIONS =
+      new MapStateDescriptor<>(
+          "spyglass-query-positions", BasicTypeInfo.INT_TYPE_INFO, BasicTypeInfo.LONG_TYPE_INFO);
 
-  /** Where each subtask's {@link JobStatus} goes, about once a second. */
-  static final OutputTag<Outgoing> STATUS =
-      new OutputTag<>("spyglass-status", TypeInformation.of(Outgoing.class));
+  /** The first byte of a query message that carries its place: then partition, offset, JSON. */
+  private static final byte PLACED = 0;
+
+  private static final QueryLimits LIMITS = QueryLimits.DEFAULTS;
 
   private static final long STATUS_EVERY_MS = 1_000;
 
@@ -106,6 +122,8 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
   private final List<byte[]> initialQueries;
 
   private transient BroadcastState<String, byte[]> stored;
+  private transient BroadcastState<Integer, Long> positions;
+  private transient Map<Integer, Long> taken;
   private transient ListState<String> unannounced;
   private transient FilterSet filters;
   private transient Map<String, Installed> installed;
@@ -180,8 +198,11 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
     clockMs = Long.MIN_VALUE;
     epochMs = Long.MIN_VALUE;
     stored = getOperatorStateBackend().getBroadcastState(QUERIES);
+    positions = getOperatorStateBackend().getBroadcastState(POSITIONS);
     unannounced = getOperatorStateBackend().getListState(UNANNOUNCED);
+    taken = new HashMap<>();
     if (context.isRestored()) {
+      positions.entries().forEach(e -> taken.put(e.getKey(), e.getValue()));
       Set<String> owed = new HashSet<>();
       unannounced.get().forEach(owed::add);
       boolean rescaled = !owed.contains(SHAPE + subtasks);
@@ -221,9 +242,16 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
 
   // ---- records
 
+  /** The chained input: records and query messages in one stream. */
   @Override
   public void processElement(StreamRecord<RecordBatch> element) {
-    processElement1(element);
+    RecordBatch b = element.getValue();
+    if (b.isQuery()) {
+      startPending();
+      query(b.query, (int) b.positions[0], b.positions[1]);
+    } else {
+      processElement1(element);
+    }
   }
 
   @Override
@@ -325,10 +353,44 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
 
   // ---- queries
 
+  /** The query topic, broadcast: a message (JSON), or one with its place ({@link #placed}). */
   @Override
   public void processElement2(StreamRecord<byte[]> element) {
     startPending();
-    byte[] json = element.getValue();
+    byte[] bytes = element.getValue();
+    if (bytes.length >= 13 && bytes[0] == PLACED) {
+      ByteBuffer b = ByteBuffer.wrap(bytes);
+      b.get();
+      int partition = b.getInt();
+      long offset = b.getLong();
+      query(Arrays.copyOfRange(bytes, 13, bytes.length), partition, offset);
+    } else {
+      query(bytes, -1, -1);
+    }
+  }
+
+  /** A query message with its place in the query topic, as {@link #processElement2} takes it. */
+  static byte[] placed(byte[] json, int partition, long offset) {
+    return ByteBuffer.allocate(13 + json.length)
+        .put(PLACED)
+        .putInt(partition)
+        .putLong(offset)
+        .put(json)
+        .array();
+  }
+
+  /**
+   * A message of the query topic; {@code partition} and {@code offset} its place, or -1 when not
+   * known. A message before the place this subtask has taken is skipped: it took it before.
+   */
+  private void query(byte[] json, int partition, long offset) {
+    if (partition >= 0) {
+      Long next = taken.get(partition);
+      if (next != null && offset < next) {
+        return;
+      }
+      taken.put(partition, offset + 1);
+    }
     ControlMessage m;
     try {
       m = ControlMessage.parse(json);
@@ -525,10 +587,15 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
             sample);
     sample = null;
     sampleWanted = true;
-    output.collect(
-        STATUS,
-        new StreamRecord<>(
-            Outgoing.of(settings.statusTopic(), "subtask-" + subtask, null, s.toJson())));
+    FilterMessage m =
+        FilterMessage.of(
+            FilterMessage.STATUS,
+            FilterMessage.STATUS_KEY + subtask,
+            subtask,
+            subtasks,
+            s.toJson());
+    m.clockMs = nowMs();
+    output.collect(new StreamRecord<>(m));
   }
 
   /** Moves the clock to {@code t}: flushes, ends expired queries, sends the time on. */
@@ -624,9 +691,20 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
     }
   }
 
+  /**
+   * The chained input's status: with the wall clock the filter's time is its own (a source that has
+   * only the query topic to read is idle, and must not silence the filter's ticks).
+   */
+  @Override
+  public void processWatermarkStatus(WatermarkStatus status) {
+    processWatermarkStatus(status, 0);
+  }
+
   @Override
   public void snapshotState(StateSnapshotContext context) throws Exception {
     super.snapshotState(context);
+    positions.clear();
+    positions.putAll(taken);
     List<String> owed = new ArrayList<>();
     owed.add(SHAPE + subtasks);
     for (Waiting w : waiting) {
