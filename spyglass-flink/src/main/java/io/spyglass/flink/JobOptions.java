@@ -68,8 +68,8 @@ public final class JobOptions {
           .defaultValue(false)
           .withDescription(
               "Spread records over every filter subtask; leave false when the topic has at"
-                  + " least as many partitions as the job's parallelism (each source subtask then"
-                  + " feeds the filter subtask of its own slot, in memory)");
+                  + " least as many partitions as the job's parallelism (each filter subtask is"
+                  + " then chained to its source subtask, in its thread)");
 
   public static final ConfigOption<Boolean> RECORDS_READ_COMMITTED =
       key("spyglass.records.read-committed")
@@ -169,8 +169,8 @@ public final class JobOptions {
           .longType()
           .defaultValue(10L)
           .withDescription(
-              "Longest a record waits in a network buffer between subtasks (Flink's default is"
-                  + " 100 ms, which every result would wait twice)");
+              "Longest a partial waits in a network buffer on its way from a filter to its"
+                  + " combiner (Flink's default is 100 ms, which every result would wait)");
 
   public static final ConfigOption<Long> CHECKPOINT_MS =
       key("spyglass.checkpoint-ms")
