@@ -18,12 +18,14 @@ import io.spyglass.flink.client.MessageFormatException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.Set;
 import org.apache.flink.api.common.state.BroadcastState;
 import org.apache.flink.api.common.state.ListState;
@@ -128,6 +130,12 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
   private transient FilterSet filters;
   private transient Map<String, Installed> installed;
 
+  /**
+   * The installed queries by end time, soonest first (a query dropped meanwhile stays until its
+   * time, and is then passed over): each tick looks at those due, not at every query.
+   */
+  private transient PriorityQueue<Ending> ends;
+
   /** Messages made before the operator was open (queries of a local run), sent at first chance. */
   private transient List<FilterMessage> pending;
 
@@ -166,6 +174,9 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
   /** A query running here; {@code malformedBase} counts malformed records before it started. */
   private record Installed(ControlMessage message, long endTimeMs, long malformedBase) {}
 
+  /** When an installed query ends. */
+  private record Ending(long endTimeMs, String id) {}
+
   /** With clock marks: a query whose receive time the records here have not reached yet. */
   private record Waiting(Query query, byte[] json, boolean announce) {}
 
@@ -190,6 +201,7 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
       filters.virtualFields(Set.of(READ_TIME, KAFKA_PARTITION, KAFKA_OFFSET, KAFKA_TIMESTAMP));
     }
     installed = new LinkedHashMap<>();
+    ends = new PriorityQueue<>(Comparator.comparingLong(Ending::endTimeMs));
     pending = new ArrayList<>();
     waiting = new ArrayList<>();
     bad = new BadInput();
@@ -452,6 +464,9 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
       return;
     }
     installed.put(id, new Installed(m, end, malformed));
+    if (end != Long.MAX_VALUE) {
+      ends.add(new Ending(end, id));
+    }
     try {
       stored.put(id, json);
     } catch (Exception e) {
@@ -519,6 +534,16 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
   private boolean uninstall(String id) {
     if (installed.remove(id) == null) {
       return false;
+    }
+    if (ends.size() > 2 * installed.size() + 1_024) {
+      // many queries ended before their time: forget their places in the queue
+      ends.clear();
+      installed.forEach(
+          (k, i) -> {
+            if (i.endTimeMs() != Long.MAX_VALUE) {
+              ends.add(new Ending(i.endTimeMs(), k));
+            }
+          });
     }
     filters.remove(id);
     try {
@@ -605,14 +630,14 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
     if (!waiting.isEmpty()) {
       activateUntil(t);
     }
-    for (Iterator<Map.Entry<String, Installed>> it = installed.entrySet().iterator();
-        it.hasNext(); ) {
-      Map.Entry<String, Installed> e = it.next();
-      if (e.getValue().endTimeMs() <= t) {
-        it.remove();
-        filters.remove(e.getKey());
+    while (!ends.isEmpty() && ends.peek().endTimeMs() <= t) {
+      Ending e = ends.poll();
+      Installed i = installed.get(e.id());
+      if (i != null && i.endTimeMs() == e.endTimeMs()) {
+        installed.remove(e.id());
+        filters.remove(e.id());
         try {
-          stored.remove(e.getKey());
+          stored.remove(e.id());
         } catch (Exception ex) {
           throw new IllegalStateException("cannot drop query from broadcast state", ex);
         }
