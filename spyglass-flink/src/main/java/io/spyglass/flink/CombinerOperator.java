@@ -15,12 +15,14 @@ import io.spyglass.engine.source.BadInput;
 import io.spyglass.flink.client.ControlMessage;
 import io.spyglass.flink.client.JobStatus;
 import io.spyglass.flink.client.Reply;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -73,12 +75,34 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
 
   private static final int STATE_VERSION = 1;
 
+  /** How long a query's state stays unchanged before it is written ahead of a checkpoint. */
+  static final long QUIET_MS = 200;
+
+  /**
+   * How often, and for how long at most, queries are written ahead: a result waits at most that.
+   */
+  static final long WRITE_EVERY_MS = 10;
+
+  static final long WRITE_BUDGET_NANOS = 5_000_000;
+
   private final OperatorSettings settings;
 
   private transient ValueState<byte[]> state;
   private transient InternalTimerService<VoidNamespace> timers;
   private transient Map<String, Active> cache;
-  private transient Set<String> dirty;
+
+  /**
+   * Queries whose state changed since it was last written to the state backend, with when each last
+   * changed (wall clock), the longest unchanged first.
+   */
+  private transient LinkedHashMap<String, Long> dirty;
+
+  /** Queries written ahead of the coming checkpoint: one that changes again waits for it. */
+  private transient Set<String> written;
+
+  /** Queries that changed after being written ahead: the checkpoint writes them. */
+  private transient Set<String> dirtyAgain;
+
   private transient long lastWatermark;
   private transient Map<Integer, BadInput.Snapshot> badBySubtask;
   private transient boolean input1Ended;
@@ -196,8 +220,12 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     timers = getInternalTimerService("spyglass-deadlines", VoidNamespaceSerializer.INSTANCE, this);
     cache = new HashMap<>();
     badBySubtask = new HashMap<>();
-    dirty = new HashSet<>();
+    dirty = new LinkedHashMap<>(16, 0.75f, true);
+    written = new HashSet<>();
+    dirtyAgain = new HashSet<>();
     lastWatermark = Long.MIN_VALUE;
+    long now = getProcessingTimeService().getCurrentProcessingTime();
+    getProcessingTimeService().registerTimer(now + WRITE_EVERY_MS, this::writeQuiet);
   }
 
   /** The combiner's clock: the wall clock, or the last clock mark's time. */
@@ -239,6 +267,15 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
   @Override
   public void processElement1(StreamRecord<FilterMessage> element) throws Exception {
     FilterMessage m = element.getValue();
+    if (m.kind == FilterMessage.STATUS) {
+      // a filter subtask's counters, on their way to the status topic
+      if (settings.statusTopic() != null) {
+        output.collect(
+            new StreamRecord<>(
+                Outgoing.of(settings.statusTopic(), "subtask-" + m.subtask, null, m.payload)));
+      }
+      return;
+    }
     Active a = load(m.queryId);
     try {
       handle(a, m);
@@ -475,6 +512,7 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
       if (watermark >= a.forgetAtMs && watermark != Long.MAX_VALUE) {
         cache.remove(a.id());
         dirty.remove(a.id());
+        dirtyAgain.remove(a.id());
         state.clear();
       }
       return;
@@ -548,7 +586,44 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
   }
 
   private void changed(Active a) {
-    dirty.add(a.id());
+    if (written.contains(a.id())) {
+      dirtyAgain.add(a.id());
+    } else {
+      dirty.put(a.id(), getProcessingTimeService().getCurrentProcessingTime());
+    }
+  }
+
+  /**
+   * Writes the state of queries that have not changed for {@value #QUIET_MS} ms, for at most
+   * {@value #WRITE_BUDGET_NANOS} ns a turn, every {@value #WRITE_EVERY_MS} ms: a checkpoint then
+   * writes only the queries that changed shortly before it. Encoding every query's state in the
+   * checkpoint's synchronous part holds the results of every query back meanwhile: with 10,000
+   * needle queries that have each found a record, hundreds of ms. A query is written ahead once per
+   * checkpoint at most (one that changes again is written by the checkpoint), so this never more
+   * than doubles the encoding.
+   */
+  private void writeQuiet(long now) throws IOException {
+    long until = System.nanoTime() + WRITE_BUDGET_NANOS;
+    for (var it = dirty.entrySet().iterator(); it.hasNext(); ) {
+      Map.Entry<String, Long> e = it.next();
+      if (now - e.getValue() < QUIET_MS || System.nanoTime() >= until) {
+        break;
+      }
+      write(e.getKey());
+      written.add(e.getKey());
+      it.remove();
+    }
+    getProcessingTimeService().registerTimer(now + WRITE_EVERY_MS, this::writeQuiet);
+  }
+
+  private void write(String id) throws IOException {
+    Active a = cache.get(id);
+    setCurrentKey(id);
+    if (a == null) {
+      state.clear();
+    } else {
+      state.update(encode(a));
+    }
   }
 
   // ---- state
@@ -569,16 +644,15 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
   @Override
   public void snapshotState(StateSnapshotContext context) throws Exception {
     super.snapshotState(context);
-    for (String id : dirty) {
-      Active a = cache.get(id);
-      setCurrentKey(id);
-      if (a == null) {
-        state.clear();
-      } else {
-        state.update(encode(a));
-      }
+    for (String id : dirty.keySet()) {
+      write(id);
+    }
+    for (String id : dirtyAgain) {
+      write(id);
     }
     dirty.clear();
+    dirtyAgain.clear();
+    written.clear();
   }
 
   private byte[] encode(Active a) {

@@ -35,6 +35,16 @@ public class FilterMessage {
    */
   public static final byte BAD = 8;
 
+  /**
+   * What the subtask has read ({@link #payload}: its {@link io.spyglass.flink.client.JobStatus}),
+   * for the status topic; keyed apart from every query ({@link #STATUS_KEY} and the subtask), so
+   * that it reaches the status topic through the combiner's sink.
+   */
+  public static final byte STATUS = 9;
+
+  /** The key of a subtask's {@link #STATUS}: no query id starts with a NUL. */
+  static final String STATUS_KEY = "\u0000status-";
+
   public byte kind;
   public String queryId;
   public int subtask;

@@ -15,13 +15,17 @@ import io.spyglass.engine.source.BadInput;
 import io.spyglass.flink.client.ControlMessage;
 import io.spyglass.flink.client.JobStatus;
 import io.spyglass.flink.client.MessageFormatException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.Set;
 import org.apache.flink.api.common.state.BroadcastState;
 import org.apache.flink.api.common.state.ListState;
@@ -42,11 +46,17 @@ import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
 import org.apache.flink.util.OutputTag;
 
 /**
- * The filter side of every running query, one instance per parallel subtask. Input 1 is records
- * (each subtask reads its own share); input 2 is the query topic, broadcast to every subtask. The
- * running queries are the operator's broadcast state (their query messages by id), and evaluation
- * runs through the core's {@link FilterSet}, query index included: a record no query can match is
- * ruled out from its bytes and never decoded ({@link FilterSet#read}).
+ * The filter side of every running query, one instance per parallel subtask. In the Kafka job it is
+ * chained to its subtask of {@link KafkaInput} and has one input, which carries both the subtask's
+ * records and every message of the query topic ({@link RecordBatch#isQuery()}), in the source's
+ * thread. Where records travel apart from the queries (spread over the filters, or a benchmark's
+ * stages before the filter) input 1 is records and input 2 the query topic, broadcast to every
+ * subtask. Query messages may carry their place in the query topic: a subtask skips a message it
+ * has taken before (the offsets it has taken are state too), so that a source may read the topic
+ * again from an earlier place after a change of parallelism. The running queries are the operator's
+ * broadcast state (their query messages by id), and evaluation runs through the core's {@link
+ * FilterSet}, query index included: a record no query can match is ruled out from its bytes and
+ * never decoded ({@link FilterSet#read}).
  *
  * <p>Partials leave in the core's binary format, keyed by query: a raw query's matches after {@code
  * batchRecords} records or {@code batchMs}; every partial before time moves on (a tick of the wall
@@ -87,11 +97,19 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
 
   private static final String SHAPE = "\u0000subtasks=";
 
-  private static final QueryLimits LIMITS = QueryLimits.DEFAULTS;
+  /**
+   * The next offset of each partition of the query topic this subtask has taken the messages
+   * before; kept with the queries (broadcast state: after a change of parallelism each subtask gets
+   * one former subtask's queries and positions).
+   */
+  static final MapStateDescriptor<Integer, Long> POSITIONS =
+      new MapStateDescriptor<>(
+          "spyglass-query-positions", BasicTypeInfo.INT_TYPE_INFO, BasicTypeInfo.LONG_TYPE_INFO);
 
-  /** Where each subtask's {@link JobStatus} goes, about once a second. */
-  static final OutputTag<Outgoing> STATUS =
-      new OutputTag<>("spyglass-status", TypeInformation.of(Outgoing.class));
+  /** The first byte of a query message that carries its place: then partition, offset, JSON. */
+  private static final byte PLACED = 0;
+
+  private static final QueryLimits LIMITS = QueryLimits.DEFAULTS;
 
   private static final long STATUS_EVERY_MS = 1_000;
 
@@ -106,9 +124,17 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
   private final List<byte[]> initialQueries;
 
   private transient BroadcastState<String, byte[]> stored;
+  private transient BroadcastState<Integer, Long> positions;
+  private transient Map<Integer, Long> taken;
   private transient ListState<String> unannounced;
   private transient FilterSet filters;
   private transient Map<String, Installed> installed;
+
+  /**
+   * The installed queries by end time, soonest first (a query dropped meanwhile stays until its
+   * time, and is then passed over): each tick looks at those due, not at every query.
+   */
+  private transient PriorityQueue<Ending> ends;
 
   /** Messages made before the operator was open (queries of a local run), sent at first chance. */
   private transient List<FilterMessage> pending;
@@ -148,6 +174,9 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
   /** A query running here; {@code malformedBase} counts malformed records before it started. */
   private record Installed(ControlMessage message, long endTimeMs, long malformedBase) {}
 
+  /** When an installed query ends. */
+  private record Ending(long endTimeMs, String id) {}
+
   /** With clock marks: a query whose receive time the records here have not reached yet. */
   private record Waiting(Query query, byte[] json, boolean announce) {}
 
@@ -172,6 +201,7 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
       filters.virtualFields(Set.of(READ_TIME, KAFKA_PARTITION, KAFKA_OFFSET, KAFKA_TIMESTAMP));
     }
     installed = new LinkedHashMap<>();
+    ends = new PriorityQueue<>(Comparator.comparingLong(Ending::endTimeMs));
     pending = new ArrayList<>();
     waiting = new ArrayList<>();
     bad = new BadInput();
@@ -180,8 +210,11 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
     clockMs = Long.MIN_VALUE;
     epochMs = Long.MIN_VALUE;
     stored = getOperatorStateBackend().getBroadcastState(QUERIES);
+    positions = getOperatorStateBackend().getBroadcastState(POSITIONS);
     unannounced = getOperatorStateBackend().getListState(UNANNOUNCED);
+    taken = new HashMap<>();
     if (context.isRestored()) {
+      positions.entries().forEach(e -> taken.put(e.getKey(), e.getValue()));
       Set<String> owed = new HashSet<>();
       unannounced.get().forEach(owed::add);
       boolean rescaled = !owed.contains(SHAPE + subtasks);
@@ -221,9 +254,16 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
 
   // ---- records
 
+  /** The chained input: records and query messages in one stream. */
   @Override
   public void processElement(StreamRecord<RecordBatch> element) {
-    processElement1(element);
+    RecordBatch b = element.getValue();
+    if (b.isQuery()) {
+      startPending();
+      query(b.query, (int) b.positions[0], b.positions[1]);
+    } else {
+      processElement1(element);
+    }
   }
 
   @Override
@@ -325,10 +365,44 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
 
   // ---- queries
 
+  /** The query topic, broadcast: a message (JSON), or one with its place ({@link #placed}). */
   @Override
   public void processElement2(StreamRecord<byte[]> element) {
     startPending();
-    byte[] json = element.getValue();
+    byte[] bytes = element.getValue();
+    if (bytes.length >= 13 && bytes[0] == PLACED) {
+      ByteBuffer b = ByteBuffer.wrap(bytes);
+      b.get();
+      int partition = b.getInt();
+      long offset = b.getLong();
+      query(Arrays.copyOfRange(bytes, 13, bytes.length), partition, offset);
+    } else {
+      query(bytes, -1, -1);
+    }
+  }
+
+  /** A query message with its place in the query topic, as {@link #processElement2} takes it. */
+  static byte[] placed(byte[] json, int partition, long offset) {
+    return ByteBuffer.allocate(13 + json.length)
+        .put(PLACED)
+        .putInt(partition)
+        .putLong(offset)
+        .put(json)
+        .array();
+  }
+
+  /**
+   * A message of the query topic; {@code partition} and {@code offset} its place, or -1 when not
+   * known. A message before the place this subtask has taken is skipped: it took it before.
+   */
+  private void query(byte[] json, int partition, long offset) {
+    if (partition >= 0) {
+      Long next = taken.get(partition);
+      if (next != null && offset < next) {
+        return;
+      }
+      taken.put(partition, offset + 1);
+    }
     ControlMessage m;
     try {
       m = ControlMessage.parse(json);
@@ -390,6 +464,9 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
       return;
     }
     installed.put(id, new Installed(m, end, malformed));
+    if (end != Long.MAX_VALUE) {
+      ends.add(new Ending(end, id));
+    }
     try {
       stored.put(id, json);
     } catch (Exception e) {
@@ -458,6 +535,16 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
     if (installed.remove(id) == null) {
       return false;
     }
+    if (ends.size() > 2 * installed.size() + 1_024) {
+      // many queries ended before their time: forget their places in the queue
+      ends.clear();
+      installed.forEach(
+          (k, i) -> {
+            if (i.endTimeMs() != Long.MAX_VALUE) {
+              ends.add(new Ending(i.endTimeMs(), k));
+            }
+          });
+    }
     filters.remove(id);
     try {
       stored.remove(id);
@@ -525,10 +612,15 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
             sample);
     sample = null;
     sampleWanted = true;
-    output.collect(
-        STATUS,
-        new StreamRecord<>(
-            Outgoing.of(settings.statusTopic(), "subtask-" + subtask, null, s.toJson())));
+    FilterMessage m =
+        FilterMessage.of(
+            FilterMessage.STATUS,
+            FilterMessage.STATUS_KEY + subtask,
+            subtask,
+            subtasks,
+            s.toJson());
+    m.clockMs = nowMs();
+    output.collect(new StreamRecord<>(m));
   }
 
   /** Moves the clock to {@code t}: flushes, ends expired queries, sends the time on. */
@@ -538,14 +630,14 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
     if (!waiting.isEmpty()) {
       activateUntil(t);
     }
-    for (Iterator<Map.Entry<String, Installed>> it = installed.entrySet().iterator();
-        it.hasNext(); ) {
-      Map.Entry<String, Installed> e = it.next();
-      if (e.getValue().endTimeMs() <= t) {
-        it.remove();
-        filters.remove(e.getKey());
+    while (!ends.isEmpty() && ends.peek().endTimeMs() <= t) {
+      Ending e = ends.poll();
+      Installed i = installed.get(e.id());
+      if (i != null && i.endTimeMs() == e.endTimeMs()) {
+        installed.remove(e.id());
+        filters.remove(e.id());
         try {
-          stored.remove(e.getKey());
+          stored.remove(e.id());
         } catch (Exception ex) {
           throw new IllegalStateException("cannot drop query from broadcast state", ex);
         }
@@ -624,9 +716,20 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
     }
   }
 
+  /**
+   * The chained input's status: with the wall clock the filter's time is its own (a source that has
+   * only the query topic to read is idle, and must not silence the filter's ticks).
+   */
+  @Override
+  public void processWatermarkStatus(WatermarkStatus status) {
+    processWatermarkStatus(status, 0);
+  }
+
   @Override
   public void snapshotState(StateSnapshotContext context) throws Exception {
     super.snapshotState(context);
+    positions.clear();
+    positions.putAll(taken);
     List<String> owed = new ArrayList<>();
     owed.add(SHAPE + subtasks);
     for (Waiting w : waiting) {

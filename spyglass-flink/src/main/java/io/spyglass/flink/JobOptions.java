@@ -4,6 +4,7 @@ import static org.apache.flink.configuration.ConfigOptions.key;
 
 import io.spyglass.flink.client.FlinkQueryClient;
 import java.util.List;
+import java.util.Map;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.description.BlockElement;
@@ -67,8 +68,8 @@ public final class JobOptions {
           .defaultValue(false)
           .withDescription(
               "Spread records over every filter subtask; leave false when the topic has at"
-                  + " least as many partitions as the job's parallelism (each source subtask then"
-                  + " feeds the filter subtask of its own slot, in memory)");
+                  + " least as many partitions as the job's parallelism (each filter subtask is"
+                  + " then chained to its source subtask, in its thread)");
 
   public static final ConfigOption<Boolean> RECORDS_READ_COMMITTED =
       key("spyglass.records.read-committed")
@@ -168,8 +169,8 @@ public final class JobOptions {
           .longType()
           .defaultValue(10L)
           .withDescription(
-              "Longest a record waits in a network buffer between subtasks (Flink's default is"
-                  + " 100 ms, which every result would wait twice)");
+              "Longest a partial waits in a network buffer on its way from a filter to its"
+                  + " combiner (Flink's default is 100 ms, which every result would wait)");
 
   public static final ConfigOption<Long> CHECKPOINT_MS =
       key("spyglass.checkpoint-ms")
@@ -230,6 +231,32 @@ public final class JobOptions {
 
   public static void main(String[] args) {
     System.out.print(markdownTable());
+  }
+
+  /** How often the records topic is looked at for partitions added to it. */
+  static final long DISCOVERY_MS = 10_000;
+
+  /**
+   * With {@link Start#COMMITTED} and no committed offsets, how far before the job's start the query
+   * topic is read: a query sent while a new job starts is run, not lost (the clocks of the senders
+   * may differ).
+   */
+  static final long QUERIES_MARGIN_MS = 60_000;
+
+  /** The source's part of a configuration. */
+  static KafkaInput.Settings inputSettings(Configuration c, String kafka) {
+    return new KafkaInput.Settings(
+        kafka,
+        c.get(RECORDS_TOPIC),
+        c.get(QUERIES_TOPIC),
+        c.get(GROUP),
+        c.get(RECORDS_START),
+        c.get(QUERIES_START),
+        System.currentTimeMillis() - QUERIES_MARGIN_MS,
+        c.get(RECORDS_READ_COMMITTED),
+        c.get(CLOCK) == Clock.MARKS,
+        DISCOVERY_MS,
+        Map.of());
   }
 
   /** The operators' part of a configuration. */

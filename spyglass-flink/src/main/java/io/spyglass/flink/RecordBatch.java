@@ -4,10 +4,11 @@ import io.spyglass.flink.client.Mark;
 import org.apache.flink.api.common.typeinfo.TypeInfo;
 
 /**
- * What the records source hands the filter: one or more JSON records in one buffer, or a {@link
- * Mark}. Flink chains no two-input operator such as the filter to its source, so every batch is
- * serialized on its way from the source's task to the filter's (in memory when both are in one
- * slot), by {@link RecordBatchSerializer}.
+ * What the source hands the filter: one or more JSON records in one buffer, a {@link Mark}, or a
+ * message of the query topic. The Kafka job's filter is chained to its source ({@link KafkaInput}):
+ * batches pass as objects, in the source's thread. Where a batch crosses the network (records
+ * spread over the filters, a local run over several subtasks) it is serialized by {@link
+ * RecordBatchSerializer}.
  */
 @TypeInfo(RecordBatchSerializer.Factory.class)
 public class RecordBatch {
@@ -50,6 +51,12 @@ public class RecordBatch {
   /** For a sync mark, whether it is also a tick of the clock. */
   public boolean markTick;
 
+  /**
+   * A message of the query topic (JSON), with its partition and offset in {@link #positions};
+   * otherwise null.
+   */
+  public byte[] query;
+
   public RecordBatch() {}
 
   /** One record, as the Kafka source reads it. */
@@ -72,6 +79,18 @@ public class RecordBatch {
     b.markPartitions = m.partitions();
     b.markTick = m.tick();
     return b;
+  }
+
+  /** A message of the query topic at {@code partition} and {@code offset}. */
+  public static RecordBatch query(byte[] json, int partition, long offset) {
+    RecordBatch b = new RecordBatch();
+    b.query = json;
+    b.positions = new long[] {partition, offset, -1};
+    return b;
+  }
+
+  public boolean isQuery() {
+    return query != null;
   }
 
   public boolean isMark() {

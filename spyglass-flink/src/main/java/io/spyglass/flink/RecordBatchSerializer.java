@@ -29,6 +29,7 @@ final class RecordBatchSerializer extends TypeSerializerSingleton<RecordBatch> {
   private static final int POSITIONED = 8;
   private static final int SOURCE_BAD = 16;
   private static final int MARK_TICK = 32;
+  private static final int QUERY = 64;
 
   @Override
   public boolean isImmutableType() {
@@ -54,6 +55,7 @@ final class RecordBatchSerializer extends TypeSerializerSingleton<RecordBatch> {
     b.markSync = from.markSync;
     b.markPartitions = from.markPartitions;
     b.markTick = from.markTick;
+    b.query = from.query == null ? null : from.query.clone();
     return b;
   }
 
@@ -75,7 +77,8 @@ final class RecordBatchSerializer extends TypeSerializerSingleton<RecordBatch> {
             | (b.positions != null ? POSITIONS : 0)
             | (b.positioned ? POSITIONED : 0)
             | (b.sourceBad != null ? SOURCE_BAD : 0)
-            | (b.markTick ? MARK_TICK : 0);
+            | (b.markTick ? MARK_TICK : 0)
+            | (b.query != null ? QUERY : 0);
     out.writeByte(flags);
     out.writeInt(b.count);
     out.writeLong(b.readTimeMs);
@@ -101,6 +104,10 @@ final class RecordBatchSerializer extends TypeSerializerSingleton<RecordBatch> {
     if (b.sourceBad != null) {
       out.writeInt(b.sourceBad.length);
       out.write(b.sourceBad);
+    }
+    if (b.query != null) {
+      out.writeInt(b.query.length);
+      out.write(b.query);
     }
   }
 
@@ -134,6 +141,10 @@ final class RecordBatchSerializer extends TypeSerializerSingleton<RecordBatch> {
     if ((flags & SOURCE_BAD) != 0) {
       b.sourceBad = new byte[in.readInt()];
       in.readFully(b.sourceBad);
+    }
+    if ((flags & QUERY) != 0) {
+      b.query = new byte[in.readInt()];
+      in.readFully(b.query);
     }
     return b;
   }

@@ -16,16 +16,15 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
-import org.apache.flink.connector.kafka.source.KafkaSource;
-import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.operators.SimpleOperatorFactory;
+import org.apache.flink.streaming.api.transformations.OneInputTransformation;
+import org.apache.flink.streaming.api.transformations.SideOutputTransformation;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.apache.kafka.common.errors.TopicExistsException;
 
 /**
@@ -33,7 +32,8 @@ import org.apache.kafka.common.errors.TopicExistsException;
  * query's result topic.
  *
  * <pre>
- * records (Kafka, JSON) ──forward──► filter ◄──broadcast── queries (Kafka, JSON)
+ * records + queries (Kafka) ──► filter (chained: one task, one thread)
+ *     each reader: its records partitions and the whole query topic
  *                                      │ partials, keyed by query id
  *                                      ▼
  *                                   combiner ──► replies (Kafka, each query's result topic)
@@ -53,7 +53,12 @@ public final class SpyglassJob {
   /** Operator ids: keep them, so a savepoint restores into a new version of the job. */
   static final String RECORDS_UID = "spyglass-records";
 
-  static final String QUERIES_UID = "spyglass-queries";
+  /**
+   * Where records travel apart from the queries: the operator that sets the query messages apart at
+   * the source.
+   */
+  static final String QUERIES_APART_UID = "spyglass-queries-apart";
+
   static final String FILTER_UID = "spyglass-filter";
   static final String COMBINER_UID = "spyglass-combiner";
   static final String SINK_UID = "spyglass-replies";
@@ -125,8 +130,11 @@ public final class SpyglassJob {
 
   /**
    * Adds the Kafka job to {@code env}, with {@code beforeFilter} applied to the stream of records
-   * between the records source and the filter (the job as deployed has nothing there; a benchmark
-   * adds stages to measure what each network hop costs).
+   * between the source and the filter. The job as deployed has nothing there ({@code beforeFilter}
+   * returns its argument): then the filter is chained to the source and takes the records and the
+   * query messages in one stream, in the source's thread. Otherwise (a benchmark adds stages to
+   * measure what each network hop costs) the query messages are set apart at the source and
+   * broadcast to the filters.
    */
   public static void build(
       StreamExecutionEnvironment env,
@@ -141,46 +149,19 @@ public final class SpyglassJob {
     checkpoints(env, conf);
     env.getConfig().enableObjectReuse();
     env.setBufferTimeout(conf.get(JobOptions.BUFFER_TIMEOUT_MS));
-    String group = conf.get(JobOptions.GROUP);
     String queryTopic = conf.get(JobOptions.QUERIES_TOPIC);
-    KafkaSource<RecordBatch> recordSource =
-        KafkaSource.<RecordBatch>builder()
-            .setBootstrapServers(kafka)
-            .setTopics(conf.get(JobOptions.RECORDS_TOPIC))
-            .setGroupId(group + "-records")
-            .setStartingOffsets(start(conf.get(JobOptions.RECORDS_START)))
-            .setDeserializer(new KafkaFormats.Records())
-            .setProperty("partition.discovery.interval.ms", "10000")
-            .setProperty(
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG,
-                conf.get(JobOptions.RECORDS_READ_COMMITTED) ? "read_committed" : "read_uncommitted")
-            .build();
+    KafkaInput input = new KafkaInput(JobOptions.inputSettings(conf, kafka));
     WatermarkStrategy<RecordBatch> time =
         conf.get(JobOptions.CLOCK) == JobOptions.Clock.MARKS
             ? WatermarkStrategy.<RecordBatch>forGenerator(c -> new KafkaFormats.MarkWatermarks())
                 .withTimestampAssigner((b, ts) -> b.markTimeMs >= 0 ? b.markTimeMs : ts)
             : WatermarkStrategy.noWatermarks();
-    DataStream<RecordBatch> records =
-        beforeFilter.apply(env.fromSource(recordSource, time, "spyglass-records").uid(RECORDS_UID));
-    KafkaSource<byte[]> querySource =
-        KafkaSource.<byte[]>builder()
-            .setBootstrapServers(kafka)
-            .setTopics(queryTopic)
-            .setGroupId(group + "-queries")
-            .setStartingOffsets(
-                conf.get(JobOptions.QUERIES_START) == JobOptions.Start.COMMITTED
-                    ? QueriesFrom.now()
-                    : start(conf.get(JobOptions.QUERIES_START)))
-            .setDeserializer(new KafkaFormats.Queries())
-            .build();
-    DataStream<byte[]> queries =
-        env.fromSource(querySource, WatermarkStrategy.noWatermarks(), "spyglass-queries")
-            .uid(QUERIES_UID)
-            .setParallelism(1);
+    DataStream<RecordBatch> source =
+        env.fromSource(input, time, "spyglass-records").uid(RECORDS_UID);
     OperatorSettings settings = JobOptions.operatorSettings(conf, queryTopic);
     createIfMissing(kafka, settings.statusTopic());
     DataStream<Outgoing> replies =
-        pipeline(records, queries, settings, List.of(), conf.get(JobOptions.RECORDS_REBALANCE));
+        kafkaPipeline(source, beforeFilter, settings, conf.get(JobOptions.RECORDS_REBALANCE));
     Properties producer = new Properties();
     producer.setProperty("linger.ms", "0");
     producer.setProperty("transaction.timeout.ms", "900000");
@@ -193,11 +174,43 @@ public final class SpyglassJob {
                     conf.get(JobOptions.DELIVERY) == JobOptions.Delivery.EXACTLY_ONCE
                         ? DeliveryGuarantee.EXACTLY_ONCE
                         : DeliveryGuarantee.AT_LEAST_ONCE)
-                .setTransactionalIdPrefix(group + "-replies")
+                .setTransactionalIdPrefix(conf.get(JobOptions.GROUP) + "-replies")
                 .setKafkaProducerConfig(producer)
                 .build())
         .uid(SINK_UID)
         .name("spyglass-replies");
+  }
+
+  /**
+   * The filter and the combiner over the source's stream of records and query messages: the filter
+   * chained to the source, unless {@code beforeFilter} puts stages between them or {@code
+   * rebalance} spreads the records; then the query messages are set apart where they are read (by
+   * the first subtask, which reads the whole query topic) and broadcast.
+   */
+  static DataStream<Outgoing> kafkaPipeline(
+      DataStream<RecordBatch> input,
+      UnaryOperator<DataStream<RecordBatch>> beforeFilter,
+      OperatorSettings settings,
+      boolean rebalance) {
+    StreamExecutionEnvironment env = input.getExecutionEnvironment();
+    // the records alone, as a stream that is part of the job only if a stage reads it
+    OneInputTransformation<RecordBatch, RecordBatch> apart =
+        new OneInputTransformation<>(
+            input.getTransformation(),
+            "spyglass-queries-apart",
+            SimpleOperatorFactory.of(new QueriesApart()),
+            input.getType(),
+            env.getParallelism(),
+            false);
+    apart.setUid(QUERIES_APART_UID);
+    DataStream<RecordBatch> records = new DataStream<>(env, apart);
+    DataStream<RecordBatch> staged = beforeFilter.apply(records);
+    if (staged == records && !rebalance) {
+      return pipeline(input, null, settings, List.of(), false);
+    }
+    DataStream<byte[]> queries =
+        new DataStream<>(env, new SideOutputTransformation<>(apart, QueriesApart.QUERIES));
+    return pipeline(staged, queries, settings, List.of(), rebalance);
   }
 
   /**
@@ -220,15 +233,6 @@ public final class SpyglassJob {
     } catch (TimeoutException e) {
       throw new IllegalStateException("Kafka at " + kafka + " did not answer in 60 s", e);
     }
-  }
-
-  @SuppressWarnings("deprecation") // the connector takes Kafka's OffsetResetStrategy
-  private static OffsetsInitializer start(JobOptions.Start s) {
-    return switch (s) {
-      case COMMITTED -> OffsetsInitializer.committedOffsets(OffsetResetStrategy.LATEST);
-      case LATEST -> OffsetsInitializer.latest();
-      case EARLIEST -> OffsetsInitializer.earliest();
-    };
   }
 
   /**
@@ -259,7 +263,7 @@ public final class SpyglassJob {
                 TypeInformation.of(Outgoing.class),
                 new CombinerOperator(settings))
             .uid(COMBINER_UID);
-    return replies.union(filtered.getSideOutput(FilterOperator.STATUS));
+    return replies;
   }
 
   /** Keys filter messages by query id. */

@@ -49,4 +49,14 @@ class RecordBatchSerializerTest {
       assertThat(SERIALIZER.copy(in)).usingRecursiveComparison().isEqualTo(in);
     }
   }
+
+  @Test
+  void aQueryMessageSurvives() throws Exception {
+    RecordBatch q =
+        RecordBatch.query("{\"v\":1,\"type\":\"kill\"}".getBytes(StandardCharsets.UTF_8), 2, 41);
+    RecordBatch back = roundTrip(q);
+    assertThat(back).usingRecursiveComparison().isEqualTo(q);
+    assertThat(back.isQuery()).isTrue();
+    assertThat(back.isMark()).isFalse();
+  }
 }

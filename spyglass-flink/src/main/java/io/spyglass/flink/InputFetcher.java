@@ -1,0 +1,366 @@
+package io.spyglass.flink;
+
+import io.spyglass.flink.client.Mark;
+import io.spyglass.flink.client.MessageFormatException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.flink.connector.base.source.reader.RecordsBySplits;
+import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteBufferDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A reader's Kafka consumer, on the reader's fetcher thread: polls its records partitions and the
+ * query topic, and makes of each poll, per records partition, batches of consecutive records in one
+ * buffer each (a clock mark on its own, between them), and of each query message an element of its
+ * own. A value is copied once, from where the consumer holds it into its batch.
+ */
+final class InputFetcher implements SplitReader<InputFetcher.Fetched, InputSplit> {
+  private static final Logger LOG = LoggerFactory.getLogger(InputFetcher.class);
+
+  /** A batch ends after this many records, or bytes (a record longer goes in a batch alone). */
+  static final int BATCH_RECORDS = 256;
+
+  static final int BATCH_BYTES = 256 * 1024;
+
+  private static final Duration POLL = Duration.ofSeconds(1);
+  private static final long QUERY_PARTITIONS_CHECK_MS = 10_000;
+  private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
+
+  /** What the fetcher hands the reader's thread; see {@link InputReader}'s emitter. */
+  static final class Fetched {
+    enum Kind {
+      /** Records of one partition. */
+      RECORDS,
+      /** A clock mark. */
+      MARK,
+      /** A message of the query topic. */
+      QUERY,
+      /** Nothing to hand on (a record without a value, a bad mark): the position moves. */
+      SKIP,
+      /** The split of the query topic was added: its output is idle (it carries no time). */
+      HELLO
+    }
+
+    final Kind kind;
+    final RecordBatch batch;
+    final int partition;
+    final long nextOffset;
+    final long timestamp;
+
+    Fetched(Kind kind, RecordBatch batch, int partition, long nextOffset, long timestamp) {
+      this.kind = kind;
+      this.batch = batch;
+      this.partition = partition;
+      this.nextOffset = nextOffset;
+      this.timestamp = timestamp;
+    }
+  }
+
+  private final KafkaInput.Settings settings;
+  private final KafkaConsumer<byte[], ByteBuffer> consumer;
+  private final Set<TopicPartition> assigned = new HashSet<>();
+  private final Map<TopicPartition, String> splitOf = new HashMap<>();
+  private String querySplit;
+  private boolean helloOwed;
+  private long nextQueryCheckMs;
+
+  InputFetcher(KafkaInput.Settings settings, int subtask) {
+    this.settings = settings;
+    Map<String, Object> c = new HashMap<>();
+    c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.kafka());
+    c.put(ConsumerConfig.GROUP_ID_CONFIG, settings.recordsGroup());
+    c.put(ConsumerConfig.CLIENT_ID_CONFIG, settings.group() + "-input-" + subtask);
+    c.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    c.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteBufferDeserializer.class);
+    c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    c.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
+    c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2_000);
+    c.put(
+        ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+        settings.readCommitted() ? "read_committed" : "read_uncommitted");
+    c.putAll(settings.consumer());
+    this.consumer = new KafkaConsumer<>(c);
+  }
+
+  @Override
+  public void handleSplitsChanges(SplitsChange<InputSplit> change) {
+    if (!(change instanceof SplitsAddition)) {
+      return;
+    }
+    List<TopicPartition> added = new ArrayList<>();
+    Map<TopicPartition, Long> seek = new HashMap<>();
+    List<TopicPartition> toStart = new ArrayList<>();
+    List<TopicPartition> toEnd = new ArrayList<>();
+    List<TopicPartition> toCommitted = new ArrayList<>();
+    for (InputSplit s : change.splits()) {
+      if (s.isQueries()) {
+        querySplit = s.splitId();
+        helloOwed = true;
+        for (Map.Entry<Integer, Long> e : s.offsets.entrySet()) {
+          TopicPartition tp = new TopicPartition(s.topic, e.getKey());
+          added.add(tp);
+          seek.put(tp, e.getValue());
+          splitOf.put(tp, querySplit);
+        }
+        nextQueryCheckMs = 0;
+      } else {
+        TopicPartition tp = new TopicPartition(s.topic, s.partition);
+        added.add(tp);
+        splitOf.put(tp, s.splitId());
+        long at = s.offset();
+        if (at >= 0) {
+          seek.put(tp, at);
+        } else if (at == InputSplit.EARLIEST) {
+          toStart.add(tp);
+        } else if (at == InputSplit.COMMITTED) {
+          toCommitted.add(tp);
+        } else {
+          toEnd.add(tp);
+        }
+      }
+    }
+    assigned.addAll(added);
+    consumer.assign(new ArrayList<>(assigned));
+    seek.forEach(consumer::seek);
+    if (!toStart.isEmpty()) {
+      consumer.seekToBeginning(toStart);
+    }
+    if (!toEnd.isEmpty()) {
+      consumer.seekToEnd(toEnd);
+    }
+    if (!toCommitted.isEmpty()) {
+      Map<TopicPartition, OffsetAndMetadata> committed;
+      try {
+        committed = consumer.committed(new HashSet<>(toCommitted));
+      } catch (WakeupException e) {
+        // a wake-up meant for a poll
+        committed = consumer.committed(new HashSet<>(toCommitted));
+      }
+      for (TopicPartition tp : toCommitted) {
+        OffsetAndMetadata o = committed.get(tp);
+        if (o != null) {
+          consumer.seek(tp, o.offset());
+        } else {
+          consumer.seekToEnd(List.of(tp));
+        }
+      }
+    }
+    LOG.info("Reading {}", change.splits());
+  }
+
+  @Override
+  public RecordsWithSplitIds<Fetched> fetch() {
+    if (helloOwed) {
+      helloOwed = false;
+      return new RecordsBySplits<>(
+          Map.of(querySplit, List.of(new Fetched(Fetched.Kind.HELLO, null, -1, -1, 0))), Set.of());
+    }
+    ConsumerRecords<byte[], ByteBuffer> polled;
+    try {
+      if (querySplit != null && System.currentTimeMillis() >= nextQueryCheckMs) {
+        nextQueryCheckMs = System.currentTimeMillis() + QUERY_PARTITIONS_CHECK_MS;
+        readNewQueryPartitions();
+      }
+      polled = consumer.poll(POLL);
+    } catch (WakeupException e) {
+      // woken for new splits or a commit
+      return new RecordsBySplits<>(Map.of(), Set.of());
+    }
+    if (polled.isEmpty()) {
+      return new RecordsBySplits<>(Map.of(), Set.of());
+    }
+    long now = System.currentTimeMillis();
+    // the query topic's messages first: a query sent before records reaches them
+    Map<String, Collection<Fetched>> out = new LinkedHashMap<>();
+    for (TopicPartition tp : polled.partitions()) {
+      if (tp.topic().equals(settings.queriesTopic()) && querySplit != null) {
+        List<Fetched> queries = new ArrayList<>();
+        for (ConsumerRecord<byte[], ByteBuffer> r : polled.records(tp)) {
+          queries.add(query(r));
+        }
+        out.computeIfAbsent(querySplit, k -> new ArrayList<>()).addAll(queries);
+      }
+    }
+    for (TopicPartition tp : polled.partitions()) {
+      String split = splitOf.get(tp);
+      if (split != null && !split.equals(querySplit)) {
+        out.put(split, records(tp.partition(), polled.records(tp), now));
+      }
+    }
+    return new RecordsBySplits<>(out, Set.of());
+  }
+
+  private static Fetched query(ConsumerRecord<byte[], ByteBuffer> r) {
+    ByteBuffer v = r.value();
+    if (v == null) {
+      return new Fetched(Fetched.Kind.SKIP, null, r.partition(), r.offset() + 1, 0);
+    }
+    byte[] json = new byte[v.remaining()];
+    v.get(v.position(), json);
+    return new Fetched(
+        Fetched.Kind.QUERY,
+        RecordBatch.query(json, r.partition(), r.offset()),
+        r.partition(),
+        r.offset() + 1,
+        r.timestamp());
+  }
+
+  /** One partition's records of a poll, in batches. */
+  private List<Fetched> records(
+      int partition, List<ConsumerRecord<byte[], ByteBuffer>> rs, long readTimeMs) {
+    List<Fetched> out = new ArrayList<>();
+    int n = rs.size();
+    int i = 0;
+    while (i < n) {
+      ConsumerRecord<byte[], ByteBuffer> first = rs.get(i);
+      if (first.headers().lastHeader(Mark.HEADER) != null) {
+        out.add(mark(first));
+        i++;
+        continue;
+      }
+      if (first.value() == null) {
+        // a record without a value (a tombstone): skipped
+        out.add(new Fetched(Fetched.Kind.SKIP, null, partition, first.offset() + 1, 0));
+        i++;
+        continue;
+      }
+      int end = i;
+      long bytes = 0;
+      while (end < n && end - i < BATCH_RECORDS && (bytes < BATCH_BYTES || end == i)) {
+        ConsumerRecord<byte[], ByteBuffer> r = rs.get(end);
+        if (r.value() == null
+            || r.headers().lastHeader(Mark.HEADER) != null
+            || (settings.marks() && r.timestamp() != first.timestamp())) {
+          break;
+        }
+        bytes += r.value().remaining();
+        end++;
+      }
+      out.add(batch(partition, rs, i, end, (int) bytes, readTimeMs));
+      i = end;
+    }
+    return out;
+  }
+
+  private static Fetched batch(
+      int partition,
+      List<ConsumerRecord<byte[], ByteBuffer>> rs,
+      int from,
+      int to,
+      int bytes,
+      long readTimeMs) {
+    int count = to - from;
+    RecordBatch b = new RecordBatch();
+    b.data = new byte[bytes];
+    b.ends = new int[count];
+    b.count = count;
+    b.positions = new long[3 * count];
+    b.positioned = true;
+    b.readTimeMs = readTimeMs;
+    int at = 0;
+    for (int k = 0; k < count; k++) {
+      ConsumerRecord<byte[], ByteBuffer> r = rs.get(from + k);
+      ByteBuffer v = r.value();
+      int len = v.remaining();
+      v.get(v.position(), b.data, at, len);
+      at += len;
+      b.ends[k] = at;
+      b.positions[3 * k] = partition;
+      b.positions[3 * k + 1] = r.offset();
+      b.positions[3 * k + 2] = r.timestamp();
+    }
+    ConsumerRecord<byte[], ByteBuffer> last = rs.get(to - 1);
+    return new Fetched(Fetched.Kind.RECORDS, b, partition, last.offset() + 1, last.timestamp());
+  }
+
+  private Fetched mark(ConsumerRecord<byte[], ByteBuffer> r) {
+    ByteBuffer v = r.value();
+    try {
+      byte[] json = new byte[v == null ? 0 : v.remaining()];
+      if (v != null) {
+        v.get(v.position(), json);
+      }
+      RecordBatch m = RecordBatch.mark(Mark.parse(json));
+      return new Fetched(Fetched.Kind.MARK, m, r.partition(), r.offset() + 1, r.timestamp());
+    } catch (MessageFormatException e) {
+      LOG.warn(
+          "skipping a bad mark at {}-{}@{}: {}",
+          r.topic(),
+          r.partition(),
+          r.offset(),
+          e.getMessage());
+      return new Fetched(Fetched.Kind.SKIP, null, r.partition(), r.offset() + 1, 0);
+    }
+  }
+
+  /** Reads partitions added to the query topic, from their beginning. */
+  private void readNewQueryPartitions() {
+    List<PartitionInfo> infos;
+    try {
+      infos = consumer.partitionsFor(settings.queriesTopic(), Duration.ofSeconds(1));
+    } catch (WakeupException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      return; // the cluster is slow to answer: look again at the next check
+    }
+    List<TopicPartition> added = new ArrayList<>();
+    for (PartitionInfo info : infos == null ? List.<PartitionInfo>of() : infos) {
+      TopicPartition tp = new TopicPartition(settings.queriesTopic(), info.partition());
+      if (!assigned.contains(tp)) {
+        added.add(tp);
+        splitOf.put(tp, querySplit);
+      }
+    }
+    if (!added.isEmpty()) {
+      LOG.info("Reading new partitions of the query topic from their beginning: {}", added);
+      assigned.addAll(added);
+      consumer.assign(new ArrayList<>(assigned));
+      consumer.seekToBeginning(added);
+    }
+  }
+
+  /** Commits the records partitions' offsets of a completed checkpoint (on the fetcher thread). */
+  void commit(Map<TopicPartition, OffsetAndMetadata> offsets) {
+    consumer.commitAsync(
+        offsets,
+        (done, error) -> {
+          if (error != null) {
+            LOG.debug("Cannot commit the records' offsets: {}", error.toString());
+          }
+        });
+  }
+
+  @Override
+  public void wakeUp() {
+    consumer.wakeup();
+  }
+
+  @Override
+  public void close() {
+    consumer.close(CloseOptions.timeout(CLOSE_TIMEOUT));
+  }
+}
