@@ -49,12 +49,16 @@ final class JsonScanner {
   /** Decodes names written with escapes, to look them up; made on first use. */
   private JsonDecoder names;
 
+  /** The names of the records before, to guess the names of the next. */
+  private final NameMemo memo = new NameMemo();
+
   JsonScanner() {
     limits(JsonRecordReader.Limits.DEFAULTS);
   }
 
   /** Bounds the records from the next scan on. */
   void limits(JsonRecordReader.Limits limits) {
+    memo.clear(); // its names were found valid under the limits before
     maxDepth = limits.maxDepth();
     maxStringBytes = limits.maxStringLength();
     maxNameBytes = limits.maxNameBytes();
@@ -93,6 +97,7 @@ final class JsonScanner {
     longs = new long[n];
     order = new int[n];
     found = 0;
+    memo.fields(table);
   }
 
   FieldTable fields() {
@@ -133,33 +138,48 @@ final class JsonScanner {
       return nothingAfter(b, p + 1, end);
     }
     boolean lookUp = fields.size() > 0;
+    int prev = NameMemo.firstOf(memo.begin());
     while (true) {
-      if (b[p] != '"') {
-        return failed(~p, end);
-      }
-      int nameStart = p + 1;
-      int q = string(b, nameStart, end);
-      if (q < 0) {
-        return failed(q, end);
-      }
-      if (q - nameStart > maxNameBytes) {
-        return failed(fail(BadRecord.NAME_TOO_LONG, nameStart), end);
-      }
-      int slot = -1;
-      if (lookUp) {
-        slot = escaped ? fields.slot(escapedName(b, nameStart, q)) : fields.slot(b, nameStart, q);
-      }
-      p = q + 1;
-      if (p >= end) {
-        return failed(~p, end);
-      }
-      if (b[p] != ':') {
-        p = ws(b, p, end);
-        if (p >= end || b[p] != ':') {
+      int id = memo.guess(prev);
+      int after = memo.member(b, p, end, id); // after the colon, when the name is the one guessed
+      int slot;
+      if (after >= 0) {
+        p = after;
+        slot = memo.slot(id);
+      } else {
+        if (b[p] != '"') {
           return failed(~p, end);
         }
+        int nameStart = p + 1;
+        int q = string(b, nameStart, end);
+        if (q < 0) {
+          return failed(q, end);
+        }
+        if (q - nameStart > maxNameBytes) {
+          return failed(fail(BadRecord.NAME_TOO_LONG, nameStart), end);
+        }
+        id = memo.learn(b, nameStart, q, escaped, prev, fields);
+        if (NameMemo.known(id)) {
+          slot = memo.slot(id);
+        } else if (lookUp) {
+          slot = escaped ? fields.slot(escapedName(b, nameStart, q)) : fields.slot(b, nameStart, q);
+        } else {
+          slot = -1;
+        }
+        p = q + 1;
+        if (p >= end) {
+          return failed(~p, end);
+        }
+        if (b[p] != ':') {
+          p = ws(b, p, end);
+          if (p >= end || b[p] != ':') {
+            return failed(~p, end);
+          }
+        }
+        p++;
       }
-      if (++p >= end) {
+      prev = id;
+      if (p >= end) {
         return failed(~p, end);
       }
       if (b[p] <= ' ') {
@@ -169,7 +189,7 @@ final class JsonScanner {
         }
       }
       int start = p;
-      p = slot >= 0 ? value(b, p, end, 1) : skip(b, p, end, 1);
+      p = slot >= 0 ? value(b, p, end, 1, id) : skip(b, p, end, 1, id);
       if (p < 0) {
         return failed(p, end);
       }
@@ -346,7 +366,7 @@ final class JsonScanner {
   // first error (negative), which their callers return as it is: see failed().
 
   /** Scans the value at {@code p}; returns the index after it. Sets {@link #kind}. */
-  private int value(byte[] b, int p, int end, int depth) {
+  private int value(byte[] b, int p, int end, int depth, int name) {
     byte c = b[p];
     if (c == '"') {
       int q = string(b, p + 1, end);
@@ -364,10 +384,10 @@ final class JsonScanner {
     switch (c) {
       case '{':
         kind = OBJECT;
-        return object(b, p + 1, end, depth + 1);
+        return object(b, p + 1, end, depth + 1, name);
       case '[':
         kind = ARRAY;
-        return array(b, p + 1, end, depth + 1);
+        return array(b, p + 1, end, depth + 1, name);
       case 't':
         kind = TRUE;
         return literal(b, p, end);
@@ -386,7 +406,7 @@ final class JsonScanner {
    * Checks the value at {@code p} as {@link #value} does, without keeping anything of it: for the
    * values no query reads, which are most of a record. Returns the index after it.
    */
-  private int skip(byte[] b, int p, int end, int depth) {
+  private int skip(byte[] b, int p, int end, int depth, int name) {
     byte c = b[p];
     if (c == '"') {
       int q = string(b, p + 1, end);
@@ -397,9 +417,9 @@ final class JsonScanner {
     }
     switch (c) {
       case '{':
-        return object(b, p + 1, end, depth + 1);
+        return object(b, p + 1, end, depth + 1, name);
       case '[':
-        return array(b, p + 1, end, depth + 1);
+        return array(b, p + 1, end, depth + 1, name);
       case 't':
       case 'f':
       case 'n':
@@ -415,26 +435,27 @@ final class JsonScanner {
   private static int literal(byte[] b, int p, int end) {
     switch (b[p]) {
       case 't':
-        if (p + 3 < end && b[p + 1] == 'r' && b[p + 2] == 'u' && b[p + 3] == 'e') {
+        if (p + 3 < end && Swar.quad(b, p) == TRUE_QUAD) {
           return p + 4;
         }
         return literalError(b, p, end, TRUE_BYTES);
       case 'f':
-        if (p + 4 < end
-            && b[p + 1] == 'a'
-            && b[p + 2] == 'l'
-            && b[p + 3] == 's'
-            && b[p + 4] == 'e') {
+        if (p + 4 < end && Swar.quad(b, p + 1) == ALSE_QUAD) {
           return p + 5;
         }
         return literalError(b, p, end, FALSE_BYTES);
       default:
-        if (p + 3 < end && b[p + 1] == 'u' && b[p + 2] == 'l' && b[p + 3] == 'l') {
+        if (p + 3 < end && Swar.quad(b, p) == NULL_QUAD) {
           return p + 4;
         }
         return literalError(b, p, end, NULL_BYTES);
     }
   }
+
+  /** The literals' bytes as {@link Swar#quad} reads them: four compared at once. */
+  private static final int TRUE_QUAD = 't' | 'r' << 8 | 'u' << 16 | 'e' << 24,
+      ALSE_QUAD = 'a' | 'l' << 8 | 's' << 16 | 'e' << 24,
+      NULL_QUAD = 'n' | 'u' << 8 | 'l' << 16 | 'l' << 24;
 
   private static final byte[] TRUE_BYTES = {'t', 'r', 'u', 'e'};
   private static final byte[] FALSE_BYTES = {'f', 'a', 'l', 's', 'e'};
@@ -460,6 +481,18 @@ final class JsonScanner {
    * #maxNumberChars} characters, without computing it; returns the index after it.
    */
   private int skipNumber(byte[] b, int p, int end) {
+    if (p + 8 <= end && maxNumberChars >= 7) {
+      // most numbers: an integer of one to seven digits, read from one word
+      long w = Swar.word(b, p);
+      int k = Swar.digitCount(w);
+      if (k > 0 && k < 8) {
+        int first = (int) w & 0xFF;
+        int after = (int) (w >>> (8 * k)) & 0xFF;
+        if ((first != '0' || k == 1) && after != '.' && (after | 0x20) != 'e') {
+          return p + k;
+        }
+      }
+    }
     int q = integerPart(b, p, end);
     return q < 0 ? q : afterIntegerPart(b, p, q, end);
   }
@@ -509,8 +542,8 @@ final class JsonScanner {
     return p - start > maxNumberChars ? fail(BadRecord.NUMBER_TOO_LONG, start) : p;
   }
 
-  /** {@code p} is after the '{'. */
-  private int object(byte[] b, int p, int end, int depth) {
+  /** {@code p} is after the '{'; the object is (in) the value of the name {@code name}. */
+  private int object(byte[] b, int p, int end, int depth, int name) {
     if (depth > maxDepth) {
       return fail(BadRecord.TOO_DEEP, p - 1);
     }
@@ -521,28 +554,38 @@ final class JsonScanner {
     if (b[p] == '}') {
       return p + 1;
     }
+    int prev = NameMemo.firstOf(name);
     while (true) {
-      if (b[p] != '"') {
-        return ~p;
-      }
-      int q = string(b, p + 1, end);
-      if (q < 0) {
-        return q;
-      }
-      if (q - p - 1 > maxNameBytes) {
-        return fail(BadRecord.NAME_TOO_LONG, p + 1);
-      }
-      p = q + 1;
-      if (p >= end) {
-        return ~p;
-      }
-      if (b[p] != ':') {
-        p = ws(b, p, end);
-        if (p >= end || b[p] != ':') {
+      int id = memo.guess(prev);
+      int after = memo.member(b, p, end, id); // after the colon, when the name is the one guessed
+      if (after >= 0) {
+        p = after;
+      } else {
+        if (b[p] != '"') {
           return ~p;
         }
+        int q = string(b, p + 1, end);
+        if (q < 0) {
+          return q;
+        }
+        if (q - p - 1 > maxNameBytes) {
+          return fail(BadRecord.NAME_TOO_LONG, p + 1);
+        }
+        id = memo.learn(b, p + 1, q, escaped, prev, fields);
+        p = q + 1;
+        if (p >= end) {
+          return ~p;
+        }
+        if (b[p] != ':') {
+          p = ws(b, p, end);
+          if (p >= end || b[p] != ':') {
+            return ~p;
+          }
+        }
+        p++;
       }
-      if (++p >= end) {
+      prev = id;
+      if (p >= end) {
         return ~p;
       }
       if (b[p] <= ' ') {
@@ -551,7 +594,7 @@ final class JsonScanner {
           return ~p;
         }
       }
-      p = skip(b, p, end, depth);
+      p = skip(b, p, end, depth, id);
       if (p < 0 || p >= end) {
         return p < 0 ? p : ~p;
       }
@@ -581,8 +624,8 @@ final class JsonScanner {
     }
   }
 
-  /** {@code p} is after the '['. */
-  private int array(byte[] b, int p, int end, int depth) {
+  /** {@code p} is after the '['; the array is (in) the value of the name {@code name}. */
+  private int array(byte[] b, int p, int end, int depth, int name) {
     if (depth > maxDepth) {
       return fail(BadRecord.TOO_DEEP, p - 1);
     }
@@ -594,7 +637,7 @@ final class JsonScanner {
       return p + 1;
     }
     while (true) {
-      p = skip(b, p, end, depth);
+      p = skip(b, p, end, depth, name);
       if (p < 0 || p >= end) {
         return p < 0 ? p : ~p;
       }

@@ -13,6 +13,8 @@ final class Swar {
 
   private static final VarHandle LONGS =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final VarHandle INTS =
+      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
   private static final long ONES = 0x0101010101010101L;
   private static final long HIGHS = 0x8080808080808080L;
   private static final long QUOTES = 0x2222222222222222L;
@@ -47,13 +49,16 @@ final class Swar {
   /**
    * The eight bytes at {@code p} as a string's scan sees them: the high bit of each byte that needs
    * a look (>= 0x80, or < 0x20 (borrow), or a quote, or a backslash). Only the lowest flagged byte
-   * is exact (borrows flag bytes above a true match), and only it may be used.
+   * is exact (borrows flag bytes above a true match), and only it may be used. No byte below it is
+   * flagged: such a byte is ASCII (so {@code w}'s high bit is clear, and so is that of the bytes
+   * xored with a quote or a backslash, which are not zero and lose one without borrowing) and at
+   * least a space (subtracting one without borrowing).
    */
   static long stringFlags(byte[] b, int p) {
     long w = (long) LONGS.get(b, p);
     long q = w ^ QUOTES;
     long s = w ^ BACKSLASHES;
-    return ((w - SPACES) | w | ((q - ONES) & ~q) | ((s - ONES) & ~s)) & HIGHS;
+    return ((w - SPACES) | w | (q - ONES) | (s - ONES)) & HIGHS;
   }
 
   /**
@@ -76,6 +81,23 @@ final class Swar {
       p++;
     }
     return p;
+  }
+
+  /** The eight bytes at {@code p} as a little-endian word: the first is the lowest. */
+  static long word(byte[] b, int p) {
+    return (long) LONGS.get(b, p);
+  }
+
+  /** The four bytes at {@code p} as a little-endian int: the first is the lowest. */
+  static int quad(byte[] b, int p) {
+    return (int) INTS.get(b, p);
+  }
+
+  /** How many ASCII digits the word {@code w} starts with (its lowest bytes), 0 to 8. */
+  static int digitCount(long w) {
+    long notDigit =
+        ((w & HIGH_NIBBLES) ^ DIGIT_NIBBLES) | (((w + SIXES) & HIGH_NIBBLES) ^ DIGIT_NIBBLES);
+    return Long.numberOfTrailingZeros(notDigit) >>> 3;
   }
 
   static int hex(byte c) {

@@ -132,6 +132,15 @@ final class JsonSamples {
     return b;
   }
 
+  /** The bytes {@code b} damaged by one to three random edits. */
+  byte[] damage(byte[] b) {
+    int edits = 1 + random.nextInt(3);
+    for (int e = 0; e < edits; e++) {
+      b = edit(b);
+    }
+    return b;
+  }
+
   private static final byte[] INTERESTING = {
     '"',
     '\\',

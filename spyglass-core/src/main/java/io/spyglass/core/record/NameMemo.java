@@ -1,0 +1,256 @@
+package io.spyglass.core.record;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+
+/**
+ * The names of the records scanned before, to guess each name of the next record instead of
+ * searching for its end: the records of a stream mostly hold the same fields in the same order. A
+ * search finds a name's end only after testing its bytes, and a top-level name's slot in the field
+ * table by a look-up; a guess is checked with three words compared at once (the quoted name and its
+ * colon), the place of the value known before the check is done, and gives the slot. Each name
+ * learned (of at most {@value #MAX_LENGTH} bytes, written without escapes) gets an id; the memo
+ * keeps, per name, the name that followed it last in its object, and per name whose value is an
+ * object (or an array of objects), the first name in it. A record's first name is guessed from the
+ * first name of the record before.
+ *
+ * <p>A guess is taken only when the bytes are exactly a member's start as compact JSON writes it:
+ * the quoted name and a colon ({@code "name":}). A learned name is one the scan found valid, under
+ * the same limits (the memo is cleared when they change), so those bytes are what the search would
+ * have found and checked; otherwise the scan searches. Whether a record is valid, and what is read
+ * from it, never depends on what the memo holds.
+ *
+ * <p>Records whose names do not repeat (maps keyed by identifiers, say) would only pay for guesses
+ * that fail and names learned for nothing: when records keep missing, the memo stands aside for a
+ * while ({@link #begin}).
+ *
+ * <p>Not thread-safe.
+ */
+final class NameMemo {
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+  /** The longest name learned, in bytes: quoted, with its colon, three words. */
+  static final int MAX_LENGTH = 21;
+
+  /** The bytes a guess reads: three words from the opening quote. */
+  static final int WINDOW = 24;
+
+  /** At most this many names are learned; the ones after are searched for. */
+  static final int CAPACITY = 512;
+
+  /**
+   * Ids that are no name: the record's own object, whose first name is the record's first; a name
+   * not learned; and any name while the memo stands aside, after which nothing is guessed.
+   */
+  static final int ROOT = 0, UNKNOWN = 1, ASIDE = 2;
+
+  /** The first id of a name. */
+  private static final int NAMES = 3;
+
+  /** Records of more names not guessed than this are missed. */
+  private static final int MISSES_PER_RECORD = 16;
+
+  /** After this many missed records in a row, the memo stands aside... */
+  private static final int MISSED_RECORDS = 8;
+
+  /** ...for this many records, then tries again. */
+  private static final int ASIDE_RECORDS = 256;
+
+  /** Per id: the quoted name and its colon, as three words and their masks. */
+  private final long[] words = new long[6 * CAPACITY];
+
+  /** Per id: the length of the quoted name and its colon. */
+  private final int[] lengths = new int[CAPACITY];
+
+  /**
+   * The guesses: at {@code id}, the id of the name that followed it in its object; at {@code
+   * CAPACITY + id}, the id of the first name of its value's objects. -1 when none.
+   */
+  private final int[] next = new int[2 * CAPACITY];
+
+  /** Per id: the slot of the name in the scanner's field table, or -1. */
+  private final int[] slots = new int[CAPACITY];
+
+  /** Ids + 1 by hash of the name's words, open addressing; 0 is empty. */
+  private final int[] table = new int[4 * CAPACITY];
+
+  private int size;
+
+  /** Names searched for in the record being scanned, and missed records in a row. */
+  private int misses;
+
+  private int missedRecords;
+
+  /** Records still to scan without the memo. */
+  private int aside;
+
+  NameMemo() {
+    clear();
+  }
+
+  /** Forgets every name (when the limits change). */
+  void clear() {
+    Arrays.fill(next, -1);
+    Arrays.fill(table, 0);
+    Arrays.fill(slots, -1);
+    size = NAMES;
+    misses = 0;
+    missedRecords = 0;
+    aside = 0;
+  }
+
+  /** Takes the slots of the names from this table from now on. */
+  void fields(FieldTable fields) {
+    for (int id = NAMES; id < size; id++) {
+      slots[id] = fieldSlot(fields, id);
+    }
+  }
+
+  /**
+   * Starts a record: the id whose first name is guessed as its first ({@link #ROOT}), or {@link
+   * #ASIDE} when the memo stands aside for it (nothing guessed, nothing learned).
+   */
+  int begin() {
+    if (aside > 0) {
+      aside--;
+      return ASIDE;
+    }
+    if (misses > MISSES_PER_RECORD) {
+      if (++missedRecords == MISSED_RECORDS) {
+        missedRecords = 0;
+        aside = ASIDE_RECORDS;
+      }
+    } else {
+      missedRecords = 0;
+    }
+    misses = 0;
+    return aside > 0 ? ASIDE : ROOT;
+  }
+
+  /** The guess for the name after {@code prev}, -1 when none. */
+  int guess(int prev) {
+    return next[prev];
+  }
+
+  /**
+   * Where the guesses for the first name of the objects in the value of the name {@code id} are.
+   */
+  static int firstOf(int id) {
+    return CAPACITY + id;
+  }
+
+  /**
+   * Whether the name {@code id}, quoted and followed by a colon, is at {@code b[p..]}: the index of
+   * the byte after the colon (which is before {@code end}), or -1 when it is not.
+   */
+  int member(byte[] b, int p, int end, int id) {
+    if (id < 0 || p + WINDOW >= end) {
+      return -1;
+    }
+    int i = 6 * id;
+    long[] w = words;
+    long a = (long) LONGS.get(b, p);
+    long c = (long) LONGS.get(b, p + 8);
+    long d = (long) LONGS.get(b, p + 16);
+    long diff = ((a ^ w[i]) & w[i + 1]) | ((c ^ w[i + 2]) & w[i + 3]) | ((d ^ w[i + 4]) & w[i + 5]);
+    return diff == 0 ? p + lengths[id] : -1;
+  }
+
+  /** Whether {@code id} is a name learned, whose {@link #slot} is known. */
+  static boolean known(int id) {
+    return id >= NAMES;
+  }
+
+  /** The slot in the field table of the name {@code id}, or -1 (always when it is not known). */
+  int slot(int id) {
+    return slots[id];
+  }
+
+  /**
+   * The id of the valid name {@code b[from, to)} that a search found, in the memo or learned now,
+   * or {@link #UNKNOWN} when it is written with escapes, is too long, or the memo is full or stands
+   * aside; and remembered as the guess after {@code prev}.
+   */
+  int learn(byte[] b, int from, int to, boolean escaped, int prev, FieldTable fields) {
+    if (prev == ASIDE || prev == firstOf(ASIDE)) {
+      return ASIDE;
+    }
+    misses++;
+    int id = escaped ? UNKNOWN : find(b, from, to, fields);
+    next[prev] = id == UNKNOWN ? -1 : id;
+    return id;
+  }
+
+  private int find(byte[] b, int from, int to, FieldTable fields) {
+    int len = to - from;
+    if (len > MAX_LENGTH) {
+      return UNKNOWN;
+    }
+    // the quoted name and its colon, as member() compares them
+    int n = len + 3;
+    long w0 = 0;
+    long w1 = 0;
+    long w2 = 0;
+    for (int k = 0; k < n; k++) {
+      long c = k == 0 || k == n - 2 ? '"' : k == n - 1 ? ':' : b[from + k - 1] & 0xFFL;
+      if (k < 8) {
+        w0 |= c << (8 * k);
+      } else if (k < 16) {
+        w1 |= c << (8 * (k - 8));
+      } else {
+        w2 |= c << (8 * (k - 16));
+      }
+    }
+    int mask = table.length - 1;
+    int h = hash(w0, w1, w2) & mask;
+    while (true) {
+      int id = table[h] - 1;
+      if (id < 0) {
+        break;
+      }
+      int i = 6 * id;
+      if (lengths[id] == n && words[i] == w0 && words[i + 2] == w1 && words[i + 4] == w2) {
+        return id;
+      }
+      h = (h + 1) & mask;
+    }
+    if (size == CAPACITY) {
+      return UNKNOWN;
+    }
+    int id = size++;
+    table[h] = id + 1;
+    lengths[id] = n;
+    int i = 6 * id;
+    words[i] = w0;
+    words[i + 1] = mask(n);
+    words[i + 2] = w1;
+    words[i + 3] = mask(n - 8);
+    words[i + 4] = w2;
+    words[i + 5] = mask(n - 16);
+    slots[id] = fieldSlot(fields, id);
+    return id;
+  }
+
+  /** A word's mask for its first {@code n} bytes (none when n <= 0, all when n >= 8). */
+  private static long mask(int n) {
+    return n <= 0 ? 0 : n >= 8 ? -1L : -1L >>> (64 - 8 * n);
+  }
+
+  private int fieldSlot(FieldTable fields, int id) {
+    int len = lengths[id] - 3;
+    byte[] name = new byte[len];
+    for (int k = 0; k < len; k++) {
+      int at = k + 1; // after the opening quote
+      name[k] = (byte) (words[6 * id + 2 * (at >> 3)] >>> (8 * (at & 7)));
+    }
+    return fields.slot(name, 0, len);
+  }
+
+  private static int hash(long w0, long w1, long w2) {
+    long h = (w0 * 0x9E3779B97F4A7C15L) ^ (w1 * 0xC2B2AE3D27D4EB4FL) ^ (w2 * 0x165667B19E3779F9L);
+    return (int) (h ^ (h >>> 29));
+  }
+}
