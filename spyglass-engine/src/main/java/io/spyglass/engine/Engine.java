@@ -426,7 +426,7 @@ public final class Engine implements AutoCloseable {
     long next = Math.max(nextSample, first);
     for (; next < end; next += s.everyN()) {
       int i = (int) (next - first);
-      s.sampler().sample(b.data(), b.start(i), b.length(i));
+      s.sampler().sample(b.array(i), b.start(i), b.length(i));
     }
     nextSample = next;
     recordsSeenBySampler = end;

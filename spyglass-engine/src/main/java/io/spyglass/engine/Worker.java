@@ -162,14 +162,13 @@ final class Worker implements Runnable, PartialSink {
   }
 
   private void process(RawBatch batch) {
-    byte[] data = batch.data();
     long readMs = batch.readTimeMs();
     boolean positioned = batch.positioned();
     long malformed = 0;
     int n = batch.size();
     for (int i = 0; i < n; i++) {
       try {
-        if (!filters.read(data, batch.start(i), batch.length(i), record)) {
+        if (!filters.read(batch.array(i), batch.start(i), batch.length(i), record)) {
           continue; // no query can match it: ruled out from its bytes, never decoded
         }
       } catch (MalformedRecordException e) {

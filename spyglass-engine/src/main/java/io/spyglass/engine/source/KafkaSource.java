@@ -2,6 +2,7 @@ package io.spyglass.engine.source;
 
 import io.spyglass.core.record.BadRecord;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -25,7 +26,9 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.serialization.ByteBufferDeserializer;
+import org.apache.kafka.common.serialization.Deserializer;
 
 /**
  * A Kafka topic ({@code kafka://host:port/topic}): record values are the JSON records, each with
@@ -40,6 +43,10 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * knows them) at most once a second and reads new ones from their beginning.
  *
  * <p>Records with a null value (tombstones) are skipped and counted in {@link #badInput()}.
+ *
+ * <p>Values are not copied: each record handed on is referenced in the buffer the consumer fetched
+ * it into (or decompressed it into), which the batch holds until it is cleared, so that the workers
+ * scan the bytes as they came off the socket. Keys are not read.
  *
  * <p>A broker that stops answering, or a topic deleted, is not an end: the consumer reconnects and
  * reading resumes when they are back. Meanwhile {@link #problem()} says what is wrong: when polls
@@ -129,11 +136,11 @@ public final class KafkaSource implements Source {
   private final String description;
   private final String topic;
   private final Options options;
-  private final KafkaConsumer<byte[], byte[]> consumer;
+  private final KafkaConsumer<Void, ByteBuffer> consumer;
   private final Object lock = new Object();
   private volatile boolean closed;
   private boolean consumerClosed;
-  private Iterator<ConsumerRecord<byte[], byte[]>> pending;
+  private Iterator<ConsumerRecord<Void, ByteBuffer>> pending;
   private final BadInput badInput = new BadInput();
   private final String bootstrapServers;
 
@@ -160,7 +167,10 @@ public final class KafkaSource implements Source {
     this.bootstrapServers = bootstrapServers;
     this.description = "kafka://" + bootstrapServers + "/" + topic;
     this.topic = topic;
-    this.consumer = new KafkaConsumer<>(config(bootstrapServers, topic, options));
+    // keys are not read; values are handed on where the consumer holds them, not copied
+    this.consumer =
+        new KafkaConsumer<>(
+            config(bootstrapServers, topic, options), new NoKey(), new ByteBufferDeserializer());
     try {
       List<PartitionInfo> infos;
       try {
@@ -216,8 +226,6 @@ public final class KafkaSource implements Source {
   private static Map<String, Object> config(String bootstrap, String topic, Options options) {
     Map<String, Object> config = new HashMap<>();
     config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-    config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
     config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     config.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
     config.put(ConsumerConfig.CLIENT_ID_CONFIG, "spyglass-source-" + topic);
@@ -292,13 +300,24 @@ public final class KafkaSource implements Source {
       }
       int n = 0;
       while (n < maxRecords && pending.hasNext()) {
-        ConsumerRecord<byte[], byte[]> r = pending.next();
-        byte[] value = r.value();
+        ConsumerRecord<Void, ByteBuffer> r = pending.next();
+        ByteBuffer value = r.value();
         if (value == null) {
           badInput.add(BadRecord.NO_VALUE, "partition " + r.partition() + " offset " + r.offset());
           continue;
         }
-        batch.add(value, 0, value.length, r.partition(), r.offset(), r.timestamp());
+        if (value.hasArray()) {
+          // the value where the consumer fetched it: nothing is copied on the way to the workers
+          batch.addReferenced(
+              value.array(),
+              value.arrayOffset() + value.position(),
+              value.remaining(),
+              r.partition(),
+              r.offset(),
+              r.timestamp());
+        } else {
+          batch.add(value, r.partition(), r.offset(), r.timestamp());
+        }
         n++;
       }
       return true;
@@ -363,6 +382,19 @@ public final class KafkaSource implements Source {
       consumer.assign(new ArrayList<>(assigned));
       // created after the source opened: everything in them is new
       consumer.seekToBeginning(added);
+    }
+  }
+
+  /** A key deserializer that reads nothing: records' keys are not used. */
+  private static final class NoKey implements Deserializer<Void> {
+    @Override
+    public Void deserialize(String topic, byte[] data) {
+      return null;
+    }
+
+    @Override
+    public Void deserialize(String topic, Headers headers, ByteBuffer data) {
+      return null;
     }
   }
 

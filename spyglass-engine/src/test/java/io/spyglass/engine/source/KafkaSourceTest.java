@@ -3,6 +3,7 @@ package io.spyglass.engine.source;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.spyglass.core.record.BadRecord;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +23,8 @@ import org.apache.kafka.common.test.TestKitNodes;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Against a real single-node KRaft broker, started once for the class. */
 class KafkaSourceTest {
@@ -68,7 +71,13 @@ class KafkaSourceTest {
                   new NewTopic("spec", 1, (short) 1),
                   new NewTopic("idle", 1, (short) 1),
                   new NewTopic("doomed", 1, (short) 1),
-                  new NewTopic("grown", 1, (short) 1)))
+                  new NewTopic("grown", 1, (short) 1),
+                  new NewTopic("tombstones", 1, (short) 1),
+                  new NewTopic("codec-none", 2, (short) 1),
+                  new NewTopic("codec-gzip", 2, (short) 1),
+                  new NewTopic("codec-lz4", 2, (short) 1),
+                  new NewTopic("codec-zstd", 2, (short) 1),
+                  new NewTopic("codec-snappy", 2, (short) 1)))
           .all()
           .get(30, TimeUnit.SECONDS);
     }
@@ -223,6 +232,114 @@ class KafkaSourceTest {
       }
       assertThat(batch.size()).isPositive();
       assertThat(source.problem()).isNull();
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"none", "gzip", "lz4", "zstd", "snappy"})
+  void valuesHandedOnWithoutCopiesStayIntactWhileLaterPollsGoOn(String codec) throws Exception {
+    // values are referenced where the consumer fetched them (uncompressed) or decompressed them:
+    // every batch is kept, never cleared, while many more fetches come, and must still read right
+    String topic = "codec-" + codec;
+    List<Sent> sent = new ArrayList<>();
+    try (KafkaProducer<byte[], byte[]> compressing =
+        new KafkaProducer<>(
+            Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrap,
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+                ByteArraySerializer.class,
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+                ByteArraySerializer.class,
+                ProducerConfig.COMPRESSION_TYPE_CONFIG,
+                codec,
+                ProducerConfig.BATCH_SIZE_CONFIG,
+                8192,
+                ProducerConfig.LINGER_MS_CONFIG,
+                5))) {
+      List<CompletableFuture<RecordMetadata>> acks = new ArrayList<>();
+      List<String> values = new ArrayList<>();
+      for (int i = 0; i < 400; i++) {
+        String value = "{\"i\":" + i + ",\"pad\":\"" + "abcdefgh".repeat(i % 97 * 3) + "\"}";
+        values.add(value);
+        CompletableFuture<RecordMetadata> ack = new CompletableFuture<>();
+        compressing.send(
+            new ProducerRecord<>(
+                topic,
+                i % 2,
+                T0 + i,
+                ("key" + i).getBytes(StandardCharsets.UTF_8),
+                value.getBytes(StandardCharsets.UTF_8)),
+            (meta, e) -> {
+              if (e != null) {
+                ack.completeExceptionally(e);
+              } else {
+                ack.complete(meta);
+              }
+            });
+        acks.add(ack);
+      }
+      compressing.flush();
+      for (int i = 0; i < acks.size(); i++) {
+        RecordMetadata meta = acks.get(i).get(30, TimeUnit.SECONDS);
+        sent.add(new Sent(meta.partition(), meta.offset(), meta.timestamp(), values.get(i)));
+      }
+    }
+    try (KafkaSource source =
+        new KafkaSource(
+            bootstrap,
+            topic,
+            KafkaSource.Options.DEFAULTS
+                .withFrom(KafkaSource.StartAt.earliest())
+                // many small fetches
+                .withConsumerProperties(
+                    Map.of(
+                        ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 4096,
+                        ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 8192)))) {
+      List<RawBatch> kept = new ArrayList<>();
+      int n = 0;
+      long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (n < sent.size() && System.nanoTime() < end) {
+        RawBatch batch = new RawBatch(64, 4);
+        assertThat(source.poll(batch, 7, 100)).isTrue();
+        n += batch.size();
+        kept.add(batch);
+      }
+      List<Sent> got = new ArrayList<>();
+      for (RawBatch batch : kept) {
+        for (int i = 0; i < batch.size(); i++) {
+          got.add(
+              new Sent(
+                  batch.partition(i),
+                  batch.offset(i),
+                  batch.timestamp(i),
+                  new String(
+                      batch.array(i), batch.start(i), batch.length(i), StandardCharsets.UTF_8)));
+        }
+      }
+      assertThat(got).containsExactlyInAnyOrderElementsOf(sent);
+      assertThat(source.badInput().total()).isZero();
+    }
+  }
+
+  @Test
+  void recordsWithoutAValueAreCountedAndSkipped() throws Exception {
+    List<Sent> first = produce("tombstones", 1, 1, T0);
+    RecordMetadata tombstone =
+        producer
+            .send(new ProducerRecord<>("tombstones", 0, T0 + 1, "k".getBytes(), (byte[]) null))
+            .get(30, TimeUnit.SECONDS);
+    List<Sent> last = produce("tombstones", 1, 1, T0 + 2);
+    try (KafkaSource source =
+        new KafkaSource(
+            bootstrap,
+            "tombstones",
+            KafkaSource.Options.DEFAULTS.withFrom(KafkaSource.StartAt.earliest()))) {
+      assertThat(read(source, 2)).containsExactly(first.get(0), last.get(0));
+      BadInput.Snapshot bad = source.badInput();
+      assertThat(bad.counts()).isEqualTo(Map.of(BadRecord.NO_VALUE, 1L));
+      assertThat(bad.places().get(BadRecord.NO_VALUE))
+          .containsExactly("partition 0 offset " + tombstone.offset());
     }
   }
 
