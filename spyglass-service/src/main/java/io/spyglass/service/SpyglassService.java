@@ -13,6 +13,7 @@ import io.spyglass.service.query.QueryManager;
 import io.spyglass.service.runtime.EmbeddedRuntime;
 import io.spyglass.service.runtime.QueryRuntime;
 import io.spyglass.service.schema.SchemaSampler;
+import io.spyglass.service.store.AuditLog;
 import io.spyglass.service.store.DataFolderLock;
 import io.spyglass.service.store.Database;
 import io.spyglass.service.store.History;
@@ -56,6 +57,7 @@ public final class SpyglassService implements AutoCloseable {
   private final ApiServer server;
   private final Metering metering;
   private final DataFolderLock lock;
+  private final AuditLog audit;
   private final Health health = new Health();
   private volatile long lastSweepMs = System.currentTimeMillis();
   private volatile boolean closed;
@@ -70,9 +72,11 @@ public final class SpyglassService implements AutoCloseable {
       Database db,
       Metering metering,
       Listening listening,
-      DataFolderLock lock) {
+      DataFolderLock lock,
+      AuditLog audit) {
     LongSupplier clock = System::currentTimeMillis;
     this.lock = lock;
+    this.audit = audit;
     this.config = config;
     this.tokens = tokens;
     this.runtime = runtime;
@@ -90,7 +94,8 @@ public final class SpyglassService implements AutoCloseable {
                 config.keepResults(),
                 config.keepBytes(),
                 config.queryLimits(),
-                config.results()),
+                config.results(),
+                config.maxForeverMs()),
             clock);
     this.metrics = new ServiceMetrics(runtime, queries);
     if (metering != null && metering.standing() != null) {
@@ -98,6 +103,7 @@ public final class SpyglassService implements AutoCloseable {
     }
     queries.observe(metrics);
     queries.observe(history);
+    queries.observe(audit);
     this.schema = new SchemaSampler(runtime, config.sampleEveryN(), config.schemaPeriodMs(), clock);
     this.sweeper =
         Executors.newSingleThreadScheduledExecutor(
@@ -137,7 +143,8 @@ public final class SpyglassService implements AutoCloseable {
               saved,
               history,
               metering,
-              health);
+              health,
+              audit);
       sweeper.scheduleWithFixedDelay(this::sweep, 250, 250, TimeUnit.MILLISECONDS);
     } catch (RuntimeException | Error e) {
       // the server did not start: the threads started for it stop (the caller closes the rest)
@@ -261,9 +268,17 @@ public final class SpyglassService implements AutoCloseable {
         throw new IllegalArgumentException(notLoopback(config));
       }
       Database db = Database.open(config.dataDir());
+      AuditLog audit = null;
       try {
-        return new SpyglassService(config, tokens, runtime, db, metering, listening, lock);
-      } catch (RuntimeException e) {
+        audit = AuditLog.open(config.auditLogPath(), System::currentTimeMillis);
+        SpyglassService s =
+            new SpyglassService(config, tokens, runtime, db, metering, listening, lock, audit);
+        audit.service("service-started", java.util.Map.of("url", s.url()));
+        return s;
+      } catch (IOException | RuntimeException e) {
+        if (audit != null) {
+          audit.close();
+        }
         db.close();
         throw e;
       }
@@ -487,6 +502,8 @@ public final class SpyglassService implements AutoCloseable {
     runtime.close();
     closeQuietly(metering);
     history.close();
+    audit.service("service-stopped", java.util.Map.of());
+    audit.close();
     db.close();
     lock.close(); // last: nothing of the folder is written after
   }

@@ -17,6 +17,7 @@ import io.spyglass.service.query.QueryManager;
 import io.spyglass.service.runtime.QueryRuntime;
 import io.spyglass.service.runtime.RuntimeStats;
 import io.spyglass.service.schema.SchemaSampler;
+import io.spyglass.service.store.AuditLog;
 import io.spyglass.service.store.History;
 import io.spyglass.service.store.SavedQueries;
 import java.io.IOException;
@@ -91,7 +92,8 @@ public final class ApiServer implements AutoCloseable {
       SavedQueries saved,
       History history,
       Metering metering,
-      Health health) {
+      Health health,
+      AuditLog audit) {
     this.streams = new Streams(settings.streams());
     StreamQuota quota = new StreamQuota(settings.edge().maxStreamsPerUser());
     this.ws = new WebSocketApi(manager, metrics, settings.streams(), quota);
@@ -106,7 +108,7 @@ public final class ApiServer implements AutoCloseable {
             proxies);
     this.queries = new QueriesApi(manager, metrics, streams, quota, schema);
     SavedApi savedApi = new SavedApi(saved, history, manager.limits().queryLimits());
-    MeteringApi meteringApi = new MeteringApi(metering);
+    MeteringApi meteringApi = new MeteringApi(metering, audit);
     BodyMemory bodyMemory =
         new BodyMemory(settings.guards().maxBodyMemory(), settings.guards().maxBodyMemoryPerUser());
     metrics.requestBodies(bodyMemory::used);
