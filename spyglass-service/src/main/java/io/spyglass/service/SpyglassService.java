@@ -7,6 +7,7 @@ import io.spyglass.service.auth.Tokens;
 import io.spyglass.service.health.Health;
 import io.spyglass.service.http.ApiServer;
 import io.spyglass.service.http.Listening;
+import io.spyglass.service.http.Tls;
 import io.spyglass.service.metering.Metering;
 import io.spyglass.service.metrics.ServiceMetrics;
 import io.spyglass.service.query.QueryManager;
@@ -134,7 +135,8 @@ public final class SpyglassService implements AutoCloseable {
                   clock.getAsLong(),
                   config.edge(),
                   listening,
-                  config.guards()),
+                  config.guards(),
+                  config.tls() == null ? null : Tls.load(config.tls())),
               tokens,
               runtime,
               queries,
@@ -215,12 +217,15 @@ public final class SpyglassService implements AutoCloseable {
    * port in use stops {@code serve} before its engine reads a record or restores a standing query.
    *
    * @throws IllegalArgumentException when the settings do not allow the address (beyond loopback
-   *     without tokens or {@code insecure})
+   *     without tokens or {@code insecure}), or the TLS certificate or key does not load
    * @throws IOException when the port is in use; the message says what to do
    */
   public static Listening bind(ServiceConfig config) throws IOException {
     if (config.tokensFile() == null && !config.insecure() && !isLoopback(config.bind())) {
       throw new IllegalArgumentException(notLoopback(config));
+    }
+    if (config.tls() != null) {
+      Tls.load(config.tls()); // a certificate or key that does not load stops the start first
     }
     return Listening.bind(config.bind(), config.port());
   }
@@ -414,7 +419,7 @@ public final class SpyglassService implements AutoCloseable {
     return server.port();
   }
 
-  /** The URL people open: {@code http://HOST:PORT/}. */
+  /** The URL people open: {@code http://HOST:PORT/}, {@code https://} with TLS. */
   public String url() {
     String host = config.bind();
     try {
@@ -427,7 +432,7 @@ public final class SpyglassService implements AutoCloseable {
     } catch (UnknownHostException e) {
       // keep the address as given
     }
-    return "http://" + host + ":" + port() + "/";
+    return (config.tls() != null ? "https://" : "http://") + host + ":" + port() + "/";
   }
 
   public boolean requiresTokens() {

@@ -59,6 +59,7 @@ public final class ApiServer implements AutoCloseable {
    *     bind}:{@code port} itself
    * @param guards which proxies are believed about a client's address; the memory request bodies
    *     may hold
+   * @param tls the certificate and key of HTTPS; null for plain HTTP
    */
   public record Settings(
       String bind,
@@ -68,7 +69,8 @@ public final class ApiServer implements AutoCloseable {
       long startedMs,
       EdgeSettings edge,
       Listening listening,
-      EdgeGuards guards) {}
+      EdgeGuards guards,
+      Tls tls) {}
 
   private final Javalin app;
   private final Streams streams;
@@ -78,6 +80,7 @@ public final class ApiServer implements AutoCloseable {
   private final ScheduledExecutorService guardTimer;
   private SlowHeaderGuard guard;
   private final InFlight inFlight = new InFlight();
+  private final Tls tls;
   private final CompletableFuture<Void> draining = new CompletableFuture<>();
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
   private boolean closed;
@@ -94,6 +97,7 @@ public final class ApiServer implements AutoCloseable {
       Metering metering,
       Health health,
       AuditLog audit) {
+    this.tls = settings.tls();
     this.streams = new Streams(settings.streams());
     StreamQuota quota = new StreamQuota(settings.edge().maxStreamsPerUser());
     this.ws = new WebSocketApi(manager, metrics, settings.streams(), quota);
@@ -192,6 +196,10 @@ public final class ApiServer implements AutoCloseable {
         every,
         every,
         TimeUnit.MILLISECONDS);
+    if (tls != null) {
+      // a renewed certificate (e.g. by certbot) is served without a restart
+      guardTimer.scheduleWithFixedDelay(tls::reloadIfChanged, 60, 60, TimeUnit.SECONDS);
+    }
   }
 
   @SuppressWarnings("removal") // setDelayDispatchUntilContent: Jetty 12.1 has no other switch
@@ -222,7 +230,8 @@ public final class ApiServer implements AutoCloseable {
                   settings.port(),
                   settings.edge(),
                   settings.guards().proxies(),
-                  settings.listening());
+                  settings.listening(),
+                  settings.tls());
           return connector;
         });
     cfg.jetty.modifyHttpConfiguration(
@@ -482,6 +491,11 @@ public final class ApiServer implements AutoCloseable {
   /** Completes once the server has stopped and closed every connection. */
   CompletableFuture<Void> stopped() {
     return stopped;
+  }
+
+  /** HTTPS's certificate and key; null for plain HTTP. */
+  Tls tls() {
+    return tls;
   }
 
   QueriesApi queriesApi() {
