@@ -493,6 +493,11 @@ public final class ApiServer implements AutoCloseable {
     return stopped;
   }
 
+  /** The server's buffer pool: for tests that look at what idle connections hold. */
+  org.eclipse.jetty.io.ByteBufferPool bufferPool() {
+    return app.jettyServer().server().getByteBufferPool();
+  }
+
   /** HTTPS's certificate and key; null for plain HTTP. */
   Tls tls() {
     return tls;
