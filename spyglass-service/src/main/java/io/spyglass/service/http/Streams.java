@@ -7,8 +7,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The open SSE streams, and the timer that sends them heartbeats (spread over the period) and aborts
- * dropped ones.
+ * The open SSE streams, and the timer that sends them heartbeats (spread over the period) and
+ * aborts dropped ones.
  */
 final class Streams implements AutoCloseable {
   private final StreamSettings settings;
