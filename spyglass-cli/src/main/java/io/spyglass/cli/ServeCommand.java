@@ -145,8 +145,6 @@ final class ServeCommand implements Callable<Integer> {
       err.flush();
       return 1;
     }
-    effective.print(out);
-    out.flush();
     SpyglassService service;
     Listening listening = null;
     try {
@@ -185,6 +183,8 @@ final class ServeCommand implements Callable<Integer> {
       err.flush();
       return 1;
     }
+    // once it serves: a start that fails says only why, in one line
+    effective.print(out);
     out.println("Spyglass is serving " + service.url());
     out.println("  runtime: " + service.runtime().describe());
     out.println("  data:    " + o.data.toAbsolutePath().normalize());
