@@ -247,6 +247,9 @@ describe('the web UI', () => {
     await row.waitFor();
     await page.waitForTimeout(1200);
     assert.match(await row.textContent(), /ann/);
+    // detached and read by no client: an orphan, said so with its owner
+    assert.match(await row.textContent(), /no client for .* detached: runs to its end/);
+    await page.getByText(/(is an orphan|are orphans)/).waitFor();
     assert.ok(Number(await row.getByRole('progressbar').getAttribute('aria-valuenow')) >= 0);
     await shot(page, 'running');
     await page.getByRole('button', { name: `Stop query ${id}` }).click();

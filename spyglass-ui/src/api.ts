@@ -148,6 +148,15 @@ export interface QueryInfo {
   ended: number | null;
   progress: Progress;
   error?: { message: string; resolution: string };
+  detached?: boolean;
+  /** Streams reading its results now. */
+  clients?: number;
+  /** Since when a running query has had no client (epoch ms), else null. */
+  orphanedSince?: number | null;
+  /** When the service will end it (the grace period of an orphan, --max-query-duration), else null. */
+  endsAt?: number | null;
+  /** Why and by whom it was ended before its own end. */
+  stoppedBy?: { reason: string; by: string } | null;
 }
 
 export interface Quota {

@@ -5,7 +5,7 @@ import { isRawQuery, queryKeys } from '../src/bql/shape';
 import { WINDOW_INCRS, labelStep, shortRange } from '../src/results/axes';
 import { defuse, parseCsv, toCsv } from '../src/results/export';
 import { progressText } from '../src/results/progress';
-import { filterQueries } from '../src/results/queries';
+import { clientsText, filterQueries, isOrphan } from '../src/results/queries';
 import { chartData, logScaleFits, shapeOf } from '../src/results/shape';
 import { standingResults } from '../src/results/standing';
 import { formatNumber, shownIndex, sortRows } from '../src/results/table';
@@ -122,6 +122,28 @@ describe('the Running page filter (T2-26)', () => {
     expect(filterQueries(all, 'count ann').map((x) => x.id)).toEqual(['a1']);
     expect(filterQueries(all, 'B2').map((x) => x.id)).toEqual(['b2']);
     expect(filterQueries(all, 'nothing')).toEqual([]);
+  });
+});
+
+describe('the Running page: orphans and who stopped what', () => {
+  const base = { id: 'o1', owner: 'ann', query: 'SELECT * FROM STREAM(FOREVER)', progress: { elapsedMs: 0, durationMs: null, recordsSeen: 0, resultsEmitted: 0 } };
+  it('says who reads a query, and when an orphan ends unless a client reattaches', () => {
+    const now = 1_000_000;
+    const reading = { ...base, state: 'running', clients: 2, orphanedSince: null, endsAt: null } as QueryInfo;
+    expect(isOrphan(reading)).toBe(false);
+    expect(clientsText(reading, now)).toBe('2 clients');
+    const orphan = { ...base, state: 'running', clients: 0, orphanedSince: now - 12_000, endsAt: now + 48_000 } as QueryInfo;
+    expect(isOrphan(orphan)).toBe(true);
+    expect(clientsText(orphan, now)).toBe('no client for 12\u00a0s · ends in 48\u00a0s unless one reattaches');
+    const detached = { ...orphan, detached: true, endsAt: null } as QueryInfo;
+    expect(clientsText(detached, now)).toBe('no client for 12\u00a0s · detached: runs to its end');
+    expect(filterQueries([reading, { ...orphan, id: 'o2' }], 'orphan').map((x) => x.id)).toEqual(['o2']);
+  });
+  it('says who stopped an ended query', () => {
+    const ended = (reason: string, by: string) => ({ ...base, state: 'stopped', stoppedBy: { reason, by } }) as QueryInfo;
+    expect(clientsText(ended('requested', 'bob'), 0)).toBe('stopped by bob');
+    expect(clientsText(ended('no-client', 'spyglass'), 0)).toBe('ended: no client for the grace period');
+    expect(clientsText({ ...base, state: 'finished', stoppedBy: null } as QueryInfo, 0)).toBe('');
   });
 });
 

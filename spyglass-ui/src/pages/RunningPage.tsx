@@ -1,10 +1,11 @@
 /**
- * The caller's running queries (every user's for an admin), with progress and a stop button; a
- * filter, and Stop selected / Stop all of mine for when there are many.
+ * The caller's running queries (every user's for an admin), with progress, clients and a stop button;
+ * orphans (queries no client reads, which end after the grace period unless one reattaches) say so and
+ * who owns them; a filter, and Stop selected / Stop all of mine for when there are many.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, QueryInfo, Quota, api, finiteDuration } from '../api';
-import { filterQueries } from '../results/queries';
+import { clientsText, filterQueries, isOrphan } from '../results/queries';
 import { wholeSeconds } from '../results/progress';
 import { formatRoute } from '../route';
 
@@ -69,6 +70,7 @@ export function RunningPage({ onQueriesChanged }: { onQueriesChanged(): void }) 
   const ended = shown.filter((q) => q.state !== 'running');
   const mine = all.filter((q) => q.state === 'running' && quota && q.owner === quota.user);
   const chosen = running.filter((q) => selected.has(q.id)).map((q) => q.id);
+  const orphans = all.filter(isOrphan).length;
   const toggle = (id: string, on: boolean) => {
     const next = new Set(selected);
     if (on) next.add(id);
@@ -82,6 +84,7 @@ export function RunningPage({ onQueriesChanged }: { onQueriesChanged(): void }) 
         <p class="muted">
           {quota.admin ? 'As an admin you see every user’s queries. ' : ''}
           {quota.user} runs {quota.running} of at most {quota.maxQueriesPerUser}; the service runs {quota.runningAll} of at most {quota.maxQueries}.
+          {orphans > 0 && ` ${orphans} ${orphans === 1 ? 'is an orphan' : 'are orphans'} (no client reads ${orphans === 1 ? 'it' : 'them'}): open one to reattach, or filter by “orphan”.`}
         </p>
       )}
       {problem && (
@@ -157,6 +160,7 @@ function QueryTable({ queries, stop, selected, onSelect, onSelectAll }: TablePro
             )}
             <th scope="col">Query</th>
             <th scope="col">Owner</th>
+            <th scope="col">Clients</th>
             <th scope="col">Progress</th>
             <th scope="col">Records seen</th>
             <th scope="col">Results</th>
@@ -168,10 +172,11 @@ function QueryTable({ queries, stop, selected, onSelect, onSelectAll }: TablePro
         <tbody>
           {queries.map((q) => {
             const p = q.progress;
+            const orphan = isOrphan(q);
             const duration = finiteDuration(p.durationMs);
             const pct = duration ? Math.min(100, (p.elapsedMs / duration) * 100) : 0;
             return (
-              <tr data-query-id={q.id}>
+              <tr data-query-id={q.id} class={orphan ? 'orphan' : undefined}>
                 {onSelect && (
                   <td>
                     <input type="checkbox" aria-label={`Select query ${q.id}`} checked={selected?.has(q.id)} onChange={(e) => onSelect(q.id, (e.target as HTMLInputElement).checked)} />
@@ -182,6 +187,9 @@ function QueryTable({ queries, stop, selected, onSelect, onSelectAll }: TablePro
                   {q.error && <div class="error">{q.error.message}</div>}
                 </td>
                 <td>{q.owner}</td>
+                <td class={orphan ? 'clients warn' : 'clients'} title={orphan ? 'An orphan: no client reads it. Open it to reattach.' : undefined}>
+                  {clientsText(q, Date.now())}
+                </td>
                 <td>
                   {duration || q.state !== 'running' ? (
                     <div class="bar small" role="progressbar" aria-label={`Progress of ${q.id}`} aria-valuenow={Math.round(pct)} aria-valuemin={0} aria-valuemax={100}>

@@ -4,7 +4,6 @@ import io.spyglass.engine.EngineConfig;
 import io.spyglass.engine.ingest.Ingestor;
 import io.spyglass.engine.source.Source;
 import io.spyglass.engine.source.Sources;
-import io.spyglass.flink.client.FlinkQueryClient;
 import io.spyglass.service.ServiceConfig;
 import io.spyglass.service.SpyglassService;
 import io.spyglass.service.UsageLimits;
@@ -20,14 +19,12 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 
 @Command(
     name = "serve",
@@ -43,388 +40,34 @@ import picocli.CommandLine.Option;
       "Sources: " + Sources.FORMS,
       "",
       "Examples:",
-      "  ./spyglass serve --source gen          # paced to 2,000 records/s; gen?rate=0 for all it can",
+      "  ./spyglass serve --source gen          # paced to 10,000 records/s; gen?rate=0 for all it can",
       "  ./spyglass serve --source 'gen?rate=10000' --port 9090 --data /var/lib/spyglass",
       "  ./spyglass serve --bind 0.0.0.0 --tokens tokens.txt   # lines: TOKEN USER [ROLE...]",
-      "  ./spyglass serve --source http --data /var/lib/spyglass   # POST /api/ingest; docs/metering.md"
+      "  ./spyglass serve --source http --data /var/lib/spyglass   # POST /api/ingest; docs/metering.md",
+      "  ./spyglass serve --config /etc/spyglass/spyglass.yaml     # every option; docs/operations.md",
+      "  ./spyglass serve --tls-cert fullchain.pem --tls-key privkey.pem --bind 0.0.0.0 --tokens t.txt"
     })
 final class ServeCommand implements Callable<Integer> {
-  @Option(
-      names = "--source",
-      paramLabel = "SPEC",
-      description =
-          "where records come from (default: gen); see Sources below. gen without ?rate= is"
-              + " paced to 2,000 records/s here (gen?rate=0: as fast as it goes). 'http' is the"
-              + " documents POSTed to /api/ingest, kept durably under --data; give --source twice"
-              + " to read another source beside it")
-  List<String> sources = new ArrayList<>();
-
-  @Option(
-      names = "--id-field",
-      paramLabel = "NAME",
-      description = "with --source http: the field that holds a document's id (default: id)")
-  String idField = "id";
-
-  @Option(
-      names = "--database",
-      paramLabel = "JDBC_URL",
-      description =
-          "with --source http: where standing queries and their final windows are kept, e.g."
-              + " jdbc:postgresql://HOST/DB?user=U&password=P (default: SQLite under --data)")
-  String database;
-
-  @Option(
-      names = "--ingest-backlog",
-      paramLabel = "BYTES",
-      description =
-          "with --source http: ingested bytes the engine may be behind before POST /api/ingest"
-              + " answers 429 (default: 64MiB, at most 1GiB; KiB, MiB, GiB or plain bytes)")
-  String ingestBacklog = "64MiB";
-
-  @Option(
-      names = "--id-horizon",
-      paramLabel = "TIME",
-      description =
-          "with --source http: how long an accepted id is remembered, a repeat within it is a"
-              + " duplicate (default: 7d)")
-  String idHorizon = "7d";
-
-  @Option(
-      names = "--checkpoint-every",
-      paramLabel = "TIME",
-      description =
-          "with --source http: how often standing queries' states are saved (default: 1s)")
-  String checkpointEvery = "1s";
-
-  @Option(names = "--port", description = "port; 0 for any free one (default: ${DEFAULT-VALUE})")
-  int port = 8080;
-
-  @Option(
-      names = "--bind",
-      paramLabel = "ADDRESS",
-      description = "address to listen on (default: ${DEFAULT-VALUE})")
-  String bind = "127.0.0.1";
-
-  @Option(
-      names = "--tokens",
-      paramLabel = "FILE",
-      description =
-          "bearer tokens, lines TOKEN USER [admin] [ingest] [tenant=NAME ...], each token of 16"
-              + " characters or more; without it the service is loopback-only (docs/api.md)")
-  Path tokens;
-
-  @Option(
-      names = "--insecure",
-      description = "allow --bind beyond loopback without --tokens: anyone who reaches it is in")
-  boolean insecure;
-
-  @Option(
-      names = "--max-queries",
-      paramLabel = "N",
-      description = "most queries running at once (default: ${DEFAULT-VALUE})")
-  int maxQueries = ServiceConfig.defaults().maxQueries();
-
-  @Option(
-      names = "--max-queries-per-user",
-      paramLabel = "N",
-      description = "most queries one user runs at once (default: ${DEFAULT-VALUE})")
-  int maxQueriesPerUser = ServiceConfig.defaults().maxQueriesPerUser();
-
-  @Option(
-      names = "--data",
-      paramLabel = "DIR",
-      description = "where saved queries and history are kept (default: ${DEFAULT-VALUE})")
-  Path data = Path.of("spyglass-data");
-
-  @Option(
-      names = "--grace",
-      paramLabel = "TIME",
-      description =
-          "how long a query runs on after its last client left, unless submitted detached"
-              + " (default: ${DEFAULT-VALUE})")
-  String grace = "30s";
-
-  @Option(
-      names = "--keep",
-      paramLabel = "TIME",
-      description =
-          "how long an ended query's results stay readable, at least 60s (default:"
-              + " ${DEFAULT-VALUE})")
-  String keep = "2m";
-
-  @Option(names = "--workers", description = "filter worker threads (default: one per core)")
-  Integer workers;
-
-  @Option(
-      names = "--runtime",
-      description =
-          "where queries run: embedded, in this process (default: ${DEFAULT-VALUE}); flink: the"
-              + " Spyglass job on a Flink cluster, through --kafka (see docs/flink.md)")
-  String runtime = "embedded";
-
-  @Option(
-      names = "--kafka",
-      paramLabel = "HOST:PORT",
-      description = "with --runtime flink: the Kafka the job reads its queries from")
-  String kafka;
-
-  @Option(
-      names = "--query-topic",
-      paramLabel = "TOPIC",
-      description = "with --runtime flink: the job's query topic (default: ${DEFAULT-VALUE})")
-  String queryTopic = FlinkQueryClient.DEFAULT_QUERY_TOPIC;
-
-  @Option(
-      names = "--status-topic",
-      paramLabel = "TOPIC",
-      description = "with --runtime flink: the job's status topic (default: ${DEFAULT-VALUE})")
-  String statusTopic = "spyglass-status";
-
-  @Option(
-      names = "--instance",
-      paramLabel = "NAME",
-      description =
-          "with --runtime flink: this instance's name, unique among those sharing the job; its"
-              + " results come on topic spyglass-results-NAME (default: HOST-PORT)")
-  String instance;
-
-  // The HTTP edge: connections, bodies, tokens and browsers (docs/api.md "Limits")
-
-  @Option(
-      names = "--max-connections",
-      paramLabel = "N",
-      description =
-          "most connections open at once; at the limit new ones wait (default: three quarters of"
-              + " the open-file limit)")
-  Integer maxConnections;
-
-  @Option(
-      names = "--max-connections-per-address",
-      paramLabel = "N",
-      description =
-          "most connections open at once from one client address; more are closed at once"
-              + " (default: ${DEFAULT-VALUE})")
-  int maxConnectionsPerAddress = EdgeSettings.DEFAULTS.maxConnectionsPerAddress();
-
-  @Option(
-      names = "--max-streams-per-user",
-      paramLabel = "N",
-      description =
-          "most result streams (SSE streams and WebSockets) one user has open at once; more get"
-              + " 429 (default: ${DEFAULT-VALUE})")
-  int maxStreamsPerUser = EdgeSettings.DEFAULTS.maxStreamsPerUser();
-
-  @Option(
-      names = "--request-body-timeout",
-      paramLabel = "TIME",
-      description =
-          "how long a request body may take to arrive, plus the time its size needs at"
-              + " --min-request-body-rate; slower bodies get 408 (default: ${DEFAULT-VALUE})")
-  String requestBodyTimeout = "10s";
-
-  @Option(
-      names = "--min-request-body-rate",
-      paramLabel = "BYTES/s",
-      description =
-          "the slowest a request body may arrive, e.g. 64KiB/s (default: ${DEFAULT-VALUE})")
-  String minRequestBodyRate = "64KiB/s";
-
-  @Option(
-      names = "--max-auth-failures-per-minute",
-      paramLabel = "N",
-      description =
-          "wrong tokens one client address may send a minute before its further wrong ones get"
-              + " 429; valid tokens are always served (default: ${DEFAULT-VALUE})")
-  int maxAuthFailuresPerMinute = EdgeSettings.DEFAULTS.maxAuthFailuresPerMinute();
-
-  @Option(
-      names = "--allowed-hosts",
-      paramLabel = "NAME",
-      split = ",",
-      description =
-          "Host names the service answers to besides loopback names and the --bind address"
-              + " (checked without --tokens, or always once given; * for any)")
-  List<String> allowedHosts = new ArrayList<>();
-
-  @Option(
-      names = "--allowed-origins",
-      paramLabel = "ORIGIN",
-      split = ",",
-      description =
-          "web origins (e.g. https://dash.example.com) whose pages may call the API: CORS for"
-              + " them; other sites' pages may only read nothing")
-  List<String> allowedOrigins = new ArrayList<>();
-
-  @Option(
-      names = "--metrics-without-token",
-      description = "serve /metrics without a token even with --tokens (e.g. for a scraper)")
-  boolean metricsWithoutToken;
-
-  // Reverse proxies in front, and the memory of request bodies being read (docs/api.md "Limits")
-
-  @Option(
-      names = "--trusted-proxies",
-      paramLabel = "ADDR",
-      split = ",",
-      description =
-          "IP addresses or CIDR ranges of reverse proxies in front of the service (e.g."
-              + " 10.0.0.5,10.1.0.0/16): from them, Forwarded / X-Forwarded-For name the client"
-              + " whose wrong tokens are counted, and their connections are not held to"
-              + " --max-connections-per-address (default: none, no header believed)")
-  List<String> trustedProxies = new ArrayList<>();
-
-  @Option(
-      names = "--max-request-body-memory",
-      paramLabel = "SIZE",
-      description =
-          "memory that request bodies being read may hold at once, over all requests; a body that"
-              + " does not fit gets 429 from its head (default: an eighth of the JVM's heap, at"
-              + " least 64MiB; KiB, MiB, GiB or plain bytes)")
-  String maxRequestBodyMemory;
-
-  @Option(
-      names = "--max-request-body-memory-per-user",
-      paramLabel = "SIZE",
-      description =
-          "one user's share of --max-request-body-memory, at least 10MiB (default: a quarter of"
-              + " it, at least 16MiB)")
-  String maxRequestBodyMemoryPerUser;
-
-  // the memory of kept results (docs/api.md, "Limits")
-  @Option(
-      names = "--max-result-memory",
-      paramLabel = "SIZE",
-      description =
-          "memory for the results kept for late and reconnecting clients, over all users and"
-              + " queries, running and ended (default: a quarter of the JVM's heap, -Xmx; KiB,"
-              + " MiB, GiB or plain bytes)")
-  String maxResultMemory;
-
-  @Option(
-      names = "--max-result-memory-per-user",
-      paramLabel = "SIZE",
-      description =
-          "one user's share of --max-result-memory; a user whose running queries fill it gets"
-              + " 429 for new ones (default: a quarter of --max-result-memory)")
-  String maxResultMemoryPerUser;
-
-  @Option(
-      names = "--max-result-size",
-      paramLabel = "SIZE",
-      description =
-          "the most one result's JSON may take; a larger one keeps the records that fit and says"
-              + " so in meta.errors (default: 8MiB, or the per-user share when smaller)")
-  String maxResultSize;
-
-  /** The pace of the generator when --source is gen without ?rate=, so that an idle demo idles. */
-  static final long SERVE_GEN_RATE = 2_000;
-
-  // What the start does when the data folder shows something was lost (docs/metering.md, Recovery)
-  @Option(
-      names = "--reset-standing-queries",
-      description =
-          "with --source http: start although the standing queries' database has no checkpoint"
-              + " while the ingest log shows it had some (the database was lost or replaced): the"
-              + " standing queries start afresh, none defined")
-  boolean resetStandingQueries;
-
-  @Option(
-      names = "--accept-missing-ids",
-      description =
-          "with --source http: start although ids files of the ingest log within --id-horizon are"
-              + " missing: repeats of those documents are then counted again")
-  boolean acceptMissingIds;
-
-  // what each user may keep: tenancy, standing queries, saved queries, history, disk
-  // (docs/metering.md, docs/api.md)
-
-  @Option(
-      names = "--tenant-field",
-      paramLabel = "NAME",
-      description =
-          "with --source http: the field that names a document's tenant; a token with roles"
-              + " tenant=NAME ingests only their documents and reads only their rows"
-              + " (default: ${DEFAULT-VALUE})")
-  String tenantField = UsageLimits.DEFAULTS.tenantField();
-
-  @Option(
-      names = "--max-standing-queries-per-user",
-      paramLabel = "N",
-      description = "standing queries one user defines; admins are not counted (default: 10)")
-  int maxStandingQueriesPerUser = UsageLimits.DEFAULTS.maxStandingQueriesPerUser();
-
-  @Option(
-      names = "--standing-queries-admin-only",
-      description = "only admins define standing queries")
-  boolean standingQueriesAdminOnly;
-
-  @Option(
-      names = "--max-standing-groups",
-      paramLabel = "N",
-      description =
-          "exact groups a standing query keeps per window, beyond them the window says it is"
-              + " incomplete (default: 100000)")
-  int maxStandingGroups = UsageLimits.DEFAULTS.maxStandingGroups();
-
-  @Option(
-      names = "--max-standing-state",
-      paramLabel = "BYTES",
-      description =
-          "the saved state of one standing query, checked at each checkpoint: a query over it"
-              + " stops with an error (default: 64MiB)")
-  String maxStandingState = "64MiB";
-
-  @Option(
-      names = "--max-saved-per-user",
-      paramLabel = "N",
-      description = "saved queries one user keeps (default: 1000)")
-  int maxSavedPerUser = UsageLimits.DEFAULTS.maxSavedPerUser();
-
-  @Option(
-      names = "--max-saved-bytes-per-user",
-      paramLabel = "BYTES",
-      description = "bytes of names and text of one user's saved queries (default: 16MiB)")
-  String maxSavedBytesPerUser = "16MiB";
-
-  @Option(
-      names = "--max-history-per-user",
-      paramLabel = "N",
-      description =
-          "past queries kept per user, older ones deleted as new ones come (default: 1000)")
-  int maxHistoryPerUser = UsageLimits.DEFAULTS.maxHistoryPerUser();
-
-  @Option(
-      names = "--min-free-disk",
-      paramLabel = "BYTES",
-      description =
-          "free space kept on the disk of --data: below it, saving a query is refused with 507"
-              + " (default: 256MiB)")
-  String minFreeDisk = "256MiB";
-
-  private UsageLimits usageLimits() {
-    return new UsageLimits(
-        tenantField,
-        maxStandingQueriesPerUser,
-        standingQueriesAdminOnly,
-        maxStandingGroups,
-        parseBytes(maxStandingState),
-        maxSavedPerUser,
-        parseBytes(maxSavedBytesPerUser),
-        maxHistoryPerUser,
-        parseBytes(minFreeDisk));
-  }
+  @CommandLine.Mixin ServeOptions o;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  /** Where {@code SPYGLASS_*} variables are read: the process's environment, or a test's. */
+  Map<String, String> env = System.getenv();
 
   @Override
   public Integer call() throws InterruptedException {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    ServeConfiguration effective;
     ServiceConfig config;
     Metering.Settings metering = null;
     String other = null;
     try {
-      List<String> given = sources.isEmpty() ? List.of("gen") : sources;
+      // the file and SPYGLASS_* variables fill in what the flags did not give, each value checked
+      // and named by where it came from
+      effective = ServeConfiguration.resolve(spec, env);
+      List<String> given = o.sources.isEmpty() ? List.of("gen") : o.sources;
       if (given.size() > 2 || given.size() == 2 && !given.contains("http")) {
         throw new IllegalArgumentException(
             "--source is given once, or twice with one of them 'http' (e.g. --source"
@@ -432,63 +75,72 @@ final class ServeCommand implements Callable<Integer> {
       }
       for (String g : given) {
         if (!g.equals("http")) {
-          other = paced(g);
+          other = ServeOptions.paced(g);
         }
       }
       if (given.contains("http")) {
-        long horizonMs = parseDays(idHorizon);
+        long horizonMs = ServeOptions.duration("--id-horizon", o.idHorizon);
         metering =
             new Metering.Settings(
-                idField,
+                o.idField,
                 Ingestor.Options.DEFAULTS
-                    .withBacklogBytes(parseBytes(ingestBacklog))
+                    .withBacklogBytes(ServeOptions.parseBytes(o.ingestBacklog))
                     .withHorizonMs(horizonMs),
-                QueryCommand.parseDuration(checkpointEvery),
-                database);
+                positive("--checkpoint-every", o.checkpointEvery),
+                o.database);
       }
-      if (!runtime.equals("embedded") && !runtime.equals("flink")) {
+      if (!o.runtime.equals("embedded") && !o.runtime.equals("flink")) {
         throw new IllegalArgumentException(
-            "--runtime " + runtime + " is not a runtime: give embedded or flink");
+            "--runtime " + o.runtime + " is not a runtime: give embedded or flink");
       }
-      if (runtime.equals("flink") && metering != null) {
+      if (o.runtime.equals("flink") && metering != null) {
         throw new IllegalArgumentException(
             "--source http needs the embedded runtime: the ingest log feeds this process's engine");
       }
-      if (runtime.equals("flink") && kafka == null) {
+      if (o.runtime.equals("flink") && o.kafka == null) {
         throw new IllegalArgumentException(
             "--runtime flink needs --kafka HOST:PORT, the Kafka of the Spyglass job");
       }
-      if (runtime.equals("flink")
-          && spec.commandLine().getParseResult().hasMatchedOption("--source")) {
+      if (o.runtime.equals("flink") && effective.given("--source")) {
         throw new IllegalArgumentException(
             "--source does not go with --runtime flink: the job reads its own records topic");
       }
-      long graceMs = QueryCommand.parseDuration(grace);
-      long keepMs = QueryCommand.parseDuration(keep);
-      EdgeSettings edge = edgeSettings();
-      ResultLimits results = resultLimits(maxResultMemory, maxResultMemoryPerUser, maxResultSize);
+      if ((o.tlsCert == null) != (o.tlsKey == null)) {
+        throw new IllegalArgumentException(
+            "HTTPS needs both --tls-cert (the certificate chain) and --tls-key (its private key)");
+      }
+      long graceMs = ServeOptions.duration("--grace", o.grace);
+      long keepMs = positive("--keep", o.keep);
+      long maxForeverMs = ServeOptions.duration("--max-query-duration", o.maxQueryDuration);
+      EdgeSettings edge = o.edgeSettings();
+      ResultLimits results =
+          ServeOptions.resultLimits(o.maxResultMemory, o.maxResultMemoryPerUser, o.maxResultSize);
+      UsageLimits usage = o.usageLimits();
+      EdgeGuards guards = o.edgeGuards();
       config =
           ServiceConfig.defaults()
               .with(
                   b -> {
-                    b.bind = bind;
-                    b.port = port;
-                    b.tokensFile = tokens;
-                    b.insecure = insecure;
-                    b.dataDir = data;
-                    b.maxQueries = maxQueries;
-                    b.maxQueriesPerUser = maxQueriesPerUser;
+                    b.bind = o.bind;
+                    b.port = o.port;
+                    b.tokensFile = o.tokens;
+                    b.insecure = o.insecure;
+                    b.dataDir = o.data;
+                    b.maxQueries = o.maxQueries;
+                    b.maxQueriesPerUser = o.maxQueriesPerUser;
                     b.graceMs = graceMs;
                     b.keepMs = keepMs;
                     b.edge = edge;
                     b.results = results;
-                    b.recovery = new RecoveryOptions(resetStandingQueries, acceptMissingIds);
+                    b.recovery = new RecoveryOptions(o.resetStandingQueries, o.acceptMissingIds);
+                    b.usage = usage;
+                    b.guards = guards;
+                    b.maxForeverMs = maxForeverMs;
+                    b.auditLog = o.auditLog;
+                    b.tls =
+                        o.tlsCert == null ? null : new ServiceConfig.TlsFiles(o.tlsCert, o.tlsKey);
                   });
-      UsageLimits usage = usageLimits();
-      config = config.with(b -> b.usage = usage);
-      EdgeGuards guards = edgeGuards();
-      config = config.with(b -> b.guards = guards);
-    } catch (IllegalArgumentException e) {
+    } catch (IllegalArgumentException | IOException e) {
       err.println("spyglass: " + e.getMessage());
       err.flush();
       return 1;
@@ -498,25 +150,25 @@ final class ServeCommand implements Callable<Integer> {
     try {
       // the port first: when it is taken, nothing else starts (no engine, no standing query)
       listening = SpyglassService.bind(config);
-      if (runtime.equals("flink")) {
+      if (o.runtime.equals("flink")) {
         // a port of 0 is any free one: the process id tells instances apart then
         String name =
-            instance != null
-                ? instance
-                : hostName() + "-" + (port != 0 ? port : ProcessHandle.current().pid());
-        err.println("spyglass: connecting to the Spyglass job's Kafka at " + kafka + " ...");
+            o.instance != null
+                ? o.instance
+                : hostName() + "-" + (o.port != 0 ? o.port : ProcessHandle.current().pid());
+        err.println("spyglass: connecting to the Spyglass job's Kafka at " + o.kafka + " ...");
         err.flush();
         service =
             SpyglassService.start(
                 config,
                 listening,
-                FlinkRuntime.connect(kafka, name, queryTopic, statusTopic),
+                FlinkRuntime.connect(o.kafka, name, o.queryTopic, o.statusTopic),
                 null);
       } else {
         Source src = other == null ? null : Sources.open(other);
-        EngineConfig engine = EngineConfig.defaults().withMaxQueries(maxQueries + 64);
-        if (workers != null) {
-          engine = engine.withWorkers(workers);
+        EngineConfig engine = EngineConfig.defaults().withMaxQueries(o.maxQueries + 64);
+        if (o.workers != null) {
+          engine = engine.withWorkers(o.workers);
         }
         if (metering != null) {
           service = SpyglassService.startMetering(config, listening, src, engine, metering);
@@ -531,25 +183,28 @@ final class ServeCommand implements Callable<Integer> {
       err.flush();
       return 1;
     }
+    // once it serves: a start that fails says only why, in one line
+    effective.print(out);
     out.println("Spyglass is serving " + service.url());
     out.println("  runtime: " + service.runtime().describe());
-    out.println("  data:    " + data.toAbsolutePath().normalize());
+    out.println("  data:    " + o.data.toAbsolutePath().normalize());
+    out.println("  audit:   " + config.auditLogPath().toAbsolutePath().normalize());
     if (service.metering() != null) {
       out.println(
           "  ingest:  POST "
               + service.url()
               + "api/ingest (id field "
-              + idField
+              + o.idField
               + "); standing queries in "
               + service.metering().store().where());
     }
     if (service.requiresTokens()) {
       out.println(
           "  tokens:  "
-              + tokens
+              + o.tokens
               + " (every /api route needs one; /api/health answers only its status without)");
-    } else if (insecure && !bind.startsWith("127.") && !bind.equals("localhost")) {
-      out.println("  no --tokens and --insecure: anyone who reaches " + bind + " is in");
+    } else if (o.insecure && !o.bind.startsWith("127.") && !o.bind.equals("localhost")) {
+      out.println("  no --tokens and --insecure: anyone who reaches " + o.bind + " is in");
     } else {
       out.println(
           "  no --tokens: listening on loopback only, for this machine's users; give --tokens"
@@ -574,31 +229,14 @@ final class ServeCommand implements Callable<Integer> {
     return 0;
   }
 
-  private EdgeSettings edgeSettings() {
-    String rate = minRequestBodyRate.strip();
-    if (rate.endsWith("/s")) {
-      rate = rate.substring(0, rate.length() - 2);
+  /** A duration that must be longer than zero. */
+  private static long positive(String flag, String text) {
+    long ms = ServeOptions.duration(flag, text);
+    if (ms <= 0) {
+      throw new IllegalArgumentException(
+          flag + " " + text + " must be longer than zero: write e.g. 30s, 5m or 1h");
     }
-    return EdgeSettings.DEFAULTS
-        .withMaxConnections(maxConnections == null ? 0 : maxConnections)
-        .withMaxConnectionsPerAddress(maxConnectionsPerAddress)
-        .withMaxStreamsPerUser(maxStreamsPerUser)
-        .withBody(QueryCommand.parseDuration(requestBodyTimeout), parseBytes(rate))
-        .withMaxAuthFailuresPerMinute(maxAuthFailuresPerMinute)
-        .withAllowed(allowedHosts, allowedOrigins)
-        .withMetricsWithoutToken(metricsWithoutToken);
-  }
-
-  private EdgeGuards edgeGuards() {
-    long all =
-        maxRequestBodyMemory == null
-            ? EdgeGuards.DEFAULTS.maxBodyMemory()
-            : parseBytes(maxRequestBodyMemory);
-    long perUser =
-        maxRequestBodyMemoryPerUser == null
-            ? EdgeGuards.perUser(all)
-            : parseBytes(maxRequestBodyMemoryPerUser);
-    return EdgeGuards.DEFAULTS.withTrustedProxies(trustedProxies).withBodyMemory(all, perUser);
+    return ms;
   }
 
   private static void closeQuietly(Listening listening) {
@@ -611,88 +249,12 @@ final class ServeCommand implements Callable<Integer> {
     }
   }
 
-  /**
-   * The source {@code serve} reads for {@code spec}: the generator without a {@code rate} is paced
-   * to {@value #SERVE_GEN_RATE} records/s (a demo server that nobody queries then idles; {@code
-   * gen?rate=0} is as fast as it goes), any other spec as given.
-   */
-  static String paced(String spec) {
-    if (!spec.equals("gen") && !spec.startsWith("gen?")) {
-      return spec;
-    }
-    int q = spec.indexOf('?');
-    if (q >= 0) {
-      for (String param : spec.substring(q + 1).split("&")) {
-        if (param.startsWith("rate=")) {
-          return spec;
-        }
-      }
-    }
-    return spec + (q >= 0 ? "&" : "?") + "rate=" + SERVE_GEN_RATE;
-  }
-
-  /** The result memory's limits from the flags given (null: not given) and the heap. */
-  static ResultLimits resultLimits(String all, String perUser, String size) {
-    ResultLimits base =
-        all == null ? ResultLimits.defaults() : ResultLimits.forBudget(parseBytes(all));
-    long user = perUser == null ? base.maxBytesPerUser() : parseBytes(perUser);
-    long one = size == null ? Math.min(ResultLimits.DEFAULT_RESULT_BYTES, user) : parseBytes(size);
-    return new ResultLimits(base.maxBytes(), user, one);
-  }
-
   private static String hostName() {
     try {
       return java.net.InetAddress.getLocalHost().getHostName().replaceAll("[^A-Za-z0-9._-]", "-");
     } catch (java.net.UnknownHostException e) {
       return "spyglass";
     }
-  }
-
-  /** Bytes, plain or with a KiB, MiB or GiB suffix; one that does not fit in a long is refused. */
-  static long parseBytes(String text) {
-    String t = text.strip();
-    long unit = 1;
-    String suffix = "";
-    for (String[] u : new String[][] {{"KiB", "1024"}, {"MiB", "1048576"}, {"GiB", "1073741824"}}) {
-      if (t.endsWith(u[0])) {
-        unit = Long.parseLong(u[1]);
-        suffix = u[0];
-        t = t.substring(0, t.length() - 3).strip();
-      }
-    }
-    long v;
-    try {
-      v = Long.parseLong(t);
-      if (v < 0) {
-        throw new NumberFormatException();
-      }
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(
-          "a size is bytes, or a number with KiB, MiB or GiB: '" + text + "' is not");
-    }
-    try {
-      return Math.multiplyExact(v, unit);
-    } catch (ArithmeticException e) {
-      throw new IllegalArgumentException(
-          "the size '"
-              + text
-              + "' is too large: a size is at most "
-              + Long.MAX_VALUE / unit
-              + (suffix.isEmpty() ? " bytes" : suffix));
-    }
-  }
-
-  /** A duration that may also be in days ({@code 7d}). */
-  static long parseDays(String text) {
-    String t = text.strip().toLowerCase(java.util.Locale.ROOT);
-    if (t.endsWith("d")) {
-      try {
-        return Long.parseLong(t.substring(0, t.length() - 1)) * 24 * 3600 * 1000;
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("a duration is e.g. 7d, 12h or 30m: '" + text + "'");
-      }
-    }
-    return QueryCommand.parseDuration(text);
   }
 
   /**

@@ -44,34 +44,34 @@ class ServeCommandTest {
 
   @Test
   void serveReadsTheGeneratorPacedUnlessItsRateIsGiven() {
-    assertThat(ServeCommand.paced("gen")).isEqualTo("gen?rate=2000");
-    assertThat(ServeCommand.paced("gen?seed=7&size=300"))
-        .isEqualTo("gen?seed=7&size=300&rate=2000");
-    assertThat(ServeCommand.paced("gen?rate=0")).isEqualTo("gen?rate=0");
-    assertThat(ServeCommand.paced("gen?seed=1&rate=50000")).isEqualTo("gen?seed=1&rate=50000");
-    assertThat(ServeCommand.paced("file:/tmp/gen")).isEqualTo("file:/tmp/gen");
-    assertThat(ServeCommand.paced("kafka://h:9092/gen")).isEqualTo("kafka://h:9092/gen");
+    assertThat(ServeOptions.paced("gen")).isEqualTo("gen?rate=10000");
+    assertThat(ServeOptions.paced("gen?seed=7&size=300"))
+        .isEqualTo("gen?seed=7&size=300&rate=10000");
+    assertThat(ServeOptions.paced("gen?rate=0")).isEqualTo("gen?rate=0");
+    assertThat(ServeOptions.paced("gen?seed=1&rate=50000")).isEqualTo("gen?seed=1&rate=50000");
+    assertThat(ServeOptions.paced("file:/tmp/gen")).isEqualTo("file:/tmp/gen");
+    assertThat(ServeOptions.paced("kafka://h:9092/gen")).isEqualTo("kafka://h:9092/gen");
   }
 
   @Test
   void resultMemoryLimitsComeFromTheHeapOrTheFlags() {
     long heap = Runtime.getRuntime().maxMemory();
-    ResultLimits defaults = ServeCommand.resultLimits(null, null, null);
+    ResultLimits defaults = ServeOptions.resultLimits(null, null, null);
     assertThat(defaults.maxBytes()).isEqualTo(Math.max(1L << 20, heap / 4));
     assertThat(defaults.maxBytesPerUser()).isEqualTo(defaults.maxBytes() / 4);
     assertThat(defaults.maxResultBytes()).isLessThanOrEqualTo(8L << 20);
 
-    ResultLimits given = ServeCommand.resultLimits("1GiB", null, null);
+    ResultLimits given = ServeOptions.resultLimits("1GiB", null, null);
     assertThat(given.maxBytes()).isEqualTo(1L << 30);
     assertThat(given.maxBytesPerUser()).isEqualTo(256L << 20);
     assertThat(given.maxResultBytes()).isEqualTo(8L << 20);
 
-    ResultLimits all = ServeCommand.resultLimits("64MiB", "16MiB", "1MiB");
+    ResultLimits all = ServeOptions.resultLimits("64MiB", "16MiB", "1MiB");
     assertThat(all).isEqualTo(new ResultLimits(64L << 20, 16L << 20, 1L << 20));
 
-    assertThatThrownBy(() -> ServeCommand.resultLimits("64MiB", "128MiB", null))
+    assertThatThrownBy(() -> ServeOptions.resultLimits("64MiB", "128MiB", null))
         .hasMessageContaining("--max-result-memory");
-    assertThatThrownBy(() -> ServeCommand.resultLimits(null, null, "1KiB"))
+    assertThatThrownBy(() -> ServeOptions.resultLimits(null, null, "1KiB"))
         .hasMessageContaining("--max-result-size");
   }
 
@@ -89,11 +89,11 @@ class ServeCommandTest {
 
   @Test
   void aSizeTooLargeForItsUnitIsRefusedNotWrappedAround() {
-    assertThat(ServeCommand.parseBytes("64MiB")).isEqualTo(64L << 20);
-    assertThat(ServeCommand.parseBytes("8589934591GiB")).isEqualTo(8589934591L << 30);
+    assertThat(ServeOptions.parseBytes("64MiB")).isEqualTo(64L << 20);
+    assertThat(ServeOptions.parseBytes("8589934591GiB")).isEqualTo(8589934591L << 30);
     // 2^63 / 2^30 GiB would wrap around to a negative size, 2^34 GiB to 0
     for (String big : new String[] {"8589934592GiB", "17179869184GiB", "9007199254740992KiB"}) {
-      assertThatThrownBy(() -> ServeCommand.parseBytes(big))
+      assertThatThrownBy(() -> ServeOptions.parseBytes(big))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("'" + big + "' is too large");
     }

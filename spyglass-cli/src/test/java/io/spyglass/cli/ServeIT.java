@@ -113,9 +113,14 @@ class ServeIT {
               .awaitLine("the URL", l -> l.startsWith("Spyglass is serving "))
               .substring("Spyglass is serving ".length())
               .strip();
-      assertThat(serve.awaitLine("the runtime", l -> l.contains("runtime:")))
+      assertThat(serve.awaitLine("the runtime", l -> l.contains("runtime: embedded engine")))
           .contains("gen?")
-          .contains("rate=2000");
+          .contains("rate=10000");
+      // the effective configuration came first, each value with where it came from
+      assertThat(serve.awaitLine("the configuration", l -> l.startsWith("Configuration (")))
+          .contains("SPYGLASS_*");
+      assertThat(serve.awaitLine("the port's origin", l -> l.startsWith("  port: 0 ")))
+          .endsWith("# --port");
       int port = URI.create(url).getPort();
       // another serve on the same port, with ingestion and standing queries: one clear line,
       // nothing started, no noise in the log
@@ -142,6 +147,60 @@ class ServeIT {
       serve.terminate();
       assertThat(serve.awaitExit()).as(serve.toString()).isZero();
     }
+  }
+
+  @Test
+  void aConfigurationFileAndVariablesConfigureServeAndItSaysWhereEachValueCameFrom()
+      throws Exception {
+    Path file = data.resolve("spyglass.yaml");
+    java.nio.file.Files.writeString(
+        file,
+        "# serve's configuration\n"
+            + "port: 0\n"
+            + "data: "
+            + data.resolve("folder")
+            + "\n"
+            + "source: [\"gen?rate=200&size=300\"]\n"
+            + "max-queries: 3\n"
+            + "database: jdbc:postgresql://db/spyglass?user=spy&password=hunter2\n");
+    try (Spyglass.Running serve =
+        Spyglass.start(
+            java.util.Map.of("SPYGLASS_MAX_QUERIES_PER_USER", "2", "SPYGLASS_MAX_QUERIES", ""),
+            "serve",
+            "--config",
+            file.toString())) {
+      String url =
+          serve
+              .awaitLine("the URL", l -> l.startsWith("Spyglass is serving "))
+              .substring("Spyglass is serving ".length())
+              .strip();
+      HttpResponse<String> r =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(URI.create(url + "api/queries")).build(),
+                  HttpResponse.BodyHandlers.ofString());
+      JsonNode quota = Spyglass.JSON.readTree(r.body()).get("quota");
+      assertThat(quota.get("maxQueries").asInt()).isEqualTo(3);
+      assertThat(quota.get("maxQueriesPerUser").asInt()).isEqualTo(2);
+      String out = serve.toString();
+      assertThat(out)
+          .containsPattern("max-queries: 3 +# .*spyglass.yaml line 5")
+          .containsPattern("max-queries-per-user: 2 +# SPYGLASS_MAX_QUERIES_PER_USER")
+          .contains("password=*****")
+          .doesNotContain("hunter2");
+      assertThat(data.resolve("folder").resolve("audit.log")).exists();
+      serve.terminate();
+      assertThat(serve.awaitExit()).as(serve.toString()).isZero();
+    }
+    java.nio.file.Files.writeString(file, "port: 0\nmax-querys: 3\n");
+    Spyglass.Run bad = Spyglass.run("serve", "--config", file.toString());
+    assertThat(bad.exitCode()).as(bad.toString()).isEqualTo(1);
+    assertThat(bad.stderr().strip())
+        .isEqualTo(
+            "spyglass: "
+                + file
+                + " line 2: unknown key 'max-querys': did you mean 'max-queries'?");
+    assertThat(bad.stdout()).isBlank();
   }
 
   @Test

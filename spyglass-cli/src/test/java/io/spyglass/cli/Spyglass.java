@@ -130,11 +130,18 @@ final class Spyglass {
 
   /** Starts the command and reads its stdout as it comes, for tests that act while it runs. */
   static Running start(String... args) throws IOException {
+    return start(java.util.Map.of(), args);
+  }
+
+  /** As {@link #start(String...)}, with {@code env} added to the command's environment. */
+  static Running start(java.util.Map<String, String> env, String... args) throws IOException {
     // A JVM started with SIGINT ignored (as background jobs of a non-interactive shell are) never
     // sees Ctrl-C; restore the default so that the command behaves as it does in a terminal.
     List<String> cmd = new ArrayList<>(List.of("env", "--default-signal=INT"));
     cmd.addAll(command(args));
-    return new Running(new ProcessBuilder(cmd).start());
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    pb.environment().putAll(env);
+    return new Running(pb.start());
   }
 
   /** A command that is still running; its stdout lines are collected by a reader thread. */

@@ -10,6 +10,7 @@ import io.spyglass.service.SpyglassService;
 import io.spyglass.service.runtime.EmbeddedRuntime;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -28,11 +29,12 @@ import java.util.stream.Stream;
 
 /**
  * {@code spyglass bench service}: the engine behind {@code spyglass serve}, driven over loopback
- * HTTP by many clients at once. Four parts: many SSE clients on one windowed query; many
+ * HTTP by many clients at once. Five parts: many SSE clients on one windowed query; many
  * simultaneous queries, each from its own connection; the delay from a record's arrival to its SSE
  * event next to the command line's path (a query handle polled in process, as {@code spyglass
- * query} does) on the same records; and the engine's record rate with and without the service,
- * alternated.
+ * query} does) on the same records; the engine's record rate with and without the service,
+ * alternated; and ten thousand idle queries with their streams held, health answering meanwhile,
+ * and the service's memory per idle query.
  */
 final class ServiceScenario implements Scenario {
   private static final String FAN_OUT_QUERY =
@@ -48,7 +50,7 @@ final class ServiceScenario implements Scenario {
   public String description() {
     return "spyglass serve over loopback HTTP: SSE fan-out to many clients, many simultaneous"
         + " queries, record -> SSE event delay next to the CLI's path, engine rate with and"
-        + " without the service";
+        + " without the service, 10,000 idle streams (health meanwhile, memory per query)";
   }
 
   @Override
@@ -62,11 +64,28 @@ final class ServiceScenario implements Scenario {
                 + " machine (and its cores) over loopback",
             clients, queries, Machine.cores()));
     HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-    fanOut(s, report, http, clients);
-    simultaneousQueries(s, report, http, queries);
-    latency(s, report, http);
-    rateWithAndWithout(s, report, http, clients);
+    // -Dspyglass.bench.service.parts=1,5 runs only those parts (all by default)
+    List<String> parts =
+        List.of(System.getProperty("spyglass.bench.service.parts", "1,2,3,4,5").split(","));
+    if (parts.contains("1")) {
+      fanOut(s, report, http, clients);
+    }
+    if (parts.contains("2")) {
+      simultaneousQueries(s, report, http, queries);
+    }
+    if (parts.contains("3")) {
+      latency(s, report, http);
+    }
+    if (parts.contains("4")) {
+      rateWithAndWithout(s, report, http, clients);
+    }
+    if (parts.contains("5")) {
+      manyStreams(s, report, http, s.quick() ? 300 : IDLE_STREAMS);
+    }
   }
+
+  /** The idle result streams part 5 holds: one query each. */
+  static final int IDLE_STREAMS = 10_000;
 
   /** A service on the generator, for one part of the run. */
   private record Served(SpyglassService service, GeneratorSource source, Path data, String base)
@@ -157,38 +176,44 @@ final class ServiceScenario implements Scenario {
     }
   }
 
-  /** Part 1: {@code clients} SSE clients on one windowed query. */
+  /**
+   * Part 1: {@code clients} SSE clients on one windowed query, the service in a process of its own
+   * and the clients on one thread ({@link SseSwarm}), so that what is measured is the service's
+   * delivery, not the clients' parsing.
+   */
   private void fanOut(Settings s, Report report, HttpClient http, int clients) throws Exception {
     report.heading("1. " + clients + " SSE clients on one windowed query");
     long rate = s.rateOr(s.quick() ? 5_000 : 10_000);
     int windows = s.quick() ? 2 : 10;
-    try (Served sv = Served.start(rate, s.recordBytes(), 64)) {
+    try (ServerProcess sv = ServerProcess.start(rate, s.recordBytes(), 64, clients + 64);
+        SseSwarm swarm = new SseSwarm(sv.address(), "127.0.0.1", null, 256)) {
       String id = submit(http, sv.base(), FAN_OUT_QUERY, true);
       long t0 = System.nanoTime();
-      List<SseClient> cs = connect(http, sv.base() + "/api/queries/" + id + "/results", clients);
+      for (int i = 0; i < clients; i++) {
+        swarm.open("/api/queries/" + id + "/results");
+      }
+      if (!swarm.awaitConnected(120_000)) {
+        report.problem("only " + swarm.connected() + " of " + clients + " clients connected");
+      }
       double connectS = (System.nanoTime() - t0) / 1e9;
       long live = System.currentTimeMillis();
-      long read0 = sv.service().runtime().stats().recordsRead();
+      swarm.recordFrom(live);
+      long read0 = sv.recordsRead(http);
       Thread.sleep(windows * 1_000L + 500);
-      double rps =
-          (sv.service().runtime().stats().recordsRead() - read0)
-              / ((System.currentTimeMillis() - live) / 1000.0);
+      double rps = (sv.recordsRead(http) - read0) / ((System.currentTimeMillis() - live) / 1000.0);
       kill(http, sv.base(), id);
-      awaitEnded(cs, 30_000);
-      Delays delay = new Delays();
+      if (!swarm.await(30_000)) {
+        report.problem("not every fan-out stream ended within 30 s of the query's end");
+      }
+      Delays delay = swarm.delays();
       int problems = 0;
       long events = 0;
-      for (SseClient c : cs) {
-        String p = c.check();
+      for (SseSwarm.Stream c : swarm.streams()) {
+        String p = c.problem();
         if (p != null && problems++ < 5) {
           report.problem("fan-out client: " + p);
         }
-        for (SseClient.Received r : c.received()) {
-          events++;
-          if (r.emitMs() >= live && !r.isFinal()) {
-            delay.record(r.receivedMs() - r.emitMs());
-          }
-        }
+        events += c.results;
       }
       Table t =
           new Table(
@@ -196,7 +221,7 @@ final class ServiceScenario implements Scenario {
               clients
                   + " SSE clients on one windowed query (1 result a second), generator at "
                   + Table.count(rate)
-                  + " records/s",
+                  + " records/s; the service in its own process, the clients on one thread",
               "measure",
               "value");
       t.row("clients connected in (s)", Table.num(connectS, 2));
@@ -207,10 +232,8 @@ final class ServiceScenario implements Scenario {
       t.row("window emitted -> event received, p50 (ms)", Table.num(delay.percentile(50), 0));
       t.row("window emitted -> event received, p99 (ms)", Table.num(delay.percentile(99), 0));
       t.row("window emitted -> event received, max (ms)", Table.num(delay.max(), 0));
-      t.row(
-          "server side: window emitted -> written to the connection, mean (ms)",
-          Table.num(sv.service().metrics().meanDeliveryMs("sse"), 1));
       t.row("engine records/s meanwhile", Table.count(rps));
+      t.row("machine load (1 min) at the end", Table.num(Machine.loadAverage(), 1));
       report.table(t);
     }
   }
@@ -508,5 +531,341 @@ final class ServiceScenario implements Scenario {
     long t0 = System.nanoTime();
     Thread.sleep(s.probeMs());
     return (processed.getAsLong() - n0) / ((System.nanoTime() - t0) / 1e9);
+  }
+
+  /**
+   * Part 5: {@code n} idle queries, each with its SSE stream open, held by a service in a process
+   * of its own: {@code GET /api/health} answering meanwhile (through the streams' heartbeats), and
+   * the service's memory per idle query with its stream, from its resident set before and after
+   * (each read after a full GC, the heap shrunk to what it holds).
+   */
+  private void manyStreams(Settings s, Report report, HttpClient http, int n) throws Exception {
+    report.heading("5. " + Table.count(n) + " idle queries, each with its SSE stream");
+    long probeMs = s.quick() ? 3_000 : 25_000;
+    try (ServerProcess sv = ServerProcess.start(1_000, s.recordBytes(), n + 64, 2 * n + 256);
+        SseSwarm swarm = new SseSwarm(sv.address(), "127.0.0.1", null, 256)) {
+      // the memory is the growth from half of them to all: what the first ones grow once
+      // (compiled code, the thread pool, buffer pools) is in the first half's, not counted
+      long t0 = System.nanoTime();
+      List<String> ids = new ArrayList<>(submitIdle(http, sv.base(), "idle-a", n / 2));
+      double submitS = (System.nanoTime() - t0) / 1e9;
+      long t1 = System.nanoTime();
+      for (String id : ids) {
+        swarm.open("/api/queries/" + id + "/results");
+      }
+      boolean all = swarm.awaitConnected(300_000);
+      double connectS = (System.nanoTime() - t1) / 1e9;
+      Thread.sleep(1_000);
+      long heap0 = sv.gc();
+      long direct0 = sv.directBytes();
+      long rss0 = sv.rssBytes();
+      long t2 = System.nanoTime();
+      List<String> more = submitIdle(http, sv.base(), "idle-b", n - n / 2);
+      submitS += (System.nanoTime() - t2) / 1e9;
+      long t3 = System.nanoTime();
+      for (String id : more) {
+        swarm.open("/api/queries/" + id + "/results");
+      }
+      all &= swarm.awaitConnected(300_000);
+      connectS += (System.nanoTime() - t3) / 1e9;
+      ids.addAll(more);
+      Thread.sleep(1_000);
+      long heap1 = sv.gc();
+      long direct1 = sv.directBytes();
+      long rss1 = sv.rssBytes();
+      int open = 0;
+      for (SseSwarm.Stream st : swarm.streams()) {
+        if (st.status == 200 && !st.ended) {
+          open++;
+        }
+      }
+      if (!all || open < n) {
+        report.problem(open + " of " + n + " streams open (" + swarm.connected() + " answered)");
+      }
+      int added = n - n / 2;
+
+      // health while they are held, through at least two rounds of heartbeats (every 10 s)
+      Delays health = new Delays();
+      int unhealthy = 0;
+      long end = System.currentTimeMillis() + probeMs;
+      while (System.currentTimeMillis() < end) {
+        long a = System.nanoTime();
+        HttpResponse<String> r =
+            http.send(
+                HttpRequest.newBuilder(URI.create(sv.base() + "/api/health")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        health.record((System.nanoTime() - a) / 1_000_000);
+        if (r.statusCode() != 200) {
+          unhealthy++;
+        }
+        Thread.sleep(50);
+      }
+      int stillOpen = 0;
+      for (SseSwarm.Stream st : swarm.streams()) {
+        if (st.status == 200 && !st.ended) {
+          stillOpen++;
+        }
+      }
+      Table t =
+          new Table(
+              "service-streams",
+              Table.count(n)
+                  + " idle STREAM(FOREVER) queries, each with one SSE stream, held by a service in"
+                  + " its own process (generator at 1,000 records/s); GET /api/health every 50 ms"
+                  + " for "
+                  + probeMs / 1000
+                  + " s meanwhile",
+              "measure",
+              "value");
+      t.row("queries submitted in (s)", Table.num(submitS, 1));
+      t.row("streams opened in (s)", Table.num(connectS, 1));
+      t.row("streams open at the end", Table.count(stillOpen) + " of " + Table.count(n));
+      t.row("GET /api/health, p50 (ms)", Table.num(health.percentile(50), 0));
+      t.row("GET /api/health, p99 (ms)", Table.num(health.percentile(99), 0));
+      t.row("GET /api/health, max (ms)", Table.num(health.max(), 0));
+      t.row("GET /api/health not 200", Integer.toString(unhealthy));
+      t.row(
+          "service memory per idle query with its stream, resident set (bytes)",
+          Table.count((rss1 - rss0) / (double) added));
+      t.row("of which heap after a full GC (bytes)", Table.count((heap1 - heap0) / (double) added));
+      t.row("of which direct buffers (bytes)", Table.count((direct1 - direct0) / (double) added));
+      t.row(
+          "service resident set with half of them, with all (MiB)",
+          Table.count(rss0 / 1048576.0) + ", " + Table.count(rss1 / 1048576.0));
+      t.row("machine load (1 min) at the end", Table.num(Machine.loadAverage(), 1));
+      report.table(t);
+      for (String id : ids) {
+        kill(http, sv.base(), id);
+      }
+      swarm.await(60_000);
+    }
+  }
+
+  /** Submits {@code n} idle queries (a rare id: the query index routes them no record). */
+  private static List<String> submitIdle(HttpClient http, String base, String tag, int n)
+      throws Exception {
+    List<CompletableFuture<String>> all = new ArrayList<>();
+    java.util.concurrent.Semaphore inFlight = new java.util.concurrent.Semaphore(16);
+    for (int i = 0; i < n; i++) {
+      inFlight.acquire();
+      String bql =
+          "SELECT COUNT(*) AS n FROM STREAM(FOREVER) WHERE id = 'bench-" + tag + "-" + i + "'";
+      all.add(
+          http.sendAsync(
+                  HttpRequest.newBuilder(URI.create(base + "/api/queries"))
+                      .header("Content-Type", "text/plain")
+                      .POST(HttpRequest.BodyPublishers.ofString(bql))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .whenComplete((r, t) -> inFlight.release())
+              .thenApply(
+                  r -> {
+                    if (r.statusCode() != 201) {
+                      throw new IllegalStateException(
+                          "submit answered " + r.statusCode() + ": " + r.body());
+                    }
+                    try {
+                      return SseClient.JSON.readTree(r.body()).get("id").asText();
+                    } catch (IOException e) {
+                      throw new UncheckedIOException(e);
+                    }
+                  }));
+    }
+    List<String> ids = new ArrayList<>();
+    for (CompletableFuture<String> f : all) {
+      ids.add(f.get(120, TimeUnit.SECONDS));
+    }
+    return ids;
+  }
+
+  /**
+   * A service in a JVM of its own ({@link #main}), on this JVM's class path: its memory is its own,
+   * and clients in this process do not share its heap or its collections. Its standard input takes
+   * {@code gc} (a full GC, then the heap used) and closes it at its end.
+   */
+  static final class ServerProcess implements AutoCloseable {
+    private final Process process;
+    private final java.io.BufferedReader out;
+    private final java.io.PrintWriter in;
+    private final int port;
+
+    private ServerProcess(Process process) throws IOException {
+      this.process = process;
+      this.out =
+          new java.io.BufferedReader(
+              new java.io.InputStreamReader(
+                  process.getInputStream(), java.nio.charset.StandardCharsets.UTF_8));
+      this.in =
+          new java.io.PrintWriter(
+              new java.io.OutputStreamWriter(
+                  process.getOutputStream(), java.nio.charset.StandardCharsets.UTF_8),
+              true);
+      String line = reply("port ");
+      this.port = Integer.parseInt(line.substring("port ".length()).strip());
+    }
+
+    /**
+     * Starts a service over the generator at {@code rate} records/s (0: unpaced), taking {@code
+     * maxQueries} queries and {@code maxConnections} connections from loopback.
+     */
+    static ServerProcess start(long rate, int recordBytes, int maxQueries, int maxConnections)
+        throws IOException {
+      Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+      List<String> command = new ArrayList<>();
+      command.add(java.toString());
+      command.add("-XX:+ExitOnOutOfMemoryError");
+      command.add("-XX:+UseG1GC");
+      // after a full GC the heap shrinks to what it holds: its resident set is comparable
+      command.add("-XX:MinHeapFreeRatio=1");
+      command.add("-XX:MaxHeapFreeRatio=10");
+      // -Dspyglass.bench.service.jvm='-XX:StartFlightRecording=...' to look inside it
+      String more = System.getProperty("spyglass.bench.service.jvm", "").strip();
+      if (!more.isEmpty()) {
+        command.addAll(List.of(more.split("\\s+")));
+      }
+      command.addAll(
+          List.of(
+              "-cp",
+              System.getProperty("java.class.path"),
+              ServiceScenario.class.getName(),
+              Long.toString(rate),
+              Integer.toString(recordBytes),
+              Integer.toString(maxQueries),
+              Integer.toString(maxConnections)));
+      ProcessBuilder pb = new ProcessBuilder(command);
+      pb.redirectError(ProcessBuilder.Redirect.INHERIT);
+      return new ServerProcess(pb.start());
+    }
+
+    private String reply(String prefix) throws IOException {
+      String line;
+      while ((line = out.readLine()) != null) {
+        if (line.startsWith(prefix)) {
+          return line;
+        }
+      }
+      throw new IOException("the service process ended before it said '" + prefix + "'");
+    }
+
+    InetSocketAddress address() {
+      return new InetSocketAddress("127.0.0.1", port);
+    }
+
+    String base() {
+      return "http://127.0.0.1:" + port;
+    }
+
+    long recordsRead(HttpClient http) throws IOException, InterruptedException {
+      HttpResponse<String> r =
+          http.send(
+              HttpRequest.newBuilder(URI.create(base() + "/api/health")).build(),
+              HttpResponse.BodyHandlers.ofString());
+      return SseClient.JSON.readTree(r.body()).path("recordsRead").asLong();
+    }
+
+    /** A full GC in the service's JVM; the heap it uses after. */
+    long gc() throws IOException {
+      in.println("gc");
+      String[] words = reply("heap ").split(" ");
+      lastDirect = Long.parseLong(words[3]);
+      return Long.parseLong(words[1]);
+    }
+
+    private long lastDirect;
+
+    /** The bytes of direct and mapped buffers at the last {@link #gc}. */
+    long directBytes() {
+      return lastDirect;
+    }
+
+    /** The service process's resident set (Linux), in bytes; 0 where unknown. */
+    long rssBytes() throws IOException {
+      Path status = Path.of("/proc", Long.toString(process.pid()), "status");
+      if (!Files.exists(status)) {
+        return 0;
+      }
+      for (String line : Files.readAllLines(status)) {
+        if (line.startsWith("VmRSS:")) {
+          return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+        }
+      }
+      return 0;
+    }
+
+    @Override
+    public void close() throws IOException {
+      in.close(); // its end: the service stops
+      try {
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+          process.destroyForcibly();
+        }
+      } catch (InterruptedException e) {
+        process.destroyForcibly();
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /**
+   * The service process of {@link ServerProcess}: {@code RATE RECORD_BYTES MAX_QUERIES
+   * MAX_CONNECTIONS}. Prints {@code port N}, then answers {@code gc} with {@code heap BYTES}; stops
+   * at the end of its standard input.
+   */
+  public static void main(String[] args) throws Exception {
+    long rate = Long.parseLong(args[0]);
+    int recordBytes = Integer.parseInt(args[1]);
+    int maxQueries = Integer.parseInt(args[2]);
+    int maxConnections = Integer.parseInt(args[3]);
+    GeneratorSource source =
+        new GeneratorSource(
+            GeneratorSource.Options.DEFAULTS.withRate(rate).withRecordBytes(recordBytes));
+    EmbeddedRuntime runtime =
+        EmbeddedRuntime.start(
+            source, EngineConfig.defaults().withMaxQueries(maxQueries + 16).withResultQueue(8_192));
+    Path data = Files.createTempDirectory("spyglass-bench-service");
+    SpyglassService service =
+        SpyglassService.start(
+            ServiceConfig.defaults()
+                .with(
+                    b -> {
+                      b.port = 0;
+                      b.dataDir = data;
+                      b.maxQueries = maxQueries;
+                      b.maxQueriesPerUser = maxQueries;
+                      b.edge =
+                          b.edge
+                              .withMaxConnectionsPerAddress(maxConnections)
+                              .withMaxStreamsPerUser(maxConnections);
+                    }),
+            runtime);
+    System.out.println("port " + service.port());
+    System.out.flush();
+    java.io.BufferedReader commands =
+        new java.io.BufferedReader(
+            new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.UTF_8));
+    String line;
+    while ((line = commands.readLine()) != null) {
+      if (line.strip().equals("gc")) {
+        System.gc();
+        System.gc();
+        Thread.sleep(3_000); // G1 gives the shrunk heap back to the system concurrently
+        Runtime rt = Runtime.getRuntime();
+        long direct = 0;
+        for (java.lang.management.BufferPoolMXBean b :
+            java.lang.management.ManagementFactory.getPlatformMXBeans(
+                java.lang.management.BufferPoolMXBean.class)) {
+          direct += b.getMemoryUsed();
+        }
+        System.out.println("heap " + (rt.totalMemory() - rt.freeMemory()) + " direct " + direct);
+        System.out.flush();
+      }
+    }
+    service.shutdown(10_000);
+    try (Stream<Path> files = Files.walk(data)) {
+      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
+    System.exit(0);
   }
 }

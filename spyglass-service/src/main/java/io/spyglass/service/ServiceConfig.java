@@ -37,6 +37,11 @@ import java.util.function.Consumer;
  * @param usage what each user may keep: tenancy, standing queries, saved queries, history, disk
  * @param guards which proxies the HTTP edge believes about a client's address; the memory request
  *     bodies being read may hold
+ * @param maxForeverMs how long a {@code STREAM(FOREVER)} query runs before the service ends it
+ *     (standing queries excepted); 0 for no end
+ * @param auditLog where the audit log (who started and stopped what) is appended; null for {@code
+ *     audit.log} under the data folder, {@code -} for standard output
+ * @param tls the certificate and key to serve HTTPS with; null for plain HTTP
  */
 public record ServiceConfig(
     String bind,
@@ -59,7 +64,10 @@ public record ServiceConfig(
     ResultLimits results,
     RecoveryOptions recovery,
     UsageLimits usage,
-    EdgeGuards guards) {
+    EdgeGuards guards,
+    long maxForeverMs,
+    Path auditLog,
+    TlsFiles tls) {
 
   public ServiceConfig {
     require(port >= 0 && port <= 65535, "port must be 0 to 65535: " + port);
@@ -83,6 +91,24 @@ public record ServiceConfig(
     require(recovery != null, "the recovery options are required");
     require(usage != null, "the usage limits are required");
     require(guards != null, "the edge's guards are required");
+    require(maxForeverMs >= 0, "max-query-duration must not be negative");
+  }
+
+  /**
+   * The certificate chain and private key of HTTPS, PEM files (as Let's Encrypt and {@code openssl}
+   * write them).
+   */
+  public record TlsFiles(Path certificate, Path privateKey) {
+    public TlsFiles {
+      require(
+          certificate != null && privateKey != null,
+          "HTTPS needs both a certificate (--tls-cert) and its private key (--tls-key)");
+    }
+  }
+
+  /** Where the audit log goes: the file given, else {@code audit.log} in the data folder. */
+  public Path auditLogPath() {
+    return auditLog != null ? auditLog : dataDir.resolve("audit.log");
   }
 
   private static void require(boolean ok, String message) {
@@ -93,9 +119,10 @@ public record ServiceConfig(
 
   /**
    * Loopback on 8080, no tokens, data in {@code ./spyglass-data}, 1,000 queries at most (100 per
-   * user), 30 s of grace, results kept 2 minutes (the last 2,000 or 8 MiB per query), streams
-   * dropped 1,000 results or 30 s behind, request heads within 10 s, 1 record in 100 sampled, kept
-   * results within a quarter of the heap (a quarter of that per user, 8 MiB a result).
+   * user), 60 s of grace, {@code STREAM(FOREVER)} queries ended after 24 h, results kept 2 minutes
+   * (the last 2,000 or 8 MiB per query), streams dropped 1,000 results or 30 s behind, request
+   * heads within 10 s, 1 record in 100 sampled, kept results within a quarter of the heap (a
+   * quarter of that per user, 8 MiB a result), the audit log in the data folder, plain HTTP.
    */
   public static ServiceConfig defaults() {
     return new ServiceConfig(
@@ -106,7 +133,7 @@ public record ServiceConfig(
         Path.of("spyglass-data"),
         1_000,
         100,
-        30_000,
+        DEFAULT_GRACE_MS,
         120_000,
         2_000,
         8L << 20,
@@ -119,8 +146,17 @@ public record ServiceConfig(
         ResultLimits.defaults(),
         RecoveryOptions.DEFAULTS,
         UsageLimits.DEFAULTS,
-        EdgeGuards.DEFAULTS);
+        EdgeGuards.DEFAULTS,
+        DEFAULT_MAX_FOREVER_MS,
+        null,
+        null);
   }
+
+  /** How long a query without a client runs on by default, for one to reattach. */
+  public static final long DEFAULT_GRACE_MS = 60_000;
+
+  /** How long a {@code STREAM(FOREVER)} query runs by default before the service ends it. */
+  public static final long DEFAULT_MAX_FOREVER_MS = 24 * 3_600_000L;
 
   /** A copy with some settings changed, e.g. {@code c.with(b -> b.port = 0)}. */
   public ServiceConfig with(Consumer<Builder> change) {
@@ -152,6 +188,9 @@ public record ServiceConfig(
     public RecoveryOptions recovery;
     public UsageLimits usage;
     public EdgeGuards guards;
+    public long maxForeverMs;
+    public Path auditLog;
+    public TlsFiles tls;
 
     Builder(ServiceConfig c) {
       bind = c.bind;
@@ -175,6 +214,9 @@ public record ServiceConfig(
       recovery = c.recovery;
       usage = c.usage;
       guards = c.guards;
+      maxForeverMs = c.maxForeverMs;
+      auditLog = c.auditLog;
+      tls = c.tls;
     }
 
     ServiceConfig build() {
@@ -199,7 +241,10 @@ public record ServiceConfig(
           results,
           recovery,
           usage,
-          guards);
+          guards,
+          maxForeverMs,
+          auditLog,
+          tls);
     }
   }
 }

@@ -7,12 +7,14 @@ import io.spyglass.service.auth.Tokens;
 import io.spyglass.service.health.Health;
 import io.spyglass.service.http.ApiServer;
 import io.spyglass.service.http.Listening;
+import io.spyglass.service.http.Tls;
 import io.spyglass.service.metering.Metering;
 import io.spyglass.service.metrics.ServiceMetrics;
 import io.spyglass.service.query.QueryManager;
 import io.spyglass.service.runtime.EmbeddedRuntime;
 import io.spyglass.service.runtime.QueryRuntime;
 import io.spyglass.service.schema.SchemaSampler;
+import io.spyglass.service.store.AuditLog;
 import io.spyglass.service.store.DataFolderLock;
 import io.spyglass.service.store.Database;
 import io.spyglass.service.store.History;
@@ -56,6 +58,7 @@ public final class SpyglassService implements AutoCloseable {
   private final ApiServer server;
   private final Metering metering;
   private final DataFolderLock lock;
+  private final AuditLog audit;
   private final Health health = new Health();
   private volatile long lastSweepMs = System.currentTimeMillis();
   private volatile boolean closed;
@@ -70,9 +73,11 @@ public final class SpyglassService implements AutoCloseable {
       Database db,
       Metering metering,
       Listening listening,
-      DataFolderLock lock) {
+      DataFolderLock lock,
+      AuditLog audit) {
     LongSupplier clock = System::currentTimeMillis;
     this.lock = lock;
+    this.audit = audit;
     this.config = config;
     this.tokens = tokens;
     this.runtime = runtime;
@@ -90,7 +95,8 @@ public final class SpyglassService implements AutoCloseable {
                 config.keepResults(),
                 config.keepBytes(),
                 config.queryLimits(),
-                config.results()),
+                config.results(),
+                config.maxForeverMs()),
             clock);
     this.metrics = new ServiceMetrics(runtime, queries);
     if (metering != null && metering.standing() != null) {
@@ -98,6 +104,7 @@ public final class SpyglassService implements AutoCloseable {
     }
     queries.observe(metrics);
     queries.observe(history);
+    queries.observe(audit);
     this.schema = new SchemaSampler(runtime, config.sampleEveryN(), config.schemaPeriodMs(), clock);
     this.sweeper =
         Executors.newSingleThreadScheduledExecutor(
@@ -128,7 +135,8 @@ public final class SpyglassService implements AutoCloseable {
                   clock.getAsLong(),
                   config.edge(),
                   listening,
-                  config.guards()),
+                  config.guards(),
+                  config.tls() == null ? null : Tls.load(config.tls())),
               tokens,
               runtime,
               queries,
@@ -137,7 +145,8 @@ public final class SpyglassService implements AutoCloseable {
               saved,
               history,
               metering,
-              health);
+              health,
+              audit);
       sweeper.scheduleWithFixedDelay(this::sweep, 250, 250, TimeUnit.MILLISECONDS);
     } catch (RuntimeException | Error e) {
       // the server did not start: the threads started for it stop (the caller closes the rest)
@@ -208,12 +217,15 @@ public final class SpyglassService implements AutoCloseable {
    * port in use stops {@code serve} before its engine reads a record or restores a standing query.
    *
    * @throws IllegalArgumentException when the settings do not allow the address (beyond loopback
-   *     without tokens or {@code insecure})
+   *     without tokens or {@code insecure}), or the TLS certificate or key does not load
    * @throws IOException when the port is in use; the message says what to do
    */
   public static Listening bind(ServiceConfig config) throws IOException {
     if (config.tokensFile() == null && !config.insecure() && !isLoopback(config.bind())) {
       throw new IllegalArgumentException(notLoopback(config));
+    }
+    if (config.tls() != null) {
+      Tls.load(config.tls()); // a certificate or key that does not load stops the start first
     }
     return Listening.bind(config.bind(), config.port());
   }
@@ -261,9 +273,17 @@ public final class SpyglassService implements AutoCloseable {
         throw new IllegalArgumentException(notLoopback(config));
       }
       Database db = Database.open(config.dataDir());
+      AuditLog audit = null;
       try {
-        return new SpyglassService(config, tokens, runtime, db, metering, listening, lock);
-      } catch (RuntimeException e) {
+        audit = AuditLog.open(config.auditLogPath(), System::currentTimeMillis);
+        SpyglassService s =
+            new SpyglassService(config, tokens, runtime, db, metering, listening, lock, audit);
+        audit.service("service-started", java.util.Map.of("url", s.url()));
+        return s;
+      } catch (IOException | RuntimeException e) {
+        if (audit != null) {
+          audit.close();
+        }
         db.close();
         throw e;
       }
@@ -399,7 +419,7 @@ public final class SpyglassService implements AutoCloseable {
     return server.port();
   }
 
-  /** The URL people open: {@code http://HOST:PORT/}. */
+  /** The URL people open: {@code http://HOST:PORT/}, {@code https://} with TLS. */
   public String url() {
     String host = config.bind();
     try {
@@ -412,7 +432,7 @@ public final class SpyglassService implements AutoCloseable {
     } catch (UnknownHostException e) {
       // keep the address as given
     }
-    return "http://" + host + ":" + port() + "/";
+    return (config.tls() != null ? "https://" : "http://") + host + ":" + port() + "/";
   }
 
   public boolean requiresTokens() {
@@ -487,6 +507,8 @@ public final class SpyglassService implements AutoCloseable {
     runtime.close();
     closeQuietly(metering);
     history.close();
+    audit.service("service-stopped", java.util.Map.of());
+    audit.close();
     db.close();
     lock.close(); // last: nothing of the folder is written after
   }

@@ -17,6 +17,7 @@ import io.spyglass.service.query.QueryManager;
 import io.spyglass.service.runtime.QueryRuntime;
 import io.spyglass.service.runtime.RuntimeStats;
 import io.spyglass.service.schema.SchemaSampler;
+import io.spyglass.service.store.AuditLog;
 import io.spyglass.service.store.History;
 import io.spyglass.service.store.SavedQueries;
 import java.io.IOException;
@@ -58,6 +59,7 @@ public final class ApiServer implements AutoCloseable {
    *     bind}:{@code port} itself
    * @param guards which proxies are believed about a client's address; the memory request bodies
    *     may hold
+   * @param tls the certificate and key of HTTPS; null for plain HTTP
    */
   public record Settings(
       String bind,
@@ -67,7 +69,8 @@ public final class ApiServer implements AutoCloseable {
       long startedMs,
       EdgeSettings edge,
       Listening listening,
-      EdgeGuards guards) {}
+      EdgeGuards guards,
+      Tls tls) {}
 
   private final Javalin app;
   private final Streams streams;
@@ -77,6 +80,7 @@ public final class ApiServer implements AutoCloseable {
   private final ScheduledExecutorService guardTimer;
   private SlowHeaderGuard guard;
   private final InFlight inFlight = new InFlight();
+  private final Tls tls;
   private final CompletableFuture<Void> draining = new CompletableFuture<>();
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
   private boolean closed;
@@ -91,7 +95,9 @@ public final class ApiServer implements AutoCloseable {
       SavedQueries saved,
       History history,
       Metering metering,
-      Health health) {
+      Health health,
+      AuditLog audit) {
+    this.tls = settings.tls();
     this.streams = new Streams(settings.streams());
     StreamQuota quota = new StreamQuota(settings.edge().maxStreamsPerUser());
     this.ws = new WebSocketApi(manager, metrics, settings.streams(), quota);
@@ -106,7 +112,7 @@ public final class ApiServer implements AutoCloseable {
             proxies);
     this.queries = new QueriesApi(manager, metrics, streams, quota, schema);
     SavedApi savedApi = new SavedApi(saved, history, manager.limits().queryLimits());
-    MeteringApi meteringApi = new MeteringApi(metering);
+    MeteringApi meteringApi = new MeteringApi(metering, audit);
     BodyMemory bodyMemory =
         new BodyMemory(settings.guards().maxBodyMemory(), settings.guards().maxBodyMemoryPerUser());
     metrics.requestBodies(bodyMemory::used);
@@ -190,6 +196,10 @@ public final class ApiServer implements AutoCloseable {
         every,
         every,
         TimeUnit.MILLISECONDS);
+    if (tls != null) {
+      // a renewed certificate (e.g. by certbot) is served without a restart
+      guardTimer.scheduleWithFixedDelay(tls::reloadIfChanged, 60, 60, TimeUnit.SECONDS);
+    }
   }
 
   @SuppressWarnings("removal") // setDelayDispatchUntilContent: Jetty 12.1 has no other switch
@@ -220,7 +230,8 @@ public final class ApiServer implements AutoCloseable {
                   settings.port(),
                   settings.edge(),
                   settings.guards().proxies(),
-                  settings.listening());
+                  settings.listening(),
+                  settings.tls());
           return connector;
         });
     cfg.jetty.modifyHttpConfiguration(
@@ -480,6 +491,16 @@ public final class ApiServer implements AutoCloseable {
   /** Completes once the server has stopped and closed every connection. */
   CompletableFuture<Void> stopped() {
     return stopped;
+  }
+
+  /** The server's buffer pool: for tests that look at what idle connections hold. */
+  org.eclipse.jetty.io.ByteBufferPool bufferPool() {
+    return app.jettyServer().server().getByteBufferPool();
+  }
+
+  /** HTTPS's certificate and key; null for plain HTTP. */
+  Tls tls() {
+    return tls;
   }
 
   QueriesApi queriesApi() {

@@ -13,8 +13,10 @@ import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.NetworkConnectionLimit;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
 
 /**
  * The server's listening connector, with two caps on connections: over all (Jetty's {@link
@@ -36,16 +38,30 @@ final class Connections extends ServerConnector {
   private final AtomicLong refused = new AtomicLong();
 
   private Connections(
-      Server server, HttpConfiguration http, int perAddress, TrustedProxies proxies) {
-    super(server, new HttpConnectionFactory(http));
+      Server server, HttpConfiguration http, int perAddress, TrustedProxies proxies, Tls tls) {
+    super(server, factories(http, tls));
     this.perAddress = perAddress;
     this.proxies = proxies;
+  }
+
+  /** HTTP/1.1, over TLS when {@code tls} is not null (requests then say they are secure). */
+  private static org.eclipse.jetty.server.ConnectionFactory[] factories(
+      HttpConfiguration http, Tls tls) {
+    if (tls == null) {
+      return new org.eclipse.jetty.server.ConnectionFactory[] {new HttpConnectionFactory(http)};
+    }
+    // the Host a request names is the edge's to check (Gate), not the certificate's
+    http.addCustomizer(new SecureRequestCustomizer(false));
+    return new org.eclipse.jetty.server.ConnectionFactory[] {
+      new SslConnectionFactory(tls.factory(), "http/1.1"), new HttpConnectionFactory(http)
+    };
   }
 
   /**
    * A connector with the caps of {@code edge} (trusted proxies held to the overall one only), added
    * to {@code server}: on the socket {@code listening} bound already (it takes it over), or on
-   * {@code bind:port} when that is null.
+   * {@code bind:port} when that is null; HTTPS when {@code tls} is not null. A connection is
+   * counted from its opening, before its TLS handshake.
    */
   static Connections create(
       Server server,
@@ -54,8 +70,9 @@ final class Connections extends ServerConnector {
       int port,
       EdgeSettings edge,
       TrustedProxies proxies,
-      Listening listening) {
-    Connections c = new Connections(server, http, edge.maxConnectionsPerAddress(), proxies);
+      Listening listening,
+      Tls tls) {
+    Connections c = new Connections(server, http, edge.maxConnectionsPerAddress(), proxies, tls);
     c.setHost(bind);
     c.setPort(port);
     if (listening != null) {

@@ -10,6 +10,7 @@ import io.spyglass.service.metering.IngestBody;
 import io.spyglass.service.metering.Metering;
 import io.spyglass.service.metering.StandingQueries;
 import io.spyglass.service.metering.StandingReport;
+import io.spyglass.service.store.AuditLog;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -31,9 +32,11 @@ final class MeteringApi {
   private static final Logger LOG = LoggerFactory.getLogger(MeteringApi.class);
 
   private final Metering metering;
+  private final AuditLog audit;
 
-  MeteringApi(Metering metering) {
+  MeteringApi(Metering metering, AuditLog audit) {
     this.metering = metering;
+    this.audit = audit;
   }
 
   private Metering metering() {
@@ -219,6 +222,7 @@ final class MeteringApi {
     String name = text(body, "name");
     String query = text(body, "query");
     StandingQueries.Info info = run(() -> s.create(name, query, Auth.user(ctx)));
+    audit.standingCreated(info.name(), query, Auth.user(ctx).name());
     ctx.header("Location", "/api/standing-queries/" + info.name());
     Json.send(ctx, 201, toJson(info));
   }
@@ -241,6 +245,7 @@ final class MeteringApi {
           s.delete(name, Auth.user(ctx));
           return null;
         });
+    audit.standingDeleted(name, Auth.user(ctx).name());
     ctx.status(204);
   }
 

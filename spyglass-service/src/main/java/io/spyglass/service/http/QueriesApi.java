@@ -157,7 +157,7 @@ final class QueriesApi {
   }
 
   void delete(Context ctx) {
-    manager.kill(find(ctx));
+    manager.kill(find(ctx), Auth.user(ctx));
     ctx.status(204);
   }
 
@@ -176,6 +176,24 @@ final class QueriesApi {
       o.put("ended", q.endedMs());
     }
     o.put("clients", q.clients());
+    long orphan = q.orphanedSinceMs();
+    if (orphan > 0) {
+      o.put("orphanedSince", orphan);
+    } else {
+      o.putNull("orphanedSince");
+    }
+    long endsAt = manager.endsAtMs(q);
+    if (endsAt > 0) {
+      o.put("endsAt", endsAt);
+    } else {
+      o.putNull("endsAt");
+    }
+    ServiceQuery.Stop stop = q.interrupted() ? SERVICE_STOP : q.stop();
+    if (stop == null) {
+      o.putNull("stoppedBy");
+    } else {
+      o.putObject("stoppedBy").put("reason", stop.reason()).put("by", stop.by());
+    }
     QueryProgress p = QueryManager.progress(q, live);
     ObjectNode progress = o.putObject("progress");
     progress.put("elapsedMs", q.elapsedMs(now));
@@ -202,6 +220,8 @@ final class QueriesApi {
     }
     return o;
   }
+
+  private static final ServiceQuery.Stop SERVICE_STOP = ServiceQuery.Stop.byService("service-stop");
 
   /** {@code GET /api/queries/{id}/results}: the results as Server-Sent Events. */
   void results(Context ctx) {
@@ -370,7 +390,7 @@ final class QueriesApi {
     private void refuse() {
       q.log().unsubscribe(this);
       boolean running = q.isRunning();
-      manager.kill(q);
+      manager.kill(q, ServiceQuery.Stop.byService("result-memory"));
       leave();
       results.clear();
       give(held);

@@ -235,7 +235,7 @@ final class WebSocketApi {
             send(message("unsubscribed", id));
           }
           case "kill" -> {
-            manager.kill(find(id));
+            manager.kill(find(id), user);
             send(message("killed", id));
           }
           default ->

@@ -45,7 +45,8 @@ public final class QueryManager {
       int keepResults,
       long keepBytes,
       QueryLimits queryLimits,
-      ResultLimits results) {}
+      ResultLimits results,
+      long maxForeverMs) {}
 
   private final QueryRuntime runtime;
   private final Limits limits;
@@ -254,10 +255,15 @@ public final class QueryManager {
     return out;
   }
 
-  /** Ends a query now; its final result follows. */
-  public void kill(ServiceQuery q) {
+  /** Ends a query now at {@code user}'s request; its final result follows. */
+  public void kill(ServiceQuery q, User user) {
+    kill(q, ServiceQuery.Stop.requested(user.name()));
+  }
+
+  /** Ends a query now, for {@code why}; its final result follows. */
+  public void kill(ServiceQuery q, ServiceQuery.Stop why) {
     if (q.isRunning()) {
-      q.markKilled();
+      q.markKilled(why);
       runtime.kill(q.id());
     }
   }
@@ -303,24 +309,55 @@ public final class QueryManager {
   }
 
   /**
-   * Ends queries that have had no client for the grace period (unless detached) and forgets those
-   * that ended longer ago than they are kept. Call it every few hundred milliseconds.
+   * Ends queries that have had no client for the grace period (unless detached) and {@code
+   * STREAM(FOREVER)} queries that ran {@code maxForeverMs}, and forgets those that ended longer ago
+   * than they are kept. Call it every few hundred milliseconds.
    */
   public void sweep() {
     progress();
     long now = clock.getAsLong();
     for (ServiceQuery q : queries.values()) {
       if (q.isRunning()) {
-        if (!q.detached()
-            && !q.killed()
-            && q.clients() == 0
-            && now - q.lastClientLeftMs() > limits.graceMs()) {
-          kill(q);
+        if (q.killed()) {
+          continue;
+        }
+        if (!q.detached() && q.clients() == 0 && now - q.lastClientLeftMs() > limits.graceMs()) {
+          kill(q, ServiceQuery.Stop.byService(NO_CLIENT));
+        } else if (q.runsForever()
+            && limits.maxForeverMs() > 0
+            && now - q.submittedMs() >= limits.maxForeverMs()) {
+          kill(q, ServiceQuery.Stop.byService(MAX_QUERY_DURATION));
         }
       } else if (now - q.endedMs() > limits.keepMs()) {
         forget(q);
       }
     }
+  }
+
+  /** The reason of a query ended for having had no client for the grace period. */
+  public static final String NO_CLIENT = "no-client";
+
+  /** The reason of a {@code STREAM(FOREVER)} query ended after {@code --max-query-duration}. */
+  public static final String MAX_QUERY_DURATION = "max-query-duration";
+
+  /**
+   * When the service will end {@code q} unless something else ends it first (epoch ms): after the
+   * grace period for an orphan that is not detached, after {@code maxForeverMs} for a {@code
+   * STREAM(FOREVER)} query; 0 when neither applies.
+   */
+  public long endsAtMs(ServiceQuery q) {
+    if (!q.isRunning() || q.killed()) {
+      return 0;
+    }
+    long at = Long.MAX_VALUE;
+    long orphan = q.orphanedSinceMs();
+    if (orphan > 0 && !q.detached()) {
+      at = orphan + limits.graceMs();
+    }
+    if (q.runsForever() && limits.maxForeverMs() > 0) {
+      at = Math.min(at, q.submittedMs() + limits.maxForeverMs());
+    }
+    return at == Long.MAX_VALUE ? 0 : at;
   }
 
   /** Forgets an ended query: its results are dropped and its id answers 404. */
@@ -390,6 +427,9 @@ public final class QueryManager {
       if (m.isFinal() && q.interrupted()) {
         result = new Result(result.records(), m.withError(SERVICE_STOPPED));
         m = result.meta();
+      } else if (m.isFinal() && q.stop() != null && MAX_QUERY_DURATION.equals(q.stop().reason())) {
+        result = new Result(result.records(), m.withError(ranItsLongest(limits.maxForeverMs())));
+        m = result.meta();
       }
       Meta meta = m;
       long emitMs =
@@ -423,6 +463,7 @@ public final class QueryManager {
       String error = ResultListener.failure(t);
       LOG.error("the results of query {} could not be kept; it is stopped", q.id(), t);
       q.failed(error);
+      q.markKilled(ServiceQuery.Stop.byService("failed"));
       try {
         if (!q.log().isEnded() && (q.log().last() == null || !q.log().last().isFinal())) {
           long now = clock.getAsLong();
@@ -460,6 +501,27 @@ public final class QueryManager {
         o.ended(q);
       }
     }
+  }
+
+  /** The error in the final result of a {@code STREAM(FOREVER)} query ended for its duration. */
+  static Meta.QueryError ranItsLongest(long maxForeverMs) {
+    return new Meta.QueryError(
+        "The query ran the longest the service runs a STREAM(FOREVER) query ("
+            + duration(maxForeverMs)
+            + ", --max-query-duration) and was ended with the records it had",
+        "Submit it again to go on, or ask the operator for a standing query (docs/metering.md)",
+        false);
+  }
+
+  /** A duration as people write it: {@code 24h}, {@code 90m}, {@code 45s}, {@code 1500ms}. */
+  static String duration(long ms) {
+    if (ms % 3_600_000 == 0) {
+      return ms / 3_600_000 + "h";
+    }
+    if (ms % 60_000 == 0) {
+      return ms / 60_000 + "m";
+    }
+    return ms % 1_000 == 0 ? ms / 1_000 + "s" : ms + "ms";
   }
 
   /** The error in the final result of a query that the service's stop ended. */

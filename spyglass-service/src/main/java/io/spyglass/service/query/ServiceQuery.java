@@ -24,6 +24,29 @@ public final class ServiceQuery {
   private volatile boolean interrupted;
   private volatile String failure;
   private volatile QueryProgress progress = QueryProgress.NONE;
+  private volatile Stop stop;
+
+  /**
+   * Why a query was ended before its own end, and by whom.
+   *
+   * @param reason {@code requested} (DELETE, a WebSocket {@code kill}, the Stop button), {@code
+   *     no-client} (no client for the grace period), {@code max-query-duration} (a {@code
+   *     STREAM(FOREVER)} query that ran its longest), {@code result-memory} (its answer outgrew its
+   *     owner's share), {@code failed} (its results could not be kept) or {@code service-stop}
+   * @param by the user who asked, or {@code spyglass} when the service itself ended it
+   */
+  public record Stop(String reason, String by) {
+    /** The name that stands for the service itself in {@link #by}. */
+    public static final String SERVICE = "spyglass";
+
+    public static Stop requested(String user) {
+      return new Stop("requested", user);
+    }
+
+    public static Stop byService(String reason) {
+      return new Stop(reason, SERVICE);
+    }
+  }
 
   ServiceQuery(
       String id,
@@ -149,6 +172,20 @@ public final class ServiceQuery {
     return killed;
   }
 
+  /** Why and by whom it was ended before its own end; null when it was not (or not yet). */
+  public Stop stop() {
+    return stop;
+  }
+
+  /**
+   * Since when it has had no client (epoch ms), from its submission if none ever came; 0 while a
+   * client reads it or once it ended. A query without a client is an orphan: one that is not
+   * detached ends after the grace period unless a client reattaches.
+   */
+  public long orphanedSinceMs() {
+    return isRunning() && clients.get() == 0 ? lastClientLeftMs : 0;
+  }
+
   /** Its counters as last seen while it ran. */
   public QueryProgress lastProgress() {
     return progress;
@@ -179,8 +216,12 @@ public final class ServiceQuery {
     }
   }
 
-  void markKilled() {
+  /** Marks it ended by someone; the first reason counts. */
+  synchronized void markKilled(Stop why) {
     killed = true;
+    if (stop == null) {
+      stop = why;
+    }
   }
 
   /** Marks it ended; the first call counts (its final result, then the runtime's end). */

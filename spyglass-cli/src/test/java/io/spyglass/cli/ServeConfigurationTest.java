@@ -1,0 +1,259 @@
+package io.spyglass.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.OptionSpec;
+
+/**
+ * One configuration file for every option of {@code serve}, {@code SPYGLASS_*} variables over it,
+ * flags over both; unknown keys and bad values are errors that name the file's line (or the
+ * variable); the effective configuration printed with secrets masked.
+ */
+class ServeConfigurationTest {
+  @TempDir Path dir;
+
+  /** The command after its flags and {@code env} and the file they name are applied. */
+  record Resolved(ServeCommand command, ServeConfiguration config) {}
+
+  static Resolved resolve(Map<String, String> env, String... args) throws Exception {
+    ServeCommand cmd = new ServeCommand();
+    CommandLine cl = new CommandLine(cmd);
+    cl.parseArgs(args);
+    return new Resolved(cmd, ServeConfiguration.resolve(cl.getCommandSpec(), env));
+  }
+
+  private Path file(String yaml) throws Exception {
+    Path f = dir.resolve("spyglass.yaml");
+    Files.writeString(f, yaml);
+    return f;
+  }
+
+  @Test
+  void theFileSetsOptionsByTheirLongNamesVariablesOverrideItAndFlagsOverrideBoth()
+      throws Exception {
+    Path f =
+        file(
+            """
+            # spyglass.yaml
+            port: 9090
+            max-queries: 500
+            bind: 0.0.0.0
+            insecure: true
+            source:
+              - kafka://10.0.0.7:9092,10.0.0.8:9092/events
+              - http
+            allowed-hosts: [spyglass.example.com, spyglass]
+            grace: 2m
+            data: /var/lib/spyglass
+            max-result-memory: 1GiB
+            """);
+    Resolved r = resolve(Map.of(), "--config", f.toString());
+    ServeOptions o = r.command().o;
+    assertThat(o.port).isEqualTo(9090);
+    assertThat(o.maxQueries).isEqualTo(500);
+    assertThat(o.bind).isEqualTo("0.0.0.0");
+    assertThat(o.insecure).isTrue();
+    assertThat(o.sources).containsExactly("kafka://10.0.0.7:9092,10.0.0.8:9092/events", "http");
+    assertThat(o.allowedHosts).containsExactly("spyglass.example.com", "spyglass");
+    assertThat(o.grace).isEqualTo("2m");
+    assertThat(o.data).isEqualTo(Path.of("/var/lib/spyglass"));
+    assertThat(o.maxResultMemory).isEqualTo("1GiB");
+    assertThat(o.maxQueriesPerUser).as("not in the file: its default").isEqualTo(100);
+
+    // a variable overrides the file; a flag overrides both
+    r =
+        resolve(
+            Map.of(
+                "SPYGLASS_PORT", "9091",
+                "SPYGLASS_MAX_QUERIES", "600",
+                "SPYGLASS_SOURCE", "gen http",
+                "SPYGLASS_ALLOWED_ORIGINS", "https://a.example,https://b.example",
+                "SPYGLASS_INSECURE", "false",
+                "SPYGLASS_UNRELATED", "ignored"),
+            "--config",
+            f.toString(),
+            "--port",
+            "9092");
+    o = r.command().o;
+    assertThat(o.port).isEqualTo(9092);
+    assertThat(o.maxQueries).isEqualTo(600);
+    assertThat(o.sources).containsExactly("gen", "http");
+    assertThat(o.allowedOrigins).containsExactly("https://a.example", "https://b.example");
+    assertThat(o.insecure).isFalse();
+    assertThat(o.bind).isEqualTo("0.0.0.0");
+    assertThat(r.config().given("--source")).isTrue();
+    assertThat(r.config().given("--kafka")).isFalse();
+
+    // the file can come from SPYGLASS_CONFIG too
+    r = resolve(Map.of("SPYGLASS_CONFIG", f.toString()));
+    assertThat(r.command().o.port).isEqualTo(9090);
+  }
+
+  @Test
+  void unknownKeysAndBadValuesAreErrorsThatNameTheLine() throws Exception {
+    assertThatThrownBy(
+            () -> resolve(Map.of(), "--config", file("port: 9090\nmax-querys: 5\n").toString()))
+        .hasMessageContaining("spyglass.yaml line 2: unknown key 'max-querys'")
+        .hasMessageContaining("did you mean 'max-queries'?");
+    assertThatThrownBy(() -> resolve(Map.of(), "--config", file("max_queries: 5\n").toString()))
+        .hasMessageContaining("line 1")
+        .hasMessageContaining("did you mean 'max-queries'?");
+    assertThatThrownBy(() -> resolve(Map.of(), "--config", file("\n\nport: lots\n").toString()))
+        .hasMessageContaining("spyglass.yaml line 3: port:")
+        .hasMessageContaining("'lots' is not an int");
+    assertThatThrownBy(() -> resolve(Map.of(), "--config", file("# x\ngrace: 30x\n").toString()))
+        .hasMessageContaining("line 2: grace: --grace 30x is not a duration");
+    assertThatThrownBy(
+            () -> resolve(Map.of(), "--config", file("max-result-memory: 1TB\n").toString()))
+        .hasMessageContaining("line 1: max-result-memory:")
+        .hasMessageContaining("'1TB'");
+    assertThatThrownBy(() -> resolve(Map.of(), "--config", file("port: [1, 2]\n").toString()))
+        .hasMessageContaining("line 1: 'port' takes one value, not a list");
+    assertThatThrownBy(() -> resolve(Map.of(), "--config", file("insecure: maybe\n").toString()))
+        .hasMessageContaining("line 1: insecure: 'maybe' is not true or false");
+    assertThatThrownBy(() -> resolve(Map.of(), "--config", file("port: 1\nport: 2\n").toString()))
+        .hasMessageContaining("line 2: 'port' is given twice (first on line 1)");
+    assertThatThrownBy(() -> resolve(Map.of(), "--config", file("edge:\n  port: 1\n").toString()))
+        .hasMessageContaining("line 1")
+        .hasMessageContaining("not a mapping");
+    assertThatThrownBy(() -> resolve(Map.of(), "--config", file("port: 1\n  bind: [\n").toString()))
+        .hasMessageContaining("not valid YAML");
+    assertThatThrownBy(() -> resolve(Map.of(), "--config", file("database:\n").toString()))
+        .hasMessageContaining("line 1: 'database' has no value");
+    assertThatThrownBy(() -> resolve(Map.of(), "--config", file("config: x.yaml\n").toString()))
+        .hasMessageContaining("'config' cannot be set in the configuration file");
+    assertThatThrownBy(() -> resolve(Map.of(), "--config", dir.resolve("none.yaml").toString()))
+        .hasMessageContaining("none.yaml does not exist");
+    assertThatThrownBy(() -> resolve(Map.of("SPYGLASS_MAX_QUERIES", "many")))
+        .hasMessageContaining("SPYGLASS_MAX_QUERIES:")
+        .hasMessageContaining("'many' is not an int");
+    assertThatThrownBy(() -> resolve(Map.of("SPYGLASS_KEEP", "forever")))
+        .hasMessageContaining("SPYGLASS_KEEP: --keep forever is not a duration");
+    // an empty file, or one of comments only, sets nothing
+    assertThat(resolve(Map.of(), "--config", file("# nothing yet\n").toString()).command().o.port)
+        .isEqualTo(8080);
+  }
+
+  @Test
+  void everyOptionOfServeHasAKeyAndAVariableAndTheFileCanSetEachOne() throws Exception {
+    CommandLine cl = new CommandLine(new ServeCommand());
+    List<OptionSpec> all = ServeConfiguration.configurable(cl.getCommandSpec());
+    assertThat(all).hasSizeGreaterThan(50);
+    StringBuilder yaml = new StringBuilder();
+    for (OptionSpec o : all) {
+      String key = ServeConfiguration.key(o);
+      assertThat(o.longestName()).isEqualTo("--" + key);
+      assertThat(ServeConfiguration.environmentName(o))
+          .isEqualTo("SPYGLASS_" + key.toUpperCase().replace('-', '_'));
+      if (key.equals("config")) {
+        continue;
+      }
+      yaml.append(key).append(": ").append(sample(o)).append('\n');
+    }
+    Resolved r = resolve(Map.of(), "--config", file(yaml.toString()).toString());
+    for (ServeConfiguration.Origin origin : r.config().origins()) {
+      assertThat(origin.layer())
+          .as(origin.option().longestName())
+          .isIn(ServeConfiguration.Layer.FILE, ServeConfiguration.Layer.FLAG);
+    }
+  }
+
+  /** A value each option takes, by its type and label. */
+  private static String sample(OptionSpec o) {
+    Class<?> t = o.type();
+    if (t == boolean.class || t == Boolean.class) {
+      return "true";
+    }
+    if (t == int.class || t == Integer.class) {
+      return "7";
+    }
+    if (o.isMultiValue()) {
+      return "[a, b]";
+    }
+    return switch (o.paramLabel()) {
+      case "TIME" -> "90s";
+      case "BYTES", "SIZE" -> "64MiB";
+      case "BYTES/s" -> "64KiB/s";
+      default -> "x";
+    };
+  }
+
+  @Test
+  void theEffectiveConfigurationSaysWhereEachValueCameFromWithSecretsMasked() throws Exception {
+    Path f =
+        file(
+            """
+            database: jdbc:postgresql://db.internal/spyglass?user=spy&password=hunter2&ssl=true
+            max-queries: 500
+            """);
+    Resolved r =
+        resolve(
+            Map.of("SPYGLASS_KAFKA", "kafka://ops:s3cret@k1:9092"),
+            "--config",
+            f.toString(),
+            "--port",
+            "9300");
+    StringWriter out = new StringWriter();
+    r.config().print(new PrintWriter(out, true));
+    String printed = out.toString();
+    assertThat(printed)
+        .doesNotContain("hunter2")
+        .doesNotContain("s3cret")
+        .contains("password=*****&ssl=true")
+        .contains("kafka://ops:*****@k1:9092")
+        .containsPattern(
+            "database: \"?jdbc:postgresql://db.internal/spyglass\\?user=spy&password=\\*\\*\\*\\*\\*&ssl=true\"? +# .*spyglass.yaml line 1")
+        .containsPattern("max-queries: 500 +# .*spyglass.yaml line 2")
+        .containsPattern("port: 9300 +# --port")
+        .containsPattern("kafka: .* +# SPYGLASS_KAFKA")
+        .containsPattern("grace: 60s +# default")
+        .contains("# max-connections: not set, default: three quarters of the open-file limit");
+    // what it prints is a configuration file serve reads back (the masked secrets aside)
+    String yaml =
+        printed
+            .lines()
+            .skip(1)
+            .map(String::strip)
+            .filter(
+                l -> !l.startsWith("#") && !l.startsWith("database:") && !l.startsWith("config:"))
+            .reduce("", (a, b) -> a + b + "\n");
+    Resolved again = resolve(Map.of(), "--config", file(yaml).toString());
+    assertThat(again.command().o.port).isEqualTo(9300);
+    assertThat(again.command().o.maxQueries).isEqualTo(500);
+    assertThat(again.command().o.grace).isEqualTo("60s");
+  }
+
+  @Test
+  void masking() {
+    assertThat(ServeConfiguration.mask("jdbc:postgresql://h/db?user=u&password=p&x=1"))
+        .isEqualTo("jdbc:postgresql://h/db?user=u&password=*****&x=1");
+    assertThat(ServeConfiguration.mask("postgresql://u:p@h:5432/db"))
+        .isEqualTo("postgresql://u:*****@h:5432/db");
+    assertThat(ServeConfiguration.mask("kafka://h:9092/t?from=earliest"))
+        .isEqualTo("kafka://h:9092/t?from=earliest");
+    assertThat(ServeConfiguration.mask("https://x?token=abc")).isEqualTo("https://x?token=*****");
+  }
+
+  @Test
+  void aBadConfigurationStopsServeWithItsLineAndExitCode1() throws Exception {
+    Path f = file("port: 0\ndata: " + dir.resolve("data") + "\nmax-querie: 5\n");
+    StringWriter err = new StringWriter();
+    int code =
+        new CommandLine(new ServeCommand())
+            .setErr(new PrintWriter(err, true))
+            .execute("--config", f.toString());
+    assertThat(code).isEqualTo(1);
+    assertThat(err.toString()).startsWith("spyglass: " + f + " line 3: unknown key 'max-querie'");
+    assertThat(dir.resolve("data")).doesNotExist();
+  }
+}
