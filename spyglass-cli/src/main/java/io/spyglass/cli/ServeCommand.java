@@ -10,6 +10,7 @@ import io.spyglass.service.UsageLimits;
 import io.spyglass.service.http.EdgeGuards;
 import io.spyglass.service.http.EdgeSettings;
 import io.spyglass.service.http.Listening;
+import io.spyglass.service.http.TlsFiles;
 import io.spyglass.service.metering.Metering;
 import io.spyglass.service.metering.RecoveryOptions;
 import io.spyglass.service.query.ResultLimits;
@@ -137,8 +138,7 @@ final class ServeCommand implements Callable<Integer> {
                     b.guards = guards;
                     b.maxForeverMs = maxForeverMs;
                     b.auditLog = o.auditLog;
-                    b.tls =
-                        o.tlsCert == null ? null : new ServiceConfig.TlsFiles(o.tlsCert, o.tlsKey);
+                    b.tls = o.tlsCert == null ? null : new TlsFiles(o.tlsCert, o.tlsKey);
                   });
     } catch (IllegalArgumentException | IOException e) {
       err.println("spyglass: " + e.getMessage());

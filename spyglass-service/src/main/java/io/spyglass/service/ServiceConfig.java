@@ -4,6 +4,7 @@ import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.service.http.EdgeGuards;
 import io.spyglass.service.http.EdgeSettings;
 import io.spyglass.service.http.StreamSettings;
+import io.spyglass.service.http.TlsFiles;
 import io.spyglass.service.metering.RecoveryOptions;
 import io.spyglass.service.query.ResultLimits;
 import java.nio.file.Path;
@@ -92,18 +93,6 @@ public record ServiceConfig(
     require(usage != null, "the usage limits are required");
     require(guards != null, "the edge's guards are required");
     require(maxForeverMs >= 0, "max-query-duration must not be negative");
-  }
-
-  /**
-   * The certificate chain and private key of HTTPS, PEM files (as Let's Encrypt and {@code openssl}
-   * write them).
-   */
-  public record TlsFiles(Path certificate, Path privateKey) {
-    public TlsFiles {
-      require(
-          certificate != null && privateKey != null,
-          "HTTPS needs both a certificate (--tls-cert) and its private key (--tls-key)");
-    }
   }
 
   /** Where the audit log goes: the file given, else {@code audit.log} in the data folder. */

@@ -1,6 +1,5 @@
 package io.spyglass.service.http;
 
-import io.spyglass.service.ServiceConfig;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -43,13 +42,13 @@ public final class Tls {
       Pattern.compile("-----BEGIN ([A-Z0-9 ]+)-----([A-Za-z0-9+/=\\s]*)-----END \\1-----");
   private static final String ALIAS = "spyglass";
 
-  private final ServiceConfig.TlsFiles files;
+  private final TlsFiles files;
   private final SslContextFactory.Server factory = new SslContextFactory.Server();
   private final String password;
   private FileTime certTime;
   private FileTime keyTime;
 
-  private Tls(ServiceConfig.TlsFiles files) {
+  private Tls(TlsFiles files) {
     this.files = files;
     byte[] pw = new byte[16];
     new SecureRandom().nextBytes(pw);
@@ -62,7 +61,7 @@ public final class Tls {
    * @throws IllegalArgumentException when a file cannot be read or is not what it should be; the
    *     message names the file and says what to do
    */
-  public static Tls load(ServiceConfig.TlsFiles files) {
+  public static Tls load(TlsFiles files) {
     Tls tls = new Tls(files);
     tls.factory.setKeyStore(tls.keyStore());
     tls.factory.setKeyStorePassword(tls.password);

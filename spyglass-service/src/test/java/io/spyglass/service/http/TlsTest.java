@@ -158,7 +158,7 @@ class TlsTest {
                 b -> {
                   b.port = 0;
                   b.dataDir = dir.resolve("data");
-                  b.tls = new ServiceConfig.TlsFiles(pem.cert(), pem.key());
+                  b.tls = new TlsFiles(pem.cert(), pem.key());
                 });
     Listening listening = SpyglassService.bind(config);
     return SpyglassService.start(config, listening, runtime, null);
@@ -296,19 +296,19 @@ class TlsTest {
   void aKeyThatIsNotTheCertificatesOrNoKeyAtAllStopsTheStartSayingWhich() throws Exception {
     Pem a = selfSigned(dir, "a", "EC", false);
     Pem b = selfSigned(dir, "b", "EC", false);
-    assertThatThrownBy(() -> Tls.load(new ServiceConfig.TlsFiles(a.cert(), b.key())))
+    assertThatThrownBy(() -> Tls.load(new TlsFiles(a.cert(), b.key())))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("is not the key of the certificate")
         .hasMessageContaining(b.key().toString());
-    assertThatThrownBy(() -> Tls.load(new ServiceConfig.TlsFiles(a.key(), a.key())))
+    assertThatThrownBy(() -> Tls.load(new TlsFiles(a.key(), a.key())))
         .hasMessageContaining("--tls-cert")
         .hasMessageContaining("holds no certificate");
-    assertThatThrownBy(() -> Tls.load(new ServiceConfig.TlsFiles(a.cert(), a.cert())))
+    assertThatThrownBy(() -> Tls.load(new TlsFiles(a.cert(), a.cert())))
         .hasMessageContaining("--tls-key")
         .hasMessageContaining("holds no private key");
     Path encrypted = dir.resolve("enc.pem");
     Files.writeString(encrypted, pem("ENCRYPTED PRIVATE KEY", new byte[] {1, 2, 3}));
-    assertThatThrownBy(() -> Tls.load(new ServiceConfig.TlsFiles(a.cert(), encrypted)))
+    assertThatThrownBy(() -> Tls.load(new TlsFiles(a.cert(), encrypted)))
         .hasMessageContaining("is encrypted");
     ServiceConfig config =
         ServiceConfig.defaults()
@@ -316,7 +316,7 @@ class TlsTest {
                 c -> {
                   c.port = 0;
                   c.dataDir = dir.resolve("data");
-                  c.tls = new ServiceConfig.TlsFiles(a.cert(), dir.resolve("missing.pem"));
+                  c.tls = new TlsFiles(a.cert(), dir.resolve("missing.pem"));
                 });
     assertThatThrownBy(() -> SpyglassService.bind(config))
         .isInstanceOf(IllegalArgumentException.class)
