@@ -197,9 +197,7 @@ class ServeIT {
     assertThat(bad.exitCode()).as(bad.toString()).isEqualTo(1);
     assertThat(bad.stderr().strip())
         .isEqualTo(
-            "spyglass: "
-                + file
-                + " line 2: unknown key 'max-querys': did you mean 'max-queries'?");
+            "spyglass: " + file + " line 2: unknown key 'max-querys': did you mean 'max-queries'?");
     assertThat(bad.stdout()).isBlank();
   }
 
