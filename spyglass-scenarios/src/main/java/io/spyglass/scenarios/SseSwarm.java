@@ -17,11 +17,11 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Many Server-Sent Events clients on one thread, so that ten thousand of them fit in a benchmark
- * and their own cost stays out of what is measured: plain sockets on one selector, a small buffer
- * each, events cut at their blank line and read by byte search (the result's number, its {@code
- * emitTime}, whether it is final), never parsed as JSON. Each result's delay (received - emitted,
- * the wall clock read once per socket read) goes into one {@link Delays}.
+ * Many Server-Sent Events clients on a thread per core, so that ten thousand of them fit in a
+ * benchmark and their own cost stays out of what is measured: plain sockets on a few selectors, a
+ * small buffer each, events cut at their blank line and read by byte search (the result's number,
+ * its {@code emitTime}, whether it is final), never parsed as JSON. Each result's delay (received -
+ * emitted, the wall clock read as each socket is read) goes into one {@link Delays}.
  *
  * <p>Thread-safe: {@link #open} from any thread; the counters are read after {@link #await}.
  */
@@ -67,40 +67,57 @@ final class SseSwarm implements AutoCloseable {
   private final InetSocketAddress server;
   private final String host;
   private final String authorization;
-  private final Selector selector;
-  private final Thread thread;
-  private final Queue<Stream> pending = new ConcurrentLinkedQueue<>();
+  private final Loop[] loops;
+  private int next;
   private final List<Stream> all = new ArrayList<>();
   private final Delays delays = new Delays();
   private volatile boolean closed;
   private volatile long liveAfterMs = Long.MAX_VALUE;
-  private volatile int connecting;
   private final int maxConnecting;
+
+  /** One selector and its thread, serving a share of the streams. */
+  private final class Loop {
+    final Selector selector;
+    final Thread thread;
+    final Queue<Stream> pending = new ConcurrentLinkedQueue<>();
+    int connecting;
+
+    Loop(int i) throws IOException {
+      selector = Selector.open();
+      thread = new Thread(() -> loop(this), "bench-sse-swarm-" + i);
+      thread.setDaemon(true);
+      thread.start();
+    }
+  }
 
   /**
    * Clients of {@code server}, sending {@code Host: host} and, unless null, {@code Authorization};
-   * at most {@code maxConnecting} connections being opened at once (the rest wait their turn).
+   * at most {@code maxConnecting} connections being opened at once (the rest wait their turn). The
+   * streams are shared among one selector thread per core.
    */
   SseSwarm(InetSocketAddress server, String host, String authorization, int maxConnecting)
       throws IOException {
     this.server = server;
     this.host = host;
     this.authorization = authorization;
-    this.maxConnecting = maxConnecting;
-    this.selector = Selector.open();
-    this.thread = new Thread(this::loop, "bench-sse-swarm");
-    thread.setDaemon(true);
-    thread.start();
+    int n = Math.max(1, Machine.cores());
+    this.maxConnecting = Math.max(1, maxConnecting / n);
+    this.loops = new Loop[n];
+    for (int i = 0; i < n; i++) {
+      loops[i] = new Loop(i);
+    }
   }
 
   /** Opens a stream of {@code path} (e.g. {@code /api/queries/ID/results}). */
   Stream open(String path) {
     Stream s = new Stream(path);
+    Loop l;
     synchronized (all) {
       all.add(s);
+      l = loops[next++ % loops.length];
     }
-    pending.add(s);
-    selector.wakeup();
+    l.pending.add(s);
+    l.selector.wakeup();
     return s;
   }
 
@@ -157,18 +174,18 @@ final class SseSwarm implements AutoCloseable {
     return true;
   }
 
-  private void loop() {
+  private void loop(Loop l) {
     ArrayDeque<Stream> waiting = new ArrayDeque<>();
+    Selector selector = l.selector;
     while (!closed) {
       try {
-        for (Stream s; (s = pending.poll()) != null; ) {
+        for (Stream s; (s = l.pending.poll()) != null; ) {
           waiting.add(s);
         }
-        while (!waiting.isEmpty() && connecting < maxConnecting) {
-          connect(waiting.poll());
+        while (!waiting.isEmpty() && l.connecting < maxConnecting) {
+          connect(l, waiting.poll());
         }
         selector.select(100);
-        long now = System.currentTimeMillis();
         for (SelectionKey k : selector.selectedKeys()) {
           Stream s = (Stream) k.attachment();
           try {
@@ -184,10 +201,10 @@ final class SseSwarm implements AutoCloseable {
               }
             }
             if (k.isValid() && k.isReadable()) {
-              read(s, k, now);
+              read(l, s, k, System.currentTimeMillis()); // when this socket's bytes came in
             }
           } catch (IOException | RuntimeException e) {
-            end(s, k, e.toString());
+            end(l, s, k, e.toString());
           }
         }
         selector.selectedKeys().clear();
@@ -197,7 +214,7 @@ final class SseSwarm implements AutoCloseable {
     }
   }
 
-  private void connect(Stream s) throws IOException {
+  private void connect(Loop l, Stream s) throws IOException {
     SocketChannel ch = SocketChannel.open();
     ch.configureBlocking(false);
     ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
@@ -211,34 +228,34 @@ final class SseSwarm implements AutoCloseable {
             + (authorization != null ? "Authorization: " + authorization + "\r\n" : "")
             + "\r\n";
     s.out = ByteBuffer.wrap(req.getBytes(StandardCharsets.US_ASCII));
-    connecting++;
+    l.connecting++;
     if (ch.connect(server)) {
-      ch.register(selector, SelectionKey.OP_WRITE, s);
+      ch.register(l.selector, SelectionKey.OP_WRITE, s);
     } else {
-      ch.register(selector, SelectionKey.OP_CONNECT, s);
+      ch.register(l.selector, SelectionKey.OP_CONNECT, s);
     }
   }
 
-  private void read(Stream s, SelectionKey k, long now) throws IOException {
+  private void read(Loop l, Stream s, SelectionKey k, long now) throws IOException {
     while (true) {
       if (s.len == s.buf.length) {
         s.buf = Arrays.copyOf(s.buf, s.buf.length * 2);
       }
       int n = s.channel.read(ByteBuffer.wrap(s.buf, s.len, s.buf.length - s.len));
       if (n < 0) {
-        end(s, k, null);
+        end(l, s, k, null);
         return;
       }
       if (n == 0) {
         return;
       }
       s.len += n;
-      consume(s, now);
+      consume(l, s, now);
     }
   }
 
   /** Takes what it can of the bytes read: the response head, then the body (de-chunked). */
-  private void consume(Stream s, long now) {
+  private void consume(Loop l, Stream s, long now) {
     int at = 0;
     if (!s.headersDone) {
       int end = indexOf(s.buf, 0, s.len, new byte[] {'\r', '\n', '\r', '\n'});
@@ -249,7 +266,7 @@ final class SseSwarm implements AutoCloseable {
       s.status = Integer.parseInt(head.substring(9, 12));
       s.chunked = head.toLowerCase().contains("transfer-encoding: chunked");
       s.headersDone = true;
-      connecting--;
+      l.connecting--;
       at = end + 4;
     }
     if (!s.chunked) {
@@ -340,12 +357,12 @@ final class SseSwarm implements AutoCloseable {
     }
   }
 
-  private void end(Stream s, SelectionKey k, String error) {
+  private void end(Loop l, Stream s, SelectionKey k, String error) {
     if (error != null && s.error == null) {
       s.error = error;
     }
     if (!s.headersDone) {
-      connecting--;
+      l.connecting--;
       s.headersDone = true;
     }
     s.ended = true;
@@ -394,15 +411,17 @@ final class SseSwarm implements AutoCloseable {
   @Override
   public void close() throws IOException {
     closed = true;
-    selector.wakeup();
-    try {
-      thread.join(10_000);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    for (Loop l : loops) {
+      l.selector.wakeup();
+      try {
+        l.thread.join(10_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      for (SelectionKey k : l.selector.keys()) {
+        k.channel().close();
+      }
+      l.selector.close();
     }
-    for (SelectionKey k : selector.keys()) {
-      k.channel().close();
-    }
-    selector.close();
   }
 }

@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
  * results} or {@link #release drop them all} sooner.
  *
  * <p>Thread-safe. One writer (the runtime's thread) appends; subscribers are woken after each
- * append and at the end, and read at their own pace with {@link #after}.
+ * append and at the end (on the writer's thread, and on delivery threads too when there are many of
+ * them), and read at their own pace with {@link #after} or {@link #next}.
  */
 public final class ResultLog {
   private static final Logger LOG = LoggerFactory.getLogger(ResultLog.class);
