@@ -10,8 +10,8 @@
 # known), generates 1,000,000 records of about 1,800 bytes with 10,000 needles planted, writes them
 # to a file (kept in target/kafka-vs-file/ for the next run) and produces them into a topic (a
 # broker started here starts empty; one given with KAFKA keeps the topic for the next run), and
-# runs a warm-up pair then 3 measured pairs (file, then Kafka) with 10,000 needle queries on 2
-# workers: about 6 minutes on 2 busy cores. OPTIONS go to KafkaVsFile
+# runs 2 warm-up pairs then 3 measured pairs (file, then Kafka) with 10,000 needle queries on 2
+# workers: about 8 minutes on 2 busy cores. OPTIONS go to KafkaVsFile
 # (--help lists them), e.g. --pairs 5, --jfr DIR (JFR profiles of each side's reads, summed into
 # DIR/profile-SIDE.txt), --consumer KEY=VALUE (a Kafka consumer setting to try).
 # The output goes to bench-results/<time>-kafka-vs-file.txt (and .csv) at the repository root.
