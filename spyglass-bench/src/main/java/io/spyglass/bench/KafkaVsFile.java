@@ -71,6 +71,7 @@ public final class KafkaVsFile {
   private Path dir = Path.of(System.getProperty("java.io.tmpdir"), "spyglass-kafka-vs-file");
   private long brokerPid = -1;
   private Path csv;
+  private Path table;
   private Path jfr;
   private Path threads;
   private String only;
@@ -136,7 +137,8 @@ public final class KafkaVsFile {
               --warmup N          pairs run first and not counted (default 2)
               --dir DIR           where the records file is kept (reused when it matches)
               --broker-pid PID    the broker's process, for its CPU (apart)
-              --csv FILE          the runs as CSV
+              --csv FILE          every run as CSV
+              --table FILE        the measured pairs and their medians as CSV, for a table
               --jfr DIR           record each measured read with JFR; profile-SIDE.txt summaries
               --threads DIR       only CPU by thread of each side's reads, into DIR/profile-SIDE.txt
               --only file|kafka   run one side only (e.g. to profile it)
@@ -160,6 +162,7 @@ public final class KafkaVsFile {
         case "--dir" -> dir = Path.of(v);
         case "--broker-pid" -> brokerPid = Long.parseLong(v);
         case "--csv" -> csv = Path.of(v);
+        case "--table" -> table = Path.of(v);
         case "--jfr" -> jfr = Path.of(v);
         case "--threads" -> threads = Path.of(v);
         case "--only" -> only = v;
@@ -310,6 +313,69 @@ public final class KafkaVsFile {
       }
       Files.writeString(csv, c);
     }
+    if (table != null) {
+      writeTable(runs);
+    }
+  }
+
+  /** Pair by pair, then the medians: records per CPU-second of each side and their ratio. */
+  private void writeTable(List<Run> runs) throws IOException {
+    StringBuilder c =
+        new StringBuilder(
+            "pair,file: records per CPU-second,Kafka: records per CPU-second,Kafka / file,"
+                + "steady: file,steady: Kafka,steady: Kafka / file,"
+                + "broker CPU-s per million records (apart),needles found\n");
+    List<double[]> pairs = new ArrayList<>();
+    Run lastFile = null;
+    for (Run r : runs) {
+      if (r.warmup()) {
+        continue;
+      }
+      if (r.side().equals("file")) {
+        lastFile = r;
+      } else if (lastFile != null) {
+        double[] v = {
+          lastFile.perCpuSecond(),
+          r.perCpuSecond(),
+          r.perCpuSecond() / lastFile.perCpuSecond(),
+          lastFile.steadyPerCpuSecond(),
+          r.steadyPerCpuSecond(),
+          r.steadyPerCpuSecond() / lastFile.steadyPerCpuSecond(),
+          r.brokerCpu() / (r.steadyRecords() / 1e6)
+        };
+        pairs.add(v);
+        c.append(row(Integer.toString(pairs.size()), v))
+            .append(',')
+            .append(lastFile.found() + r.found())
+            .append(" / ")
+            .append(2 * needles)
+            .append('\n');
+      }
+    }
+    double[] medians = new double[7];
+    for (int k = 0; k < medians.length; k++) {
+      List<Double> col = new ArrayList<>();
+      for (double[] v : pairs) {
+        col.add(v[k]);
+      }
+      medians[k] = median(col);
+    }
+    c.append(row("median", medians)).append(",\n");
+    Files.writeString(table, c);
+  }
+
+  private static String row(String label, double[] v) {
+    return String.format(
+        Locale.ROOT,
+        "%s,\"%,.0f\",\"%,.0f\",%.2f,\"%,.0f\",\"%,.0f\",%.2f,%.2f",
+        label,
+        v[0],
+        v[1],
+        v[2],
+        v[3],
+        v[4],
+        v[5],
+        v[6]);
   }
 
   private static double rate(Run r, boolean steady) {
