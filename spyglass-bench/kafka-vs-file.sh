@@ -5,16 +5,18 @@
 #
 #   spyglass-bench/kafka-vs-file.sh [--no-build] [OPTIONS]
 #
-# Builds the benchmark jar, starts a Kafka broker on loopback (scripts/kafka-broker.sh, port
-# SPYGLASS_KAFKA_PORT, default 9641; or uses the one at KAFKA=HOST:PORT, whose CPU is then not
-# known), generates 1,000,000 records of about 1,800 bytes with 10,000 needles planted, writes them
-# to a file (kept in target/kafka-vs-file/ for the next run) and produces them into a topic (a
-# broker started here starts empty; one given with KAFKA keeps the topic for the next run), and
-# runs a warm-up pair then 3 measured pairs (file, then Kafka) with 10,000 needle queries on 2
-# workers: about 6 minutes on 2 busy cores. OPTIONS go to KafkaVsFile
+# Builds the benchmark jar, starts a Kafka broker on loopback (scripts/kafka-broker.sh, on port
+# SPYGLASS_KAFKA_PORT, default the first free one from 9641; or uses the one at KAFKA=HOST:PORT,
+# whose CPU is then not known), generates 1,000,000 records of about 1,800 bytes with 10,000
+# needles planted, writes them to a file (kept in target/kafka-vs-file/ for the next run) and
+# produces them into a topic (a broker started here starts empty; one given with KAFKA keeps the
+# topic for the next run), and runs 2 warm-up pairs then 3 measured pairs (file, then Kafka) with
+# 10,000 needle queries on 2 workers: about 8 minutes on 2 busy cores. OPTIONS go to KafkaVsFile
 # (--help lists them), e.g. --pairs 5, --jfr DIR (JFR profiles of each side's reads, summed into
 # DIR/profile-SIDE.txt), --consumer KEY=VALUE (a Kafka consumer setting to try).
-# The output goes to bench-results/<time>-kafka-vs-file.txt (and .csv) at the repository root.
+# The output goes to bench-results/<time>-kafka-vs-file.txt (.csv: every run; -table.csv: the
+# pairs and their medians) at the repository root; with KVF_RESULTS=DIR, to DIR/runs.csv and
+# DIR/kafka-vs-file.csv instead (as spyglass-bench/publish.sh runs it), the text on stdout only.
 # JAVA_OPTS: options for the measuring JVM (default: none, as the spyglass command runs).
 set -euo pipefail
 
@@ -34,18 +36,43 @@ fi
 work="$root/target/kafka-vs-file"
 mkdir -p "$work" bench-results
 stamp="$(date -u +%Y%m%dT%H%M%SZ)"
-out="bench-results/$stamp-kafka-vs-file"
+if [[ -n "${KVF_RESULTS:-}" ]]; then
+  mkdir -p "$KVF_RESULTS"
+  out="$work/last"
+  csvs=(--csv "$KVF_RESULTS/runs.csv" --table "$KVF_RESULTS/kafka-vs-file.csv")
+else
+  out="bench-results/$stamp-kafka-vs-file"
+  csvs=(--csv "$out.csv" --table "$out-table.csv")
+fi
 
 broker_args=()
 broker=""
 if [[ -n "${KAFKA:-}" ]]; then
   bootstrap="$KAFKA"
 else
-  port="${SPYGLASS_KAFKA_PORT:-9641}"
+  # the first port from 9641 on where nothing listens, nor on the next (the controller's)
+  port="${SPYGLASS_KAFKA_PORT:-}"
+  if [[ -z "$port" ]]; then
+    for p in $(seq 9641 2 9699); do
+      if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null &&
+        ! (exec 3<>"/dev/tcp/127.0.0.1/$((p + 1))") 2>/dev/null; then
+        port=$p
+        break
+      fi
+    done
+  elif (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+    echo "kafka-vs-file: something listens on 127.0.0.1:$port already" >&2
+    exit 1
+  fi
+  if [[ -z "$port" ]]; then
+    echo "kafka-vs-file: no free port pair between 9641 and 9700 for a broker" >&2
+    exit 1
+  fi
   bootstrap="127.0.0.1:$port"
   SPYGLASS_KAFKA_DIR="$work/broker" scripts/kafka-broker.sh "$port" >"$work/broker.log" 2>&1 &
   broker=$!
   trap 'kill "$broker" 2>/dev/null || true; wait "$broker" 2>/dev/null || true' EXIT
+  trap 'exit 143' TERM INT
   # the script ends in exec java: its pid is the broker's
   broker_args=(--broker-pid "$broker")
   for _ in $(seq 1 180); do
@@ -68,7 +95,9 @@ fi
 } | tee "$out.txt"
 # shellcheck disable=SC2086 # the options are meant to be split
 java ${JAVA_OPTS:-} -cp "$jar" io.spyglass.bench.KafkaVsFile --kafka "$bootstrap" \
-  --dir "$work" --csv "$out.csv" "${broker_args[@]}" "$@" 2>&1 |
+  --dir "$work" "${csvs[@]}" "${broker_args[@]}" "$@" 2>&1 |
   grep -v -E '^SLF4J|^\[|^(WARN|INFO)' | tee -a "$out.txt"
 echo "uptime: $(uptime)" | tee -a "$out.txt"
-echo "results: $out.txt $out.csv"
+if [[ -z "${KVF_RESULTS:-}" ]]; then
+  echo "results: $out.txt $out.csv $out-table.csv"
+fi

@@ -30,6 +30,8 @@
 # (from the jars the build resolved) and runs the Flink job on a mini cluster: about 6 minutes;
 # so does bullet-kafka (Bullet's tests 1 to 6 read from Kafka, embedded and on the job; docs/
 # scaling.md's sizing of Bullet's test 6 comes from it): about 6 minutes more.
+# The kafka-vs-file part (spyglass-bench/kafka-vs-file.sh) starts a broker too and reads 1,000,000
+# records from a file and from Kafka, alternated: about 8 minutes.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -45,12 +47,13 @@ case "${1:-}" in
     exit 2
     ;;
 esac
-# the parts that carry the targets first, then flink and bullet-kafka (docs/scaling.md's plan and
-# its sizing of Bullet's test 6 come from them)
-parts="${ONLY:-jmh versus-bullet end-to-end memory flink bullet-kafka latency find query-scaling query-kinds raw-queries data-scaling pipeline metering service}"
+# the parts that carry the targets first, then flink, bullet-kafka and kafka-vs-file (docs/
+# scaling.md's plan and its sizing of Bullet's test 6 come from them)
+parts="${ONLY:-jmh versus-bullet end-to-end memory flink bullet-kafka kafka-vs-file latency find query-scaling query-kinds raw-queries data-scaling pipeline metering service}"
 
 quickflag=()
 vb_args=()
+kvf_args=()
 budget_s=0
 case "$mode" in
   quick)
@@ -68,6 +71,7 @@ case "$mode" in
     cold_forks=1
     memory_queries=500
     vb_heap="${VB_HEAP:-2g}"
+    kvf_args=(--records 20000 --needles 200 --pairs 1 --warmup 1)
     ;;
   full)
     results="docs/bench-results"
@@ -214,6 +218,12 @@ for part in $parts; do
     memory)
       run_part memory "$results/memory.txt" java -Xms4g -Xmx4g -cp "$jar" \
         io.spyglass.bench.IdleQueryMemory "$memory_queries" "$results/memory.csv"
+      ;;
+    kafka-vs-file)
+      # the embedded engine from a file and from Kafka, like for like (a broker of its own)
+      run_part kafka-vs-file "$results/kafka-vs-file.txt" \
+        env KVF_RESULTS="$results/kafka-vs-file" spyglass-bench/kafka-vs-file.sh --no-build \
+        "${kvf_args[@]}"
       ;;
     versus-bullet)
       # shellcheck disable=SC2086 # VB_ARGS is meant to be split

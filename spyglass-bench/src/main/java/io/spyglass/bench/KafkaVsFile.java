@@ -41,16 +41,19 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *
  * <p>The records are generated once (as {@code spyglass generate} does, 1,800 bytes by default),
  * with one needle planted for each needle query ({@code SELECT * FROM STREAM(MAX, TIME) WHERE id =
- * '...' LIMIT 10}) and an end mark last (in each partition of the topic), written to a file of JSON
- * lines and produced into a topic (uncompressed, as they are). Each run starts the engine paused,
- * submits every query, waits until they run, then reads: its time and CPU end when the end marks
- * have reached their query. Every needle must be found.
+ * '...' LIMIT 10}), a start mark after a fifth of them and an end mark last (in each partition of
+ * the topic), written to a file of JSON lines and produced into a topic (uncompressed, as they
+ * are). Each run starts the engine paused, submits every query, waits until they run and the JIT
+ * compilers are idle, then reads. The whole read is from then to the end marks reaching their
+ * query; its steady part from the start marks reaching theirs to the end marks, which leaves out
+ * what a new engine and a new consumer cost at first (JIT compilations of their code, the first
+ * fetches), as a process that runs for long does. Every needle must be found.
  *
  * <p>{@code spyglass-bench/kafka-vs-file.sh} starts a broker and runs this; by hand: {@code java
  * -cp spyglass-bench/target/spyglass-benchmarks.jar io.spyglass.bench.KafkaVsFile --kafka
- * 127.0.0.1:9092 [options]} ({@code --help} lists them). With {@code --jfr DIR} each measured read
- * is recorded by JFR (only while it reads) and its samples are summed by top frame, by the top
- * frame's package and by thread into {@code DIR/profile-SIDE.txt}.
+ * 127.0.0.1:9092 [options]} ({@code --help} lists them). With {@code --jfr DIR} the steady part of
+ * each measured read is recorded by JFR and its samples are summed by top frame, by the top frame's
+ * package and by thread into {@code DIR/profile-SIDE.txt}, with the CPU of every thread.
  */
 public final class KafkaVsFile {
   private static final long SEED = 7;
@@ -64,10 +67,11 @@ public final class KafkaVsFile {
   private int workers = 2;
   private int partitions = 2;
   private int pairs = 3;
-  private int warmupPairs = 1;
+  private int warmupPairs = 2;
   private Path dir = Path.of(System.getProperty("java.io.tmpdir"), "spyglass-kafka-vs-file");
   private long brokerPid = -1;
   private Path csv;
+  private Path table;
   private Path jfr;
   private Path threads;
   private String only;
@@ -77,18 +81,30 @@ public final class KafkaVsFile {
   private String topic;
   private final List<String> needleIds = new ArrayList<>();
   private static final String END_ID = "end-mark";
+  private static final String START_ID = "start-mark";
 
-  /** What one run measured. */
+  /**
+   * What one run measured: the whole read (from the start of reading to the end marks), and its
+   * steady part (from the start marks, after a fifth of the records, to the end marks).
+   */
   record Run(
       String side,
       boolean warmup,
+      long records,
       double seconds,
       double cpu,
+      long steadyRecords,
+      double steadySeconds,
+      double steadyCpu,
       double brokerCpu,
       double jit,
       int found) {
-    double perCpuSecond(long records) {
+    double perCpuSecond() {
       return records / cpu;
+    }
+
+    double steadyPerCpuSecond() {
+      return steadyRecords / steadyCpu;
     }
   }
 
@@ -118,10 +134,11 @@ public final class KafkaVsFile {
               --workers N         engine workers (default 2)
               --partitions N      partitions of the topic (default 2)
               --pairs N           measured pairs, file then Kafka (default 3)
-              --warmup N          pairs run first and not counted (default 1)
+              --warmup N          pairs run first and not counted (default 2)
               --dir DIR           where the records file is kept (reused when it matches)
               --broker-pid PID    the broker's process, for its CPU (apart)
-              --csv FILE          the runs as CSV
+              --csv FILE          every run as CSV
+              --table FILE        the measured pairs and their medians as CSV, for a table
               --jfr DIR           record each measured read with JFR; profile-SIDE.txt summaries
               --threads DIR       only CPU by thread of each side's reads, into DIR/profile-SIDE.txt
               --only file|kafka   run one side only (e.g. to profile it)
@@ -145,6 +162,7 @@ public final class KafkaVsFile {
         case "--dir" -> dir = Path.of(v);
         case "--broker-pid" -> brokerPid = Long.parseLong(v);
         case "--csv" -> csv = Path.of(v);
+        case "--table" -> table = Path.of(v);
         case "--jfr" -> jfr = Path.of(v);
         case "--threads" -> threads = Path.of(v);
         case "--only" -> only = v;
@@ -167,7 +185,7 @@ public final class KafkaVsFile {
     }
     String name =
         String.format(
-            Locale.ROOT, "kvf-%d-%d-%d-%d-%d", records, recordBytes, needles, partitions, SEED);
+            Locale.ROOT, "kvf2-%d-%d-%d-%d-%d", records, recordBytes, needles, partitions, SEED);
     file = dir.resolve(name + ".json");
     topic = name;
     prepare();
@@ -200,14 +218,18 @@ public final class KafkaVsFile {
         runs.add(r);
         System.out.printf(
             Locale.ROOT,
-            "%-6s %s %6.2f s  %6.2f CPU-s  %,10.0f records per CPU-second  %4.2f cores  JIT %5.2f s"
-                + "  broker %5.2f CPU-s  needles %d/%d  load %s%n",
+            "%-5s %-7s whole: %5.2f s %5.2f CPU-s %,8.0f per CPU-s | steady: %5.2f s %5.2f CPU-s"
+                + " %,8.0f per CPU-s %4.2f cores, JIT %4.2f s, broker %4.2f CPU-s | needles %d/%d"
+                + " | load %s%n",
             side,
-            warmup ? "warm-up" : "       ",
+            warmup ? "warm-up" : "",
             r.seconds(),
             r.cpu(),
-            r.perCpuSecond(records),
-            r.cpu() / r.seconds(),
+            r.perCpuSecond(),
+            r.steadySeconds(),
+            r.steadyCpu(),
+            r.steadyPerCpuSecond(),
+            r.steadyCpu() / r.steadySeconds(),
             r.jit(),
             r.brokerCpu(),
             r.found(),
@@ -232,7 +254,78 @@ public final class KafkaVsFile {
 
   private void summarize(List<Run> runs) throws IOException {
     StringBuilder out = new StringBuilder();
-    List<Double> ratios = new ArrayList<>();
+    for (boolean steady : new boolean[] {false, true}) {
+      List<Double> ratios = new ArrayList<>();
+      Run lastFile = null;
+      for (Run r : runs) {
+        if (r.warmup()) {
+          continue;
+        }
+        if (r.side().equals("file")) {
+          lastFile = r;
+        } else if (lastFile != null) {
+          ratios.add(rate(r, steady) / rate(lastFile, steady));
+        }
+      }
+      String what = steady ? "steady (the last 4/5 of each read)" : "whole reads";
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "%s: median records per CPU-second: file %,.0f, Kafka %,.0f",
+              what,
+              median(runs, "file", steady),
+              median(runs, "kafka", steady)));
+      if (!ratios.isEmpty()) {
+        out.append(
+            String.format(
+                Locale.ROOT,
+                "; Kafka / file, pair by pair: %s, median %.2f",
+                ratios.stream().map(d -> String.format(Locale.ROOT, "%.2f", d)).toList(),
+                median(ratios)));
+      }
+      out.append('\n');
+    }
+    System.out.print(out);
+    if (csv != null) {
+      StringBuilder c =
+          new StringBuilder(
+              "side,warmup,records,seconds,cpu_seconds,records_per_cpu_second,steady_records,"
+                  + "steady_seconds,steady_cpu_seconds,steady_records_per_cpu_second,"
+                  + "steady_broker_cpu_seconds,steady_jit_seconds,needles_found\n");
+      for (Run r : runs) {
+        c.append(
+            String.format(
+                Locale.ROOT,
+                "%s,%b,%d,%.3f,%.3f,%.0f,%d,%.3f,%.3f,%.0f,%.3f,%.3f,%d%n",
+                r.side(),
+                r.warmup(),
+                r.records(),
+                r.seconds(),
+                r.cpu(),
+                r.perCpuSecond(),
+                r.steadyRecords(),
+                r.steadySeconds(),
+                r.steadyCpu(),
+                r.steadyPerCpuSecond(),
+                r.brokerCpu(),
+                r.jit(),
+                r.found()));
+      }
+      Files.writeString(csv, c);
+    }
+    if (table != null) {
+      writeTable(runs);
+    }
+  }
+
+  /** Pair by pair, then the medians: records per CPU-second of each side and their ratio. */
+  private void writeTable(List<Run> runs) throws IOException {
+    StringBuilder c =
+        new StringBuilder(
+            "pair,file: records per CPU-second,Kafka: records per CPU-second,Kafka / file,"
+                + "steady: file,steady: Kafka,steady: Kafka / file,"
+                + "broker CPU-s per million records (apart),needles found\n");
+    List<double[]> pairs = new ArrayList<>();
     Run lastFile = null;
     for (Run r : runs) {
       if (r.warmup()) {
@@ -241,61 +334,72 @@ public final class KafkaVsFile {
       if (r.side().equals("file")) {
         lastFile = r;
       } else if (lastFile != null) {
-        ratios.add(r.perCpuSecond(records) / lastFile.perCpuSecond(records));
+        double[] v = {
+          lastFile.perCpuSecond(),
+          r.perCpuSecond(),
+          r.perCpuSecond() / lastFile.perCpuSecond(),
+          lastFile.steadyPerCpuSecond(),
+          r.steadyPerCpuSecond(),
+          r.steadyPerCpuSecond() / lastFile.steadyPerCpuSecond(),
+          r.brokerCpu() / (r.steadyRecords() / 1e6)
+        };
+        pairs.add(v);
+        c.append(row(Integer.toString(pairs.size()), v))
+            .append(',')
+            .append(lastFile.found() + r.found())
+            .append(" / ")
+            .append(2 * needles)
+            .append('\n');
       }
     }
-    double file = median(runs, "file");
-    double kafka = median(runs, "kafka");
-    out.append(
-        String.format(
-            Locale.ROOT, "median records per CPU-second: file %,.0f, Kafka %,.0f%n", file, kafka));
-    if (!ratios.isEmpty()) {
-      List<Double> sorted = new ArrayList<>(ratios);
-      sorted.sort(null);
-      out.append(
-          String.format(
-              Locale.ROOT,
-              "Kafka / file, per pair: %s; median %.2f%n",
-              ratios.stream().map(d -> String.format(Locale.ROOT, "%.2f", d)).toList(),
-              sorted.get(sorted.size() / 2)));
-    }
-    System.out.print(out);
-    if (csv != null) {
-      StringBuilder c =
-          new StringBuilder(
-              "side,warmup,records,seconds,cpu_seconds,records_per_cpu_second,cores,"
-                  + "broker_cpu_seconds,needles_found\n");
-      for (Run r : runs) {
-        c.append(
-            String.format(
-                Locale.ROOT,
-                "%s,%b,%d,%.3f,%.3f,%.0f,%.2f,%.3f,%d%n",
-                r.side(),
-                r.warmup(),
-                records,
-                r.seconds(),
-                r.cpu(),
-                r.perCpuSecond(records),
-                r.cpu() / r.seconds(),
-                r.brokerCpu(),
-                r.found()));
+    double[] medians = new double[7];
+    for (int k = 0; k < medians.length; k++) {
+      List<Double> col = new ArrayList<>();
+      for (double[] v : pairs) {
+        col.add(v[k]);
       }
-      Files.writeString(csv, c);
+      medians[k] = median(col);
     }
+    c.append(row("median", medians)).append(",\n");
+    Files.writeString(table, c);
   }
 
-  private double median(List<Run> runs, String side) {
+  private static String row(String label, double[] v) {
+    return String.format(
+        Locale.ROOT,
+        "%s,\"%,.0f\",\"%,.0f\",%.2f,\"%,.0f\",\"%,.0f\",%.2f,%.2f",
+        label,
+        v[0],
+        v[1],
+        v[2],
+        v[3],
+        v[4],
+        v[5],
+        v[6]);
+  }
+
+  private static double rate(Run r, boolean steady) {
+    return steady ? r.steadyPerCpuSecond() : r.perCpuSecond();
+  }
+
+  private static double median(List<Run> runs, String side, boolean steady) {
     List<Double> v = new ArrayList<>();
     for (Run r : runs) {
       if (!r.warmup() && r.side().equals(side)) {
-        v.add(r.perCpuSecond(records));
+        v.add(rate(r, steady));
       }
     }
-    if (v.isEmpty()) {
+    return median(v);
+  }
+
+  private static double median(List<Double> values) {
+    if (values.isEmpty()) {
       return Double.NaN;
     }
+    List<Double> v = new ArrayList<>(values);
     v.sort(null);
-    return v.get(v.size() / 2);
+    int n = v.size();
+    return n % 2 == 1 ? v.get(n / 2) : (v.get(n / 2 - 1) + v.get(n / 2)) / 2;
   }
 
   /** Writes the file and fills the topic, unless both hold these records already. */
@@ -303,7 +407,7 @@ public final class KafkaVsFile {
     Files.createDirectories(dir);
     try (Admin admin =
         Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-      long expected = (long) records + partitions;
+      long expected = (long) records + 2L * partitions;
       boolean topicReady = false;
       if (admin.listTopics().names().get(60, TimeUnit.SECONDS).contains(topic)) {
         Map<TopicPartition, OffsetSpec> ask = new HashMap<>();
@@ -394,6 +498,17 @@ public final class KafkaVsFile {
     int every = needles == 0 ? Integer.MAX_VALUE : Math.max(1, records / needles);
     try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file), 1 << 20)) {
       for (int i = 0; i < records; i++) {
+        if (i == startAt()) {
+          int len = g.next(t + i, Map.of("id", START_ID));
+          out.write(g.buffer(), 0, len);
+          out.write('\n');
+          if (producer != null) {
+            for (int p = 0; p < partitions; p++) {
+              producer.send(
+                  new ProducerRecord<>(topic, p, t + i, null, Arrays.copyOf(g.buffer(), len)));
+            }
+          }
+        }
         int q = i / every;
         int len =
             i % every == every / 2 && q < needles
@@ -418,6 +533,11 @@ public final class KafkaVsFile {
         producer.close();
       }
     }
+  }
+
+  /** The record before which the start marks are. */
+  private int startAt() {
+    return records / 5;
   }
 
   private Source open(String side) throws IOException {
@@ -451,9 +571,14 @@ public final class KafkaVsFile {
                 "n" + i,
                 "SELECT * FROM STREAM(MAX, TIME) WHERE id = '" + needleIds.get(i) + "' LIMIT 10"));
       }
+      QueryHandle start =
+          engine.submit(
+              "start",
+              "SELECT id FROM STREAM(MAX, TIME) WHERE id = '" + START_ID + "' LIMIT " + marks);
       QueryHandle end =
           engine.submit(
               "end", "SELECT id FROM STREAM(MAX, TIME) WHERE id = '" + END_ID + "' LIMIT " + marks);
+      handles.add(start);
       handles.add(end);
       for (QueryHandle h : handles) {
         if (!h.awaitRunning(RUNNING_TIMEOUT_S, TimeUnit.SECONDS) || h.error() != null) {
@@ -461,29 +586,26 @@ public final class KafkaVsFile {
         }
       }
       settle();
-      AutoCloseable recording = profiles == null ? null : profiles.start(side);
       double cpu0 = processCpuSeconds();
+      long t0 = System.nanoTime();
+      engine.resume();
+      int started = awaitMarks(start, marks);
+      AutoCloseable recording = profiles == null ? null : profiles.start(side);
+      double cpuS = processCpuSeconds();
       double broker0 = brokerCpuSeconds();
       double jit0 = jitSeconds();
-      long t0 = System.nanoTime();
-      long up0 = ManagementFactory.getRuntimeMXBean().getUptime();
-      engine.resume();
-      int seen = awaitEnd(end, marks);
+      long tS = System.nanoTime();
+      int seen = awaitMarks(end, marks);
       long t1 = System.nanoTime();
-      double cpu = processCpuSeconds() - cpu0;
+      double cpu1 = processCpuSeconds();
       double brokerCpu = brokerCpuSeconds() - broker0;
       double jit = jitSeconds() - jit0;
-      System.out.printf(
-          Locale.ROOT,
-          "(%s read from %.3f s to %.3f s of the JVM's uptime)%n",
-          side,
-          up0 / 1e3,
-          ManagementFactory.getRuntimeMXBean().getUptime() / 1e3);
       if (recording != null) {
         recording.close();
       }
-      if (seen < marks) {
-        throw new IllegalStateException(side + ": saw " + seen + " of " + marks + " end marks");
+      if (started < marks || seen < marks) {
+        throw new IllegalStateException(
+            side + ": saw " + started + " start and " + seen + " end marks of " + marks);
       }
       engine.finishAll();
       int found = 0;
@@ -495,7 +617,18 @@ public final class KafkaVsFile {
           found++;
         }
       }
-      return new Run(side, warmup, (t1 - t0) / 1e9, cpu, brokerCpu, jit, found);
+      return new Run(
+          side,
+          warmup,
+          records,
+          (t1 - t0) / 1e9,
+          cpu1 - cpu0,
+          records - startAt(),
+          (t1 - tS) / 1e9,
+          cpu1 - cpuS,
+          brokerCpu,
+          jit,
+          found);
     } finally {
       engine.close();
     }
@@ -523,7 +656,7 @@ public final class KafkaVsFile {
     }
   }
 
-  private static int awaitEnd(QueryHandle end, int marks) throws InterruptedException {
+  private static int awaitMarks(QueryHandle end, int marks) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(READ_TIMEOUT_S);
     int seen = 0;
     while (System.nanoTime() < deadline) {
