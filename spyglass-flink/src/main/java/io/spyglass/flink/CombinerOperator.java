@@ -85,6 +85,9 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
 
   static final long WRITE_BUDGET_NANOS = 5_000_000;
 
+  /** How long before a checkpoint writing ahead is done, at the latest. */
+  static final long WRITE_LEAD_MS = 1_000;
+
   private final OperatorSettings settings;
 
   private transient ValueState<byte[]> state;
@@ -103,6 +106,14 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
   /** Queries that changed after being written ahead: the checkpoint writes them. */
   private transient Set<String> dirtyAgain;
 
+  /** When the last checkpoint's snapshot was taken, and the time between the last two (or -1). */
+  private transient long lastSnapshotMs;
+
+  private transient long intervalMs;
+
+  /** The time to write one query's state, averaged. */
+  private transient double writeNanos;
+
   private transient long lastWatermark;
   private transient Map<Integer, BadInput.Snapshot> badBySubtask;
   private transient boolean input1Ended;
@@ -115,6 +126,16 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
   /** One query's combining state. */
   private final class Active {
     final ControlMessage message;
+
+    /** The message's JSON, as the state holds it (made once). */
+    private byte[] messageJson;
+
+    byte[] messageJson() {
+      if (messageJson == null) {
+        messageJson = message.toJson();
+      }
+      return messageJson;
+    }
 
     /** The parsed query; null for a refused one, which only keeps the query from starting again. */
     Query query;
@@ -223,6 +244,9 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     dirty = new LinkedHashMap<>(16, 0.75f, true);
     written = new HashSet<>();
     dirtyAgain = new HashSet<>();
+    lastSnapshotMs = -1;
+    intervalMs = -1;
+    writeNanos = 20_000;
     lastWatermark = Long.MIN_VALUE;
     long now = getProcessingTimeService().getCurrentProcessingTime();
     getProcessingTimeService().registerTimer(now + WRITE_EVERY_MS, this::writeQuiet);
@@ -600,10 +624,18 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
    * checkpoint's synchronous part holds the results of every query back meanwhile: with 10,000
    * needle queries that have each found a record, hundreds of ms. A query is written ahead once per
    * checkpoint at most (one that changes again is written by the checkpoint), so this never more
-   * than doubles the encoding.
+   * than doubles the encoding; and, once the checkpoints' pace is known, shortly before the next
+   * checkpoint (see {@link #writeFromMs}), so that queries changing every few seconds are mostly
+   * written once, by the checkpoint.
    */
   private void writeQuiet(long now) throws IOException {
-    long until = System.nanoTime() + WRITE_BUDGET_NANOS;
+    getProcessingTimeService().registerTimer(now + WRITE_EVERY_MS, this::writeQuiet);
+    if (dirty.isEmpty() || now < writeFromMs()) {
+      return;
+    }
+    long start = System.nanoTime();
+    long until = start + WRITE_BUDGET_NANOS;
+    int n = 0;
     for (var it = dirty.entrySet().iterator(); it.hasNext(); ) {
       Map.Entry<String, Long> e = it.next();
       if (now - e.getValue() < QUIET_MS || System.nanoTime() >= until) {
@@ -612,8 +644,25 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
       write(e.getKey());
       written.add(e.getKey());
       it.remove();
+      n++;
     }
-    getProcessingTimeService().registerTimer(now + WRITE_EVERY_MS, this::writeQuiet);
+    if (n > 0) {
+      writeNanos += ((double) (System.nanoTime() - start) / n - writeNanos) / 4;
+    }
+  }
+
+  /**
+   * When writing ahead starts: once the checkpoints' interval is known (the time between the last
+   * two), early enough before the next one for the queries waiting to be written at the pace of
+   * {@link #writeQuiet} (with a second to spare); until then, at once.
+   */
+  private long writeFromMs() {
+    if (intervalMs <= 0) {
+      return Long.MIN_VALUE;
+    }
+    double turns = dirty.size() * writeNanos / WRITE_BUDGET_NANOS;
+    long needMs = (long) (turns * WRITE_EVERY_MS) + WRITE_LEAD_MS;
+    return lastSnapshotMs + intervalMs - needMs;
   }
 
   private void write(String id) throws IOException {
@@ -644,6 +693,11 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
   @Override
   public void snapshotState(StateSnapshotContext context) throws Exception {
     super.snapshotState(context);
+    long now = getProcessingTimeService().getCurrentProcessingTime();
+    if (lastSnapshotMs > 0 && now > lastSnapshotMs) {
+      intervalMs = now - lastSnapshotMs;
+    }
+    lastSnapshotMs = now;
     for (String id : dirty.keySet()) {
       write(id);
     }
@@ -658,7 +712,7 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
   private byte[] encode(Active a) {
     PartialWriter out = new PartialWriter(256);
     out.writeByte(STATE_VERSION);
-    out.writeBytes(a.message.toJson());
+    out.writeBytes(a.messageJson());
     out.writeVarInt(a.subtasks);
     writeBits(out, a.started);
     writeBits(out, a.finishing);
