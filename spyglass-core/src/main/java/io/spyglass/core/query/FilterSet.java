@@ -55,6 +55,15 @@ public final class FilterSet {
   /** Raw queries that matched records in this batch: flushed at its end. */
   private final List<QueryFilter> dirtyRaw = new ArrayList<>();
 
+  /**
+   * Queries offered a record since the last {@link #flush()}: only their partials can have changed,
+   * so a tick with thousands of queries walks these, not every query.
+   */
+  private final List<QueryFilter> offeredSinceFlush = new ArrayList<>();
+
+  /** Queries offered a record since the last {@link #stats()}: only their counters changed. */
+  private final List<QueryFilter> offeredSinceStats = new ArrayList<>();
+
   private long processed;
 
   /** Record-query pairs whose filter was evaluated. */
@@ -129,7 +138,7 @@ public final class FilterSet {
     filters.put(query.id(), f);
     index.add(f);
     countFields(query, 1);
-    version++;
+    queriesChanged();
   }
 
   /** Stops filtering for the query and drops its state, without flushing it. */
@@ -138,8 +147,21 @@ public final class FilterSet {
     if (f != null) {
       index.remove(f);
       countFields(f.query, -1);
-      version++;
+      queriesChanged();
     }
+  }
+
+  /**
+   * A query came or went: the probe's slots and the statistics' snapshot are made afresh, so the
+   * queries offered records since the last snapshot need not be remembered (nor kept alive when
+   * statistics are never asked for).
+   */
+  private void queriesChanged() {
+    version++;
+    for (int i = 0; i < offeredSinceStats.size(); i++) {
+      offeredSinceStats.get(i).offeredSinceStats = false;
+    }
+    offeredSinceStats.clear();
   }
 
   public boolean contains(String queryId) {
@@ -302,6 +324,14 @@ public final class FilterSet {
 
   private void offer(QueryFilter f, Record record) {
     evaluations++;
+    if (!f.offeredSinceFlush) {
+      f.offeredSinceFlush = true;
+      offeredSinceFlush.add(f);
+    }
+    if (!f.offeredSinceStats) {
+      f.offeredSinceStats = true;
+      offeredSinceStats.add(f);
+    }
     int outcome;
     try {
       outcome = f.consume(record);
@@ -335,13 +365,20 @@ public final class FilterSet {
     }
   }
 
-  /** Flushes every query with a non-empty partial. */
+  /**
+   * Flushes every query with a non-empty partial. A partial changes only when its query is offered
+   * a record, so only the queries offered one since the last call are looked at.
+   */
   public void flush() {
-    for (QueryFilter f : filters.values()) {
-      if (!f.partial.isEmpty()) {
+    List<QueryFilter> offered = offeredSinceFlush;
+    for (int i = 0; i < offered.size(); i++) {
+      QueryFilter f = offered.get(i);
+      f.offeredSinceFlush = false;
+      if (filters.get(f.query.id()) == f && !f.partial.isEmpty()) {
         flush(f);
       }
     }
+    offered.clear();
     if (!failed.isEmpty()) {
       dropFailed();
     }
@@ -396,34 +433,58 @@ public final class FilterSet {
 
   /**
    * Statistics of every query here, by query id: an unmodifiable snapshot, safe to read from other
-   * threads. Taken on every tick with thousands of queries, it copies two counters per query and
+   * threads. Taken on every tick with thousands of queries: when no query came or went, it copies
+   * the last snapshot's counters and updates those of the queries offered records since, and it
    * builds each query's {@link QueryStats} only when read.
    */
   public Map<String, QueryStats> stats() {
+    List<QueryFilter> offered = offeredSinceStats;
     if (statsVersion != version) {
-      statIds = new String[filters.size()];
-      statBases = new long[statIds.length];
+      int n = filters.size();
+      statIds = new String[n];
+      statBases = new long[n];
+      statMatched = new long[n];
+      statErrors = new long[n];
       int i = 0;
       for (QueryFilter f : filters.values()) {
+        f.statsSlot = i;
         statIds[i] = f.query.id();
-        statBases[i++] = f.seenBase;
+        statBases[i] = f.seenBase;
+        statMatched[i] = f.matched;
+        statErrors[i++] = f.stats.errors();
+      }
+      for (int j = 0; j < offered.size(); j++) {
+        offered.get(j).offeredSinceStats = false;
       }
       statsVersion = version;
+    } else if (!offered.isEmpty()) {
+      // a snapshot handed out is never changed: update copies
+      long[] matched = statMatched.clone();
+      long[] errors = statErrors.clone();
+      for (int j = 0; j < offered.size(); j++) {
+        QueryFilter f = offered.get(j);
+        f.offeredSinceStats = false;
+        if (filters.get(f.query.id()) == f) {
+          matched[f.statsSlot] = f.matched;
+          errors[f.statsSlot] = f.stats.errors();
+        }
+      }
+      statMatched = matched;
+      statErrors = errors;
     }
-    long[] matched = new long[statIds.length];
-    long[] errors = new long[statIds.length];
-    int i = 0;
-    for (QueryFilter f : filters.values()) {
-      matched[i] = f.matched;
-      errors[i++] = f.stats.errors();
-    }
-    return new StatsSnapshot(statIds, statBases, processed, matched, errors);
+    offered.clear();
+    return new StatsSnapshot(statIds, statBases, processed, statMatched, statErrors);
   }
 
-  /** Query ids in the order of {@link #filters}, and when each started: as of {@link #version}. */
+  /**
+   * Query ids in the order of {@link #filters}, when each started and its counters, as of the last
+   * {@link #stats()}; their slots are {@link QueryFilter#statsSlot} as of {@link #version}.
+   */
   private String[] statIds = new String[0];
 
   private long[] statBases = new long[0];
+  private long[] statMatched = new long[0];
+  private long[] statErrors = new long[0];
   private long statsVersion = -1;
 
   /** {@link #stats()}: the arrays are never changed once the snapshot has them. */

@@ -50,6 +50,15 @@ final class QueryFilter {
   /** Whether the filter set has this raw query on its list to flush at the end of the batch. */
   boolean dirty;
 
+  /** Whether the filter set has this query on its list of those offered records since a flush. */
+  boolean offeredSinceFlush;
+
+  /** The same, since its last statistics snapshot. */
+  boolean offeredSinceStats;
+
+  /** This query's position in the filter set's statistics snapshots. */
+  int statsSlot;
+
   /** Whether this query threw and waits to be dropped by its filter set. */
   boolean failed;
 

@@ -97,7 +97,7 @@ public final class FlinkScenario implements Scenario {
       slots = quick && s.workers().isEmpty() ? List.of(cores) : s.workersOrAll();
       needles = s.queriesOr(List.of(quick ? 200 : 10_000)).get(0);
       mixed = quick ? 50 : 1_000;
-      records = quick ? 4_000 : 100_000;
+      records = quick ? 4_000 : 1_000_000;
       recordBytes = s.recordBytes();
       latencyMs = s.probeMs();
       latencyRate = s.rateOr(quick ? 500 : 2_000);
