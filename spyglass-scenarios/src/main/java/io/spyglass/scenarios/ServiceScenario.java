@@ -108,6 +108,11 @@ final class ServiceScenario implements Scenario {
                         b.dataDir = data;
                         b.maxQueries = maxQueries;
                         b.maxQueriesPerUser = maxQueries;
+                        // every client is one user on one address: the bench's crowd, not abuse
+                        b.edge =
+                            b.edge
+                                .withMaxConnectionsPerAddress(Math.max(1_024, 2 * maxQueries))
+                                .withMaxStreamsPerUser(Math.max(1_024, 2 * maxQueries));
                       }),
               runtime);
       return new Served(service, source, data, "http://127.0.0.1:" + service.port());
