@@ -73,7 +73,8 @@ class UpgradeFromKafkaSourceITCase {
             .get(60, TimeUnit.SECONDS);
       }
 
-      Configuration conf = SpyglassJob.parseArgs(UpgradeScript.conf(TestKafka.shared().bootstrap()));
+      Configuration conf =
+          SpyglassJob.parseArgs(UpgradeScript.conf(TestKafka.shared().bootstrap()));
       Configuration envConf = new Configuration(conf);
       envConf.set(PipelineOptions.GENERIC_TYPES, false);
       envConf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint.toUri().toString());

@@ -28,7 +28,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Against a real single-node KRaft broker of its own ({@link TestKafka}), started once for the class. */
+/**
+ * Against a real single-node KRaft broker of its own ({@link TestKafka}), started once for the
+ * class.
+ */
 class KafkaSourceTest {
   private static final long T0 = 1_700_000_000_000L;
   private static TestKafka kafka;

@@ -19,10 +19,10 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * The rules every module's {@code ArchitectureTest} checks alike (ArchUnit): its packages depend one
- * way (no cycle), and the wall clock is read only in clock classes, apart from the reads a frozen
- * list names, to be shrunk, not grown. Each module's test adds its own rules (which routes may
- * touch the engine, which layer may import which).
+ * The rules every module's {@code ArchitectureTest} checks alike (ArchUnit): its packages depend
+ * one way (no cycle), and the wall clock is read only in clock classes, apart from the reads a
+ * frozen list names, to be shrunk, not grown. Each module's test adds its own rules (which routes
+ * may touch the engine, which layer may import which).
  *
  * <p>A module that uses it declares {@code com.tngtech.archunit:archunit-junit5} (test scope)
  * itself: the test kit holds it as an optional dependency.
@@ -39,8 +39,7 @@ public final class HouseRules {
   public static JavaClasses classesOf(Class<?> anyOfItsClasses) {
     Path where;
     try {
-      where =
-          Path.of(anyOfItsClasses.getProtectionDomain().getCodeSource().getLocation().toURI());
+      where = Path.of(anyOfItsClasses.getProtectionDomain().getCodeSource().getLocation().toURI());
     } catch (URISyntaxException e) {
       throw new IllegalArgumentException(anyOfItsClasses + " has no location on the disk", e);
     }

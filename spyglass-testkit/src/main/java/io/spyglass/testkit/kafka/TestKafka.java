@@ -108,9 +108,9 @@ public final class TestKafka implements AutoCloseable {
     }
 
     /**
-     * Loads the group and transaction coordinators (their internal topics are created on first
-     * use) before the broker is handed out: on a busy machine a first offset commit or transaction
-     * can otherwise wait past a test's own deadline for a coordinator.
+     * Loads the group and transaction coordinators (their internal topics are created on first use)
+     * before the broker is handed out: on a busy machine a first offset commit or transaction can
+     * otherwise wait past a test's own deadline for a coordinator.
      */
     public Builder warmedUp() {
       warmUp = true;

@@ -46,7 +46,7 @@ class ArchitectureDocTest {
     int from = doc.indexOf(BEGIN);
     int to = doc.indexOf(END);
     assertThat(from).as("the markers of the module picture in docs/architecture.md").isPositive();
-    String picture = doc.substring(from, to);
+    String picture = doc.substring(from + BEGIN.length(), to);
     Set<String> drawn = new TreeSet<>();
     Set<String> nodes = new TreeSet<>();
     for (String line : picture.split("\n")) {
