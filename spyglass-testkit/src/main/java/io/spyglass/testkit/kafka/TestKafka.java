@@ -61,7 +61,17 @@ public final class TestKafka implements AutoCloseable {
   public static synchronized TestKafka shared() {
     if (shared == null) {
       TestKafka k = builder().internalTopicPartitions(4).warmedUp().start();
-      Runtime.getRuntime().addShutdownHook(new Thread(k::stop, "test-kafka-stop"));
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    try {
+                      k.stop();
+                    } catch (RuntimeException e) {
+                      // the JVM exits anyway
+                    }
+                  },
+                  "test-kafka-stop"));
       shared = k;
     }
     return shared;
