@@ -3,22 +3,17 @@ package io.spyglass.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.spyglass.testkit.kafka.TestKafka;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.test.KafkaClusterTestKit;
-import org.apache.kafka.common.test.TestKitNodes;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -28,14 +23,14 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The command reading a topic of a real single-node KRaft broker, started once for the class and
- * stopped by the last test.
+ * The command reading a topic of a real single-node KRaft broker of its own ({@link TestKafka}),
+ * started once for the class and stopped by the last test.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class KafkaIT {
   private static final int RECORDS = 50;
 
-  private static KafkaClusterTestKit cluster;
+  private static TestKafka kafka;
   private static String bootstrap;
   private static final Set<String> produced = new HashSet<>();
 
@@ -43,42 +38,10 @@ class KafkaIT {
 
   @BeforeAll
   static void startBrokerAndProduce() throws Exception {
-    cluster =
-        new KafkaClusterTestKit.Builder(
-                new TestKitNodes.Builder()
-                    .setCombined(true)
-                    .setNumBrokerNodes(1)
-                    .setNumControllerNodes(1)
-                    .build())
-            .setConfigProp("offsets.topic.replication.factor", "1")
-            .setConfigProp("transaction.state.log.replication.factor", "1")
-            .setConfigProp("transaction.state.log.min.isr", "1")
-            .setConfigProp("share.coordinator.state.topic.replication.factor", "1")
-            .setConfigProp("share.coordinator.state.topic.min.isr", "1")
-            .setConfigProp("group.initial.rebalance.delay.ms", "0")
-            .setConfigProp("auto.create.topics.enable", "false")
-            .build();
-    cluster.format();
-    cluster.startup();
-    cluster.waitForReadyBrokers();
-    bootstrap = cluster.bootstrapServers();
-    try (var admin = cluster.admin()) {
-      admin
-          .createTopics(List.of(new NewTopic("events", 2, (short) 1)))
-          .all()
-          .get(30, TimeUnit.SECONDS);
-    }
-    try (KafkaProducer<byte[], byte[]> producer =
-        new KafkaProducer<>(
-            Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                bootstrap,
-                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
-                ByteArraySerializer.class,
-                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
-                ByteArraySerializer.class,
-                ProducerConfig.ACKS_CONFIG,
-                "all"))) {
+    kafka = TestKafka.start();
+    bootstrap = kafka.bootstrap();
+    kafka.createTopic("events", 2);
+    try (KafkaProducer<byte[], byte[]> producer = kafka.producer()) {
       for (int i = 0; i < RECORDS; i++) {
         String id = "k" + i;
         String json = "{\"id\": \"" + id + "\", \"status\": " + (i % 5 == 0 ? 500 : 200) + "}";
@@ -92,10 +55,9 @@ class KafkaIT {
   }
 
   @AfterAll
-  static void stopBroker() throws Exception {
-    if (cluster != null) {
-      cluster.close();
-      cluster = null;
+  static void stopBroker() {
+    if (kafka != null) {
+      kafka.close();
     }
   }
 

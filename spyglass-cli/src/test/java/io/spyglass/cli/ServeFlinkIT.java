@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.spyglass.flink.SpyglassJob;
+import io.spyglass.testkit.kafka.TestKafka;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -26,15 +27,8 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.test.KafkaClusterTestKit;
-import org.apache.kafka.common.test.TestKitNodes;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -58,19 +52,9 @@ class ServeFlinkIT {
 
   @Test
   void twoServiceInstancesShareOneJob() throws Exception {
-    KafkaClusterTestKit kafka = broker();
-    try {
-      String bootstrap = kafka.bootstrapServers();
-      try (Admin admin =
-          Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-        admin
-            .createTopics(
-                List.of(
-                    new NewTopic("events", 2, (short) 1),
-                    new NewTopic("spyglass-queries", 1, (short) 1)))
-            .all()
-            .get(30, TimeUnit.SECONDS);
-      }
+    try (TestKafka kafka = TestKafka.start()) {
+      String bootstrap = kafka.bootstrap();
+      kafka.createTopics(Map.of("events", 2, "spyglass-queries", 1));
       Configuration conf =
           SpyglassJob.parseArgs(
               "--kafka", bootstrap, "--records.topic", "events", "--checkpoint-ms", "0");
@@ -79,7 +63,7 @@ class ServeFlinkIT {
       SpyglassJob.build(env, conf);
       JobClient job = env.executeAsync("spyglass");
       AtomicBoolean feeding = new AtomicBoolean(true);
-      Thread feeder = new Thread(() -> feed(bootstrap, feeding), "feeder");
+      Thread feeder = new Thread(() -> feed(kafka, feeding), "feeder");
       feeder.start();
       try (Spyglass.Running a = serve(bootstrap, "a");
           Spyglass.Running b = serve(bootstrap, "b")) {
@@ -161,8 +145,6 @@ class ServeFlinkIT {
         feeder.join();
         job.cancel().get(30, TimeUnit.SECONDS);
       }
-    } finally {
-      kafka.close();
     }
   }
 
@@ -258,16 +240,8 @@ class ServeFlinkIT {
   }
 
   /** About 1,000 small records a second, keys k0 to k2. */
-  private static void feed(String bootstrap, AtomicBoolean feeding) {
-    try (KafkaProducer<byte[], byte[]> p =
-        new KafkaProducer<>(
-            Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                bootstrap,
-                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
-                ByteArraySerializer.class,
-                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
-                ByteArraySerializer.class))) {
+  private static void feed(TestKafka kafka, AtomicBoolean feeding) {
+    try (KafkaProducer<byte[], byte[]> p = kafka.producer()) {
       for (long i = 0; feeding.get(); i++) {
         String json = "{\"k\": \"k" + i % 3 + "\", \"v\": " + i + "}";
         p.send(new ProducerRecord<>("events", json.getBytes(StandardCharsets.UTF_8)));
@@ -278,27 +252,5 @@ class ServeFlinkIT {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-  }
-
-  private static KafkaClusterTestKit broker() throws Exception {
-    KafkaClusterTestKit cluster =
-        new KafkaClusterTestKit.Builder(
-                new TestKitNodes.Builder()
-                    .setCombined(true)
-                    .setNumBrokerNodes(1)
-                    .setNumControllerNodes(1)
-                    .build())
-            .setConfigProp("offsets.topic.replication.factor", "1")
-            .setConfigProp("transaction.state.log.replication.factor", "1")
-            .setConfigProp("transaction.state.log.min.isr", "1")
-            .setConfigProp("share.coordinator.state.topic.replication.factor", "1")
-            .setConfigProp("share.coordinator.state.topic.min.isr", "1")
-            .setConfigProp("group.initial.rebalance.delay.ms", "0")
-            .setConfigProp("auto.create.topics.enable", "false")
-            .build();
-    cluster.format();
-    cluster.startup();
-    cluster.waitForReadyBrokers();
-    return cluster;
   }
 }

@@ -1,61 +1,26 @@
 package io.spyglass.engine;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
-import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
-import static org.assertj.core.api.Assertions.assertThat;
 
-import com.tngtech.archunit.core.domain.JavaAccess;
-import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
-import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
-import com.tngtech.archunit.library.dependencies.SliceAssignment;
-import com.tngtech.archunit.library.dependencies.SliceIdentifier;
-import java.util.ArrayList;
-import java.util.List;
+import io.spyglass.testkit.arch.HouseRules;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeMap;
-import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /**
  * The engine's layering: its packages (the engine's own, {@code source}, {@code ingest}) depend one
  * way (no cycle), sources on none of the others; time comes from the clock it is given, not from
- * reads of the wall clock scattered through the code (today's are listed, to be shrunk).
+ * reads of the wall clock scattered through the code (today's are listed, to be shrunk). The rules
+ * every module shares are the test kit's {@link HouseRules}.
  */
 class ArchitectureTest {
   private static final String ROOT = "io.spyglass.engine";
 
-  private static final JavaClasses ENGINE =
-      new ClassFileImporter()
-          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-          .importPackages(ROOT);
-
-  /** Each package under the engine one slice, the engine's own package one more. */
-  private static final SliceAssignment PACKAGES =
-      new SliceAssignment() {
-        @Override
-        public SliceIdentifier getIdentifierOf(JavaClass c) {
-          String p = c.getPackageName();
-          if (p.equals(ROOT)) {
-            return SliceIdentifier.of(ROOT);
-          }
-          if (!p.startsWith(ROOT + ".")) {
-            return SliceIdentifier.ignore();
-          }
-          return SliceIdentifier.of(p.substring(ROOT.length() + 1).split("\\.")[0]);
-        }
-
-        @Override
-        public String getDescription() {
-          return "the packages of " + ROOT;
-        }
-      };
+  private static final JavaClasses ENGINE = HouseRules.classesOf(Engine.class);
 
   @Test
   void noPackageCycles() {
-    slices().assignedFrom(PACKAGES).should().beFreeOfCycles().check(ENGINE);
+    HouseRules.checkNoPackageCycles(ENGINE, ROOT);
   }
 
   /** Sources read records and know nothing else of the engine: the job can share them. */
@@ -90,64 +55,6 @@ class ArchitectureTest {
 
   @Test
   void theWallClockIsReadOnlyWhereItWasBefore() {
-    assertThat(unlisted(wallClockReads(ENGINE), WALL_CLOCK_READS_TODAY)).isEmpty();
-  }
-
-  /** Where {@code reads} differ from {@code listed}, said as what to do. */
-  static List<String> unlisted(Map<String, Integer> reads, Map<String, Integer> listed) {
-    List<String> out = new ArrayList<>();
-    Set<String> classes = new TreeSet<>(reads.keySet());
-    classes.addAll(listed.keySet());
-    for (String c : classes) {
-      int now = reads.getOrDefault(c, 0);
-      int before = listed.getOrDefault(c, 0);
-      if (now > before) {
-        out.add(
-            c
-                + " reads the wall clock "
-                + now
-                + " times, "
-                + before
-                + " listed: take the time from the clock it is given (a LongSupplier)");
-      } else if (now < before) {
-        out.add(
-            c
-                + " reads the wall clock "
-                + now
-                + " times, "
-                + before
-                + " listed: lower (or remove) its entry in WALL_CLOCK_READS_TODAY");
-      }
-    }
-    return out;
-  }
-
-  /** The reads of the wall clock outside classes named *Clock, by top-level class. */
-  static Map<String, Integer> wallClockReads(JavaClasses classes) {
-    Map<String, Integer> out = new TreeMap<>();
-    for (JavaClass c : classes) {
-      JavaClass top = c;
-      while (top.getEnclosingClass().isPresent()) {
-        top = top.getEnclosingClass().get();
-      }
-      if (top.getSimpleName().endsWith("Clock")) {
-        continue;
-      }
-      for (JavaAccess<?> a : c.getAccessesFromSelf()) {
-        if (readsTheWallClock(a)) {
-          out.merge(top.getName(), 1, Integer::sum);
-        }
-      }
-    }
-    return out;
-  }
-
-  private static boolean readsTheWallClock(JavaAccess<?> a) {
-    String owner = a.getTargetOwner().getName();
-    String name = a.getTarget().getName();
-    return (owner.equals("java.lang.System")
-            && (name.equals("currentTimeMillis") || name.equals("nanoTime")))
-        || (owner.startsWith("java.time.") && name.equals("now"))
-        || (owner.equals("java.time.Clock") && name.startsWith("system"));
+    HouseRules.checkWallClockReads(ENGINE, WALL_CLOCK_READS_TODAY);
   }
 }

@@ -69,11 +69,16 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
   /** How long after its end an ended query is remembered, so late messages do not restart it. */
   static final long REMEMBER_MS = 60_000;
 
-  private static final ValueStateDescriptor<byte[]> STATE =
+  /** Each query's state (keyed by its id): {@link #STATE_VERSION}'s format, see {@link #encode}. */
+  static final ValueStateDescriptor<byte[]> STATE =
       new ValueStateDescriptor<>(
           "spyglass-query", PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
 
-  private static final int STATE_VERSION = 1;
+  /**
+   * The version of a query's state in checkpoints and savepoints; a golden file in the tests holds
+   * it (state/combiner-state-v1.hex), and docs/flink.md names it.
+   */
+  static final int STATE_VERSION = 1;
 
   /** How long a query's state stays unchanged before it is written ahead of a checkpoint. */
   static final long QUIET_MS = 200;
@@ -709,6 +714,16 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     written.clear();
   }
 
+  /**
+   * A query's state, version {@value #STATE_VERSION} (in the core's partial writer's encoding:
+   * varints, little-endian longs, byte strings with their length first): the version (a byte), the
+   * query's message (JSON), the subtasks, the subtasks that started it and those finishing it (bit
+   * sets: a count of longs, the longs), whether RUNNING was sent, whether it ended, its fatal error
+   * (a flag, the text), when it is forgotten (epoch ms), its combiner's snapshot ({@code SGQC}, a
+   * flag first), each subtask's counters (seen, matched, evaluation errors, malformed), the
+   * subtasks of the counters' current round, the sync marks in flight (mark, partitions seen) and,
+   * with clock marks, the partials waiting for the watermark (time, partial {@code SGPS}).
+   */
   private byte[] encode(Active a) {
     PartialWriter out = new PartialWriter(256);
     out.writeByte(STATE_VERSION);
@@ -746,7 +761,12 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     PartialReader in = new PartialReader(bytes);
     int version = in.readByte();
     if (version != STATE_VERSION) {
-      throw new PartialFormatException("unsupported combiner state version " + version);
+      throw new PartialFormatException(
+          "a query's combiner state is of version "
+              + version
+              + ", this job reads version "
+              + STATE_VERSION
+              + ": restore the checkpoint or savepoint with the version of the job that wrote it");
     }
     Active a = new Active(ControlMessage.parse(in.readBytes()), null);
     a.subtasks = in.readVarInt();

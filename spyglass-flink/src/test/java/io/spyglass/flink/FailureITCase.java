@@ -7,6 +7,7 @@ import io.spyglass.flink.client.FlinkQueryClient;
 import io.spyglass.flink.client.Mark;
 import io.spyglass.flink.client.RemoteQuery;
 import io.spyglass.testkit.QueryTestDriver;
+import io.spyglass.testkit.kafka.TestKafka;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -103,10 +104,10 @@ class FailureITCase {
     j.conf().set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
     JobClient job = KafkaJobs.start(j, 2);
     long[] clock = {T0};
-    try (KafkaProducer<byte[], byte[]> producer = TestKafka.producer();
+    try (KafkaProducer<byte[], byte[]> producer = TestKafka.shared().producer();
         FlinkQueryClient client =
             FlinkQueryClient.connect(
-                FlinkQueryClient.Settings.of(TestKafka.bootstrap(), "failure-" + delivery)
+                FlinkQueryClient.Settings.of(TestKafka.shared().bootstrap(), "failure-" + delivery)
                     .withQueryTopic(j.queriesTopic())
                     .withClock(() -> clock[0]))) {
       mark(producer, j.recordsTopic(), Mark.clock(T0));

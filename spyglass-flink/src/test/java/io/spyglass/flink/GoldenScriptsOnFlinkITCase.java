@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spyglass.flink.client.FlinkQueryClient;
 import io.spyglass.testkit.GoldenScript;
+import io.spyglass.testkit.kafka.TestKafka;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,11 +50,11 @@ class GoldenScriptsOnFlinkITCase {
         KafkaJobs.prepare(
             "golden", PARTITIONS, Map.of("clock", "MARKS", "records.virtual-fields", "false"));
     job = KafkaJobs.start(j, 2);
-    producer = TestKafka.producer();
+    producer = TestKafka.shared().producer();
     FlinkGoldenDriver[] d = new FlinkGoldenDriver[1];
     client =
         FlinkQueryClient.connect(
-            FlinkQueryClient.Settings.of(TestKafka.bootstrap(), "golden")
+            FlinkQueryClient.Settings.of(TestKafka.shared().bootstrap(), "golden")
                 .withQueryTopic(j.queriesTopic())
                 .withClock(() -> d[0].clockMs()));
     driver = new FlinkGoldenDriver(producer, j.recordsTopic(), PARTITIONS, client);

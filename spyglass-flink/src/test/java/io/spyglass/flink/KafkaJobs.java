@@ -1,5 +1,6 @@
 package io.spyglass.flink;
 
+import io.spyglass.testkit.kafka.TestKafka;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.configuration.Configuration;
@@ -24,12 +25,12 @@ final class KafkaJobs {
     String prefix = name + "-" + NEXT.incrementAndGet();
     String records = prefix + "-records";
     String queries = prefix + "-queries";
-    TestKafka.createTopic(records, partitions);
-    TestKafka.createTopic(queries, 1);
+    TestKafka.shared().createTopic(records, partitions);
+    TestKafka.shared().createTopic(queries, 1);
     Configuration conf =
         SpyglassJob.parseArgs(
             "--kafka",
-            TestKafka.bootstrap(),
+            TestKafka.shared().bootstrap(),
             "--records.topic",
             records,
             "--queries.topic",

@@ -8,6 +8,7 @@ import io.spyglass.flink.client.ControlMessage;
 import io.spyglass.flink.client.FlinkQueryClient;
 import io.spyglass.flink.client.RemoteQuery;
 import io.spyglass.flink.client.Reply;
+import io.spyglass.testkit.kafka.TestKafka;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -51,16 +52,16 @@ class LiveQueriesITCase {
     KafkaJobs.Job j = KafkaJobs.prepare("live", 2, Map.of("records.start", "LATEST"));
     JobClient job = KafkaJobs.start(j, 2);
     AtomicBoolean streaming = new AtomicBoolean(true);
-    KafkaProducer<byte[], byte[]> producer = TestKafka.producer();
+    KafkaProducer<byte[], byte[]> producer = TestKafka.shared().producer();
     Thread feeder = new Thread(() -> feed(producer, j.recordsTopic(), streaming), "feeder");
     feeder.start();
     try (FlinkQueryClient a =
             FlinkQueryClient.connect(
-                FlinkQueryClient.Settings.of(TestKafka.bootstrap(), "live-a")
+                FlinkQueryClient.Settings.of(TestKafka.shared().bootstrap(), "live-a")
                     .withQueryTopic(j.queriesTopic()));
         FlinkQueryClient b =
             FlinkQueryClient.connect(
-                FlinkQueryClient.Settings.of(TestKafka.bootstrap(), "live-b")
+                FlinkQueryClient.Settings.of(TestKafka.shared().bootstrap(), "live-b")
                     .withQueryTopic(j.queriesTopic()))) {
       RemoteQuery count =
           a.submit(
@@ -127,7 +128,7 @@ class LiveQueriesITCase {
 
       // a query refused by the job (sent around the client's own check), with its position
       String raw = "live-raw-replies";
-      TestKafka.createTopic(raw, 1);
+      TestKafka.shared().createTopic(raw, 1);
       producer.send(
           new ProducerRecord<>(
               j.queriesTopic(),
@@ -198,7 +199,7 @@ class LiveQueriesITCase {
         new KafkaConsumer<>(
             Map.of(
                 ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                TestKafka.bootstrap(),
+                TestKafka.shared().bootstrap(),
                 ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
                 ByteArrayDeserializer.class,
                 ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.spyglass.core.result.Result;
 import io.spyglass.flink.client.FlinkQueryClient;
 import io.spyglass.flink.client.RemoteQuery;
+import io.spyglass.testkit.kafka.TestKafka;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -37,9 +38,9 @@ class QueriesBeforeTheJobITCase {
             "before", 1, Map.of("queries.start", "COMMITTED", "records.start", "EARLIEST"));
     try (FlinkQueryClient client =
             FlinkQueryClient.connect(
-                FlinkQueryClient.Settings.of(TestKafka.bootstrap(), "before")
+                FlinkQueryClient.Settings.of(TestKafka.shared().bootstrap(), "before")
                     .withQueryTopic(j.queriesTopic()));
-        KafkaProducer<byte[], byte[]> producer = TestKafka.producer()) {
+        KafkaProducer<byte[], byte[]> producer = TestKafka.shared().producer()) {
       RemoteQuery q =
           client.submit("early", "SELECT * FROM STREAM(60000, TIME) WHERE id = 'x' LIMIT 1");
       JobClient job = KafkaJobs.start(j, 1);

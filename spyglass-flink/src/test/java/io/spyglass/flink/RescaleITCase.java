@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.spyglass.core.result.Result;
 import io.spyglass.flink.client.FlinkQueryClient;
 import io.spyglass.flink.client.RemoteQuery;
+import io.spyglass.testkit.kafka.TestKafka;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Map;
@@ -44,10 +45,10 @@ class RescaleITCase {
     KafkaJobs.Job j =
         KafkaJobs.prepare(
             "rescale", 2, Map.of("records.start", "EARLIEST", "checkpoint-ms", "500"));
-    try (KafkaProducer<byte[], byte[]> producer = TestKafka.producer();
+    try (KafkaProducer<byte[], byte[]> producer = TestKafka.shared().producer();
         FlinkQueryClient client =
             FlinkQueryClient.connect(
-                FlinkQueryClient.Settings.of(TestKafka.bootstrap(), "rescale")
+                FlinkQueryClient.Settings.of(TestKafka.shared().bootstrap(), "rescale")
                     .withQueryTopic(j.queriesTopic()))) {
       JobClient job = KafkaJobs.start(j, 2);
       RemoteQuery needles =

@@ -6,6 +6,7 @@ import io.spyglass.core.result.Result;
 import io.spyglass.flink.client.FlinkQueryClient;
 import io.spyglass.flink.client.RemoteQuery;
 import io.spyglass.testkit.QueryTestDriver;
+import io.spyglass.testkit.kafka.TestKafka;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +23,6 @@ import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.TopicPartition;
@@ -55,17 +55,16 @@ class UpgradeFromKafkaSourceITCase {
     try (InputStream in = getClass().getResourceAsStream("/savepoints/kafka-source-v0/_metadata")) {
       Files.copy(in, savepoint.resolve("_metadata"));
     }
-    TestKafka.createTopic(UpgradeScript.RECORDS, 2);
-    TestKafka.createTopic(UpgradeScript.QUERIES, 1);
-    try (KafkaProducer<byte[], byte[]> producer = TestKafka.producer();
-        FlinkQueryClient client = UpgradeScript.client(TestKafka.bootstrap())) {
+    TestKafka.shared().createTopic(UpgradeScript.RECORDS, 2);
+    TestKafka.shared().createTopic(UpgradeScript.QUERIES, 1);
+    try (KafkaProducer<byte[], byte[]> producer = TestKafka.shared().producer();
+        FlinkQueryClient client = UpgradeScript.client(TestKafka.shared().bootstrap())) {
       // the topics as the former job left them: its records, its two query messages (read and
       // committed by its query source at the savepoint)
       UpgradeScript.start(producer);
       Map<String, RemoteQuery> queries = UpgradeScript.submit(client);
       UpgradeScript.before(producer);
-      try (Admin admin =
-          Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, TestKafka.bootstrap()))) {
+      try (Admin admin = TestKafka.shared().admin()) {
         admin
             .alterConsumerGroupOffsets(
                 UpgradeScript.GROUP + "-queries",
@@ -74,7 +73,8 @@ class UpgradeFromKafkaSourceITCase {
             .get(60, TimeUnit.SECONDS);
       }
 
-      Configuration conf = SpyglassJob.parseArgs(UpgradeScript.conf(TestKafka.bootstrap()));
+      Configuration conf =
+          SpyglassJob.parseArgs(UpgradeScript.conf(TestKafka.shared().bootstrap()));
       Configuration envConf = new Configuration(conf);
       envConf.set(PipelineOptions.GENERIC_TYPES, false);
       envConf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint.toUri().toString());

@@ -20,7 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
  * (segments of version 2, ids files of version 1: what the releases before checksummed ids headers
  * wrote), both still read, and {@code golden-v2-ids2} (segments of version 2, ids files of version
  * 2: what this Spyglass writes, byte for byte). All hold the same nine documents in three groups of
- * three, one segment each.
+ * three, one segment each. {@code golden-v2-retired} is {@code golden-v2-ids2} after a checkpoint
+ * covered its first two segments: their records are gone, their ids files stay (what remembers the
+ * ids within {@code --id-horizon}), and the manifest records the checkpoint.
  */
 class IngestLogFormatTest {
   @TempDir Path dir;
@@ -240,6 +242,78 @@ class IngestLogFormatTest {
       assertThat(Files.readAllBytes(dir.resolve(name)))
           .as(name)
           .isEqualTo(Files.readAllBytes(golden("v2-ids2").resolve(name)));
+    }
+  }
+
+  /** The files of {@code golden-v2-retired}. */
+  static final List<String> RETIRED =
+      List.of(
+          "00000000000000000000.ids",
+          "00000000000000000257.ids",
+          "00000000000000000514.log",
+          "manifest");
+
+  /**
+   * Writes {@code golden-v2-retired}: the nine documents as the golden files were written, then a
+   * checkpoint that covers the first two segments (position 514), and retention.
+   */
+  static void writeRetired(Path into) throws Exception {
+    writeGolden(into);
+    long now = START_MS + 3000;
+    try (Ingestor in = Ingestor.open(into, OPTIONS, () -> now)) {
+      assertThat(IngestorTest.readAll(in.log(), 0)).isEqualTo(documents());
+      in.replayFrom(514);
+      in.log().retain(514, now - OPTIONS.horizonMs(), (high, low, ms) -> {});
+    }
+  }
+
+  @Test
+  void idsFilesWhoseRecordsWereRetiredAreReadWithTheManifest() throws Exception {
+    for (String name : RETIRED) {
+      Files.copy(golden("v2-retired").resolve(name), dir.resolve(name));
+    }
+    assertThat(IngestLog.checkpointEvidence(dir)).contains("records a checkpoint at position 514");
+    try (Ingestor in = Ingestor.open(dir, OPTIONS, () -> START_MS + 3_600_000)) {
+      assertThat(in.log().recoveryNotices()).isEmpty();
+      assertThat(in.log().start()).isEqualTo(514);
+      assertThat(IngestorTest.readAll(in.log(), 514)).isEqualTo(documents().subList(6, 9));
+      assertThat(in.idsKept()).isEqualTo(9);
+      for (int g = 0; g < 3; g++) {
+        assertThat(in.submit(group(g)).get(10, TimeUnit.SECONDS))
+            .as("group %d: repeats within the horizon are duplicates, records or not", g)
+            .isEqualTo(new Ingestor.Outcome(0, 3));
+      }
+      assertThat(in.submit(group(3)).get(10, TimeUnit.SECONDS))
+          .isEqualTo(new Ingestor.Outcome(3, 0));
+    }
+  }
+
+  @Test
+  void pastTheHorizonTheRetiredIdsAreForgotten() throws Exception {
+    for (String name : RETIRED) {
+      Files.copy(golden("v2-retired").resolve(name), dir.resolve(name));
+    }
+    long later = START_MS + OPTIONS.horizonMs() + 3_600_000;
+    try (Ingestor in = Ingestor.open(dir, OPTIONS, () -> later)) {
+      assertThat(in.log().recoveryNotices()).isEmpty();
+      assertThat(in.submit(group(0)).get(10, TimeUnit.SECONDS))
+          .as("accepted long before the horizon: taken again")
+          .isEqualTo(new Ingestor.Outcome(3, 0));
+    }
+  }
+
+  @Test
+  void aRetiredLogIsWrittenAsTheGoldenFiles() throws Exception {
+    writeRetired(dir);
+    List<String> written = new ArrayList<>();
+    try (Stream<Path> files = Files.list(dir)) {
+      files.forEach(p -> written.add(p.getFileName().toString()));
+    }
+    assertThat(written).containsExactlyInAnyOrderElementsOf(RETIRED);
+    for (String name : RETIRED) {
+      assertThat(Files.readAllBytes(dir.resolve(name)))
+          .as(name)
+          .isEqualTo(Files.readAllBytes(golden("v2-retired").resolve(name)));
     }
   }
 }

@@ -8,6 +8,7 @@ import io.spyglass.core.result.Result;
 import io.spyglass.engine.Engine;
 import io.spyglass.engine.EngineConfig;
 import io.spyglass.engine.QueryHandle;
+import io.spyglass.testkit.kafka.TestKafka;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,19 +22,19 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.test.KafkaClusterTestKit;
-import org.apache.kafka.common.test.TestKitNodes;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Against a real single-node KRaft broker, started once for the class. */
+/**
+ * Against a real single-node KRaft broker of its own ({@link TestKafka}), started once for the
+ * class.
+ */
 class KafkaSourceTest {
   private static final long T0 = 1_700_000_000_000L;
-  private static KafkaClusterTestKit cluster;
+  private static TestKafka kafka;
   private static KafkaProducer<byte[], byte[]> producer;
   private static String bootstrap;
 
@@ -41,71 +42,36 @@ class KafkaSourceTest {
   private record Sent(int partition, long offset, long timestamp, String value) {}
 
   @BeforeAll
-  static void startBroker() throws Exception {
-    cluster =
-        new KafkaClusterTestKit.Builder(
-                new TestKitNodes.Builder()
-                    .setCombined(true)
-                    .setNumBrokerNodes(1)
-                    .setNumControllerNodes(1)
-                    .build())
-            .setConfigProp("offsets.topic.replication.factor", "1")
-            // one partition for the group offsets topic: its 50 default partitions take long to
-            // create on a busy machine, and the consumer group waits for them
-            .setConfigProp("offsets.topic.num.partitions", "1")
-            .setConfigProp("transaction.state.log.replication.factor", "1")
-            .setConfigProp("transaction.state.log.min.isr", "1")
-            .setConfigProp("share.coordinator.state.topic.replication.factor", "1")
-            .setConfigProp("share.coordinator.state.topic.min.isr", "1")
-            .setConfigProp("group.initial.rebalance.delay.ms", "0")
-            .setConfigProp("auto.create.topics.enable", "false")
-            .build();
-    cluster.format();
-    cluster.startup();
-    cluster.waitForReadyBrokers();
-    bootstrap = cluster.bootstrapServers();
-    try (var admin = cluster.admin()) {
-      admin
-          .createTopics(
-              List.of(
-                  new NewTopic("earliest", 3, (short) 1),
-                  new NewTopic("latest", 2, (short) 1),
-                  new NewTopic("times", 1, (short) 1),
-                  new NewTopic("grouped", 2, (short) 1),
-                  new NewTopic("spec", 1, (short) 1),
-                  new NewTopic("idle", 1, (short) 1),
-                  new NewTopic("doomed", 1, (short) 1),
-                  new NewTopic("grown", 1, (short) 1),
-                  new NewTopic("tombstones", 1, (short) 1),
-                  new NewTopic("engine", 2, (short) 1),
-                  new NewTopic("codec-none", 2, (short) 1),
-                  new NewTopic("codec-gzip", 2, (short) 1),
-                  new NewTopic("codec-lz4", 2, (short) 1),
-                  new NewTopic("codec-zstd", 2, (short) 1),
-                  new NewTopic("codec-snappy", 2, (short) 1)))
-          .all()
-          .get(30, TimeUnit.SECONDS);
-    }
-    producer =
-        new KafkaProducer<>(
-            Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                bootstrap,
-                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
-                ByteArraySerializer.class,
-                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
-                ByteArraySerializer.class,
-                ProducerConfig.ACKS_CONFIG,
-                "all"));
+  static void startBroker() {
+    kafka = TestKafka.start();
+    bootstrap = kafka.bootstrap();
+    kafka.createTopics(
+        Map.ofEntries(
+            Map.entry("earliest", 3),
+            Map.entry("latest", 2),
+            Map.entry("times", 1),
+            Map.entry("grouped", 2),
+            Map.entry("spec", 1),
+            Map.entry("idle", 1),
+            Map.entry("doomed", 1),
+            Map.entry("grown", 1),
+            Map.entry("tombstones", 1),
+            Map.entry("engine", 2),
+            Map.entry("codec-none", 2),
+            Map.entry("codec-gzip", 2),
+            Map.entry("codec-lz4", 2),
+            Map.entry("codec-zstd", 2),
+            Map.entry("codec-snappy", 2)));
+    producer = kafka.producer();
   }
 
   @AfterAll
-  static void stopBroker() throws Exception {
+  static void stopBroker() {
     if (producer != null) {
       producer.close();
     }
-    if (cluster != null) {
-      cluster.close();
+    if (kafka != null) {
+      kafka.close();
     }
   }
 
@@ -190,7 +156,7 @@ class KafkaSourceTest {
                 Map.of(ConsumerConfig.METADATA_MAX_AGE_CONFIG, 200)))) {
       List<Sent> before = produce("grown", 3, 1, T0);
       assertThat(read(source, 3)).containsExactlyInAnyOrderElementsOf(before);
-      try (var admin = cluster.admin()) {
+      try (var admin = kafka.admin()) {
         admin
             .createPartitions(Map.of("grown", NewPartitions.increaseTo(2)))
             .all()
@@ -213,7 +179,7 @@ class KafkaSourceTest {
       List<Sent> before = produce("doomed", 2, 1, T0);
       assertThat(read(source, 2)).containsExactlyElementsOf(before);
       assertThat(source.problem()).isNull();
-      try (var admin = cluster.admin()) {
+      try (var admin = kafka.admin()) {
         admin.deleteTopics(List.of("doomed")).all().get(30, TimeUnit.SECONDS);
       }
       RawBatch batch = new RawBatch();
@@ -222,7 +188,7 @@ class KafkaSourceTest {
         source.poll(batch, 10, 100);
       }
       assertThat(source.problem()).contains("'doomed'").contains("does not exist");
-      try (var admin = cluster.admin()) {
+      try (var admin = kafka.admin()) {
         admin
             .createTopics(List.of(new NewTopic("doomed", 1, (short) 1)))
             .all()
@@ -248,14 +214,8 @@ class KafkaSourceTest {
     String topic = "codec-" + codec;
     List<Sent> sent = new ArrayList<>();
     try (KafkaProducer<byte[], byte[]> compressing =
-        new KafkaProducer<>(
+        kafka.producer(
             Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                bootstrap,
-                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
-                ByteArraySerializer.class,
-                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
-                ByteArraySerializer.class,
                 ProducerConfig.COMPRESSION_TYPE_CONFIG,
                 codec,
                 ProducerConfig.BATCH_SIZE_CONFIG,

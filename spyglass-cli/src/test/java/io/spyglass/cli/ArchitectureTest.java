@@ -1,0 +1,74 @@
+package io.spyglass.cli;
+
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.belongToAnyOf;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import io.spyglass.engine.Engine;
+import io.spyglass.engine.QueryHandle;
+import io.spyglass.flink.LocalRun;
+import io.spyglass.flink.client.RemoteQuery;
+import io.spyglass.testkit.arch.HouseRules;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The command's layering: its packages depend one way (no cycle); {@code spyglass serve} hands
+ * every query to the service's runtime and never runs one itself; the command reaches the Flink job
+ * only through the job's client and {@link LocalRun} (the job on a mini cluster in this process),
+ * never its operators; the wall clock is read only where it was (today's reads are listed, to be
+ * shrunk). The rules every module shares are the test kit's {@link HouseRules}.
+ */
+class ArchitectureTest {
+  private static final String ROOT = "io.spyglass.cli";
+
+  private static final JavaClasses COMMAND = HouseRules.classesOf(SpyglassCommand.class);
+
+  @Test
+  void noPackageCycles() {
+    HouseRules.checkNoPackageCycles(COMMAND, ROOT);
+  }
+
+  @Test
+  void serveNeverRunsAQueryItself() {
+    noClasses()
+        .that()
+        .haveSimpleNameStartingWith("Serve")
+        .should()
+        .dependOnClassesThat()
+        .belongToAnyOf(Engine.class, QueryHandle.class, RemoteQuery.class, LocalRun.class)
+        .because(
+            "serve's routes reach running queries through the service's QueryRuntime, whichever"
+                + " runtime runs them")
+        .check(COMMAND);
+  }
+
+  @Test
+  void theCommandReachesTheJobOnlyThroughItsClientAndLocalRun() {
+    noClasses()
+        .should()
+        .dependOnClassesThat(
+            resideInAPackage("io.spyglass.flink").and(not(belongToAnyOf(LocalRun.class))))
+        .because(
+            "the job's operators run on a cluster; the command talks to the job through its topics"
+                + " (io.spyglass.flink.client) and starts it in this process only through LocalRun")
+        .check(COMMAND);
+  }
+
+  /**
+   * Reads of the wall clock (System.currentTimeMillis and nanoTime, java.time's now, Clock.system*)
+   * outside a clock class (a class named *Clock), by class, as they are today: a new read fails
+   * this test (take the time from a clock the class is given: a {@code LongSupplier clock}); a
+   * class that reads it less than listed fails it too (lower its count, or remove it). To be
+   * shrunk, not grown.
+   */
+  private static final Map<String, Integer> WALL_CLOCK_READS_TODAY =
+      Map.ofEntries(Map.entry("io.spyglass.cli.QueryCommand", 7));
+
+  @Test
+  void theWallClockIsReadOnlyWhereItWasBefore() {
+    HouseRules.checkWallClockReads(COMMAND, WALL_CLOCK_READS_TODAY);
+  }
+}

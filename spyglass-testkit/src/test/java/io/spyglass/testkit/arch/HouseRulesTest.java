@@ -1,0 +1,59 @@
+package io.spyglass.testkit.arch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The shared rules fail on what they are meant to catch, and say what to do. */
+class HouseRulesTest {
+  private static final String FIXTURE = "io.spyglass.testkit.arch.fixture";
+  private static final String READS = FIXTURE + ".time.ReadsTheTime";
+
+  private static final JavaClasses ALL = new ClassFileImporter().importPackages(FIXTURE);
+  private static final JavaClasses TIME = new ClassFileImporter().importPackages(FIXTURE + ".time");
+
+  @Test
+  void aPackageCycleFails() {
+    assertThatThrownBy(() -> HouseRules.checkNoPackageCycles(ALL, FIXTURE))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("Cycle detected");
+    assertThatCode(() -> HouseRules.checkNoPackageCycles(TIME, FIXTURE)).doesNotThrowAnyException();
+  }
+
+  @Test
+  void wallClockReadsAreCountedByTopLevelClassOutsideClocks() {
+    // a call, a method reference and java.time's now, and the nested class's call
+    assertThat(HouseRules.wallClockReads(TIME)).isEqualTo(Map.of(READS, 4));
+  }
+
+  @Test
+  void aNewReadFailsAndSoDoesAStaleEntry() {
+    assertThatCode(() -> HouseRules.checkWallClockReads(TIME, Map.of(READS, 4)))
+        .doesNotThrowAnyException();
+    assertThatThrownBy(() -> HouseRules.checkWallClockReads(TIME, Map.of(READS, 3)))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining(READS + " reads the wall clock 4 times, 3 listed")
+        .hasMessageContaining("take the time from the clock it is given");
+    assertThatThrownBy(() -> HouseRules.checkWallClockReads(TIME, Map.of(READS, 5)))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("lower (or remove) its entry");
+    assertThatThrownBy(
+            () -> HouseRules.checkWallClockReads(TIME, Map.of(READS, 4, FIXTURE + ".Gone", 1)))
+        .hasMessageContaining(FIXTURE + ".Gone reads the wall clock 0 times, 1 listed");
+  }
+
+  @Test
+  void aModulesClassesAreThoseOfItsOwnFolder() {
+    // the test kit's own classes, not its dependencies' (the core's) nor its tests
+    JavaClasses kit = HouseRules.classesOf(HouseRules.class);
+    assertThat(kit.contain(HouseRules.class)).isTrue();
+    assertThat(kit.contain(HouseRulesTest.class)).isFalse();
+    assertThat(kit.stream().map(c -> c.getPackageName()))
+        .allMatch(p -> p.startsWith("io.spyglass.testkit"));
+  }
+}
