@@ -131,6 +131,9 @@ public final class Sinks implements AutoCloseable {
     } catch (SinkSpecException e) {
       String error = "not allowed here: " + e.getMessage();
       sender = doc -> CompletableFuture.completedFuture(Sender.Outcome.giveUp(error));
+    } catch (RuntimeException e) { // a client that cannot be made (a Kafka cluster not resolved)
+      String error = "cannot reach it: " + Sender.describe(e);
+      sender = doc -> CompletableFuture.completedFuture(Sender.Outcome.giveUp(error));
     }
     Delivery d = new Delivery(this, spec, sender, settings);
     all.add(d);
