@@ -157,7 +157,7 @@ final class SinksPart {
         new Table(
             "service-sinks",
             Table.count(queries)
-                + " queries SELECT COUNT(*) ... WHERE duration > i WINDOWING TUMBLING("
+                + " queries SELECT COUNT(*) ... WHERE duration = i WINDOWING TUMBLING("
                 + windowMs
                 + ", TIME), submitted over one window, generator unpaced ("
                 + s.recordBytes()
@@ -285,7 +285,7 @@ final class SinksPart {
 
   private void submit(String base, int i, String sinks) throws IOException, InterruptedException {
     String bql =
-        "SELECT COUNT(*) AS n FROM STREAM(MAX, TIME) WHERE duration > "
+        "SELECT COUNT(*) AS n FROM STREAM(MAX, TIME) WHERE duration = "
             + i
             + " WINDOWING TUMBLING("
             + windowMs

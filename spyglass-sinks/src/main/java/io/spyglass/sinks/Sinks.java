@@ -373,26 +373,38 @@ public final class Sinks implements AutoCloseable {
     }
     pool.shutdownNow();
     int dropped = 0;
+    int sinks = 0;
     for (Delivery d : all) {
       int n = d.abandon();
       if (n > 0) {
-        LOG.warn(
-            "sink {}: {} documents were not delivered before the stop (delivered {}, dropped {} in"
-                + " all)",
-            d.spec(),
-            n,
-            d.stats().delivered(),
-            d.stats().dropped());
+        if (++sinks <= LOGGED_SINKS) {
+          SinkStats s = d.stats();
+          LOG.warn(
+              "sink {}: {} documents were not delivered before the stop (delivered {}, dropped {}"
+                  + " in all)",
+              d.spec(),
+              n,
+              s.delivered(),
+              s.dropped());
+        }
         dropped += n;
       }
     }
     producers.values().forEach(p -> p.close(Duration.ofSeconds(5)));
     files.values().forEach(FileSender.Appender::close);
     if (dropped > 0) {
-      LOG.warn("sinks: {} documents dropped at the stop, {} ms after it began", dropped, timeoutMs);
+      LOG.warn(
+          "sinks: {} documents of {} sinks dropped at the stop (after waiting {} ms for them){}",
+          dropped,
+          sinks,
+          timeoutMs,
+          sinks > LOGGED_SINKS ? "; the first " + LOGGED_SINKS + " sinks are listed above" : "");
     }
     return dropped;
   }
+
+  /** Sinks a stop names one by one in the log; the others are counted. */
+  static final int LOGGED_SINKS = 10;
 
   /** Stops within a few seconds: {@link #close(long)} with 5 s. */
   @Override
