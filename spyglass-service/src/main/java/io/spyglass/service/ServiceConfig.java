@@ -7,6 +7,7 @@ import io.spyglass.service.http.StreamSettings;
 import io.spyglass.service.http.TlsFiles;
 import io.spyglass.service.metering.RecoveryOptions;
 import io.spyglass.service.query.ResultLimits;
+import io.spyglass.sinks.SinkSettings;
 import java.nio.file.Path;
 import java.util.function.Consumer;
 
@@ -43,6 +44,8 @@ import java.util.function.Consumer;
  * @param auditLog where the audit log (who started and stopped what) is appended; null for {@code
  *     audit.log} under the data folder, {@code -} for standard output
  * @param tls the certificate and key to serve HTTPS with; null for plain HTTP
+ * @param sinks where queries' results may be delivered besides their streams (webhook hosts, the
+ *     file folder, Kafka clusters), and the bounds of delivery (docs/sinks.md)
  */
 public record ServiceConfig(
     String bind,
@@ -68,7 +71,8 @@ public record ServiceConfig(
     EdgeGuards guards,
     long maxForeverMs,
     Path auditLog,
-    TlsFiles tls) {
+    TlsFiles tls,
+    SinkSettings sinks) {
 
   public ServiceConfig {
     require(port >= 0 && port <= 65535, "port must be 0 to 65535: " + port);
@@ -93,6 +97,7 @@ public record ServiceConfig(
     require(usage != null, "the usage limits are required");
     require(guards != null, "the edge's guards are required");
     require(maxForeverMs >= 0, "max-query-duration must not be negative");
+    require(sinks != null, "the sink settings are required");
   }
 
   /** Where the audit log goes: the file given, else {@code audit.log} in the data folder. */
@@ -111,7 +116,8 @@ public record ServiceConfig(
    * user), 60 s of grace, {@code STREAM(FOREVER)} queries ended after 24 h, results kept 2 minutes
    * (the last 2,000 or 8 MiB per query), streams dropped 1,000 results or 30 s behind, request
    * heads within 10 s, 1 record in 100 sampled, kept results within a quarter of the heap (a
-   * quarter of that per user, 8 MiB a result), the audit log in the data folder, plain HTTP.
+   * quarter of that per user, 8 MiB a result), the audit log in the data folder, plain HTTP, no
+   * sink allowed.
    */
   public static ServiceConfig defaults() {
     return new ServiceConfig(
@@ -138,7 +144,8 @@ public record ServiceConfig(
         EdgeGuards.DEFAULTS,
         DEFAULT_MAX_FOREVER_MS,
         null,
-        null);
+        null,
+        SinkSettings.DEFAULTS);
   }
 
   /** How long a query without a client runs on by default, for one to reattach. */
@@ -180,6 +187,7 @@ public record ServiceConfig(
     public long maxForeverMs;
     public Path auditLog;
     public TlsFiles tls;
+    public SinkSettings sinks;
 
     Builder(ServiceConfig c) {
       bind = c.bind;
@@ -206,6 +214,7 @@ public record ServiceConfig(
       maxForeverMs = c.maxForeverMs;
       auditLog = c.auditLog;
       tls = c.tls;
+      sinks = c.sinks;
     }
 
     ServiceConfig build() {
@@ -233,7 +242,8 @@ public record ServiceConfig(
           guards,
           maxForeverMs,
           auditLog,
-          tls);
+          tls,
+          sinks);
     }
   }
 }
