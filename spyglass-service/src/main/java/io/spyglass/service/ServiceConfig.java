@@ -1,6 +1,7 @@
 package io.spyglass.service;
 
 import io.spyglass.core.plan.QueryLimits;
+import io.spyglass.service.alerts.AlertSettings;
 import io.spyglass.service.http.EdgeGuards;
 import io.spyglass.service.http.EdgeSettings;
 import io.spyglass.service.http.StreamSettings;
@@ -43,6 +44,7 @@ import java.util.function.Consumer;
  * @param auditLog where the audit log (who started and stopped what) is appended; null for {@code
  *     audit.log} under the data folder, {@code -} for standard output
  * @param tls the certificate and key to serve HTTPS with; null for plain HTTP
+ * @param alerts what alerts on standing queries may do: per-user cap, events kept, links
  */
 public record ServiceConfig(
     String bind,
@@ -68,7 +70,8 @@ public record ServiceConfig(
     EdgeGuards guards,
     long maxForeverMs,
     Path auditLog,
-    TlsFiles tls) {
+    TlsFiles tls,
+    AlertSettings alerts) {
 
   public ServiceConfig {
     require(port >= 0 && port <= 65535, "port must be 0 to 65535: " + port);
@@ -93,6 +96,7 @@ public record ServiceConfig(
     require(usage != null, "the usage limits are required");
     require(guards != null, "the edge's guards are required");
     require(maxForeverMs >= 0, "max-query-duration must not be negative");
+    require(alerts != null, "the alert settings are required");
   }
 
   /** Where the audit log goes: the file given, else {@code audit.log} in the data folder. */
@@ -138,7 +142,8 @@ public record ServiceConfig(
         EdgeGuards.DEFAULTS,
         DEFAULT_MAX_FOREVER_MS,
         null,
-        null);
+        null,
+        AlertSettings.DEFAULTS);
   }
 
   /** How long a query without a client runs on by default, for one to reattach. */
@@ -180,6 +185,7 @@ public record ServiceConfig(
     public long maxForeverMs;
     public Path auditLog;
     public TlsFiles tls;
+    public AlertSettings alerts;
 
     Builder(ServiceConfig c) {
       bind = c.bind;
@@ -206,6 +212,7 @@ public record ServiceConfig(
       maxForeverMs = c.maxForeverMs;
       auditLog = c.auditLog;
       tls = c.tls;
+      alerts = c.alerts;
     }
 
     ServiceConfig build() {
@@ -233,7 +240,8 @@ public record ServiceConfig(
           guards,
           maxForeverMs,
           auditLog,
-          tls);
+          tls,
+          alerts);
     }
   }
 }
