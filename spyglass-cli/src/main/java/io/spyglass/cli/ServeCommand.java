@@ -7,6 +7,7 @@ import io.spyglass.engine.source.Sources;
 import io.spyglass.service.ServiceConfig;
 import io.spyglass.service.SpyglassService;
 import io.spyglass.service.UsageLimits;
+import io.spyglass.service.alerts.AlertSettings;
 import io.spyglass.service.http.EdgeGuards;
 import io.spyglass.service.http.EdgeSettings;
 import io.spyglass.service.http.Listening;
@@ -118,6 +119,7 @@ final class ServeCommand implements Callable<Integer> {
           ServeOptions.resultLimits(o.maxResultMemory, o.maxResultMemoryPerUser, o.maxResultSize);
       UsageLimits usage = o.usageLimits();
       EdgeGuards guards = o.edgeGuards();
+      AlertSettings alerts = o.alertSettings();
       config =
           ServiceConfig.defaults()
               .with(
@@ -139,6 +141,7 @@ final class ServeCommand implements Callable<Integer> {
                     b.maxForeverMs = maxForeverMs;
                     b.auditLog = o.auditLog;
                     b.tls = o.tlsCert == null ? null : new TlsFiles(o.tlsCert, o.tlsKey);
+                    b.alerts = alerts;
                   });
     } catch (IllegalArgumentException | IOException e) {
       err.println("spyglass: " + e.getMessage());

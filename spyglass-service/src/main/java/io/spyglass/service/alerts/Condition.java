@@ -32,6 +32,11 @@ final class Condition {
   /** What the expression is bound within: it is the filter of a query over the window's rows. */
   private static final String PREFIX = "SELECT * FROM STREAM(FOREVER) WHERE ";
 
+  /** A clause of a query after WHERE. */
+  private static final java.util.regex.Pattern CLAUSE =
+      java.util.regex.Pattern.compile(
+          "(?i)\\b(GROUP|HAVING|ORDER|WINDOWING|LIMIT)\\b");
+
   /** The operators of a threshold. */
   static final List<String> OPS = List.of(">", ">=", "<", "<=", "=", "!=");
 
@@ -136,16 +141,22 @@ final class Condition {
     } catch (BqlException e) {
       throw invalid(field, text, e.errors());
     }
-    Expression where = select.where().orElse(null);
-    int end = PREFIX.length() + text.stripTrailing().length();
-    if (where == null || where.span().start() != PREFIX.length() || where.span().end() != end) {
+    Expression where = select.where().orElseThrow(); // text not blank: the parser wants one
+    if (select.groupBy().isPresent()
+        || select.having().isPresent()
+        || !select.orderBy().isEmpty()
+        || select.window().isPresent()
+        || select.limit().isPresent()) {
       // more than one expression: e.g. "n > 1 GROUP BY org"
-      Span at = where == null ? new Span(1, 1, 0, 0) : shift(nextAfter(where.span()));
+      java.util.regex.Matcher m = CLAUSE.matcher(full);
+      int at = m.find(where.span().end()) ? m.start() : where.span().end();
       throw new Invalid(
           field,
           "The condition is one boolean expression over the window's columns",
           "Write e.g. n > 100 AND org != 'test', with no clause after it",
-          List.of(new BqlError(at, "Only an expression is taken here", "Remove what follows")));
+          List.of(
+              new BqlError(
+                  shift(spanAt(full, at)), "Only an expression is taken here", "Remove what follows")));
     }
     List<BqlError> unknown = new ArrayList<>();
     columns(where, shape.columns(), unknown);
@@ -165,8 +176,21 @@ final class Condition {
     }
   }
 
-  private static Span nextAfter(Span s) {
-    return new Span(s.line(), s.column() + (s.end() - s.start()), s.end(), s.end() + 1);
+  /** The span of the first character at or after {@code from} that is not blank. */
+  private static Span spanAt(String text, int from) {
+    int at = from;
+    while (at < text.length() && Character.isWhitespace(text.charAt(at))) {
+      at++;
+    }
+    int line = 1;
+    int lineStart = 0;
+    for (int i = 0; i < at && i < text.length(); i++) {
+      if (text.charAt(i) == '\n') {
+        line++;
+        lineStart = i + 1;
+      }
+    }
+    return new Span(line, at - lineStart + 1, at, Math.min(text.length(), at + 1));
   }
 
   private static Invalid invalid(String field, String text, List<BqlError> errors) {
