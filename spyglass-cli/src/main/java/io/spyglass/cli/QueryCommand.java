@@ -61,7 +61,10 @@ import picocli.CommandLine.Parameters;
       "  ./spyglass generate --count 1000 | ./spyglass query --source - \\",
       "      'SELECT TOP(3, browser_name) FROM STREAM(MAX, TIME)'",
       "  ./spyglass query --source kafka://127.0.0.1:9092/events?from=earliest \\",
-      "      'SELECT * FROM STREAM(10000, TIME) LIMIT 5'"
+      "      'SELECT * FROM STREAM(10000, TIME) LIMIT 5'",
+      "  ./spyglass query --source gen --sink https://hooks.example.com/spyglass \\",
+      "      --sink file:/tmp/windows.ndjson 'SELECT COUNT(*) AS n FROM STREAM(10s, TIME)"
+          + " WINDOWING TUMBLING(2s, TIME)'"
     })
 final class QueryCommand implements Callable<Integer> {
   @Parameters(
@@ -129,6 +132,30 @@ final class QueryCommand implements Callable<Integer> {
       description = "most queries running at once (default: ${DEFAULT-VALUE})")
   int maxQueries = EngineConfig.defaults().maxQueries();
 
+  @Option(
+      names = "--sink",
+      paramLabel = "URL",
+      description = {
+        "also deliver every result to this sink, at least once, as one JSON document keyed by"
+            + " query and window (docs/sinks.md): a webhook (http://... or https://..., each"
+            + " result POSTed), file:PATH (one line a result), kafka://HOST:PORT/TOPIC (one"
+            + " message a result); give it again for more sinks"
+      })
+  List<String> sinkUrls = new ArrayList<>();
+
+  @Option(
+      names = "--sink-wait",
+      paramLabel = "TIME",
+      description =
+          "with --sink: how long the command waits at its end for the sinks to deliver what they"
+              + " hold; what is left is dropped and said (default: ${DEFAULT-VALUE})")
+  String sinkWait = "30s";
+
+  /** The sinks of {@code --sink}; none until {@link #call} reads them. */
+  private CliSinks sinks = CliSinks.of(List.of());
+
+  private long sinkWaitMs;
+
   /** A query to run, and where it was written: a line of the queries file, or the argument. */
   record QueryText(String text, Path file, int line) {
     String label() {
@@ -151,6 +178,8 @@ final class QueryCommand implements Callable<Integer> {
         throw new IllegalArgumentException("--max-queries must be at least 1, not " + maxQueries);
       }
       texts = queryTexts();
+      sinkWaitMs = ServeOptions.duration("--sink-wait", sinkWait);
+      sinks = CliSinks.of(sinkUrls);
       if (texts.size() > maxQueries) {
         throw new IllegalArgumentException(
             texts.size()
@@ -217,10 +246,11 @@ final class QueryCommand implements Callable<Integer> {
       ResultPrinter printer = new ResultPrinter(System.out, format, texts.size() > 1);
       Progress progress = Progress.forTerminal(engine);
       List<RunningQuery> running = new ArrayList<>();
-      handles.forEach(h -> running.add(RunningQuery.of(h)));
+      handles.forEach(h -> running.add(sinks.tap(RunningQuery.of(h))));
       SourceReport sourceReport = new SourceReport(engine, source, progress, err);
       Printed outcome = printAll(running, printer, progress, sourceReport, err);
       progress.clear();
+      boolean delivered = outcome.outputClosed() || sinks.finish(sinkWaitMs, err);
       printed.countDown();
       if (outcome.outputClosed()) {
         // the reader of our output went away (| head): stop at once, like other commands do
@@ -237,10 +267,12 @@ final class QueryCommand implements Callable<Integer> {
         err.flush();
         return 1;
       }
-      return outcome.failed() > 0 ? 1 : 0;
+      return outcome.failed() > 0 || !delivered ? 1 : 0;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return 1;
+    } finally {
+      sinks.close();
     }
   }
 
@@ -276,11 +308,12 @@ final class QueryCommand implements Callable<Integer> {
       finishOnExit(run::finishAll, printed, durationMs);
       ResultPrinter printer = new ResultPrinter(System.out, format, texts.size() > 1);
       List<RunningQuery> running = new ArrayList<>();
-      run.queries().forEach(q -> running.add(RunningQuery.of(q)));
+      run.queries().forEach(q -> running.add(sinks.tap(RunningQuery.of(q))));
       SourceReport sourceReport =
           new SourceReport(() -> null, () -> null, run::badInput, source, Progress.NONE, err);
       Printed outcome = printAll(running, printer, Progress.NONE, sourceReport, err);
       System.out.flush();
+      boolean delivered = outcome.outputClosed() || sinks.finish(sinkWaitMs, err);
       printed.countDown();
       if (outcome.outputClosed()) {
         return 0;
@@ -289,7 +322,7 @@ final class QueryCommand implements Callable<Integer> {
       run.finishAll();
       run.awaitEnd(30, TimeUnit.SECONDS);
       sourceReport.report(true);
-      return outcome.failed() > 0 ? 1 : 0;
+      return outcome.failed() > 0 || !delivered ? 1 : 0;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return 1;
@@ -297,6 +330,8 @@ final class QueryCommand implements Callable<Integer> {
       err.println("spyglass: the Flink job could not start: " + e.getMessage());
       err.flush();
       return 1;
+    } finally {
+      sinks.close();
     }
   }
 
@@ -341,14 +376,17 @@ final class QueryCommand implements Callable<Integer> {
       finishOnExit(() -> queries.forEach(q -> client.finish(q.id())), printed, durationMs);
       ResultPrinter printer = new ResultPrinter(System.out, format, texts.size() > 1);
       List<RunningQuery> running = new ArrayList<>();
-      queries.forEach(q -> running.add(RunningQuery.of(q)));
+      queries.forEach(q -> running.add(sinks.tap(RunningQuery.of(q))));
       Printed outcome = printAll(running, printer, Progress.NONE, null, err);
       System.out.flush();
+      boolean delivered = outcome.outputClosed() || sinks.finish(sinkWaitMs, err);
       printed.countDown();
-      return !outcome.outputClosed() && outcome.failed() > 0 ? 1 : 0;
+      return !outcome.outputClosed() && (outcome.failed() > 0 || !delivered) ? 1 : 0;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return 1;
+    } finally {
+      sinks.close();
     }
   }
 

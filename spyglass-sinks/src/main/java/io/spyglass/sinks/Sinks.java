@@ -1,0 +1,369 @@
+package io.spyglass.sinks;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Every sink of a process: the threads that send (shared by all sinks, never the engine's), the
+ * clients they share (one HTTP client, one Kafka producer per cluster, one appender per file), the
+ * bound on what all sinks buffer together, the number of attempts under way at once, and the
+ * counters by type of sink.
+ *
+ * <pre>{@code
+ * try (Sinks sinks = new Sinks(DeliverySettings.DEFAULTS, SinkPolicy.unrestricted())) {
+ *   QuerySinks q = sinks.forQuery("q1", List.of(SinkSpec.parseUrl("https://hooks.example.com/x")));
+ *   q.offer(result);      // returns at once
+ *   sinks.awaitIdle(10_000);
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe.
+ */
+public final class Sinks implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Sinks.class);
+
+  /** What the counters by type count. */
+  public enum Count {
+    DELIVERED,
+    RETRIED,
+    DROPPED
+  }
+
+  private final DeliverySettings settings;
+  private final SinkPolicy policy;
+  private final LongSupplier nanoClock;
+  private final ScheduledThreadPoolExecutor pool;
+  private final Set<Delivery> all = ConcurrentHashMap.newKeySet();
+  private final Map<String, Producer<byte[], byte[]>> producers = new ConcurrentHashMap<>();
+  private final Map<Path, FileSender.Appender> files = new ConcurrentHashMap<>();
+  private final LongAdder[][] counts =
+      new LongAdder[SinkSpec.Type.values().length][Count.values().length];
+  private final AtomicLong buffered = new AtomicLong();
+  private final Object slots = new Object();
+  private final ArrayDeque<Delivery> waiting = new ArrayDeque<>();
+  private int inFlight;
+  private volatile HttpClient http;
+  private volatile boolean closed;
+
+  /** Sinks under {@code policy}, within {@code settings}, timed by {@link System#nanoTime()}. */
+  public Sinks(DeliverySettings settings, SinkPolicy policy) {
+    this(settings, policy, System::nanoTime);
+  }
+
+  /**
+   * @param nanoClock the monotonic clock of retries' deadlines, in nanoseconds
+   */
+  public Sinks(DeliverySettings settings, SinkPolicy policy, LongSupplier nanoClock) {
+    this.settings = settings;
+    this.policy = policy;
+    this.nanoClock = nanoClock;
+    AtomicInteger n = new AtomicInteger();
+    this.pool =
+        new ScheduledThreadPoolExecutor(
+            settings.threads(),
+            r -> {
+              Thread t = new Thread(r, "spyglass-sink-" + n.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
+    pool.setRemoveOnCancelPolicy(true);
+    for (LongAdder[] row : counts) {
+      for (int i = 0; i < row.length; i++) {
+        row[i] = new LongAdder();
+      }
+    }
+  }
+
+  public DeliverySettings settings() {
+    return settings;
+  }
+
+  public SinkPolicy policy() {
+    return policy;
+  }
+
+  /**
+   * Checks a sink before anything is sent to it: its form, and whether this process may deliver to
+   * it.
+   *
+   * @param field where it was written, for the error ({@code sinks[0]})
+   * @throws SinkSpecException saying what is wrong and what to do
+   */
+  public SinkSpec check(SinkSpec spec, String field) {
+    return policy.check(spec, field);
+  }
+
+  /**
+   * A delivery to one sink. A sink the policy does not allow (a standing query's, restored after
+   * the operator changed the allow-list) gets a delivery that gives every document up, saying why.
+   */
+  public Delivery open(SinkSpec spec) {
+    if (closed) {
+      throw new IllegalStateException("the sinks are closed");
+    }
+    Sender sender;
+    try {
+      SinkSpec resolved = policy.check(spec, "sink");
+      sender = sender(resolved);
+    } catch (SinkSpecException e) {
+      String error = "not allowed here: " + e.getMessage();
+      sender = doc -> CompletableFuture.completedFuture(Sender.Outcome.giveUp(error));
+    }
+    Delivery d = new Delivery(this, spec, sender, settings);
+    all.add(d);
+    return d;
+  }
+
+  /**
+   * The deliveries of one query's results to each of {@code specs}, its documents keyed by {@code
+   * queryId} (see {@link QuerySinks}).
+   */
+  public QuerySinks forQuery(String queryId, List<SinkSpec> specs) {
+    List<Delivery> ds = new ArrayList<>();
+    for (SinkSpec s : specs) {
+      ds.add(open(s));
+    }
+    return new QuerySinks(queryId, ds);
+  }
+
+  private Sender sender(SinkSpec s) {
+    return switch (s.type()) {
+      case WEBHOOK -> new WebhookSender(http(), URI.create(s.target()), settings.requestTimeoutMs());
+      case FILE ->
+          new FileSender(
+              files.computeIfAbsent(Path.of(s.target()), p -> new FileSender.Appender(p, policy)));
+      case KAFKA -> new KafkaSender(producers.computeIfAbsent(s.bootstrap(), this::producer), s.target());
+    };
+  }
+
+  private HttpClient http() {
+    HttpClient c = http;
+    if (c == null) {
+      synchronized (this) {
+        c = http;
+        if (c == null) {
+          c =
+              HttpClient.newBuilder()
+                  .executor(pool)
+                  .connectTimeout(Duration.ofMillis(Math.min(settings.requestTimeoutMs(), 5_000)))
+                  .followRedirects(HttpClient.Redirect.NEVER)
+                  .version(HttpClient.Version.HTTP_1_1)
+                  .build();
+          http = c;
+        }
+      }
+    }
+    return c;
+  }
+
+  private Producer<byte[], byte[]> producer(String bootstrap) {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+    p.put(ProducerConfig.CLIENT_ID_CONFIG, "spyglass-sinks");
+    p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+    long timeout = settings.requestTimeoutMs();
+    p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(timeout));
+    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Long.toString(timeout + 5_000));
+    // a missing topic's metadata is waited for on a sending thread: not for long
+    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(Math.min(timeout, 5_000)));
+    return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+  }
+
+  long nanoTime() {
+    return nanoClock.getAsLong();
+  }
+
+  /** Holds {@code bytes} of all sinks' buffers; false when they would go over their bound. */
+  boolean reserve(long bytes) {
+    while (true) {
+      long now = buffered.get();
+      if (now > 0 && now + bytes > settings.maxBytesTotal()) {
+        return false;
+      }
+      if (buffered.compareAndSet(now, now + bytes)) {
+        return true;
+      }
+    }
+  }
+
+  void release(long bytes) {
+    buffered.addAndGet(-bytes);
+  }
+
+  void counted(SinkSpec.Type type, Count what, long n) {
+    counts[type.ordinal()][what.ordinal()].add(n);
+  }
+
+  /** A delivery has something to send: it gets a slot now, or waits for one. */
+  void ready(Delivery d) {
+    synchronized (slots) {
+      if (inFlight >= settings.maxInFlight()) {
+        waiting.addLast(d);
+        return;
+      }
+      inFlight++;
+    }
+    execute(d);
+  }
+
+  /** A delivery's attempt is over: its slot goes to the next waiting (it again, if it has more). */
+  void done(Delivery d, boolean again) {
+    Delivery next;
+    synchronized (slots) {
+      if (again) {
+        waiting.addLast(d);
+      }
+      next = waiting.pollFirst();
+      if (next == null) {
+        inFlight--;
+      }
+    }
+    if (next != null) {
+      execute(next);
+    }
+    if (!again && d.released() && d.idle()) {
+      forget(d);
+    }
+  }
+
+  private void execute(Delivery d) {
+    try {
+      pool.execute(d::attempt);
+    } catch (RejectedExecutionException e) {
+      synchronized (slots) {
+        inFlight--; // stopped: what it holds is counted as dropped by close
+      }
+    }
+  }
+
+  void retryLater(Delivery d, long delayMs) {
+    try {
+      pool.schedule(() -> ready(d), delayMs, TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException e) {
+      // stopped: what it holds is counted as dropped by close
+    }
+  }
+
+  void forget(Delivery d) {
+    all.remove(d);
+  }
+
+  /** Documents delivered, retried or dropped so far by sinks of {@code type}. */
+  public long count(SinkSpec.Type type, Count what) {
+    return counts[type.ordinal()][what.ordinal()].sum();
+  }
+
+  /** Sinks whose last attempt failed, now. */
+  public int failing() {
+    int n = 0;
+    for (Delivery d : all) {
+      if (d.failing()) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** Bytes of documents buffered by all sinks now. */
+  public long bufferedBytes() {
+    return buffered.get();
+  }
+
+  /**
+   * Waits until no sink has a document buffered or being sent.
+   *
+   * @return whether they were all idle within the timeout
+   */
+  public boolean awaitIdle(long timeoutMs) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    while (true) {
+      boolean idle = true;
+      for (Delivery d : all) {
+        if (!d.idle()) {
+          idle = false;
+          break;
+        }
+      }
+      if (idle) {
+        return true;
+      }
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      Thread.sleep(10);
+    }
+  }
+
+  /**
+   * Takes no more documents, delivers what is buffered for up to {@code timeoutMs}, then drops the
+   * rest (logged, with how many of each sink) and closes the clients.
+   *
+   * @return the documents dropped for lack of time
+   */
+  public int close(long timeoutMs) {
+    if (closed) {
+      return 0;
+    }
+    closed = true;
+    for (Delivery d : all) {
+      d.close();
+    }
+    try {
+      awaitIdle(timeoutMs);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    pool.shutdownNow();
+    int dropped = 0;
+    for (Delivery d : all) {
+      int n = d.abandon();
+      if (n > 0) {
+        LOG.warn(
+            "sink {}: {} documents were not delivered before the stop (delivered {}, dropped {} in"
+                + " all)",
+            d.spec(),
+            n,
+            d.stats().delivered(),
+            d.stats().dropped());
+        dropped += n;
+      }
+    }
+    producers.values().forEach(p -> p.close(Duration.ofSeconds(5)));
+    files.values().forEach(FileSender.Appender::close);
+    if (dropped > 0) {
+      LOG.warn("sinks: {} documents dropped at the stop, {} ms after it began", dropped, timeoutMs);
+    }
+    return dropped;
+  }
+
+  /** Stops within a few seconds: {@link #close(long)} with 5 s. */
+  @Override
+  public void close() {
+    close(5_000);
+  }
+}
