@@ -1,7 +1,6 @@
 package io.spyglass.service;
 
 import io.spyglass.engine.EngineConfig;
-import io.spyglass.service.alerts.AlertSink;
 import io.spyglass.service.alerts.AlertStore;
 import io.spyglass.service.alerts.Alerts;
 import io.spyglass.engine.source.Source;
@@ -22,6 +21,9 @@ import io.spyglass.service.store.DataFolderLock;
 import io.spyglass.service.store.Database;
 import io.spyglass.service.store.History;
 import io.spyglass.service.store.SavedQueries;
+import io.spyglass.sinks.DeliverySettings;
+import io.spyglass.sinks.SinkPolicy;
+import io.spyglass.sinks.Sinks;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -63,6 +65,8 @@ public final class SpyglassService implements AutoCloseable {
 
   /** Alerts on the standing queries; null without standing queries. */
   private final Alerts alerts;
+
+  private final Sinks alertSinks;
 
   private final DataFolderLock lock;
   private final AuditLog audit;
@@ -122,6 +126,9 @@ public final class SpyglassService implements AutoCloseable {
               return t;
             });
     Alerts started = null;
+    // what alerts deliver through (the operator's sink settings are not part of the service yet:
+    // none is allowed)
+    this.alertSinks = new Sinks(DeliverySettings.DEFAULTS, SinkPolicy.NONE);
     try {
       if (alertStore != null) {
         started =
@@ -129,7 +136,7 @@ public final class SpyglassService implements AutoCloseable {
                 alertStore,
                 metering.store(),
                 metering.standing(),
-                alertSinks(config),
+                alertSinks,
                 config.queryLimits(),
                 config.alerts(),
                 clock);
@@ -180,15 +187,9 @@ public final class SpyglassService implements AutoCloseable {
       } else if (alertStore != null) {
         alertStore.close();
       }
+      alertSinks.close();
       throw e;
     }
-  }
-
-  /** Opens alerts' sinks within what the operator allows. */
-  private static AlertSink.Opener alertSinks(ServiceConfig config) {
-    return (sink, field) -> {
-      throw new AlertSink.Refused(field, "No sink is available yet", "Wait for sinks");
-    };
   }
 
   /** What the service itself sees wrong: a sweeper that stopped, an ingest log not written. */
@@ -531,6 +532,7 @@ public final class SpyglassService implements AutoCloseable {
       if (alerts != null) {
         alerts.close(); // what it did not deliver is delivered after the restart
       }
+      alertSinks.close();
       queries.stopAll();
       clean = queries.awaitAllEnded(Math.max(0, deadline - System.currentTimeMillis()));
       clean &= server.stop(Math.max(0, deadline - System.currentTimeMillis()));
@@ -558,6 +560,7 @@ public final class SpyglassService implements AutoCloseable {
     if (alerts != null) {
       alerts.close();
     }
+    alertSinks.close();
     queries.markInterrupted(); // what still runs ends now, without a final result
     runtime.close();
     closeQuietly(metering);

@@ -45,6 +45,7 @@ public final class AlertStore implements AutoCloseable {
   static final String DELIVERED = "delivered";
   static final String QUIET = "quiet";
   static final String MUTED = "muted";
+  static final String REFUSED = "refused";
 
   private final Connection c;
   private final String where;
@@ -88,7 +89,8 @@ public final class AlertStore implements AutoCloseable {
    * @param labels the group's labels, a JSON object
    * @param values the group's row in the window, a JSON object ({@code {}} when it was absent)
    * @param timeMs when it was evaluated (epoch ms)
-   * @param delivery {@code pending}, {@code delivered}, {@code quiet} or {@code muted}
+   * @param delivery {@code pending}, {@code delivered}, {@code quiet}, {@code muted} or {@code
+   *     refused}
    * @param deliveredMs when the sink acknowledged it; null before
    */
   public record Event(
@@ -111,8 +113,14 @@ public final class AlertStore implements AutoCloseable {
     }
   }
 
-  /** What became of an alert's events, for its listing. */
-  public record Counts(long delivered, long pending, long quiet, long muted, long failedAttempts) {}
+  /**
+   * What became of an alert's events (those kept), for its listing.
+   *
+   * @param refused events the sink refused for good (a webhook's 4xx but 408 and 429)
+   * @param failedAttempts attempts that failed, over all events kept
+   */
+  public record Counts(
+      long delivered, long pending, long quiet, long muted, long refused, long failedAttempts) {}
 
   /** The name is taken. */
   static final class Taken extends Exception {
@@ -540,6 +548,24 @@ public final class AlertStore implements AutoCloseable {
         });
   }
 
+  /** Marks an event refused for good by its sink: it is not sent again. */
+  void refused(Event e, String error) {
+    with(
+        () -> {
+          try (PreparedStatement p =
+              c.prepareStatement(
+                  "UPDATE alert_event SET delivery = ?, attempts = attempts + 1, last_error = ?"
+                      + " WHERE alert = ? AND group_id = ? AND window_start = ?")) {
+            p.setString(1, REFUSED);
+            p.setString(2, error);
+            p.setString(3, e.alert());
+            p.setString(4, e.groupId());
+            p.setLong(5, e.windowStart());
+            return p.executeUpdate();
+          }
+        });
+  }
+
   /** What became of an alert's events (those kept). */
   Counts counts(String alert) {
     return with(
@@ -550,22 +576,23 @@ public final class AlertStore implements AutoCloseable {
                       + " 1 ELSE attempts END) FROM alert_event WHERE alert = ? GROUP BY"
                       + " delivery")) {
             p.setString(1, alert);
-            long[] n = new long[5];
+            long[] n = new long[6];
             try (ResultSet rs = p.executeQuery()) {
               while (rs.next()) {
                 String d = rs.getString(1);
                 long count = rs.getLong(2);
-                n[4] += rs.getLong(3);
+                n[5] += rs.getLong(3);
                 switch (d) {
                   case DELIVERED -> n[0] = count;
                   case PENDING -> n[1] = count;
                   case QUIET -> n[2] = count;
                   case MUTED -> n[3] = count;
+                  case REFUSED -> n[4] = count;
                   default -> {}
                 }
               }
             }
-            return new Counts(n[0], n[1], n[2], n[3], n[4]);
+            return new Counts(n[0], n[1], n[2], n[3], n[4], n[5]);
           }
         });
   }

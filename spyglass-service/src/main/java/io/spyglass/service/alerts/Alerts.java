@@ -10,6 +10,9 @@ import io.spyglass.core.syntax.BqlException;
 import io.spyglass.service.auth.User;
 import io.spyglass.service.metering.StandingQueries;
 import io.spyglass.service.metering.StandingStore;
+import io.spyglass.sinks.SinkDocument;
+import io.spyglass.sinks.SinkSpec;
+import io.spyglass.sinks.Sinks;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -114,7 +117,7 @@ public final class Alerts implements AutoCloseable {
    * @param lastWindowStart the start of the last final window evaluated; null before the first
    * @param lastWindowEnd its end
    * @param mutedUntil until when it sends nothing; 0 when it is not muted
-   * @param sink what its sink sends to
+   * @param sink its sink as defined
    * @param counts what became of its events (those kept)
    * @param dropped events forgotten before they were delivered
    * @param error why it does not evaluate (its standing query is gone); null when it does
@@ -136,7 +139,6 @@ public final class Alerts implements AutoCloseable {
       long quietPeriodMs,
       Map<String, String> labels,
       JsonNode sink,
-      String sinkTarget,
       AlertStore.Counts counts,
       long dropped,
       String lastError,
@@ -149,7 +151,8 @@ public final class Alerts implements AutoCloseable {
   private static final class Running {
     AlertStore.Stored stored;
     final AlertSpec spec;
-    AlertSink sink;
+    /** Its sink as checked; null when the operator no longer allows it (nothing is sent). */
+    SinkSpec sink;
     Map<String, AlertStore.Group> groups;
     long lastSeq;
 
@@ -185,7 +188,7 @@ public final class Alerts implements AutoCloseable {
   private final AlertStore store;
   private final StandingStore windows;
   private final StandingQueries standing;
-  private final AlertSink.Opener sinks;
+  private final Sinks sinks;
   private final QueryLimits limits;
   private final AlertSettings settings;
   private final LongSupplier clock;
@@ -198,7 +201,7 @@ public final class Alerts implements AutoCloseable {
       AlertStore store,
       StandingStore windows,
       StandingQueries standing,
-      AlertSink.Opener sinks,
+      Sinks sinks,
       QueryLimits limits,
       AlertSettings settings,
       LongSupplier clock) {
@@ -224,13 +227,13 @@ public final class Alerts implements AutoCloseable {
    * of {@code standing}.
    *
    * @param windows where the standing queries' final windows are read
-   * @param sinks opens each alert's sink
+   * @param sinks what the alerts' events are sent through (the service's, within its policy)
    */
   public static Alerts start(
       AlertStore store,
       StandingStore windows,
       StandingQueries standing,
-      AlertSink.Opener sinks,
+      Sinks sinks,
       QueryLimits limits,
       AlertSettings settings,
       LongSupplier clock) {
@@ -240,10 +243,10 @@ public final class Alerts implements AutoCloseable {
           for (AlertStore.Stored s : store.list()) {
             Running r = new Running(s);
             try {
-              r.sink = sinks.open(r.spec.sink(), "sink");
-            } catch (AlertSink.Refused e) {
+              r.sink = Definition.sink(r.spec.sink(), sinks);
+            } catch (Refused e) {
               // the operator no longer allows its target: it evaluates, nothing is sent
-              r.lastError = "its sink is refused: " + e.getMessage();
+              r.lastError = "its sink is not allowed any more: " + e.getMessage();
               LOG.warn("alert {}: {}", s.name(), r.lastError);
             }
             r.groups = store.groups(s.name());
@@ -376,35 +379,44 @@ public final class Alerts implements AutoCloseable {
     AlertStore.Event e = next.get(0);
     byte[] doc = Payloads.of(e, r.spec, settings.linkTo(r.name()));
     r.inFlight = true;
-    AlertSink sink = r.sink;
-    sink.send(e.key(), doc)
-        .whenComplete(
-            (ok, failure) -> {
-              try {
-                owner.execute(() -> delivered(r, e, failure));
-              } catch (RejectedExecutionException stopping) {
-                // sent again after the restart, with the same key, when it was not marked
-              }
-            });
+    java.util.concurrent.CompletableFuture<Sinks.Attempt> sent;
+    try {
+      sent = sinks.sendOnce(r.sink, SinkDocument.of(e.key(), doc));
+    } catch (RuntimeException x) {
+      sent =
+          java.util.concurrent.CompletableFuture.completedFuture(
+              new Sinks.Attempt(false, true, x.getMessage()));
+    }
+    sent.whenComplete(
+        (attempt, failure) -> {
+          Sinks.Attempt a =
+              failure != null ? new Sinks.Attempt(false, true, failure.toString()) : attempt;
+          try {
+            owner.execute(() -> delivered(r, e, a));
+          } catch (RejectedExecutionException stopping) {
+            // sent again after the restart, with the same key, when it was not marked
+          }
+        });
   }
 
-  private void delivered(Running r, AlertStore.Event e, Throwable failure) {
+  private void delivered(Running r, AlertStore.Event e, Sinks.Attempt a) {
     r.inFlight = false;
     if (alerts.get(r.name()) != r) {
       return; // deleted meanwhile
     }
     long now = clock.getAsLong();
-    if (failure == null) {
+    if (a.delivered()) {
       store.delivered(e, now);
       r.failures = 0;
       r.lastError = null;
+    } else if (!a.again()) {
+      store.refused(e, a.error()); // the receiver refuses it for good: the next one goes on
+      r.lastError = a.error();
     } else {
-      Throwable c = failure.getCause() != null ? failure.getCause() : failure;
-      String why = c.getMessage() == null ? c.getClass().getSimpleName() : c.getMessage();
-      store.failed(e, why);
+      store.failed(e, a.error());
       r.failures++;
-      r.lastError = why;
-      // exponential, with full jitter: 0.5 s, 1 s, 2 s ... at most a minute
+      r.lastError = a.error();
+      // exponential, with jitter: 0.5 s, 1 s, 2 s ... at most a minute
       long cap = Math.min(MAX_BACKOFF_MS, 500L << Math.min(r.failures - 1, 16));
       r.retryAtMs = now + ThreadLocalRandom.current().nextLong(cap / 2, cap + 1);
     }
@@ -429,14 +441,8 @@ public final class Alerts implements AutoCloseable {
     String queryText = d.queryText();
     Definition.Compiled compiled = d.compiled();
     AlertSpec spec = d.spec();
-    AlertSink sink;
-    try {
-      sink = sinks.open(spec.sink(), "sink");
-    } catch (AlertSink.Refused e) {
-      throw new Refused(422, e.getMessage(), e.resolution(), e.field(), null, List.of());
-    }
-    try {
-      return call(
+    SinkSpec sink = Definition.sink(spec.sink(), sinks);
+    return call(
           () -> {
             check(name, by);
             if (query != null) {
@@ -475,10 +481,6 @@ public final class Alerts implements AutoCloseable {
             alerts.put(name, r);
             return info(r);
           });
-    } catch (RuntimeException e) {
-      sink.close();
-      throw e;
-    }
   }
 
   /** The name is free, and {@code by} may define one more. Owning thread. */
@@ -563,9 +565,6 @@ public final class Alerts implements AutoCloseable {
           Running r = mine(name, by, "deletes");
           store.delete(name);
           alerts.remove(name);
-          if (r.sink != null) {
-            r.sink.close();
-          }
           if (r.stored.ownsQuery() && standing.find(name).isPresent()) {
             try {
               standing.delete(name, by);
@@ -632,7 +631,6 @@ public final class Alerts implements AutoCloseable {
         r.spec.quietPeriodMs(),
         r.spec.labels(),
         r.spec.sink(),
-        r.sink == null ? null : r.sink.describe(),
         store.counts(r.name()),
         r.dropped,
         r.lastError,
@@ -679,11 +677,6 @@ public final class Alerts implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     owner.shutdownNow();
-    for (Running r : alerts.values()) {
-      if (r.sink != null) {
-        r.sink.close();
-      }
-    }
     store.close();
   }
 }

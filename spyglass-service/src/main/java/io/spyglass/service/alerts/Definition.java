@@ -8,6 +8,9 @@ import io.spyglass.core.plan.QueryPlan;
 import io.spyglass.core.syntax.BqlException;
 import io.spyglass.service.auth.User;
 import io.spyglass.service.metering.StandingQueries;
+import io.spyglass.sinks.SinkSpec;
+import io.spyglass.sinks.SinkSpecException;
+import io.spyglass.sinks.Sinks;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.LongSupplier;
@@ -98,7 +101,18 @@ record Definition(
     } catch (AlertSpec.Bad e) {
       throw new Alerts.Refused(422, e.getMessage(), e.resolution, e.field, null, List.of());
     }
-    if (spec.sink() == null || !spec.sink().isObject()) {
+    return new Definition(name, query, standingName, queryText, compiled, spec);
+  }
+
+  /**
+   * An alert's sink as a query's is written ({@code {"type": "webhook", "url": ...}}), checked
+   * against what {@code sinks} may deliver to.
+   *
+   * @throws Alerts.Refused 422 naming the field that is wrong, or saying the operator does not
+   *     allow it
+   */
+  static SinkSpec sink(JsonNode sink, Sinks sinks) {
+    if (sink == null || !sink.isObject()) {
       throw new Alerts.Refused(
           422,
           "The alert needs a \"sink\": an object, as a query's sinks are written",
@@ -107,7 +121,15 @@ record Definition(
           null,
           List.of());
     }
-    return new Definition(name, query, standingName, queryText, compiled, spec);
+    java.util.Map<String, Object> fields = new java.util.LinkedHashMap<>();
+    sink.fields()
+        .forEachRemaining(
+            e -> fields.put(e.getKey(), e.getValue().isTextual() ? e.getValue().textValue() : e.getValue()));
+    try {
+      return sinks.check(SinkSpec.fromFields(fields, "sink"), "sink");
+    } catch (SinkSpecException e) {
+      throw new Alerts.Refused(422, e.getMessage(), e.resolution(), e.field(), null, List.of());
+    }
   }
 
   /** The shape of a standing query's rows and the condition bound to them. */

@@ -228,6 +228,7 @@ final class AlertsApi {
     d.put("pending", i.counts().pending());
     d.put("quiet", i.counts().quiet());
     d.put("muted", i.counts().muted());
+    d.put("refused", i.counts().refused());
     d.put("dropped", i.dropped());
     d.put("failedAttempts", i.counts().failedAttempts());
     if (i.lastError() != null) {
