@@ -335,6 +335,7 @@ public final class Alerts implements AutoCloseable {
                   r.condition,
                   r.spec.quietPeriodMs(),
                   r.mutedUntil > now,
+                  r.spec.format() == Payloads.Format.ALERTMANAGER,
                   new Evaluator.Window(w.start(), w.end(), w.records(), w.error()),
                   r.groups,
                   r.lastSeq + 1,

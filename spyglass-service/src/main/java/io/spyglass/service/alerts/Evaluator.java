@@ -29,6 +29,9 @@ import java.util.Set;
  *       no row of it (unless the window says rows are missing: then nothing resolves for absence).
  *   <li>A muted alert records its events {@code muted}: nothing of them is sent, nor the
  *       resolution of a firing that was not sent.
+ *   <li>With {@code repeatFiring} (the Alertmanager form), a group still firing fires again in each
+ *       final window, as Prometheus sends its firing alerts at each evaluation: Alertmanager
+ *       resolves an alert that is not sent again before its {@code endsAt}.
  * </ul>
  */
 final class Evaluator {
@@ -52,6 +55,7 @@ final class Evaluator {
   /**
    * Evaluates {@code window}.
    *
+   * @param repeatFiring whether a group still firing fires again in this window
    * @param before the groups' states before it, by id
    * @param firstSeq the order number of its first event
    * @param timeMs when it is evaluated, recorded with its events
@@ -63,6 +67,7 @@ final class Evaluator {
       Condition condition,
       long quietPeriodMs,
       boolean muted,
+      boolean repeatFiring,
       Window window,
       Map<String, AlertStore.Group> before,
       long firstSeq,
@@ -90,6 +95,10 @@ final class Evaluator {
         changed.add(
             new AlertStore.Group(
                 id, labelsJson, true, delivery.equals(AlertStore.PENDING), resolvedEnd));
+      } else if (meets && repeatFiring) {
+        String delivery =
+            !g.notified() ? AlertStore.QUIET : muted ? AlertStore.MUTED : AlertStore.PENDING;
+        events.add(event(alert, id, window, seq[0]++, "firing", labelsJson, row, timeMs, delivery));
       } else if (!meets && firing) {
         events.add(resolve(alert, g, window, seq[0]++, row.toString(), timeMs, muted));
         changed.add(new AlertStore.Group(id, labelsJson, false, false, window.end()));

@@ -18,8 +18,9 @@ import java.util.Map;
  *       {"start", "end"}, "values", "query", "time"}}, times in epoch milliseconds.
  *   <li>{@code alertmanager}: what Prometheus Alertmanager's {@code POST /api/v2/alerts} takes, a
  *       JSON array of one alert {@code {"labels": {"alertname", ...}, "annotations": {"summary",
- *       "query", "window"}, "startsAt", "endsAt"?, "generatorURL"}}, times in RFC 3339; {@code
- *       endsAt} is set when it resolved.
+ *       "query", "window"}, "startsAt", "endsAt", "generatorURL"}}, times in RFC 3339: a firing
+ *       alert ends four windows after it was sent unless sent again (it is, each final window
+ *       while it fires), a resolved one ends at the start of the window that resolved it.
  * </ul>
  */
 final class Payloads {
@@ -104,12 +105,15 @@ final class Payloads {
             + (e.state().equals("firing") ? ", values " + e.values() : ""));
     annotations.put("query", spec.standingQuery());
     annotations.put("window", window);
+    a.put("startsAt", rfc3339(e.windowStart()));
     if (e.state().equals("firing")) {
-      a.put("startsAt", rfc3339(e.windowStart()));
+      // sent again each final window while it fires: Alertmanager resolves it by itself when
+      // four windows pass without it (as Prometheus sets endsAt four evaluations ahead)
+      long length = Math.max(1, e.windowEnd() - e.windowStart());
+      a.put("endsAt", rfc3339(Math.max(e.timeMs(), e.windowEnd()) + 4 * length));
     } else {
       // the first window that no longer meets the condition: Alertmanager keeps the earlier
       // startsAt of the alert it resolves
-      a.put("startsAt", rfc3339(e.windowStart()));
       a.put("endsAt", rfc3339(e.windowStart()));
     }
     a.put("generatorURL", generatorUrl);

@@ -24,6 +24,7 @@ class EvaluatorTest {
   Map<String, AlertStore.Group> groups;
   List<AlertStore.Event> all;
   long seq;
+  boolean repeat;
 
   @BeforeEach
   void setUp() throws Exception {
@@ -44,6 +45,7 @@ class EvaluatorTest {
             condition,
             QUIET,
             muted,
+            repeat,
             new Evaluator.Window(i * MINUTE, (i + 1) * MINUTE, records, error),
             Map.copyOf(groups),
             seq + 1,
@@ -137,6 +139,15 @@ class EvaluatorTest {
     assertThat(groups).as("within the quiet period: remembered").hasSize(2);
     window(7);
     assertThat(groups).as("8 min - 2 min is past the quiet period").isEmpty();
+  }
+
+  @Test
+  void inTheAlertmanagerFormAGroupStillFiringFiresAgainEachWindow() {
+    repeat = true;
+    assertThat(states(window(0, row("acme", 20), row("beta", 1)))).isEqualTo("acme:firing:pending");
+    assertThat(states(window(1, row("acme", 30), row("beta", 1)))).isEqualTo("acme:firing:pending");
+    assertThat(states(window(2, row("acme", 1)))).isEqualTo("acme:resolved:pending");
+    assertThat(all).extracting(AlertStore.Event::key).doesNotHaveDuplicates();
   }
 
   @Test
