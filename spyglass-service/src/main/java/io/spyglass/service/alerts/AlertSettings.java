@@ -29,9 +29,10 @@ public record AlertSettings(int maxPerUser, int maxEventsPerAlert, String public
     }
   }
 
-  /** Where people see an alert. */
+  /** Where people see an alert: its page in the web UI. */
   String linkTo(String alert) {
-    String path = "/alerts?alert=" + java.net.URLEncoder.encode(alert, java.nio.charset.StandardCharsets.UTF_8);
+    // a name is letters, digits, '.', '_' and '-': nothing to escape
+    String path = "/#/alerts/" + alert;
     return publicUrl == null ? path : publicUrl + path;
   }
 }
