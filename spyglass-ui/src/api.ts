@@ -160,6 +160,65 @@ export interface QueryInfo {
   endsAt?: number | null;
   /** Why and by whom it was ended before its own end. */
   stoppedBy?: { reason: string; by: string } | null;
+  /** Where its results go besides its streams, and how their delivery goes. */
+  sinks?: SinkStatus[];
+}
+
+export type SinkType = 'webhook' | 'file' | 'kafka';
+
+/** A sink as the API takes it (docs/sinks.md). */
+export interface SinkSpec {
+  type: SinkType;
+  url?: string;
+  path?: string;
+  topic?: string;
+  bootstrap?: string;
+}
+
+/** A query's sink and how its delivery goes. */
+export interface SinkStatus {
+  type: SinkType;
+  /** The URL, the path as given, or the topic. */
+  target: string;
+  delivered: number;
+  retried: number;
+  dropped: number;
+  failing: boolean;
+  lastError?: string | null;
+  pending?: number;
+}
+
+/**
+ * Fetches a file the API makes (an export) with the token every call sends, and hands it to the
+ * browser as a download named {@code name}; an error answer throws as {@link api} does.
+ */
+export async function download(path: string, name: string): Promise<void> {
+  const headers: Record<string, string> = {};
+  const token = getToken();
+  if (token) headers.Authorization = 'Bearer ' + token;
+  let res: Response;
+  try {
+    res = await fetch(path, { headers });
+  } catch {
+    throw new ApiError(0, 'Cannot reach the Spyglass service: is `spyglass serve` still running?');
+  }
+  if (!res.ok) {
+    let err: any = {};
+    try {
+      err = (await res.json())?.error ?? {};
+    } catch {
+      // not JSON
+    }
+    throw new ApiError(res.status, err.message ?? `The service answered ${res.status}`, err.resolution ?? '');
+  }
+  const url = URL.createObjectURL(await res.blob());
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
 export interface Quota {

@@ -9,6 +9,7 @@ import type { QueryState } from '../route';
 import { BuilderPanel } from '../ui/BuilderPanel';
 import { Editor } from '../ui/Editor';
 import { Results } from '../ui/Results';
+import { SinkDraft, SinksField, sinkSpecs } from '../ui/SinksField';
 
 export interface QueryPageProps {
   state: QueryState & { saved?: string };
@@ -44,6 +45,7 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
   const [saved, setSaved] = useState<Saved | null>(null);
   const [saving, setSaving] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const [sinks, setSinks] = useState<SinkDraft[]>([]);
   const q = state.q;
   // the result's grouping columns as the query says, none for raw records (no chart, no pivot of ids)
   const keys = queryKeys(q);
@@ -148,7 +150,8 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
     timings.runAt = performance.now();
     timings.firstResultMs = undefined;
     try {
-      const s = await api<Submitted>('POST', '/api/queries', { query: q });
+      const targets = sinkSpecs(sinks);
+      const s = await api<Submitted>('POST', '/api/queries', targets.length ? { query: q, sinks: targets } : { query: q });
       nav({ run: s.id, w: undefined });
       onQueriesChanged();
     } catch (e) {
@@ -325,6 +328,7 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
         </form>
       )}
       {state.builder && <BuilderPanel query={q} fields={fields} onQuery={(text) => nav({ q: text }, true)} />}
+      <SinksField sinks={sinks} onChange={setSinks} />
       {problem && (
         <p class="error" role="alert">
           {problem}
@@ -362,6 +366,7 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
           scale={state.scale}
           w={state.w}
           keys={keys}
+          exportId={state.run}
           onChange={(p) => nav({ ...p, ...('w' in p ? { w: p.w } : {}) }, !('w' in p))}
         />
       )}

@@ -5,7 +5,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, QueryInfo, Quota, api, finiteDuration } from '../api';
-import { clientsText, filterQueries, isOrphan } from '../results/queries';
+import { clientsText, filterQueries, isOrphan, sinksText, sinksTitle } from '../results/queries';
 import { wholeSeconds } from '../results/progress';
 import { formatRoute } from '../route';
 
@@ -168,6 +168,7 @@ function QueryTable({ queries, stop, alerts, selected, onSelect, onSelectAll }: 
             <th scope="col">Progress</th>
             <th scope="col">Records seen</th>
             <th scope="col">Results</th>
+            <th scope="col">Sinks</th>
             <th scope="col">
               <span class="sr-only">Actions</span>
             </th>
@@ -214,6 +215,9 @@ function QueryTable({ queries, stop, alerts, selected, onSelect, onSelectAll }: 
                 </td>
                 <td class="num">{p.recordsSeen.toLocaleString()}</td>
                 <td class="num">{p.resultsEmitted.toLocaleString()}</td>
+                <td class={q.sinks?.some((k) => k.failing) ? 'sinks warn' : 'sinks'} title={sinksTitle(q) || undefined}>
+                  {sinksText(q) || <span class="muted">none</span>}
+                </td>
                 <td>
                   {stop && (
                     <button type="button" aria-label={`Stop query ${q.id}`} onClick={() => stop(q.id)}>

@@ -64,3 +64,22 @@ function wholeDuration(s: number): string {
   const h = Math.floor(m / 60);
   return m % 60 ? `${h}\u00a0h ${m % 60}\u00a0min` : `${h}\u00a0h`;
 }
+
+/** A query's sinks in a few words: "2 sinks", "1 sink · failing"; "" without any. */
+export function sinksText(q: QueryInfo): string {
+  const sinks = q.sinks ?? [];
+  if (!sinks.length) return '';
+  const failing = sinks.filter((s) => s.failing).length;
+  return `${sinks.length} sink${sinks.length === 1 ? '' : 's'}` + (failing ? ` · ${failing === sinks.length ? '' : failing + ' '}failing` : '');
+}
+
+/** Each sink of a query on a line: where, what it delivered and dropped, and why it fails. */
+export function sinksTitle(q: QueryInfo): string {
+  return (q.sinks ?? [])
+    .map(
+      (s) =>
+        `${s.type} ${s.target}: ${s.delivered.toLocaleString()} delivered, ${s.dropped.toLocaleString()} dropped` +
+        (s.failing && s.lastError ? ` · failing: ${s.lastError}` : ''),
+    )
+    .join('\n');
+}

@@ -9,6 +9,7 @@ import { pivot } from '../results/pivot';
 import { ChartType, chartData, chartsFor, logScaleFits, shapeOf } from '../results/shape';
 import { SortDir, formatNumber, numericColumns, shownIndex, sortRows } from '../results/table';
 import { Result, cell, columns } from '../results/types';
+import { ApiError, download as downloadExport } from '../api';
 import { VIEWS, View } from '../route';
 import type { Chart as ChartComponent } from './Chart';
 
@@ -41,6 +42,11 @@ export interface ResultsProps {
   keys?: string[];
   /** Says which window a result is (a standing query's time range); the window's number otherwise. */
   describe?(r: Result): string | undefined;
+  /**
+   * The query whose every result the service exports (GET /api/queries/{id}/export): the exports
+   * of all windows come from there, not only what this page received; without it, from the page.
+   */
+  exportId?: string;
   onChange(p: { view?: View; chart?: string; metric?: string; scale?: string; w?: number | undefined }): void;
 }
 
@@ -106,12 +112,20 @@ export function Results(p: ResultsProps) {
   const view = views.includes(p.view) ? p.view : 'table';
 
   const Chart = useChart(view === 'chart');
+  const [exportProblem, setExportProblem] = useState<string | null>(null);
 
   if (!current) return null;
   const wn = windowNumber(current, index);
   const go = (i: number) => p.onChange({ w: windowNumber(results[i], i) });
   const meta = current.meta;
   const stem = `spyglass-${meta.query?.id ?? 'result'}`;
+  /** Every result the service keeps of the query, streamed by the service into a download. */
+  const serverExport = (name: string, format: 'csv' | 'ndjson') => {
+    setExportProblem(null);
+    downloadExport(`/api/queries/${encodeURIComponent(p.exportId!)}/export?format=${format}`, name).catch((e) =>
+      setExportProblem(e instanceof ApiError ? e.plain() : String(e)),
+    );
+  };
 
   return (
     <section class="results" aria-label="Results">
@@ -206,17 +220,33 @@ export function Results(p: ResultsProps) {
           <button type="button" onClick={() => download(`${stem}-window-${wn}.csv`, 'text/csv', toCsv(current.records))}>
             CSV
           </button>
-          <button type="button" onClick={() => download(`${stem}-all.csv`, 'text/csv', windowsCsv(results))}>
+          <button
+            type="button"
+            onClick={() =>
+              p.exportId ? serverExport(`${stem}-all.csv`, 'csv') : download(`${stem}-all.csv`, 'text/csv', windowsCsv(results))
+            }
+          >
             CSV, all windows
           </button>
           <button type="button" onClick={() => download(`${stem}-window-${wn}.json`, 'application/json', toJson(current))}>
             JSON
           </button>
-          <button type="button" onClick={() => download(`${stem}-all.json`, 'application/json', toJson(results))}>
-            JSON, all windows
-          </button>
+          {p.exportId ? (
+            <button type="button" onClick={() => serverExport(`${stem}-all.ndjson`, 'ndjson')}>
+              NDJSON, all windows
+            </button>
+          ) : (
+            <button type="button" onClick={() => download(`${stem}-all.json`, 'application/json', toJson(results))}>
+              JSON, all windows
+            </button>
+          )}
         </div>
       </div>
+      {exportProblem && (
+        <p class="error" role="alert">
+          {exportProblem}
+        </p>
+      )}
       {view === 'table' && <Table result={current} />}
       {view === 'json' && <pre class="json" aria-label="Result as JSON" tabIndex={0}>{JSON.stringify(current, null, 2)}</pre>}
       {view === 'chart' && data && Chart && (

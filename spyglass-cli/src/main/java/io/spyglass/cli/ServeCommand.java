@@ -17,6 +17,7 @@ import io.spyglass.service.metering.RecoveryOptions;
 import io.spyglass.service.query.ResultLimits;
 import io.spyglass.service.runtime.EmbeddedRuntime;
 import io.spyglass.service.runtime.FlinkRuntime;
+import io.spyglass.sinks.SinkSettings;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.reflect.InvocationTargetException;
@@ -47,10 +48,14 @@ import picocli.CommandLine.Command;
       "  ./spyglass serve --bind 0.0.0.0 --tokens tokens.txt   # lines: TOKEN USER [ROLE...]",
       "  ./spyglass serve --source http --data /var/lib/spyglass   # POST /api/ingest; docs/metering.md",
       "  ./spyglass serve --config /etc/spyglass/spyglass.yaml     # every option; docs/operations.md",
-      "  ./spyglass serve --tls-cert fullchain.pem --tls-key privkey.pem --bind 0.0.0.0 --tokens t.txt"
+      "  ./spyglass serve --tls-cert fullchain.pem --tls-key privkey.pem --bind 0.0.0.0 --tokens t.txt",
+      "  ./spyglass serve --sink-allow hooks.example.com --sink-dir /var/lib/spyglass/sinks   # sinks"
     })
 final class ServeCommand implements Callable<Integer> {
   @CommandLine.Mixin ServeOptions o;
+
+  // where users' queries may deliver their results besides their streams (docs/sinks.md)
+  @CommandLine.Mixin SinkOptions sinkOptions;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -119,6 +124,7 @@ final class ServeCommand implements Callable<Integer> {
           ServeOptions.resultLimits(o.maxResultMemory, o.maxResultMemoryPerUser, o.maxResultSize);
       UsageLimits usage = o.usageLimits();
       EdgeGuards guards = o.edgeGuards();
+      SinkSettings sinks = sinkOptions.settings(o.runtime.equals("flink") ? o.kafka : null);
       AlertSettings alerts = o.alertSettings();
       config =
           ServiceConfig.defaults()
@@ -141,6 +147,7 @@ final class ServeCommand implements Callable<Integer> {
                     b.maxForeverMs = maxForeverMs;
                     b.auditLog = o.auditLog;
                     b.tls = o.tlsCert == null ? null : new TlsFiles(o.tlsCert, o.tlsKey);
+                    b.sinks = sinks;
                     b.alerts = alerts;
                   });
     } catch (IllegalArgumentException | IOException e) {

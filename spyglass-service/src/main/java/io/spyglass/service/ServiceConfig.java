@@ -8,6 +8,7 @@ import io.spyglass.service.http.StreamSettings;
 import io.spyglass.service.http.TlsFiles;
 import io.spyglass.service.metering.RecoveryOptions;
 import io.spyglass.service.query.ResultLimits;
+import io.spyglass.sinks.SinkSettings;
 import java.nio.file.Path;
 import java.util.function.Consumer;
 
@@ -44,6 +45,8 @@ import java.util.function.Consumer;
  * @param auditLog where the audit log (who started and stopped what) is appended; null for {@code
  *     audit.log} under the data folder, {@code -} for standard output
  * @param tls the certificate and key to serve HTTPS with; null for plain HTTP
+ * @param sinks where queries' results may be delivered besides their streams (webhook hosts, the
+ *     file folder, Kafka clusters), and the bounds of delivery (docs/sinks.md)
  * @param alerts what alerts on standing queries may do: per-user cap, events kept, links
  */
 public record ServiceConfig(
@@ -71,6 +74,7 @@ public record ServiceConfig(
     long maxForeverMs,
     Path auditLog,
     TlsFiles tls,
+    SinkSettings sinks,
     AlertSettings alerts) {
 
   public ServiceConfig {
@@ -96,6 +100,7 @@ public record ServiceConfig(
     require(usage != null, "the usage limits are required");
     require(guards != null, "the edge's guards are required");
     require(maxForeverMs >= 0, "max-query-duration must not be negative");
+    require(sinks != null, "the sink settings are required");
     require(alerts != null, "the alert settings are required");
   }
 
@@ -115,7 +120,8 @@ public record ServiceConfig(
    * user), 60 s of grace, {@code STREAM(FOREVER)} queries ended after 24 h, results kept 2 minutes
    * (the last 2,000 or 8 MiB per query), streams dropped 1,000 results or 30 s behind, request
    * heads within 10 s, 1 record in 100 sampled, kept results within a quarter of the heap (a
-   * quarter of that per user, 8 MiB a result), the audit log in the data folder, plain HTTP.
+   * quarter of that per user, 8 MiB a result), the audit log in the data folder, plain HTTP, no
+   * sink allowed.
    */
   public static ServiceConfig defaults() {
     return new ServiceConfig(
@@ -143,6 +149,7 @@ public record ServiceConfig(
         DEFAULT_MAX_FOREVER_MS,
         null,
         null,
+        SinkSettings.DEFAULTS,
         AlertSettings.DEFAULTS);
   }
 
@@ -185,6 +192,7 @@ public record ServiceConfig(
     public long maxForeverMs;
     public Path auditLog;
     public TlsFiles tls;
+    public SinkSettings sinks;
     public AlertSettings alerts;
 
     Builder(ServiceConfig c) {
@@ -212,6 +220,7 @@ public record ServiceConfig(
       maxForeverMs = c.maxForeverMs;
       auditLog = c.auditLog;
       tls = c.tls;
+      sinks = c.sinks;
       alerts = c.alerts;
     }
 
@@ -241,6 +250,7 @@ public record ServiceConfig(
           maxForeverMs,
           auditLog,
           tls,
+          sinks,
           alerts);
     }
   }

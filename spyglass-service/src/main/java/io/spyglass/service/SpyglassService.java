@@ -21,8 +21,6 @@ import io.spyglass.service.store.DataFolderLock;
 import io.spyglass.service.store.Database;
 import io.spyglass.service.store.History;
 import io.spyglass.service.store.SavedQueries;
-import io.spyglass.sinks.DeliverySettings;
-import io.spyglass.sinks.SinkPolicy;
 import io.spyglass.sinks.Sinks;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -66,10 +64,9 @@ public final class SpyglassService implements AutoCloseable {
   /** Alerts on the standing queries; null without standing queries. */
   private final Alerts alerts;
 
-  private final Sinks alertSinks;
-
   private final DataFolderLock lock;
   private final AuditLog audit;
+  private final Sinks sinks;
   private final Health health = new Health();
   private volatile long lastSweepMs = System.currentTimeMillis();
   private volatile boolean closed;
@@ -86,10 +83,12 @@ public final class SpyglassService implements AutoCloseable {
       Listening listening,
       DataFolderLock lock,
       AuditLog audit,
+      Sinks sinks,
       AlertStore alertStore) {
     LongSupplier clock = System::currentTimeMillis;
     this.lock = lock;
     this.audit = audit;
+    this.sinks = sinks;
     this.config = config;
     this.tokens = tokens;
     this.runtime = runtime;
@@ -109,8 +108,10 @@ public final class SpyglassService implements AutoCloseable {
                 config.queryLimits(),
                 config.results(),
                 config.maxForeverMs()),
-            clock);
+            clock,
+            sinks);
     this.metrics = new ServiceMetrics(runtime, queries);
+    metrics.sinks(sinks);
     if (metering != null && metering.standing() != null) {
       metrics.metering(metering);
     }
@@ -126,9 +127,6 @@ public final class SpyglassService implements AutoCloseable {
               return t;
             });
     Alerts started = null;
-    // what alerts deliver through (the operator's sink settings are not part of the service yet:
-    // none is allowed)
-    this.alertSinks = new Sinks(DeliverySettings.DEFAULTS, SinkPolicy.NONE);
     try {
       if (alertStore != null) {
         started =
@@ -136,7 +134,7 @@ public final class SpyglassService implements AutoCloseable {
                 alertStore,
                 metering.store(),
                 metering.standing(),
-                alertSinks,
+                sinks,
                 config.queryLimits(),
                 config.alerts(),
                 clock);
@@ -187,7 +185,6 @@ public final class SpyglassService implements AutoCloseable {
       } else if (alertStore != null) {
         alertStore.close();
       }
-      alertSinks.close();
       throw e;
     }
   }
@@ -287,12 +284,13 @@ public final class SpyglassService implements AutoCloseable {
       closeQuietly(listening);
       throw e;
     }
-    return start(config, listening, runtime, metering, lock, null);
+    return start(config, listening, runtime, metering, lock, null, null);
   }
 
   /**
    * Starts the service with the data folder's lock taken (the service releases it), with {@code
-   * tokens} read from the tokens file already (null: read it now).
+   * tokens} read from the tokens file already (null: read it now), and the sinks its standing
+   * queries deliver to already (null: made now). The service owns them all from then on.
    */
   private static SpyglassService start(
       ServiceConfig config,
@@ -300,8 +298,10 @@ public final class SpyglassService implements AutoCloseable {
       QueryRuntime runtime,
       Metering metering,
       DataFolderLock lock,
-      Tokens loaded)
+      Tokens loaded,
+      Sinks made)
       throws IOException {
+    Sinks sinks = made != null ? made : sinks(config);
     try {
       Tokens tokens = loaded != null ? loaded : tokens(config);
       if (!tokens.required() && !config.insecure() && !isLoopback(config.bind())) {
@@ -319,7 +319,7 @@ public final class SpyglassService implements AutoCloseable {
         }
         SpyglassService s =
             new SpyglassService(
-                config, tokens, runtime, db, metering, listening, lock, audit, alertStore);
+                config, tokens, runtime, db, metering, listening, lock, audit, sinks, alertStore);
         audit.service("service-started", java.util.Map.of("url", s.url()));
         return s;
       } catch (IOException | RuntimeException e) {
@@ -337,8 +337,14 @@ public final class SpyglassService implements AutoCloseable {
       closeQuietly(metering);
       closeQuietly(listening);
       lock.close();
+      sinks.close(0);
       throw e;
     }
+  }
+
+  /** The sinks of {@code config}: their threads start with the first document. */
+  private static Sinks sinks(ServiceConfig config) {
+    return new Sinks(config.sinks().delivery(), config.sinks().policy());
   }
 
   private static void closeQuietly(Listening listening) {
@@ -406,17 +412,19 @@ public final class SpyglassService implements AutoCloseable {
       lock.close();
       throw e;
     }
+    Sinks sinks = sinks(config); // before the standing queries: they deliver to theirs
     try {
-      metering.start(runtime.engine(), config.queryLimits(), config.usage().standing());
+      metering.start(runtime.engine(), config.queryLimits(), config.usage().standing(), sinks);
       runtime.engine().resume();
     } catch (RuntimeException | InterruptedException e) {
       runtime.close();
       closeQuietly(metering);
       closeQuietly(listening);
       lock.close();
+      sinks.close(0);
       throw e;
     }
-    return start(config, listening, runtime, metering, lock, tokens);
+    return start(config, listening, runtime, metering, lock, tokens, sinks);
   }
 
   /** The tokens of the configured file, or none without one. */
@@ -532,16 +540,26 @@ public final class SpyglassService implements AutoCloseable {
       if (alerts != null) {
         alerts.close(); // what it did not deliver is delivered after the restart
       }
-      alertSinks.close();
       queries.stopAll();
       clean = queries.awaitAllEnded(Math.max(0, deadline - System.currentTimeMillis()));
       clean &= server.stop(Math.max(0, deadline - System.currentTimeMillis()));
+      // the final results to the sinks too: what they still hold after a few seconds is dropped,
+      // and logged
+      clean &= sinks.close(SINK_DRAIN_MS) == 0;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {
       close();
     }
     return clean;
+  }
+
+  /** How long a stop lets the sinks deliver what they hold. */
+  static final long SINK_DRAIN_MS = 5_000;
+
+  /** Where queries' results go besides their streams. */
+  public Sinks sinks() {
+    return sinks;
   }
 
   /** Stops at once: streams are cut and running queries end without a final result. */
@@ -560,9 +578,9 @@ public final class SpyglassService implements AutoCloseable {
     if (alerts != null) {
       alerts.close();
     }
-    alertSinks.close();
     queries.markInterrupted(); // what still runs ends now, without a final result
     runtime.close();
+    sinks.close(0); // after a shutdown, closed already; else what they hold is dropped, logged
     closeQuietly(metering);
     history.close();
     audit.service("service-stopped", java.util.Map.of());

@@ -157,6 +157,7 @@ public final class ApiServer implements AutoCloseable {
               cfg.routes.get("/api/queries/{id}", queries::get);
               cfg.routes.delete("/api/queries/{id}", queries::delete);
               cfg.routes.get("/api/queries/{id}/results", queries::results);
+              cfg.routes.get("/api/queries/{id}/export", queries::export);
               cfg.routes.post("/api/query", queries::run);
               cfg.routes.post("/api/validate", queries::validate);
               cfg.routes.get("/api/schema", ctx -> schema(ctx, schema));

@@ -221,7 +221,9 @@ final class MeteringApi {
     ObjectNode body = Json.parseObject(ctx.body());
     String name = text(body, "name");
     String query = text(body, "query");
-    StandingQueries.Info info = run(() -> s.create(name, query, Auth.user(ctx)));
+    java.util.List<io.spyglass.sinks.SinkSpec> sinks =
+        QueriesApi.sinks(body.get("sinks"), s.sinks()); // 422 before it is defined
+    StandingQueries.Info info = run(() -> s.create(name, query, sinks, Auth.user(ctx)));
     audit.standingCreated(info.name(), query, Auth.user(ctx).name());
     ctx.header("Location", "/api/standing-queries/" + info.name());
     Json.send(ctx, 201, toJson(info));
@@ -366,6 +368,7 @@ final class MeteringApi {
       o.put("error", i.error());
     }
     o.put("results", "/api/standing-queries/" + i.name() + "/results");
+    o.set("sinks", QueriesApi.sinksJson(i.sinks()));
     return o;
   }
 }

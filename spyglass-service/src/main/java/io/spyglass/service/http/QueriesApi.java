@@ -19,9 +19,14 @@ import io.spyglass.service.query.ServiceQuery;
 import io.spyglass.service.runtime.QueryProgress;
 import io.spyglass.service.schema.SchemaSampler;
 import io.spyglass.service.schema.UnseenFields;
+import io.spyglass.sinks.SinkSpec;
+import io.spyglass.sinks.SinkSpecException;
+import io.spyglass.sinks.SinkStats;
+import io.spyglass.sinks.Sinks;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -56,8 +61,17 @@ final class QueriesApi {
     this.limits = manager.limits().queryLimits();
   }
 
-  /** A query in a request body: JSON {@code {"query": ..., "detached": ...}} or plain BQL. */
-  record QueryRequest(String text, boolean detached) {}
+  /**
+   * A query in a request body: JSON {@code {"query": ..., "detached": ..., "sinks": [...]}} or plain
+   * BQL.
+   *
+   * @param sinks the body's {@code "sinks"} as sent (null when absent): read by {@link #sinks}
+   */
+  record QueryRequest(String text, boolean detached, JsonNode sinks) {
+    QueryRequest(String text, boolean detached) {
+      this(text, detached, null);
+    }
+  }
 
   static QueryRequest queryRequest(Context ctx) {
     String type = ctx.contentType() == null ? "" : ctx.contentType().toLowerCase();
@@ -75,7 +89,7 @@ final class QueriesApi {
         throw ApiException.badRequest(
             "\"detached\" must be true or false", "Send {\"query\": ..., \"detached\": true}");
       }
-      return new QueryRequest(q.asText(), d != null && d.asBoolean());
+      return new QueryRequest(q.asText(), d != null && d.asBoolean(), o.get("sinks"));
     }
     if (type.startsWith("text/plain")) {
       if (body.isBlank()) {
@@ -88,6 +102,87 @@ final class QueriesApi {
         "Unsupported content type '" + (type.isEmpty() ? "none" : ctx.contentType()) + "'",
         "Send JSON with Content-Type: application/json ({\"query\": BQL}), or the BQL itself"
             + " with Content-Type: text/plain");
+  }
+
+  /** The most sinks one query (or standing query) names. */
+  static final int MAX_SINKS = 10;
+
+  /**
+   * The sinks of a request body's {@code "sinks"} (none when absent), each checked against what
+   * this service may deliver to, before anything is sent: 400 when it is not an array of objects,
+   * 422 naming the field (e.g. {@code sinks[1].url}) when a sink is not written right or not
+   * allowed here.
+   */
+  static List<SinkSpec> sinks(JsonNode node, Sinks hub) {
+    if (node == null || node.isNull()) {
+      return List.of();
+    }
+    String example = "Send \"sinks\": [{\"type\": \"webhook\", \"url\": \"https://...\"}] (docs/sinks.md)";
+    if (!node.isArray()) {
+      throw ApiException.badRequest("\"sinks\" must be an array of sinks", example);
+    }
+    if (node.size() > MAX_SINKS) {
+      throw new ApiException(
+              422,
+              "A query names at most " + MAX_SINKS + " sinks, not " + node.size(),
+              "Deliver to fewer sinks: a webhook or a Kafka topic can fan out further")
+          .with("field", "sinks");
+    }
+    List<SinkSpec> out = new ArrayList<>();
+    for (int i = 0; i < node.size(); i++) {
+      String field = "sinks[" + i + "]";
+      JsonNode s = node.get(i);
+      if (!s.isObject()) {
+        throw ApiException.badRequest(field + " must be an object", example);
+      }
+      Map<String, Object> fields = new LinkedHashMap<>();
+      for (Map.Entry<String, JsonNode> e : s.properties()) {
+        fields.put(e.getKey(), e.getValue().isTextual() ? e.getValue().asText() : e.getValue());
+      }
+      try {
+        SinkSpec spec = SinkSpec.fromFields(fields, field);
+        if (hub == null) {
+          throw new ApiException(
+                  422,
+                  "This service delivers results to no sink",
+                  "Leave \"sinks\" out, or ask the operator")
+              .with("field", field);
+        }
+        hub.check(spec, field);
+        out.add(spec);
+      } catch (SinkSpecException e) {
+        throw sinkRefused(e);
+      }
+    }
+    return out;
+  }
+
+  /** 422 for a sink not written right or not allowed here, naming where it was written. */
+  static ApiException sinkRefused(SinkSpecException e) {
+    return new ApiException(422, e.getMessage(), e.resolution())
+        .with("field", e.field())
+        .with("refused", e.refused());
+  }
+
+  /** A query's sinks and their counters, for its description. */
+  static ArrayNode sinksJson(List<SinkStats> stats) {
+    ArrayNode list = Json.array();
+    for (SinkStats s : stats) {
+      ObjectNode o = list.addObject();
+      o.put("type", s.spec().type().wireName());
+      o.put("target", s.spec().describe());
+      o.put("delivered", s.delivered());
+      o.put("retried", s.retried());
+      o.put("dropped", s.dropped());
+      o.put("failing", s.failing());
+      if (s.lastError() == null) {
+        o.putNull("lastError");
+      } else {
+        o.put("lastError", s.lastError());
+      }
+      o.put("pending", s.pending());
+    }
+    return list;
   }
 
   static ApiException tooMany(AdmissionException e) {
@@ -109,8 +204,9 @@ final class QueriesApi {
   }
 
   private ServiceQuery submit(User user, QueryRequest r) {
+    List<SinkSpec> sinks = sinks(r.sinks(), manager.sinks()); // 422 before anything runs
     try {
-      return manager.submit(user, r.text(), r.detached());
+      return manager.submit(user, r.text(), r.detached(), sinks);
     } catch (AdmissionException e) {
       throw tooMany(e);
     } catch (IllegalStateException e) {
@@ -130,6 +226,9 @@ final class QueriesApi {
     body.put("query", q.text());
     body.put("detached", q.detached());
     body.put("results", "/api/queries/" + q.id() + "/results");
+    if (q.sinks() != null) {
+      body.set("sinks", sinksJson(q.sinks().stats()));
+    }
     ctx.header("Location", "/api/queries/" + q.id());
     Json.send(ctx, 201, body);
   }
@@ -170,6 +269,7 @@ final class QueriesApi {
     o.put("state", q.state());
     o.put("detached", q.detached());
     o.put("submitted", q.submittedMs());
+    o.set("sinks", sinksJson(q.sinks() == null ? List.of() : q.sinks().stats()));
     if (q.isRunning()) {
       o.putNull("ended");
     } else {
@@ -237,6 +337,28 @@ final class QueriesApi {
         () -> {
           try {
             return new SseStream(q, after, manager, metrics, streams, ctx.req(), ctx.res())
+                .start()
+                .whenComplete((v, t) -> permit.close());
+          } catch (IOException | RuntimeException e) {
+            permit.close();
+            throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
+          }
+        });
+  }
+
+  /**
+   * {@code GET /api/queries/{id}/export?format=ndjson|csv}: every result kept, then, while the
+   * query runs, each new one until it ends, streamed ({@link ExportStream}); someone else's query
+   * answers 404, as for {@code /results}. Counts as one of the user's streams.
+   */
+  void export(Context ctx) {
+    ServiceQuery q = find(ctx);
+    ExportStream.Format format = ExportStream.Format.of(ctx.queryParam("format"));
+    StreamQuota.Permit permit = quota.acquire(Auth.user(ctx)); // 429 past the user's streams
+    ctx.future(
+        () -> {
+          try {
+            return new ExportStream(q, format, manager, ctx.req(), ctx.res())
                 .start()
                 .whenComplete((v, t) -> permit.close());
           } catch (IOException | RuntimeException e) {

@@ -26,7 +26,7 @@ import org.eclipse.jetty.websocket.api.Callback;
 
 /**
  * {@code /api/ws}: one socket carries many queries. Client messages: {@code {"type": "submit",
- * "query": BQL, "detached"?: bool, "progress"?: bool}}, {@code {"type": "subscribe", "id": ...,
+ * "query": BQL, "detached"?: bool, "progress"?: bool, "sinks"?: [...]}}, {@code {"type": "subscribe", "id": ...,
  * "after"?: N, "progress"?: bool}}, {@code {"type": "unsubscribe", "id": ...}}, {@code {"type":
  * "kill", "id": ...}}. Server messages: {@code accepted}, {@code result} ({@code {"type": "result",
  * "id": ..., "seq": N, "result": {...}}}), {@code end} after a query's last result, {@code killed},
@@ -257,8 +257,10 @@ final class WebSocketApi {
             "A submit message needs a query", "Send {\"type\": \"submit\", \"query\": BQL}");
       }
       ServiceQuery query;
+      java.util.List<io.spyglass.sinks.SinkSpec> sinks =
+          QueriesApi.sinks(msg.get("sinks"), manager.sinks());
       try {
-        query = manager.submit(user, q.asText(), msg.path("detached").asBoolean(false));
+        query = manager.submit(user, q.asText(), msg.path("detached").asBoolean(false), sinks);
       } catch (BqlException e) {
         ObjectNode err = Json.errors(e);
         err.put("type", "error");

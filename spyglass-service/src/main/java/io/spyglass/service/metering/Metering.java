@@ -188,6 +188,19 @@ public final class Metering implements AutoCloseable {
    */
   public void start(Engine engine, QueryLimits limits, StandingQueries.Limits standingLimits)
       throws InterruptedException {
+    start(engine, limits, standingLimits, null);
+  }
+
+  /**
+   * As {@link #start(Engine, QueryLimits, StandingQueries.Limits)}, the standing queries delivering
+   * their results to their sinks through {@code sinks} (null: standing queries have no sinks).
+   */
+  public void start(
+      Engine engine,
+      QueryLimits limits,
+      StandingQueries.Limits standingLimits,
+      io.spyglass.sinks.Sinks sinks)
+      throws InterruptedException {
     standing =
         StandingQueries.restore(
             engine,
@@ -196,7 +209,8 @@ public final class Metering implements AutoCloseable {
             limits,
             standingLimits,
             settings.checkpointEveryMs(),
-            System::currentTimeMillis);
+            System::currentTimeMillis,
+            sinks);
   }
 
   public Settings settings() {

@@ -9,6 +9,9 @@ import io.spyglass.core.result.Result;
 import io.spyglass.engine.Engine;
 import io.spyglass.engine.ingest.Ingestor;
 import io.spyglass.service.auth.User;
+import io.spyglass.sinks.SinkSpec;
+import io.spyglass.sinks.SinkStats;
+import io.spyglass.sinks.Sinks;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -45,9 +48,22 @@ public final class StandingQueries implements AutoCloseable {
    * @param withoutTime documents it read without a readable event time, in no window (as of the
    *     last checkpoint)
    * @param error why it stopped; null while it runs
+   * @param sinks its sinks and their counters; empty when it has none
    */
   public record Info(
-      String name, String query, String owner, long createdMs, long withoutTime, String error) {}
+      String name,
+      String query,
+      String owner,
+      long createdMs,
+      long withoutTime,
+      String error,
+      List<SinkStats> sinks) {
+    /** A standing query without sinks. */
+    public Info(
+        String name, String query, String owner, long createdMs, long withoutTime, String error) {
+      this(name, query, owner, createdMs, withoutTime, error, List.of());
+    }
+  }
 
   /**
    * What standing queries may do.
@@ -129,6 +145,9 @@ public final class StandingQueries implements AutoCloseable {
 
   private final Limits standing;
   private final LongSupplier clock;
+
+  /** Where standing queries deliver their results besides their windows; null: nowhere. */
+  private final Sinks sinks;
   private final Map<String, StandingQuery> queries = new LinkedHashMap<>();
 
   /** A copy of {@link #queries} for readers off the owning thread (metrics, health). */
@@ -150,9 +169,11 @@ public final class StandingQueries implements AutoCloseable {
       Ingestor ingestor,
       QueryLimits queryLimits,
       Limits standing,
-      LongSupplier clock) {
+      LongSupplier clock,
+      Sinks sinks) {
     this.engine = engine;
     this.store = store;
+    this.sinks = sinks;
     this.limits = queryLimits;
     // standing queries keep fewer exact groups than other queries: they run for ever
     this.maxGroups = Math.min(queryLimits.maxExactGroups(), standing.maxGroups());
@@ -183,9 +204,30 @@ public final class StandingQueries implements AutoCloseable {
       long checkpointEveryMs,
       LongSupplier clock)
       throws InterruptedException {
-    StandingQueries s = new StandingQueries(engine, store, ingestor, queryLimits, standing, clock);
+    return restore(
+        engine, store, ingestor, queryLimits, standing, checkpointEveryMs, clock, null);
+  }
+
+  /**
+   * As {@link #restore(Engine, StandingStore, Ingestor, QueryLimits, Limits, long, LongSupplier)},
+   * each standing query delivering its results to its sinks through {@code sinks} (null: standing
+   * queries have no sinks, and their stored sinks are not delivered to).
+   */
+  public static StandingQueries restore(
+      Engine engine,
+      StandingStore store,
+      Ingestor ingestor,
+      QueryLimits queryLimits,
+      Limits standing,
+      long checkpointEveryMs,
+      LongSupplier clock,
+      Sinks sinks)
+      throws InterruptedException {
+    StandingQueries s =
+        new StandingQueries(engine, store, ingestor, queryLimits, standing, clock, sinks);
     for (StandingStore.Stored st : store.list()) {
       StandingQuery q = new StandingQuery(st, s.limits, standing.tenantField());
+      q.sinks = s.sinksOf(q);
       if (st.error() != null) {
         q.error = st.error();
         s.openWindowsOf(q, st.state());
@@ -219,6 +261,28 @@ public final class StandingQueries implements AutoCloseable {
     published = List.copyOf(queries.values());
   }
 
+  /**
+   * The deliveries of a standing query's stored sinks; null without any. A sink the service no
+   * longer allows (its operator changed the lists) gives every document up, saying why.
+   */
+  private io.spyglass.sinks.QuerySinks sinksOf(StandingQuery q) {
+    List<SinkSpec> specs;
+    try {
+      specs = SinkSpec.listFromJson(q.stored.sinks());
+    } catch (IllegalArgumentException e) {
+      LOG.error("standing query {}: its sinks cannot be read: {}", q.name(), e.getMessage());
+      return null;
+    }
+    if (specs.isEmpty()) {
+      return null;
+    }
+    if (sinks == null) {
+      LOG.warn("standing query {}: this service delivers to no sink, its sinks get nothing", q.name());
+      return null;
+    }
+    return sinks.forQuery(q.id(), specs);
+  }
+
   private void listen(StandingQuery q) {
     q.handle.onUpdate(
         () -> {
@@ -235,6 +299,11 @@ public final class StandingQueries implements AutoCloseable {
   /** What standing queries may do here. */
   public Limits limits() {
     return standing;
+  }
+
+  /** Where standing queries deliver their results besides their windows; null: nowhere. */
+  public Sinks sinks() {
+    return sinks;
   }
 
   /** Checkpoints taken since the start. */
@@ -300,6 +369,20 @@ public final class StandingQueries implements AutoCloseable {
    * @throws io.spyglass.core.syntax.BqlException when the query is not valid
    */
   public Info create(String name, String query, User by) {
+    return create(name, query, List.of(), by);
+  }
+
+  /**
+   * As {@link #create(String, String, User)}, its every result also delivered to {@code sinkSpecs}
+   * (checked already against the service's sinks), which are stored with it.
+   *
+   * @throws Refused 422 when it names sinks and the service delivers to none
+   */
+  public Info create(String name, String query, List<SinkSpec> sinkSpecs, User by) {
+    if (!sinkSpecs.isEmpty() && sinks == null) {
+      throw new Refused(
+          422, "This service delivers results to no sink", "Leave \"sinks\" out, or ask the operator");
+    }
     if (by.boundToTenants()) {
       throw new Refused(
           403,
@@ -353,13 +436,24 @@ public final class StandingQueries implements AutoCloseable {
           StandingQuery q =
               new StandingQuery(
                   new StandingStore.Stored(
-                      name, query, by.name(), clock.getAsLong(), null, null, maxGroups),
+                      name,
+                      query,
+                      by.name(),
+                      clock.getAsLong(),
+                      null,
+                      null,
+                      maxGroups,
+                      sinkSpecs.isEmpty() ? null : SinkSpec.toJson(sinkSpecs)),
                   limits,
                   standing.tenantField());
+          q.sinks = sinksOf(q);
           try {
             checkpoint(q, null);
           } catch (Checkpointer.NotSaved e) {
             checkpointFailures++;
+            if (q.sinks != null) {
+              q.sinks.release();
+            }
             throw new Refused(
                 503,
                 "Standing query "
@@ -396,6 +490,9 @@ public final class StandingQueries implements AutoCloseable {
           if (q.handle != null) {
             q.handle.kill();
           }
+          if (q.sinks != null) {
+            q.sinks.release(); // what they hold is still delivered, within their bounds
+          }
           queries.remove(name);
           publish();
           try {
@@ -431,13 +528,15 @@ public final class StandingQueries implements AutoCloseable {
     if (error == null && q.handle != null && q.handle.isDone()) {
       error = q.handle.error() != null ? q.handle.error() : "ended";
     }
+    io.spyglass.sinks.QuerySinks out = q.sinks;
     return new Info(
         q.stored.name(),
         q.stored.query(),
         q.stored.owner(),
         q.stored.createdMs(),
         q.withoutTime,
-        error);
+        error,
+        out == null ? List.of() : out.stats());
   }
 
   /** A look at a running query's combiner: its open windows and its event time. */

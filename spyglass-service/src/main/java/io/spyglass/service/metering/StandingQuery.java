@@ -5,6 +5,7 @@ import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
 import io.spyglass.engine.QueryHandle;
+import io.spyglass.sinks.QuerySinks;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -31,6 +32,9 @@ final class StandingQuery {
   final List<Indexed<WindowUpdate>> finals = new ArrayList<>();
   final List<Indexed<WindowUpdate>> late = new ArrayList<>();
   volatile String error;
+
+  /** Where its results go besides its windows; null when nowhere. */
+  volatile QuerySinks sinks;
 
   /**
    * Documents it read without a readable event time (missing, or not a number), as of the last look
@@ -119,6 +123,10 @@ final class StandingQuery {
   }
 
   private void apply(Result r) {
+    QuerySinks out = sinks;
+    if (out != null) {
+      out.offer(r); // buffered: delivered on the sinks' threads, again after a replay (same keys)
+    }
     saw(r.meta().eventTime());
     long index = ++consumed;
     WindowUpdate w = WindowUpdate.of(r);

@@ -42,7 +42,10 @@ public final class StandingStore implements AutoCloseable {
           false,
           StandingStore.class,
           "",
-          List.of("V1__standing_queries.sql", "V2__standing_query_error_and_groups.sql"));
+          List.of(
+              "V1__standing_queries.sql",
+              "V2__standing_query_error_and_groups.sql",
+              "V3__standing_query_sinks.sql"));
 
   private final Connection c;
   private final String where;
@@ -54,6 +57,8 @@ public final class StandingStore implements AutoCloseable {
    * @param error why it stopped for good; null while it runs
    * @param maxGroups the exact groups a window of it keeps, fixed when it was defined; null for one
    *     defined before they were stored (the engine's limit)
+   * @param sinks where its results go besides its windows, a JSON array of sinks ({@code
+   *     io.spyglass.sinks.SinkSpec#toJson}); null for none
    */
   public record Stored(
       String name,
@@ -62,10 +67,23 @@ public final class StandingStore implements AutoCloseable {
       long createdMs,
       byte[] state,
       String error,
-      Integer maxGroups) {
+      Integer maxGroups,
+      String sinks) {
     /** One that runs, under the engine's limit of groups. */
     public Stored(String name, String query, String owner, long createdMs, byte[] state) {
-      this(name, query, owner, createdMs, state, null, null);
+      this(name, query, owner, createdMs, state, null, null, null);
+    }
+
+    /** One without sinks. */
+    public Stored(
+        String name,
+        String query,
+        String owner,
+        long createdMs,
+        byte[] state,
+        String error,
+        Integer maxGroups) {
+      this(name, query, owner, createdMs, state, error, maxGroups, null);
     }
   }
 
@@ -206,8 +224,8 @@ public final class StandingStore implements AutoCloseable {
           try (Statement s = c.createStatement();
               ResultSet rs =
                   s.executeQuery(
-                      "SELECT name, query, owner, created_ms, state, error, max_groups FROM"
-                          + " standing_query ORDER BY created_ms, name")) {
+                      "SELECT name, query, owner, created_ms, state, error, max_groups, sinks"
+                          + " FROM standing_query ORDER BY created_ms, name")) {
             while (rs.next()) {
               int groups = rs.getInt(7);
               Integer maxGroups = rs.wasNull() ? null : groups;
@@ -219,7 +237,8 @@ public final class StandingStore implements AutoCloseable {
                       rs.getLong(4),
                       rs.getBytes(5),
                       rs.getString(6),
-                      maxGroups));
+                      maxGroups,
+                      rs.getString(8)));
             }
           }
           return out;
@@ -329,13 +348,14 @@ public final class StandingStore implements AutoCloseable {
               try (PreparedStatement p =
                   c.prepareStatement(
                       "INSERT INTO standing_query (name, query, owner, created_ms, state,"
-                          + " max_groups) VALUES (?, ?, ?, ?, ?, ?)")) {
+                          + " max_groups, sinks) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
                 p.setString(1, added.name());
                 p.setString(2, added.query());
                 p.setString(3, added.owner());
                 p.setLong(4, added.createdMs());
                 p.setBytes(5, added.state());
                 p.setObject(6, added.maxGroups(), java.sql.Types.INTEGER);
+                p.setString(7, added.sinks());
                 p.executeUpdate();
               }
             }

@@ -16,6 +16,8 @@ import io.spyglass.service.query.QueryObserver;
 import io.spyglass.service.query.ResultLog;
 import io.spyglass.service.query.ServiceQuery;
 import io.spyglass.service.runtime.QueryRuntime;
+import io.spyglass.sinks.SinkSpec;
+import io.spyglass.sinks.Sinks;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -213,6 +215,47 @@ public final class ServiceMetrics implements QueryObserver {
             "Bytes held for request bodies being read (429 over --max-request-body-memory or its"
                 + " per-user share)")
         .callback(cb -> cb.call(held.getAsLong()))
+        .register(registry);
+  }
+
+  /**
+   * The sinks' counters: documents delivered, retried and dropped by type of sink ({@code
+   * webhook}, {@code file}, {@code kafka}), and the sinks failing now.
+   */
+  public void sinks(Sinks sinks) {
+    String[] names = {
+      "spyglass_sink_delivered_total", "spyglass_sink_retried_total", "spyglass_sink_dropped_total"
+    };
+    String[] helps = {
+      "Result documents delivered to sinks (a webhook's 2xx, a line written, a Kafka"
+          + " acknowledgement), by type of sink",
+      "Attempts to deliver a document to a sink that failed and were tried again, by type of sink",
+      "Result documents that will never be delivered to a sink: pushed out of a full buffer, given"
+          + " up after their attempts, or refused by the receiver, by type of sink"
+    };
+    for (int i = 0; i < names.length; i++) {
+      Sinks.Count what = Sinks.Count.values()[i];
+      CounterWithCallback.builder()
+          .name(names[i])
+          .help(helps[i])
+          .labelNames("type")
+          .callback(
+              cb -> {
+                for (SinkSpec.Type t : SinkSpec.Type.values()) {
+                  cb.call(sinks.count(t, what), t.wireName());
+                }
+              })
+          .register(registry);
+    }
+    GaugeWithCallback.builder()
+        .name("spyglass_sinks_failing")
+        .help("Sinks whose last attempt failed, now (each query's each sink counts once)")
+        .callback(cb -> cb.call(sinks.failing()))
+        .register(registry);
+    GaugeWithCallback.builder()
+        .name("spyglass_sink_buffered_bytes")
+        .help("Bytes of result documents waiting in the sinks' buffers, over all sinks")
+        .callback(cb -> cb.call(sinks.bufferedBytes()))
         .register(registry);
   }
 

@@ -12,6 +12,9 @@ import io.spyglass.service.auth.User;
 import io.spyglass.service.runtime.QueryProgress;
 import io.spyglass.service.runtime.QueryRuntime;
 import io.spyglass.service.runtime.ResultListener;
+import io.spyglass.sinks.QuerySinks;
+import io.spyglass.sinks.SinkSpec;
+import io.spyglass.sinks.Sinks;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -56,14 +59,30 @@ public final class QueryManager {
   private final Map<String, Integer> runningByUser = new HashMap<>();
   private final SecureRandom random = new SecureRandom();
   private final ResultMemory memory;
+  private final Sinks sinks;
   private int running;
   private volatile boolean accepting = true;
 
+  /** A manager whose queries have no sinks. */
   public QueryManager(QueryRuntime runtime, Limits limits, LongSupplier clock) {
+    this(runtime, limits, clock, null);
+  }
+
+  /**
+   * @param sinks where queries' results go besides their streams, when a query names sinks; null
+   *     for none (a query that names some is refused)
+   */
+  public QueryManager(QueryRuntime runtime, Limits limits, LongSupplier clock, Sinks sinks) {
     this.runtime = runtime;
     this.limits = limits;
     this.clock = clock;
+    this.sinks = sinks;
     this.memory = new ResultMemory(limits.results(), queries.values(), this::forget);
+  }
+
+  /** The sinks of this service's queries; null when it delivers to none. */
+  public Sinks sinks() {
+    return sinks;
   }
 
   /** The memory of the results kept, within {@link Limits#results()}. */
@@ -87,6 +106,23 @@ public final class QueryManager {
    * @throws IllegalStateException when the service is shutting down or the runtime refuses
    */
   public ServiceQuery submit(User user, String text, boolean detached) {
+    return submit(user, text, detached, List.of());
+  }
+
+  /**
+   * Checks, admits and starts a query whose every result also goes to {@code sinkSpecs} (checked
+   * already with {@link Sinks#check}).
+   *
+   * @throws BqlException when the text is not a valid query
+   * @throws AdmissionException when a limit is reached
+   * @throws IllegalArgumentException when it names sinks and the service delivers to none
+   * @throws IllegalStateException when the service is shutting down or the runtime refuses
+   */
+  public ServiceQuery submit(
+      User user, String text, boolean detached, List<SinkSpec> sinkSpecs) {
+    if (!sinkSpecs.isEmpty() && sinks == null) {
+      throw new IllegalArgumentException("this service delivers results to no sink");
+    }
     QueryPlan plan;
     try {
       plan = Bql.compile(text, limits.queryLimits());
@@ -110,11 +146,17 @@ public final class QueryManager {
     queries.put(id, q);
     q.hold(hold);
     try {
+      if (!sinkSpecs.isEmpty()) {
+        q.sinks(sinks.forQuery(id, sinkSpecs));
+      }
       runtime.submit(id, text, new Listener(q));
     } catch (RuntimeException e) {
       queries.remove(id);
       release(user.name());
       memory.release(q.owner(), q.releaseHold());
+      if (q.sinks() != null) {
+        q.sinks().release();
+      }
       throw e;
     }
     observers.forEach(o -> o.started(q));
@@ -364,6 +406,9 @@ public final class QueryManager {
   private void forget(ServiceQuery q) {
     queries.remove(q.id(), q);
     q.log().release();
+    if (q.sinks() != null) {
+      q.sinks().release(); // what they hold is still delivered, within their bounds
+    }
   }
 
   /** Refuses new queries from now on and ends every running one; each emits its final result. */
@@ -431,6 +476,14 @@ public final class QueryManager {
         result = new Result(result.records(), m.withError(ranItsLongest(limits.maxForeverMs())));
         m = result.meta();
       }
+      QuerySinks out = q.sinks();
+      List<String> failing = out == null ? List.of() : out.failures();
+      if (!failing.isEmpty()) {
+        for (String f : failing) {
+          m = m.withError(sinkFailing(f, q.id()));
+        }
+        result = new Result(result.records(), m);
+      }
       Meta meta = m;
       long emitMs =
           meta.window()
@@ -453,6 +506,9 @@ public final class QueryManager {
         q.ended(clock.getAsLong());
       }
       ResultLog.Event e = q.log().append(json, m.isFinal(), emitMs);
+      if (out != null) {
+        out.offer(m, json); // buffered: the sinks deliver on their own threads
+      }
       for (QueryObserver o : observers) {
         o.result(q, e);
       }
@@ -522,6 +578,17 @@ public final class QueryManager {
       return ms / 60_000 + "m";
     }
     return ms % 1_000 == 0 ? ms / 1_000 + "s" : ms + "ms";
+  }
+
+  /** The non-fatal error a result carries while one of its query's sinks fails. */
+  static Meta.QueryError sinkFailing(String failure, String id) {
+    return new Meta.QueryError(
+        failure,
+        "The query goes on; its sink retries each result within its bounds and drops what it"
+            + " cannot deliver (counted). See GET /api/queries/"
+            + id
+            + " (sinks) and docs/sinks.md",
+        false);
   }
 
   /** The error in the final result of a query that the service's stop ended. */

@@ -1,6 +1,7 @@
 package io.spyglass.service.query;
 
 import io.spyglass.service.runtime.QueryProgress;
+import io.spyglass.sinks.QuerySinks;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -25,6 +26,7 @@ public final class ServiceQuery {
   private volatile String failure;
   private volatile QueryProgress progress = QueryProgress.NONE;
   private volatile Stop stop;
+  private volatile QuerySinks sinks;
 
   /**
    * Why a query was ended before its own end, and by whom.
@@ -102,6 +104,15 @@ public final class ServiceQuery {
 
   public ResultLog log() {
     return log;
+  }
+
+  /** Where its results go besides its streams (docs/sinks.md); null when nowhere. */
+  public QuerySinks sinks() {
+    return sinks;
+  }
+
+  void sinks(QuerySinks s) {
+    sinks = s;
   }
 
   public boolean isRunning() {

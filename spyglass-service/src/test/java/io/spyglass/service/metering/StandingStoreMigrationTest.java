@@ -15,9 +15,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Standing queries' databases written by Spyglass before the one migration runner open as they are:
- * {@code golden/standing.v1.db} (from before the errors and group limits of V2, migrated on open)
- * and {@code golden/standing.v2.db} (the newest).
+ * Standing queries' databases written by earlier Spyglass open and keep what they hold: {@code
+ * golden/standing.v1.db} (from before the errors and group limits of V2), {@code
+ * golden/standing.v2.db} (from before the sinks of V3), both migrated on open, and {@code
+ * golden/standing.v3.db} (the newest).
  */
 class StandingStoreMigrationTest {
   private static final String QUERY =
@@ -71,7 +72,7 @@ class StandingStoreMigrationTest {
   }
 
   @Test
-  void aVersion2DatabaseOpensAsItIs() throws Exception {
+  void aVersion2DatabaseIsMigratedAndItsQueryHasNoSinks() throws Exception {
     Path data = golden("standing.v2.db");
     try (StandingStore store = StandingStore.open(data, null)) {
       assertThat(store.list())
@@ -81,26 +82,56 @@ class StandingStoreMigrationTest {
                 assertThat(q.query()).isEqualTo(QUERY);
                 assertThat(new String(q.state(), StandardCharsets.UTF_8)).isEqualTo("state-v2");
                 assertThat(q.maxGroups()).isEqualTo(1000);
+                assertThat(q.sinks()).as("defined before V3: none").isNull();
               });
       assertThat(store.windows("usage", 0, 60000)).hasSize(1);
       assertThat(store.logPosition()).hasValue(42);
-      store.commit(new StandingStore.Commit(43, Map.of(), Map.of(), List.of()), null, null);
+      // the column V3 added is there to write
+      store.commit(
+          new StandingStore.Commit(43, Map.of(), Map.of(), List.of()),
+          new StandingStore.Stored(
+              "hooked", QUERY, "bob", 1767225700000L, null, null, 1000, "[]"),
+          null);
       assertThat(store.logPosition()).hasValue(43);
+      assertThat(store.list().get(1).sinks()).isEqualTo("[]");
     }
-    assertThat(version(data)).isEqualTo(2);
+    assertThat(version(data)).isEqualTo(StandingStore.SCHEMA.newest());
+  }
+
+  @Test
+  void aVersion3DatabaseOpensAsItIs() throws Exception {
+    Path data = golden("standing.v3.db");
+    try (StandingStore store = StandingStore.open(data, null)) {
+      assertThat(store.list())
+          .singleElement()
+          .satisfies(
+              q -> {
+                assertThat(q.query()).isEqualTo(QUERY);
+                assertThat(new String(q.state(), StandardCharsets.UTF_8)).isEqualTo("state-v3");
+                assertThat(q.maxGroups()).isEqualTo(1000);
+                assertThat(io.spyglass.sinks.SinkSpec.listFromJson(q.sinks()))
+                    .containsExactly(
+                        io.spyglass.sinks.SinkSpec.webhook("https://hooks.example.com/usage"),
+                        io.spyglass.sinks.SinkSpec.file("usage.ndjson"));
+              });
+      assertThat(store.windows("usage", 0, 60000)).hasSize(1);
+      store.commit(new StandingStore.Commit(44, Map.of(), Map.of(), List.of()), null, null);
+      assertThat(store.logPosition()).hasValue(44);
+    }
+    assertThat(version(data)).isEqualTo(3);
   }
 
   @Test
   void aDatabaseTooNewIsRefusedSayingWhatToDo() throws Exception {
-    Path data = golden("standing.v2.db");
+    Path data = golden("standing.v3.db");
     try (var c = DriverManager.getConnection("jdbc:sqlite:" + data.resolve(StandingStore.FILE));
         var s = c.createStatement()) {
-      s.execute("INSERT INTO standing_schema_version (version) VALUES (3)");
+      s.execute("INSERT INTO standing_schema_version (version) VALUES (4)");
     }
     assertThatThrownBy(() -> StandingStore.open(data, null))
         .isInstanceOf(IOException.class)
         .hasMessageContaining(
-            "its standing-query tables are version 3, newer than this Spyglass knows (it knows up"
-                + " to 2): run a newer Spyglass, or use another database");
+            "its standing-query tables are version 4, newer than this Spyglass knows (it knows up"
+                + " to 3): run a newer Spyglass, or use another database");
   }
 }
