@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.UncheckedIOException;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -70,8 +69,7 @@ record AlertSpec(
     try {
       JsonNode o = Evaluator.JSON.readTree(json);
       Map<String, String> labels = new LinkedHashMap<>();
-      for (Iterator<Map.Entry<String, JsonNode>> it = o.path("labels").fields(); it.hasNext(); ) {
-        Map.Entry<String, JsonNode> e = it.next();
+      for (Map.Entry<String, JsonNode> e : o.path("labels").properties()) {
         labels.put(e.getKey(), e.getValue().asText());
       }
       return new AlertSpec(
@@ -154,8 +152,7 @@ record AlertSpec(
             "\"labels\" is an object of at most " + MAX_LABELS + " names and string values",
             "Write e.g. {\"severity\": \"page\", \"team\": \"billing\"}");
       }
-      for (Iterator<Map.Entry<String, JsonNode>> it = l.fields(); it.hasNext(); ) {
-        Map.Entry<String, JsonNode> e = it.next();
+      for (Map.Entry<String, JsonNode> e : l.properties()) {
         if (!e.getKey().matches("[A-Za-z_][A-Za-z0-9_]{0,99}")
             || !e.getValue().isTextual()
             || e.getValue().textValue().length() > 1000

@@ -299,8 +299,8 @@ public final class Alerts implements AutoCloseable {
     if (!text.equals(r.compiledFor)) {
       try {
         Definition.Compiled c = Definition.compile(text, r.spec.condition(), limits, clock);
-        r.shape = c.shape;
-        r.condition = c.condition;
+        r.shape = c.shape();
+        r.condition = c.condition();
         r.compiledFor = text;
       } catch (Refused e) {
         r.error =
@@ -465,19 +465,17 @@ public final class Alerts implements AutoCloseable {
                     0);
             try {
               store.insert(s);
-            } catch (AlertStore.Taken e) {
-              throw taken(name);
-            } catch (RuntimeException e) {
+            } catch (AlertStore.Taken | RuntimeException e) {
               if (query != null) {
-                standing.delete(name, by);
+                standing.delete(name, by); // defined for it: it goes with it
               }
-              throw e;
+              throw e instanceof AlertStore.Taken ? taken(name) : (RuntimeException) e;
             }
             Running r = new Running(s);
             r.sink = sink;
             r.groups = new LinkedHashMap<>();
-            r.shape = compiled.shape;
-            r.condition = compiled.condition;
+            r.shape = compiled.shape();
+            r.condition = compiled.condition();
             r.compiledFor = queryText;
             alerts.put(name, r);
             return info(r);
@@ -604,8 +602,10 @@ public final class Alerts implements AutoCloseable {
       if (g.firing()) {
         Map<String, String> labels = new LinkedHashMap<>();
         try {
-          Evaluator.JSON.readTree(g.labels()).fields()
-              .forEachRemaining(e -> labels.put(e.getKey(), e.getValue().asText()));
+          Evaluator.JSON
+              .readTree(g.labels())
+              .properties()
+              .forEach(e -> labels.put(e.getKey(), e.getValue().asText()));
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
           throw new IllegalStateException(e);
         }
@@ -648,7 +648,11 @@ public final class Alerts implements AutoCloseable {
     if (closed) {
       throw new Refused(503, "The service is stopping", "Try again once it has started again");
     }
-    Future<T> f = owner.submit(task::run);
+    Future<T> f =
+        owner.submit(
+            () -> {
+              return task.run();
+            });
     try {
       return f.get(120, TimeUnit.SECONDS);
     } catch (InterruptedException e) {

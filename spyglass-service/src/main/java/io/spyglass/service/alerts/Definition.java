@@ -97,7 +97,7 @@ record Definition(
     try {
       spec =
           AlertSpec.parse(
-              body, standingName, body.get("condition"), compiled.condition.text, body.get("sink"));
+              body, standingName, body.get("condition"), compiled.condition().text, body.get("sink"));
     } catch (AlertSpec.Bad e) {
       throw new Alerts.Refused(422, e.getMessage(), e.resolution, e.field, null, List.of());
     }
@@ -122,8 +122,8 @@ record Definition(
           List.of());
     }
     java.util.Map<String, Object> fields = new java.util.LinkedHashMap<>();
-    sink.fields()
-        .forEachRemaining(
+    sink.properties()
+        .forEach(
             e -> fields.put(e.getKey(), e.getValue().isTextual() ? e.getValue().textValue() : e.getValue()));
     try {
       return sinks.check(SinkSpec.fromFields(fields, "sink"), "sink");

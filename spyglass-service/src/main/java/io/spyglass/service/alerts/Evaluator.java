@@ -9,7 +9,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -214,8 +213,7 @@ final class Evaluator {
   /** A row as the boxed values a record takes. */
   static Map<String, Object> values(JsonNode row) {
     Map<String, Object> out = new LinkedHashMap<>();
-    for (Iterator<Map.Entry<String, JsonNode>> it = row.fields(); it.hasNext(); ) {
-      Map.Entry<String, JsonNode> e = it.next();
+    for (Map.Entry<String, JsonNode> e : row.properties()) {
       out.put(e.getKey(), value(e.getValue()));
     }
     return out;

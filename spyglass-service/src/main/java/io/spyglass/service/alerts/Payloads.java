@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.util.Iterator;
 import java.util.Map;
 
 /**
@@ -84,8 +83,7 @@ final class Payloads {
     ObjectNode a = out.addObject();
     ObjectNode labels = a.putObject("labels");
     labels.put("alertname", e.alert());
-    for (Iterator<Map.Entry<String, JsonNode>> it = object(e.labels()).fields(); it.hasNext(); ) {
-      Map.Entry<String, JsonNode> l = it.next();
+    for (Map.Entry<String, JsonNode> l : object(e.labels()).properties()) {
       labels.put(labelName(l.getKey()), l.getValue().asText());
     }
     spec.labels().forEach(labels::put);

@@ -73,7 +73,7 @@ class PayloadsTest {
         .as("label names are [a-zA-Z_][a-zA-Z0-9_]*")
         .isEqualTo("eu");
     assertThat(a.get("labels").get("severity").asText()).isEqualTo("page");
-    a.get("labels").fields().forEachRemaining(l -> assertThat(l.getValue().isTextual()).isTrue());
+    a.get("labels").properties().forEach(l -> assertThat(l.getValue().isTextual()).isTrue());
     assertThat(a.get("annotations").get("summary").asText()).contains("few-orders firing", "n < 5");
     assertThat(a.get("annotations").get("query").asText()).isEqualTo("orders");
     assertThat(a.get("annotations").get("window").asText())
