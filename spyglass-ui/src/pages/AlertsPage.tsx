@@ -6,6 +6,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, Quota, SchemaField, api } from '../api';
+import { asStanding } from '../bql/shape';
 import { formatRoute } from '../route';
 import { Editor } from '../ui/Editor';
 import type { Standing } from './StandingPage';
@@ -46,14 +47,6 @@ export interface AlertEvent {
 const REFRESH_MS = 5_000;
 
 const when = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
-
-/**
- * A query as an alert runs it: without end ({@code STREAM(FOREVER)}), as standing queries run, over
- * the documents sent to the service.
- */
-export function standingText(q: string): string {
-  return q.replace(/STREAM\s*\([^)]*\)/i, 'STREAM(FOREVER)');
-}
 
 /** A group's labels as a person reads them: org=acme, region=eu. */
 function labelsText(labels: Record<string, string>): string {
@@ -236,7 +229,7 @@ export function AlertsPage({
 /** The form of a new alert: on a query (prefilled from a running one) or on a standing query. */
 function AlertForm({ initial, fields, onCreated }: { initial: string; fields: readonly SchemaField[]; onCreated: (name: string) => void }) {
   const [on, setOn] = useState<'query' | 'standing'>(initial ? 'query' : 'standing');
-  const [text, setText] = useState(standingText(initial));
+  const [text, setText] = useState(asStanding(initial));
   const [standing, setStanding] = useState<Standing[]>([]);
   const [problem, setProblem] = useState<{ text: string; field: string | null } | null>(null);
   const [sinkType, setSinkType] = useState<'webhook' | 'file' | 'kafka'>('webhook');
