@@ -28,9 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * An alert on a generated stream with a known pattern, through {@code spyglass serve --source http}
  * killed with SIGKILL half-way and started again on the same data folder: each group's firing and
- * resolution are recorded exactly once per window, and every one reaches a real webhook on
- * loopback under its key (at least once: a delivery cut by the kill comes again with the same
- * key).
+ * resolution are recorded exactly once per window, and every one reaches a real webhook on loopback
+ * under its key (at least once: a delivery cut by the kill comes again with the same key).
  */
 class AlertsIT {
   static final long T0 = 1_767_225_600_000L;
@@ -141,7 +140,8 @@ class AlertsIT {
     List<String> out = new ArrayList<>();
     for (JsonNode e : Spyglass.parse(r.body()).get("history")) {
       assertThat(e.get("group").get("org").asText()).isEqualTo("a");
-      out.add(0, (e.get("window").get("start").asLong() - T0) / 1000 + ":" + e.get("state").asText());
+      out.add(
+          0, (e.get("window").get("start").asLong() - T0) / 1000 + ":" + e.get("state").asText());
     }
     return out;
   }
@@ -225,14 +225,17 @@ class AlertsIT {
         assertThat(doc.get("key").asText()).isEqualTo(r[0]);
         assertThat(doc.get("alert").asText()).isEqualTo("spikes");
         assertThat(doc.get("labels").get("org").asText()).isEqualTo("a");
-        String at = (doc.get("window").get("start").asLong() - T0) / 1000 + ":" + doc.get("state").asText();
+        String at =
+            (doc.get("window").get("start").asLong() - T0) / 1000 + ":" + doc.get("state").asText();
         if (!states.contains(at)) {
           states.add(at);
         }
       }
       assertThat(states).containsExactlyElementsOf(expected);
       assertThat(keys()).hasSize(expected.size());
-      assertThat(received.size() - keys().size()).as("deliveries again after the kill").isLessThanOrEqualTo(1);
+      assertThat(received.size() - keys().size())
+          .as("deliveries again after the kill")
+          .isLessThanOrEqualTo(1);
       s.terminate();
       assertThat(s.awaitExit()).as(s.toString()).isZero();
     }

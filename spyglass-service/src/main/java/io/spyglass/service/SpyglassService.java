@@ -1,10 +1,10 @@
 package io.spyglass.service;
 
 import io.spyglass.engine.EngineConfig;
-import io.spyglass.service.alerts.AlertStore;
-import io.spyglass.service.alerts.Alerts;
 import io.spyglass.engine.source.Source;
 import io.spyglass.engine.source.UnionSource;
+import io.spyglass.service.alerts.AlertStore;
+import io.spyglass.service.alerts.Alerts;
 import io.spyglass.service.auth.Tokens;
 import io.spyglass.service.health.Health;
 import io.spyglass.service.http.ApiServer;

@@ -177,7 +177,12 @@ class AlertsApiTest {
       assertThat(created.get("conditionText").asText()).isEqualTo("n >= 5");
       assertThat(created.get("lastWindow").isNull()).isTrue();
 
-      assertThat(f.post("/api/ingest", "application/x-ndjson", window(0, 1) + window(1, 8) + window(2, 8)).statusCode())
+      assertThat(
+              f.post(
+                      "/api/ingest",
+                      "application/x-ndjson",
+                      window(0, 1) + window(1, 8) + window(2, 8))
+                  .statusCode())
           .isEqualTo(202);
       // window 0 and 1 final: a fires in 1
       await("the firing delivered", () -> !received.isEmpty());
@@ -191,8 +196,10 @@ class AlertsApiTest {
       assertThat(a.get("annotations").get("query").asText()).isEqualTo("orders");
       assertThat(a.get("annotations").get("window").asText())
           .isEqualTo("2026-01-01T00:00:01Z/2026-01-01T00:00:02Z");
-      assertThat(Instant.parse(a.get("startsAt").asText())).isEqualTo(Instant.ofEpochMilli(T0 + 1000));
-      assertThat(Instant.parse(a.get("endsAt").asText())).isAfter(Instant.parse(a.get("startsAt").asText()));
+      assertThat(Instant.parse(a.get("startsAt").asText()))
+          .isEqualTo(Instant.ofEpochMilli(T0 + 1000));
+      assertThat(Instant.parse(a.get("endsAt").asText()))
+          .isAfter(Instant.parse(a.get("startsAt").asText()));
       assertThat(a.get("generatorURL").asText()).isEqualTo("/#/alerts/busy");
       String key = received.get(0)[0];
       assertThat(key).startsWith("busy:" + (T0 + 1000) + ":");
@@ -200,26 +207,39 @@ class AlertsApiTest {
       await(
           "the listing says it fires",
           () -> json(f.get("/api/alerts/busy"), 200).get("state").asText().equals("firing"));
-      assertThat(json(f.get("/api/alerts"), 200).get("alerts").get(0).get("firing").get(0).get("org").asText())
+      assertThat(
+              json(f.get("/api/alerts"), 200)
+                  .get("alerts")
+                  .get(0)
+                  .get("firing")
+                  .get(0)
+                  .get("org")
+                  .asText())
           .isEqualTo("a");
       JsonNode first = json(f.get("/api/alerts/busy"), 200).get("history").get(0);
       assertThat(first.get("attempts").asInt()).as("two refusals, then taken").isEqualTo(3);
       assertThat(first.get("delivered").asBoolean()).isTrue();
 
       // window 2 final: still firing, sent again (Alertmanager's form); window 3: resolved
-      assertThat(f.post("/api/ingest", "application/x-ndjson", window(3, 1) + window(4, 1)).statusCode())
+      assertThat(
+              f.post("/api/ingest", "application/x-ndjson", window(3, 1) + window(4, 1))
+                  .statusCode())
           .isEqualTo(202);
       await("the resolution", () -> history(f, "busy").size() >= 3);
       assertThat(history(f, "busy"))
-          .containsExactly("1:a:firing:delivered", "2:a:firing:delivered", "3:a:resolved:delivered");
+          .containsExactly(
+              "1:a:firing:delivered", "2:a:firing:delivered", "3:a:resolved:delivered");
       JsonNode resolved = ServiceFixture.json(received.get(received.size() - 1)[1]).get(0);
-      assertThat(Instant.parse(resolved.get("endsAt").asText())).isEqualTo(Instant.ofEpochMilli(T0 + 3000));
+      assertThat(Instant.parse(resolved.get("endsAt").asText()))
+          .isEqualTo(Instant.ofEpochMilli(T0 + 3000));
 
       // muted: recorded, not sent
       JsonNode muted = json(f.postJson("/api/alerts/busy/mute", "{\"for\": \"1h\"}"), 200);
       assertThat(muted.get("state").asText()).isEqualTo("muted");
       int before = received.size();
-      assertThat(f.post("/api/ingest", "application/x-ndjson", window(5, 8) + window(6, 1)).statusCode())
+      assertThat(
+              f.post("/api/ingest", "application/x-ndjson", window(5, 8) + window(6, 1))
+                  .statusCode())
           .isEqualTo(202);
       await("the muted firing recorded", () -> history(f, "busy").size() >= 4);
       assertThat(history(f, "busy").get(3)).isEqualTo("5:a:firing:muted");
@@ -237,7 +257,8 @@ class AlertsApiTest {
     try (ServiceFixture f = start(b -> {})) {
       List<String> kept = history(f, "busy");
       assertThat(kept).hasSize(4);
-      assertThat(f.post("/api/ingest", "application/x-ndjson", window(7, 1)).statusCode()).isEqualTo(202);
+      assertThat(f.post("/api/ingest", "application/x-ndjson", window(7, 1)).statusCode())
+          .isEqualTo(202);
       // window 6 final: a resolves, not sent (its firing was muted)
       await("the resolution after the restart", () -> history(f, "busy").size() >= 5);
       Thread.sleep(1_000); // an event evaluated twice would show by now
@@ -251,11 +272,16 @@ class AlertsApiTest {
 
   @Test
   void refusalsSayWhatIsWrongAndWhere() throws Exception {
-    try (ServiceFixture f = start(b -> b.alerts = new io.spyglass.service.alerts.AlertSettings(1, 100, null))) {
+    try (ServiceFixture f =
+        start(b -> b.alerts = new io.spyglass.service.alerts.AlertSettings(1, 100, null))) {
       json(
           f.postJson(
               "/api/standing-queries",
-              ServiceFixture.JSON.createObjectNode().put("name", "orders").put("query", QUERY).toString()),
+              ServiceFixture.JSON
+                  .createObjectNode()
+                  .put("name", "orders")
+                  .put("query", QUERY)
+                  .toString()),
           201);
       ObjectNode bad = alert("x", hook());
       bad.putObject("condition").put("having", "n >= 5 AND orders > 1");
@@ -276,13 +302,15 @@ class AlertsApiTest {
       assertThat(e.get("message").asText()).contains("records, not groups");
 
       json(f.postJson("/api/alerts", alert("busy", hook()).toString()), 201);
-      assertThat(f.postJson("/api/alerts", alert("busy", hook()).toString()).statusCode()).isEqualTo(409);
+      assertThat(f.postJson("/api/alerts", alert("busy", hook()).toString()).statusCode())
+          .isEqualTo(409);
       assertThat(f.get("/api/alerts/none").statusCode()).isEqualTo(404);
 
       f.token = "bob-0123456789abcdef";
       assertThat(json(f.get("/api/alerts"), 200).get("alerts")).isEmpty();
       assertThat(f.delete("/api/alerts/busy").statusCode()).isEqualTo(403);
-      assertThat(f.postJson("/api/alerts/busy/mute", "{\"for\": \"1h\"}").statusCode()).isEqualTo(403);
+      assertThat(f.postJson("/api/alerts/busy/mute", "{\"for\": \"1h\"}").statusCode())
+          .isEqualTo(403);
       json(f.postJson("/api/alerts", alert("bobs", hook()).toString()), 201);
       e = json(f.postJson("/api/alerts", alert("bobs2", hook()).toString()), 403).get("error");
       assertThat(e.get("limit").asText()).isEqualTo("max-alerts-per-user");

@@ -11,8 +11,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * What an alert is, as defined: which standing query, its condition (as given), where its events
- * go and in which form, its quiet period and its own labels. Stored as JSON ({@link #toJson()}).
+ * What an alert is, as defined: which standing query, its condition (as given), where its events go
+ * and in which form, its quiet period and its own labels. Stored as JSON ({@link #toJson()}).
  *
  * @param condition the condition as given: {@code {"having": "..."}} or {@code {"column", "op",
  *     "value"}}
@@ -118,7 +118,11 @@ record AlertSpec(
 
   /** Reads the quiet period, the format and the labels of a request's body. */
   static AlertSpec parse(
-      ObjectNode body, String standingQuery, JsonNode condition, String conditionText, JsonNode sink)
+      ObjectNode body,
+      String standingQuery,
+      JsonNode condition,
+      String conditionText,
+      JsonNode sink)
       throws Bad {
     long quiet = 0;
     JsonNode q = body.get("quietPeriod");

@@ -21,9 +21,9 @@ import java.util.function.LongSupplier;
 /**
  * Where alerts, the state of their groups and their events are kept: in the standing queries'
  * database (SQLite {@value StandingStore#FILE} under the data folder, or PostgreSQL with {@code
- * --database}), in tables of their own with their own version table ({@code
- * alert_schema_version}). An evaluation writes its events, its groups' states and its cursor in one
- * transaction; events are the outbox of their delivery.
+ * --database}), in tables of their own with their own version table ({@code alert_schema_version}).
+ * An evaluation writes its events, its groups' states and its cursor in one transaction; events are
+ * the outbox of their delivery.
  *
  * <p>Thread-safe: one connection of its own, used by one caller at a time.
  */
@@ -272,7 +272,9 @@ public final class AlertStore implements AutoCloseable {
         () -> {
           int n = 0;
           for (String[] t :
-              new String[][] {{"alert_event", "alert"}, {"alert_group", "alert"}, {"alert", "name"}}) {
+              new String[][] {
+                {"alert_event", "alert"}, {"alert_group", "alert"}, {"alert", "name"}
+              }) {
             try (PreparedStatement p =
                 c.prepareStatement("DELETE FROM " + t[0] + " WHERE " + t[1] + " = ?")) {
               p.setString(1, name);
@@ -357,9 +359,8 @@ public final class AlertStore implements AutoCloseable {
   /**
    * Writes what the evaluation of one final window found, in one transaction: its events (an event
    * of the same alert, group and window already written stays as it is), the groups' new states
-   * ({@code forgotten} groups removed), and the cursor at the window. Events beyond the
-   * newest {@code keepEvents} of the alert are forgotten; those not yet delivered are counted as
-   * dropped.
+   * ({@code forgotten} groups removed), and the cursor at the window. Events beyond the newest
+   * {@code keepEvents} of the alert are forgotten; those not yet delivered are counted as dropped.
    *
    * @return the events dropped so
    */

@@ -2,9 +2,7 @@ package io.spyglass.service.alerts;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.spyglass.core.plan.Bql;
 import io.spyglass.core.plan.QueryLimits;
-import io.spyglass.core.plan.QueryPlan;
 import io.spyglass.core.syntax.BqlError;
 import io.spyglass.core.syntax.BqlException;
 import io.spyglass.service.auth.User;
@@ -32,16 +30,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Alerts on standing queries: each evaluates the final windows of its standing query, in order,
- * as the checkpoints write them, and delivers the events it finds through its sink.
+ * Alerts on standing queries: each evaluates the final windows of its standing query, in order, as
+ * the checkpoints write them, and delivers the events it finds through its sink.
  *
- * <p>Exactly once per window: an alert's cursor (the last window evaluated), the events of a
- * window and its groups' states are written in one transaction, and a window is evaluated only
- * after its cursor; final windows are durable and never change (but for their late count) once a
- * checkpoint wrote them. So a restart, even after {@code kill -9}, evaluates each window once, and
- * an event (alert, group, window) is recorded once. Events are delivered from that table (an
- * outbox) at least once, each under its own key: a delivery cut short by a crash is sent again
- * with the same key after the restart.
+ * <p>Exactly once per window: an alert's cursor (the last window evaluated), the events of a window
+ * and its groups' states are written in one transaction, and a window is evaluated only after its
+ * cursor; final windows are durable and never change (but for their late count) once a checkpoint
+ * wrote them. So a restart, even after {@code kill -9}, evaluates each window once, and an event
+ * (alert, group, window) is recorded once. Events are delivered from that table (an outbox) at
+ * least once, each under its own key: a delivery cut short by a crash is sent again with the same
+ * key after the restart.
  *
  * <p>Thread-safe: one thread owns the alerts (evaluation, delivery, changes); callers wait for it.
  */
@@ -103,7 +101,9 @@ public final class Alerts implements AutoCloseable {
       return limit;
     }
 
-    /** Where in the field's text it is wrong (a condition's BQL); empty when that does not apply. */
+    /**
+     * Where in the field's text it is wrong (a condition's BQL); empty when that does not apply.
+     */
     public List<BqlError> errors() {
       return errors;
     }
@@ -151,8 +151,10 @@ public final class Alerts implements AutoCloseable {
   private static final class Running {
     AlertStore.Stored stored;
     final AlertSpec spec;
+
     /** Its sink as checked; null when the operator no longer allows it (nothing is sent). */
     SinkSpec sink;
+
     Map<String, AlertStore.Group> groups;
     long lastSeq;
 
@@ -346,13 +348,13 @@ public final class Alerts implements AutoCloseable {
         }
         r.dropped +=
             store.evaluated(
-            r.name(),
-            w.start(),
-            w.end(),
-            o.events(),
-            o.groups(),
-            o.forgotten(),
-            settings.maxEventsPerAlert());
+                r.name(),
+                w.start(),
+                w.end(),
+                o.events(),
+                o.groups(),
+                o.forgotten(),
+                settings.maxEventsPerAlert());
         r.cursorStart = w.start();
         r.cursorEnd = w.end();
         r.lastSeq += o.events().size();
@@ -425,9 +427,9 @@ public final class Alerts implements AutoCloseable {
   }
 
   /**
-   * Defines an alert from a request's body: {@code {"name", "standingQuery" | "query",
-   * "condition", "sink", "format"?, "quietPeriod"?, "labels"?}}. With {@code query}, a standing
-   * query of the alert's name is defined too, and deleted with it.
+   * Defines an alert from a request's body: {@code {"name", "standingQuery" | "query", "condition",
+   * "sink", "format"?, "quietPeriod"?, "labels"?}}. With {@code query}, a standing query of the
+   * alert's name is defined too, and deleted with it.
    *
    * @throws Refused 400/422 for a body that is not one (the field and, for a condition, the
    *     position), 409 when the name is taken, 403 over the user's cap
@@ -444,42 +446,42 @@ public final class Alerts implements AutoCloseable {
     AlertSpec spec = d.spec();
     SinkSpec sink = Definition.sink(spec.sink(), sinks);
     return call(
-          () -> {
-            check(name, by);
+        () -> {
+          check(name, by);
+          if (query != null) {
+            // named after the alert; its own checks (admins only, its cap, the name) apply
+            standing.create(name, query, by);
+          }
+          long cursor = windows.lastWindowStart(standingQuery).orElse(Long.MIN_VALUE);
+          AlertStore.Stored s =
+              new AlertStore.Stored(
+                  name,
+                  standingQuery,
+                  query != null,
+                  by.name(),
+                  clock.getAsLong(),
+                  spec.toJson(),
+                  cursor,
+                  null,
+                  0,
+                  0);
+          try {
+            store.insert(s);
+          } catch (AlertStore.Taken | RuntimeException e) {
             if (query != null) {
-              // named after the alert; its own checks (admins only, its cap, the name) apply
-              standing.create(name, query, by);
+              standing.delete(name, by); // defined for it: it goes with it
             }
-            long cursor = windows.lastWindowStart(standingQuery).orElse(Long.MIN_VALUE);
-            AlertStore.Stored s =
-                new AlertStore.Stored(
-                    name,
-                    standingQuery,
-                    query != null,
-                    by.name(),
-                    clock.getAsLong(),
-                    spec.toJson(),
-                    cursor,
-                    null,
-                    0,
-                    0);
-            try {
-              store.insert(s);
-            } catch (AlertStore.Taken | RuntimeException e) {
-              if (query != null) {
-                standing.delete(name, by); // defined for it: it goes with it
-              }
-              throw e instanceof AlertStore.Taken ? taken(name) : (RuntimeException) e;
-            }
-            Running r = new Running(s);
-            r.sink = sink;
-            r.groups = new LinkedHashMap<>();
-            r.shape = compiled.shape();
-            r.condition = compiled.condition();
-            r.compiledFor = queryText;
-            alerts.put(name, r);
-            return info(r);
-          });
+            throw e instanceof AlertStore.Taken ? taken(name) : (RuntimeException) e;
+          }
+          Running r = new Running(s);
+          r.sink = sink;
+          r.groups = new LinkedHashMap<>();
+          r.shape = compiled.shape();
+          r.condition = compiled.condition();
+          r.compiledFor = queryText;
+          alerts.put(name, r);
+          return info(r);
+        });
   }
 
   /** The name is free, and {@code by} may define one more. Owning thread. */

@@ -20,9 +20,9 @@ import java.util.function.LongSupplier;
 
 /**
  * An alert's condition on a row of a final window: a BQL boolean expression over the window's
- * columns, as a HAVING clause is written ({@code n > 100 AND org != 'test'}), or a threshold on
- * one column ({@code {"column": "n", "op": ">", "value": 100}}, which is the expression {@code "n"
- * > 100}). A row meets it when the expression is TRUE (not NULL, not FALSE).
+ * columns, as a HAVING clause is written ({@code n > 100 AND org != 'test'}), or a threshold on one
+ * column ({@code {"column": "n", "op": ">", "value": 100}}, which is the expression {@code "n" >
+ * 100}). A row meets it when the expression is TRUE (not NULL, not FALSE).
  *
  * <p>Parsed by the BQL parser and bound by its binder (as the filter of a query over the rows);
  * every column it names must be one of the window's. Not thread-safe: its compiled form keeps the
@@ -34,8 +34,7 @@ final class Condition {
 
   /** A clause of a query after WHERE. */
   private static final java.util.regex.Pattern CLAUSE =
-      java.util.regex.Pattern.compile(
-          "(?i)\\b(GROUP|HAVING|ORDER|WINDOWING|LIMIT)\\b");
+      java.util.regex.Pattern.compile("(?i)\\b(GROUP|HAVING|ORDER|WINDOWING|LIMIT)\\b");
 
   /** The operators of a threshold. */
   static final List<String> OPS = List.of(">", ">=", "<", "<=", "=", "!=");
@@ -132,7 +131,10 @@ final class Condition {
       throws Invalid {
     if (text.isBlank()) {
       throw new Invalid(
-          field, "The condition is empty", "Write e.g. n > 100, over the window's columns", List.of());
+          field,
+          "The condition is empty",
+          "Write e.g. n > 100, over the window's columns",
+          List.of());
     }
     String full = PREFIX + text;
     Select select;
@@ -156,7 +158,9 @@ final class Condition {
           "Write e.g. n > 100 AND org != 'test', with no clause after it",
           List.of(
               new BqlError(
-                  shift(spanAt(full, at)), "Only an expression is taken here", "Remove what follows")));
+                  shift(spanAt(full, at)),
+                  "Only an expression is taken here",
+                  "Remove what follows")));
     }
     List<BqlError> unknown = new ArrayList<>();
     columns(where, shape.columns(), unknown);

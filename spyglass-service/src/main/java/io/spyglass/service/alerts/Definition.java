@@ -97,7 +97,11 @@ record Definition(
     try {
       spec =
           AlertSpec.parse(
-              body, standingName, body.get("condition"), compiled.condition().text, body.get("sink"));
+              body,
+              standingName,
+              body.get("condition"),
+              compiled.condition().text,
+              body.get("sink"));
     } catch (AlertSpec.Bad e) {
       throw new Alerts.Refused(422, e.getMessage(), e.resolution, e.field, null, List.of());
     }
@@ -124,7 +128,10 @@ record Definition(
     java.util.Map<String, Object> fields = new java.util.LinkedHashMap<>();
     sink.properties()
         .forEach(
-            e -> fields.put(e.getKey(), e.getValue().isTextual() ? e.getValue().textValue() : e.getValue()));
+            e ->
+                fields.put(
+                    e.getKey(),
+                    e.getValue().isTextual() ? e.getValue().textValue() : e.getValue()));
     try {
       return sinks.check(SinkSpec.fromFields(fields, "sink"), "sink");
     } catch (SinkSpecException e) {
@@ -239,5 +246,4 @@ record Definition(
     }
     return v.textValue();
   }
-
 }

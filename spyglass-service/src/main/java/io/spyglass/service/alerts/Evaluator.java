@@ -26,8 +26,8 @@ import java.util.Set;
  *       {@code quiet}, and so is its resolution.
  *   <li>A firing group resolves when its row no longer meets the condition, or when the window has
  *       no row of it (unless the window says rows are missing: then nothing resolves for absence).
- *   <li>A muted alert records its events {@code muted}: nothing of them is sent, nor the
- *       resolution of a firing that was not sent.
+ *   <li>A muted alert records its events {@code muted}: nothing of them is sent, nor the resolution
+ *       of a firing that was not sent.
  *   <li>With {@code repeatFiring} (the Alertmanager form), a group still firing fires again in each
  *       final window, as Prometheus sends its firing alerts at each evaluation: Alertmanager
  *       resolves an alert that is not sent again before its {@code endsAt}.

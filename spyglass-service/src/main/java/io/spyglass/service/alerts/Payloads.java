@@ -18,8 +18,8 @@ import java.util.Map;
  *   <li>{@code alertmanager}: what Prometheus Alertmanager's {@code POST /api/v2/alerts} takes, a
  *       JSON array of one alert {@code {"labels": {"alertname", ...}, "annotations": {"summary",
  *       "query", "window"}, "startsAt", "endsAt", "generatorURL"}}, times in RFC 3339: a firing
- *       alert ends four windows after it was sent unless sent again (it is, each final window
- *       while it fires), a resolved one ends at the start of the window that resolved it.
+ *       alert ends four windows after it was sent unless sent again (it is, each final window while
+ *       it fires), a resolved one ends at the start of the window that resolved it.
  * </ul>
  */
 final class Payloads {
@@ -53,7 +53,8 @@ final class Payloads {
    * @param generatorUrl where people see the alert (Alertmanager links to it)
    */
   static byte[] of(AlertStore.Event e, AlertSpec spec, String generatorUrl) {
-    JsonNode doc = spec.format() == Format.ALERTMANAGER ? alertmanager(e, spec, generatorUrl) : json(e, spec);
+    JsonNode doc =
+        spec.format() == Format.ALERTMANAGER ? alertmanager(e, spec, generatorUrl) : json(e, spec);
     try {
       return Evaluator.JSON.writeValueAsBytes(doc);
     } catch (JsonProcessingException x) {

@@ -88,7 +88,11 @@ final class AlertsApi {
       // said below
     }
     throw ApiException.badRequest(
-        "limit is the number of events of the history, 1 to " + MAX_HISTORY + ": '" + v + "' is not",
+        "limit is the number of events of the history, 1 to "
+            + MAX_HISTORY
+            + ": '"
+            + v
+            + "' is not",
         "Send e.g. ?limit=100");
   }
 
@@ -125,7 +129,9 @@ final class AlertsApi {
     if (until != null) {
       if (!until.isIntegralNumber() || until.longValue() <= nowMs) {
         throw new ApiException(
-                422, "\"until\" is a time to come, in epoch milliseconds: " + until + " is not", example)
+                422,
+                "\"until\" is a time to come, in epoch milliseconds: " + until + " is not",
+                example)
             .with("field", "until");
       }
       return until.longValue();

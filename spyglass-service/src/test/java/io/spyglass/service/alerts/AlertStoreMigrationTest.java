@@ -14,8 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The alerts' tables in the standing queries' database: a database from before alerts ({@code
- * metering/golden/standing.v2.db}) gets them and keeps its standing queries; one written with
- * them ({@code golden/standing.alerts.v1.db}) opens as it is; one too new is refused, unchanged.
+ * metering/golden/standing.v2.db}) gets them and keeps its standing queries; one written with them
+ * ({@code golden/standing.alerts.v1.db}) opens as it is; one too new is refused, unchanged.
  */
 class AlertStoreMigrationTest {
   @TempDir Path dir;
@@ -44,7 +44,9 @@ class AlertStoreMigrationTest {
     }
     assertThat(version(data)).isEqualTo(AlertStore.SCHEMA.newest());
     try (StandingStore standing = StandingStore.open(data, null)) {
-      assertThat(standing.list()).singleElement().satisfies(q -> assertThat(q.name()).isEqualTo("usage"));
+      assertThat(standing.list())
+          .singleElement()
+          .satisfies(q -> assertThat(q.name()).isEqualTo("usage"));
       assertThat(standing.windowsAfter("usage", Long.MIN_VALUE, 10)).hasSize(1);
       assertThat(standing.lastWindowStart("usage")).hasValue(0);
       assertThat(standing.lastWindowStart("none")).isEmpty();
@@ -91,7 +93,8 @@ class AlertStoreMigrationTest {
     Path data = golden("golden/standing.alerts.v1.db");
     try (var c = DriverManager.getConnection("jdbc:sqlite:" + data.resolve(StandingStore.FILE));
         var s = c.createStatement()) {
-      s.execute("INSERT INTO alert_schema_version (version, name, applied_ms) VALUES (2, 'V2__x.sql', 0)");
+      s.execute(
+          "INSERT INTO alert_schema_version (version, name, applied_ms) VALUES (2, 'V2__x.sql', 0)");
     }
     assertThatThrownBy(() -> AlertStore.open(data, null, () -> 0))
         .isInstanceOf(IOException.class)

@@ -11,17 +11,28 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The alerts' tables on SQLite and on PostgreSQL: an evaluation's events, groups and cursor
- * written together, an event of the same alert, group and window written once however often it
- * is written, the outbox's states, the history kept to its bound.
+ * The alerts' tables on SQLite and on PostgreSQL: an evaluation's events, groups and cursor written
+ * together, an event of the same alert, group and window written once however often it is written,
+ * the outbox's states, the history kept to its bound.
  */
 class AlertStoreTest {
   @TempDir Path dir;
 
   static AlertStore.Event event(long window, long seq, String state) {
     return new AlertStore.Event(
-        "a", "g1", window, window + 60_000, seq, state, "{\"org\":\"acme\"}", "{\"n\":1}", 5,
-        AlertStore.PENDING, 0, null, null);
+        "a",
+        "g1",
+        window,
+        window + 60_000,
+        seq,
+        state,
+        "{\"org\":\"acme\"}",
+        "{\"n\":1}",
+        5,
+        AlertStore.PENDING,
+        0,
+        null,
+        null);
   }
 
   @Test
@@ -40,9 +51,7 @@ class AlertStoreTest {
     try (AlertStore s = AlertStore.open(data, url, () -> 1)) {
       s.insert(new AlertStore.Stored("a", "q", true, "alice", 1, "{}", Long.MIN_VALUE, null, 0, 0));
       assertThatThrownBy(
-              () ->
-                  s.insert(
-                      new AlertStore.Stored("a", "q", false, "bob", 2, "{}", 0, null, 0, 0)))
+              () -> s.insert(new AlertStore.Stored("a", "q", false, "bob", 2, "{}", 0, null, 0, 0)))
           .isInstanceOf(AlertStore.Taken.class);
       AlertStore.Group firing = new AlertStore.Group("g1", "{\"org\":\"acme\"}", true, true, null);
       s.evaluated("a", 0, 60_000, List.of(event(0, 1, "firing")), List.of(firing), List.of(), 3);
@@ -75,7 +84,8 @@ class AlertStoreTest {
           List.of(),
           3);
       s.refused(s.pending("a", 1).get(0), "the webhook answered 400");
-      s.evaluated("a", 120_000, 180_000, List.of(event(120_000, 3, "firing")), List.of(), List.of("g1"), 3);
+      s.evaluated(
+          "a", 120_000, 180_000, List.of(event(120_000, 3, "firing")), List.of(), List.of("g1"), 3);
       s.mute("a", 99);
       assertThat(s.pending("a", 10)).isEmpty();
       assertThat(s.groups("a")).isEmpty();
@@ -96,7 +106,13 @@ class AlertStoreTest {
       // kept to the newest one: 4 and 5, not delivered, are counted as dropped (3 was muted)
       assertThat(
               s.evaluated(
-                  "a", 240_000, 300_000, List.of(event(240_000, 6, "resolved")), List.of(), List.of(), 1))
+                  "a",
+                  240_000,
+                  300_000,
+                  List.of(event(240_000, 6, "resolved")),
+                  List.of(),
+                  List.of(),
+                  1))
           .isEqualTo(2);
       assertThat(s.history("a", 10)).extracting(AlertStore.Event::seq).containsExactly(6L);
       assertThat(s.list().get(0).dropped()).isEqualTo(2);

@@ -11,8 +11,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * Conditions parsed by the BQL parser over a standing query's columns: what they accept, and
- * where in the text they say a mistake is.
+ * Conditions parsed by the BQL parser over a standing query's columns: what they accept, and where
+ * in the text they say a mistake is.
  */
 class ConditionTest {
   static final String QUERY =
@@ -40,7 +40,9 @@ class ConditionTest {
     Shape s = shape(QUERY);
     assertThat(s.columns()).containsExactly("org", "region", "n", "total");
     assertThat(s.labels()).containsExactly("org", "region");
-    assertThat(shape("SELECT COUNT(*) AS n FROM STREAM(FOREVER) WINDOWING TUMBLING(1m, TIME)").labels())
+    assertThat(
+            shape("SELECT COUNT(*) AS n FROM STREAM(FOREVER) WINDOWING TUMBLING(1m, TIME)")
+                .labels())
         .isEmpty();
     assertThatThrownBy(() -> shape("SELECT * FROM STREAM(FOREVER)"))
         .isInstanceOf(Shape.NotGroups.class)
@@ -125,7 +127,8 @@ class ConditionTest {
     assertThat(c.test(row("n", 99L))).isFalse();
     Condition eq = Condition.threshold("org", "=", "o'brien", s, QueryLimits.DEFAULTS, () -> 0);
     assertThat(eq.test(row("org", "o'brien"))).isTrue();
-    assertThat(Condition.threshold("n", "!=", 3, s, QueryLimits.DEFAULTS, () -> 0).test(row("n", 4L)))
+    assertThat(
+            Condition.threshold("n", "!=", 3, s, QueryLimits.DEFAULTS, () -> 0).test(row("n", 4L)))
         .isTrue();
     assertThatThrownBy(() -> Condition.threshold("x", ">", 1, s, QueryLimits.DEFAULTS, () -> 0))
         .isInstanceOfSatisfying(

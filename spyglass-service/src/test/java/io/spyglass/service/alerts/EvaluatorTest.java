@@ -81,7 +81,9 @@ class EvaluatorTest {
   @Test
   void aGroupFiresOnceAndResolvesWhenItNoLongerMeetsTheCondition() {
     assertThat(states(window(0, row("acme", 20), row("beta", 5)))).isEqualTo("acme:firing:pending");
-    assertThat(window(1, row("acme", 30), row("beta", 5))).as("still firing: nothing new").isEmpty();
+    assertThat(window(1, row("acme", 30), row("beta", 5)))
+        .as("still firing: nothing new")
+        .isEmpty();
     assertThat(states(window(2, row("acme", 3), row("beta", 50))))
         .isEqualTo("acme:resolved:pending beta:firing:pending");
     AlertStore.Event fired = all.get(0);
@@ -153,6 +155,8 @@ class EvaluatorTest {
   @Test
   void aGroupWithoutOneOfItsKeysHasAnEmptyLabel() {
     List<AlertStore.Event> e = window(0, "{\"org\":null,\"region\":\"eu\",\"n\":50,\"total\":1}");
-    assertThat(e).singleElement().satisfies(x -> assertThat(x.labels()).isEqualTo("{\"org\":\"\",\"region\":\"eu\"}"));
+    assertThat(e)
+        .singleElement()
+        .satisfies(x -> assertThat(x.labels()).isEqualTo("{\"org\":\"\",\"region\":\"eu\"}"));
   }
 }
