@@ -168,6 +168,7 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     Active(ControlMessage message, Query query) {
       this.message = message;
       this.query = query;
+      this.sinkWriter = SinkWriter.of(message);
     }
 
     String id() {
@@ -187,7 +188,13 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
         }
       }
       reply(this, Reply.result(q.id(), r));
+      if (sinkWriter != null) { // its Kafka sinks, in the replies' transaction
+        sinkWriter.messages(r).forEach(o -> output.collect(new StreamRecord<>(o)));
+      }
     }
+
+    /** Its Kafka sinks; null without any. */
+    final SinkWriter sinkWriter;
 
     /** The bad input the filter subtasks counted since each of them started the query. */
     BadInput.Snapshot badSinceStart() {

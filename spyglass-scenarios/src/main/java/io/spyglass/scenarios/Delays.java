@@ -21,6 +21,11 @@ public final class Delays {
     return count;
   }
 
+  /** Forgets every delay recorded. */
+  public void clear() {
+    count = 0;
+  }
+
   public double mean() {
     if (count == 0) {
       return Double.NaN;

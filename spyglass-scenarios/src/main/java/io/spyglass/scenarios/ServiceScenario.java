@@ -33,8 +33,9 @@ import java.util.stream.Stream;
  * simultaneous queries, each from its own connection; the delay from a record's arrival to its SSE
  * event next to the command line's path (a query handle polled in process, as {@code spyglass
  * query} does) on the same records; the engine's record rate with and without the service,
- * alternated; and ten thousand idle queries with their streams held, health answering meanwhile,
- * and the service's memory per idle query.
+ * alternated; ten thousand idle queries with their streams held, health answering meanwhile,
+ * and the service's memory per idle query; and ten thousand windowed queries with a webhook sink
+ * each against the same without ({@link SinksPart}).
  */
 final class ServiceScenario implements Scenario {
   private static final String FAN_OUT_QUERY =
@@ -50,7 +51,8 @@ final class ServiceScenario implements Scenario {
   public String description() {
     return "spyglass serve over loopback HTTP: SSE fan-out to many clients, many simultaneous"
         + " queries, record -> SSE event delay next to the CLI's path, engine rate with and"
-        + " without the service, 10,000 idle streams (health meanwhile, memory per query)";
+        + " without the service, 10,000 idle streams (health meanwhile, memory per query),"
+        + " 10,000 windowed queries with a webhook sink each";
   }
 
   @Override
@@ -66,7 +68,7 @@ final class ServiceScenario implements Scenario {
     HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     // -Dspyglass.bench.service.parts=1,5 runs only those parts (all by default)
     List<String> parts =
-        List.of(System.getProperty("spyglass.bench.service.parts", "1,2,3,4,5").split(","));
+        List.of(System.getProperty("spyglass.bench.service.parts", "1,2,3,4,5,6").split(","));
     if (parts.contains("1")) {
       fanOut(s, report, http, clients);
     }
@@ -81,6 +83,9 @@ final class ServiceScenario implements Scenario {
     }
     if (parts.contains("5")) {
       manyStreams(s, report, http, s.quick() ? 300 : IDLE_STREAMS);
+    }
+    if (parts.contains("6")) {
+      new SinksPart(s, report, http).run();
     }
   }
 

@@ -377,8 +377,12 @@ class QueriesApiTest {
     JsonNode paths = doc.get("paths");
     List<String> routes = f.service.server().routes();
     assertThat(routes)
-        .contains("WS /api/ws", "GET /api/queries/{id}/results", "POST /api/tickets")
-        .hasSize(24);
+        .contains(
+            "WS /api/ws",
+            "GET /api/queries/{id}/results",
+            "GET /api/queries/{id}/export",
+            "POST /api/tickets")
+        .hasSize(25);
     for (String route : routes) {
       String[] mp = route.split(" ", 2);
       String path = mp[1];

@@ -28,6 +28,14 @@ public final class QuerySinks {
     this.deliveries = List.copyOf(deliveries);
   }
 
+  /**
+   * The documents of a query's results, keyed as its sinks key them, for a writer of its own (the
+   * Flink job writes its Kafka sinks with its replies): no delivery.
+   */
+  public static QuerySinks keysOnly(String queryId) {
+    return new QuerySinks(queryId, List.of());
+  }
+
   /** The query's id in its documents. */
   public String queryId() {
     return queryId;
@@ -62,8 +70,12 @@ public final class QuerySinks {
     }
   }
 
-  /** The document of a result, with its key (see the class's description). */
-  synchronized SinkDocument document(Meta meta, byte[] resultJson) {
+  /**
+   * The document of a result, its JSON ({@code {"records": [...], "meta": {...}}}, UTF-8) as given,
+   * with its key (see the class's description). Results must come in the order the query emitted
+   * them.
+   */
+  public synchronized SinkDocument document(Meta meta, byte[] resultJson) {
     long window;
     String key;
     if (meta.window().isPresent()) {

@@ -234,6 +234,25 @@ public final class FlinkQueryClient implements AutoCloseable {
   /** How long Kafka has to answer the first request before the client gives up. */
   static final int ANSWER_SECONDS = 10;
 
+  /**
+   * Whether {@code topic} exists on the job's Kafka now (within {@value #ANSWER_SECONDS} s); false
+   * when Kafka does not say so in time.
+   */
+  public boolean topicExists(String topic) {
+    Map<String, Object> common = new HashMap<>();
+    common.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrap());
+    common.putAll(settings.kafkaProperties());
+    try (Admin admin = Admin.create(common)) {
+      admin.describeTopics(List.of(topic)).allTopicNames().get(ANSWER_SECONDS, TimeUnit.SECONDS);
+      return true;
+    } catch (ExecutionException | TimeoutException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
   private static void requireCluster(Admin admin, String bootstrap) throws InterruptedException {
     try {
       admin.describeCluster().clusterId().get(ANSWER_SECONDS, TimeUnit.SECONDS);
@@ -307,13 +326,26 @@ public final class FlinkQueryClient implements AutoCloseable {
    * @throws IllegalStateException when the query could not be sent to Kafka
    */
   public RemoteQuery submit(String id, String bql, boolean progress) {
+    return submit(id, bql, progress, List.of());
+  }
+
+  /**
+   * As {@link #submit(String, String, boolean)}, the job also writing each result to {@code
+   * kafkaSinkTopics} (topics on its own cluster, which must exist) as the documents of sinks keyed
+   * by {@code id}, with its replies: in the same transaction when the job delivers exactly once.
+   */
+  public RemoteQuery submit(String id, String bql, boolean progress, List<String> kafkaSinkTopics) {
     long now = settings.clock().getAsLong();
     Query query = Query.parse(id, bql, settings.limits(), now);
     String jobId = jobId(id);
     RemoteQuery q = replies.register(query, jobId);
     ControlMessage m =
         ControlMessage.query(jobId, bql, now, settings.resultTopic(), settings.instance())
-            .withProgress(progress);
+            .withProgress(progress)
+            .withSinks(
+                kafkaSinkTopics.isEmpty()
+                    ? null
+                    : new ControlMessage.Sinks(id, kafkaSinkTopics));
     try {
       send(m);
     } catch (RuntimeException e) {

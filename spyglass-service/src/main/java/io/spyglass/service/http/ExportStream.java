@@ -10,6 +10,7 @@ import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.WriteListener;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -111,10 +112,27 @@ final class ExportStream implements ResultLog.Subscriber, WriteListener, AsyncLi
     manager.clientJoined(query);
     joined = true;
     req.getAsyncContext().addListener(this);
+    noIdleTimeout();
     out = res.getOutputStream();
     out.setWriteListener(this);
     query.log().subscribe(this);
     return done;
+  }
+
+  /**
+   * Keeps the connection while the query is quiet: a window of minutes writes nothing for minutes,
+   * and the connection's idle timeout (60 s) would cut the export. A client gone is noticed at the
+   * next write; an export holds one of its user's streams meanwhile.
+   */
+  private void noIdleTimeout() {
+    ServletContextRequest r = ServletContextRequest.getServletContextRequest(req);
+    if (r != null) {
+      try {
+        r.getConnectionMetaData().getConnection().getEndPoint().setIdleTimeout(0);
+      } catch (RuntimeException e) {
+        // keeps its idle timeout: an export of a quiet query may be cut, and can be asked again
+      }
+    }
   }
 
   @Override

@@ -146,10 +146,16 @@ public final class QueryManager {
     queries.put(id, q);
     q.hold(hold);
     try {
+      List<SinkSpec> own = List.of();
       if (!sinkSpecs.isEmpty()) {
-        q.sinks(sinks.forQuery(id, sinkSpecs));
+        List<SinkSpec> resolved = new ArrayList<>();
+        for (int i = 0; i < sinkSpecs.size(); i++) {
+          resolved.add(sinks.check(sinkSpecs.get(i), "sinks[" + i + "]"));
+        }
+        own = runtime.ownSinks(resolved); // the Flink job writes Kafka sinks on its cluster
+        q.sinks(sinks.forQuery(id, sinkSpecs, own));
       }
-      runtime.submit(id, text, new Listener(q));
+      runtime.submit(id, text, new Listener(q), own);
     } catch (RuntimeException e) {
       queries.remove(id);
       release(user.name());

@@ -35,6 +35,9 @@ public final class FlinkRuntime implements QueryRuntime {
   public static final long START_TIMEOUT_MS = 30_000;
 
   private final FlinkQueryClient client;
+
+  /** The job's Kafka, {@code HOST:PORT} as given. */
+  private final String kafka;
   private final Map<String, Running> running = new ConcurrentHashMap<>();
   private final BlockingQueue<Running> news = new LinkedBlockingQueue<>();
   private final LongAdder emitted = new LongAdder();
@@ -58,8 +61,9 @@ public final class FlinkRuntime implements QueryRuntime {
     }
   }
 
-  private FlinkRuntime(FlinkQueryClient client) {
+  private FlinkRuntime(FlinkQueryClient client, String kafka) {
     this.client = client;
+    this.kafka = kafka;
     this.dispatcher = new Thread(this::dispatch, "spyglass-flink-results");
     dispatcher.setDaemon(true);
     dispatcher.start();
@@ -77,15 +81,40 @@ public final class FlinkRuntime implements QueryRuntime {
         FlinkQueryClient.connect(
             FlinkQueryClient.Settings.of(kafka, instance)
                 .withQueryTopic(queryTopic)
-                .withStatusTopic(statusTopic)));
+                .withStatusTopic(statusTopic)),
+        kafka);
   }
 
   @Override
   public void submit(String id, String bql, ResultListener listener) {
+    submit(id, bql, listener, List.of());
+  }
+
+  /**
+   * The Kafka sinks on the job's own cluster whose topic exists: the job writes them with its
+   * replies (a missing topic would fail the job's sink, so those the service delivers itself).
+   */
+  @Override
+  public List<io.spyglass.sinks.SinkSpec> ownSinks(List<io.spyglass.sinks.SinkSpec> sinks) {
+    List<io.spyglass.sinks.SinkSpec> out = new java.util.ArrayList<>();
+    for (io.spyglass.sinks.SinkSpec s : sinks) {
+      if (s.type() == io.spyglass.sinks.SinkSpec.Type.KAFKA
+          && kafka.equalsIgnoreCase(s.bootstrap())
+          && client.topicExists(s.target())) {
+        out.add(s);
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public void submit(
+      String id, String bql, ResultListener listener, List<io.spyglass.sinks.SinkSpec> own) {
     if (closed) {
       throw new IllegalStateException("The runtime has stopped");
     }
-    RemoteQuery q = client.submit(id, bql, true);
+    List<String> topics = own.stream().map(io.spyglass.sinks.SinkSpec::target).toList();
+    RemoteQuery q = client.submit(id, bql, true, topics);
     Running r = new Running(q, listener, System.currentTimeMillis());
     running.put(id, r);
     q.onUpdate(() -> signal(r));

@@ -26,6 +26,24 @@ public interface QueryRuntime extends AutoCloseable {
   void submit(String id, String bql, ResultListener listener);
 
   /**
+   * Which of a query's sinks (checked and resolved already) this runtime writes itself, better than
+   * the service could from the results it reads: the Flink job writes Kafka sinks on its own
+   * cluster in the transaction of its replies. The service delivers the others. None by default.
+   */
+  default List<io.spyglass.sinks.SinkSpec> ownSinks(List<io.spyglass.sinks.SinkSpec> sinks) {
+    return List.of();
+  }
+
+  /**
+   * As {@link #submit(String, String, ResultListener)}, the runtime also writing each result to
+   * {@code own} (what {@link #ownSinks} chose). By default it has none and ignores them.
+   */
+  default void submit(
+      String id, String bql, ResultListener listener, List<io.spyglass.sinks.SinkSpec> own) {
+    submit(id, bql, listener);
+  }
+
+  /**
    * Ends a query now: it emits its final result, holding every record read until then, and its
    * listener's {@link ResultListener#onEnd} follows. Nothing happens when it is not running.
    */
