@@ -17,9 +17,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The sinks of {@code spyglass query --sink}: every query's results, as they are printed, also go
  * to each sink (the command is its user's own process: any sink well written is allowed). A
- * document names its query {@code q1-RUN}, {@code RUN} a random id of this run, so that the keys
- * of two runs never meet at a receiver that deduplicates on them. At the end the command waits for
- * the sinks to deliver (at most {@code --sink-wait}) and says what they could not.
+ * document names its query {@code q1-RUN}, {@code RUN} a random id of this run, so that the keys of
+ * two runs never meet at a receiver that deduplicates on them. At the end the command waits for the
+ * sinks to deliver (at most {@code --sink-wait}) and says what they could not.
  */
 final class CliSinks implements AutoCloseable {
   private static final char[] RUN_CHARS = "abcdefghijkmnpqrstuvwxyz23456789".toCharArray();
@@ -31,7 +31,8 @@ final class CliSinks implements AutoCloseable {
 
   private CliSinks(List<SinkSpec> specs) {
     this.specs = specs;
-    this.sinks = specs.isEmpty() ? null : new Sinks(DeliverySettings.DEFAULTS, SinkPolicy.unrestricted());
+    this.sinks =
+        specs.isEmpty() ? null : new Sinks(DeliverySettings.DEFAULTS, SinkPolicy.unrestricted());
     SecureRandom random = new SecureRandom();
     char[] c = new char[8];
     for (int i = 0; i < c.length; i++) {

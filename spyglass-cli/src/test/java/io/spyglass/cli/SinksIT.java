@@ -36,7 +36,8 @@ class SinksIT {
     Path events = Files.writeString(dir.resolve("events.json"), gen.stdout());
     List<String> bodies = new ArrayList<>();
     AtomicInteger calls = new AtomicInteger();
-    HttpServer receiver = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
+    HttpServer receiver =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
     receiver.createContext(
         "/",
         ex -> {
@@ -96,7 +97,8 @@ class SinksIT {
         long window = printed.get(i).at("/meta/window/number").asLong();
         assertThat(d.get("key").asText()).isEqualTo(query + ":" + window);
         assertThat(d.get("window").asLong()).isEqualTo(window);
-        assertThat(d.get("final").asBoolean()).isEqualTo(printed.get(i).at("/meta/final").asBoolean());
+        assertThat(d.get("final").asBoolean())
+            .isEqualTo(printed.get(i).at("/meta/final").asBoolean());
         ObjectNode result = ((ObjectNode) d.deepCopy()).retain("records", "meta");
         assertThat(result).isEqualTo(printed.get(i));
       }
@@ -123,12 +125,16 @@ class SinksIT {
             "SELECT COUNT(*) AS n FROM STREAM(1s, TIME)");
     assertThat(run.exitCode()).as(run.toString()).isEqualTo(1);
     assertThat(run.stderr())
-        .contains("spyglass: sink webhook http://127.0.0.1:" + port + "/down: 1 not delivered, 0 delivered (");
+        .contains(
+            "spyglass: sink webhook http://127.0.0.1:"
+                + port
+                + "/down: 1 not delivered, 0 delivered (");
   }
 
   @Test
   void aBadSinkIsRefusedSayingWhatToWrite() throws Exception {
-    Spyglass.Run run = Spyglass.run("query", "--sink", "ftp://x/y", "SELECT * FROM STREAM(1s, TIME)");
+    Spyglass.Run run =
+        Spyglass.run("query", "--sink", "ftp://x/y", "SELECT * FROM STREAM(1s, TIME)");
     assertThat(run.exitCode()).as(run.toString()).isEqualTo(2);
     assertThat(run.stderr())
         .contains("spyglass: --sink ftp://x/y: 'ftp://x/y' is not a sink; Write a webhook's URL");

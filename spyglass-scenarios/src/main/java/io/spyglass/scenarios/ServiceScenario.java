@@ -33,9 +33,9 @@ import java.util.stream.Stream;
  * simultaneous queries, each from its own connection; the delay from a record's arrival to its SSE
  * event next to the command line's path (a query handle polled in process, as {@code spyglass
  * query} does) on the same records; the engine's record rate with and without the service,
- * alternated; ten thousand idle queries with their streams held, health answering meanwhile,
- * and the service's memory per idle query; and ten thousand windowed queries with a webhook sink
- * each against the same without ({@link SinksPart}).
+ * alternated; ten thousand idle queries with their streams held, health answering meanwhile, and
+ * the service's memory per idle query; and ten thousand windowed queries with a webhook sink each
+ * against the same without ({@link SinksPart}).
  */
 final class ServiceScenario implements Scenario {
   private static final String FAN_OUT_QUERY =

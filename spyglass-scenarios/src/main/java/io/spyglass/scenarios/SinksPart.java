@@ -109,7 +109,8 @@ final class SinksPart {
   }
 
   /** One measured run: the engine's rate, and for the run with sinks what its receiver saw. */
-  private record Run(double recordsPerSecond, long documents, double p50, double p99, double max, long dropped) {}
+  private record Run(
+      double recordsPerSecond, long documents, double p50, double p99, double max, long dropped) {}
 
   void run() throws Exception {
     report.heading(
@@ -176,7 +177,16 @@ final class SinksPart {
         "",
         "",
         "");
-    t.row("machine load (1 min) at the end", Table.num(Machine.loadAverage(), 1), "", "", "", "", "", "", "");
+    t.row(
+        "machine load (1 min) at the end",
+        Table.num(Machine.loadAverage(), 1),
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "");
     report.table(t);
     if (last != null && last.dropped() > 0) {
       report.problem(last.dropped() + " documents were dropped by the sinks in the last round");
@@ -189,8 +199,7 @@ final class SinksPart {
         new GeneratorSource(GeneratorSource.Options.DEFAULTS.withRecordBytes(s.recordBytes()));
     EmbeddedRuntime runtime =
         EmbeddedRuntime.start(
-            source,
-            EngineConfig.defaults().withMaxQueries(queries + 16).withResultQueue(8_192));
+            source, EngineConfig.defaults().withMaxQueries(queries + 16).withResultQueue(8_192));
     Path data = Files.createTempDirectory("spyglass-bench-sinks");
     SinkSettings sinks =
         receiver == null
@@ -239,7 +248,8 @@ final class SinksPart {
       long start = System.nanoTime();
       Thread.sleep(Math.max(s.probeMs(), 3 * windowMs));
       double rate =
-          (runtime.engine().metrics().recordsProcessed() - n0) / ((System.nanoTime() - start) / 1e9);
+          (runtime.engine().metrics().recordsProcessed() - n0)
+              / ((System.nanoTime() - start) / 1e9);
       if (receiver == null) {
         return new Run(rate, 0, 0, 0, 0, 0);
       }
@@ -273,7 +283,11 @@ final class SinksPart {
             + windowMs
             + ", TIME)";
     String body =
-        "{\"query\": \"" + bql + "\", \"detached\": true" + (sinks == null ? "" : ", \"sinks\": " + sinks) + "}";
+        "{\"query\": \""
+            + bql
+            + "\", \"detached\": true"
+            + (sinks == null ? "" : ", \"sinks\": " + sinks)
+            + "}";
     HttpResponse<String> r =
         http.send(
             HttpRequest.newBuilder(URI.create(base + "/api/queries"))

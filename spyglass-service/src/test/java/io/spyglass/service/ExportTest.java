@@ -61,7 +61,8 @@ class ExportTest {
     List<JsonNode> results = streamed(id);
     HttpResponse<String> r = export(id, "ndjson");
     assertThat(r.statusCode()).isEqualTo(200);
-    assertThat(r.headers().firstValue("Content-Type").orElse("")).startsWith("application/x-ndjson");
+    assertThat(r.headers().firstValue("Content-Type").orElse(""))
+        .startsWith("application/x-ndjson");
     assertThat(r.headers().firstValue("Content-Disposition").orElse(""))
         .isEqualTo("attachment; filename=\"spyglass-" + id + ".ndjson\"");
     List<JsonNode> lines = new ArrayList<>();
@@ -98,7 +99,9 @@ class ExportTest {
 
   @Test
   void aRunningQueryIsFollowedToItsEnd() throws Exception {
-    String id = f.submit("SELECT COUNT(*) AS n FROM STREAM(2000, TIME) WINDOWING TUMBLING(250, TIME)", true);
+    String id =
+        f.submit(
+            "SELECT COUNT(*) AS n FROM STREAM(2000, TIME) WINDOWING TUMBLING(250, TIME)", true);
     HttpRequest req = f.request("/api/queries/" + id + "/export?format=ndjson").GET().build();
     HttpResponse<InputStream> r = f.http.send(req, HttpResponse.BodyHandlers.ofInputStream());
     assertThat(r.statusCode()).isEqualTo(200);

@@ -85,14 +85,16 @@ class SinksApiTest {
               "http://169.254.169.254/latest/meta-data",
               "http://2130706433:" + allowed.hostPort().split(":")[1] + "/",
               "http://localhost:" + allowed.hostPort().split(":")[1] + "/")) {
-        HttpResponse<String> again = f.postJson("/api/queries", body(WINDOWED, "[" + hook(url) + "]"));
+        HttpResponse<String> again =
+            f.postJson("/api/queries", body(WINDOWED, "[" + hook(url) + "]"));
         assertThat(again.statusCode()).as(url).isEqualTo(422);
       }
       // no file or Kafka sink without the operator's folder or cluster
       HttpResponse<String> file =
           f.postJson("/api/queries", body(WINDOWED, "[{\"type\": \"file\", \"path\": \"x\"}]"));
       assertThat(file.statusCode()).isEqualTo(422);
-      assertThat(ServiceFixture.json(file.body()).at("/error/message").asText()).contains("--sink-dir");
+      assertThat(ServiceFixture.json(file.body()).at("/error/message").asText())
+          .contains("--sink-dir");
       HttpResponse<String> kafka =
           f.postJson("/api/queries", body(WINDOWED, "[{\"type\": \"kafka\", \"topic\": \"t\"}]"));
       assertThat(kafka.statusCode()).isEqualTo(422);
@@ -119,7 +121,8 @@ class SinksApiTest {
     try (HookReceiver hook = new HookReceiver();
         ServiceFixture f = start(SinkPolicy.of(List.of(hook.hostPort()), null, List.of()))) {
       hook.answer = i -> i < 2 ? 503 : 200; // the first two calls fail: retried
-      HttpResponse<String> r = f.postJson("/api/queries", body(WINDOWED, "[" + hook(hook.url()) + "]"));
+      HttpResponse<String> r =
+          f.postJson("/api/queries", body(WINDOWED, "[" + hook(hook.url()) + "]"));
       assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
       String id = ServiceFixture.json(r.body()).get("id").asText();
       JsonNode submitted = ServiceFixture.json(r.body()).get("sinks").get(0);
@@ -248,7 +251,8 @@ class SinksApiTest {
       HookReceiver.await(
           "every result written",
           () -> query(f, id).at("/sinks/0/delivered").asLong() == streamed.size());
-      List<String> lines = Files.readAllLines(sinkDir.resolve("q/out.ndjson"), StandardCharsets.UTF_8);
+      List<String> lines =
+          Files.readAllLines(sinkDir.resolve("q/out.ndjson"), StandardCharsets.UTF_8);
       assertThat(lines).hasSize(streamed.size());
       assertThat(query(f, id).at("/sinks/0/target").asText()).isEqualTo("q/out.ndjson");
       for (int i = 0; i < lines.size(); i++) {

@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A standing query's sinks: stored with it, they get each final window, and again after a
- * restart (a replayed window comes again with the same key and the same records).
+ * A standing query's sinks: stored with it, they get each final window, and again after a restart
+ * (a replayed window comes again with the same key and the same records).
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class StandingSinksTest {

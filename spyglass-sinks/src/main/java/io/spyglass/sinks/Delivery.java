@@ -65,7 +65,8 @@ public final class Delivery {
       }
       int size = doc.size();
       while (!queue.isEmpty()
-          && (queue.size() >= settings.maxDocuments() || queuedBytes + size > settings.maxBytes())) {
+          && (queue.size() >= settings.maxDocuments()
+              || queuedBytes + size > settings.maxBytes())) {
         dropOldest("its buffer was full");
       }
       while (!hub.reserve(size)) {
@@ -153,8 +154,8 @@ public final class Delivery {
   }
 
   /**
-   * Counts an attempt's outcome; returns how long to wait before the document's next attempt, or
-   * -1 when it is done with (delivered, refused or given up). Guarded by this.
+   * Counts an attempt's outcome; returns how long to wait before the document's next attempt, or -1
+   * when it is done with (delivered, refused or given up). Guarded by this.
    */
   private long outcome(SinkDocument doc, Sender.Outcome o) {
     switch (o.kind()) {

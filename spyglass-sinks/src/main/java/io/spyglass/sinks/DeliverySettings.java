@@ -50,8 +50,7 @@ public record DeliverySettings(
    * attempts at once on 2 threads.
    */
   public static final DeliverySettings DEFAULTS =
-      new DeliverySettings(
-          1_000, 16L << 20, 256L << 20, 10, 300_000, 200, 30_000, 10_000, 256, 2);
+      new DeliverySettings(1_000, 16L << 20, 256L << 20, 10, 300_000, 200, 30_000, 10_000, 256, 2);
 
   /** These bounds with other retries. */
   public DeliverySettings withRetries(

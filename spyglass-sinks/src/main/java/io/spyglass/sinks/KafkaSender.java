@@ -8,8 +8,8 @@ import org.apache.kafka.common.errors.RetriableException;
 /**
  * Produces each document to a Kafka topic, keyed by the document's key, through the cluster's
  * producer shared by every sink of that cluster (acks=all, idempotent). Acknowledged: delivered; a
- * retriable error (a missing topic, a leader moving, a timeout): tried again; any other (too
- * large, not authorized): given up.
+ * retriable error (a missing topic, a leader moving, a timeout): tried again; any other (too large,
+ * not authorized): given up.
  */
 final class KafkaSender implements Sender {
   private final Producer<byte[], byte[]> producer;

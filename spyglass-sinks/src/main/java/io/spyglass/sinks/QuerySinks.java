@@ -12,8 +12,8 @@ import java.util.List;
  * <p>A document's key is {@code "<query id>:<window>"}: the window is {@code meta.window.number},
  * or, for a result without a window, the number after the last window's (1 for a query without
  * windows). A late update of an event-time window (no records, {@code meta.window.lateUpdate})
- * keeps the window's number and has its own key, {@code "<query id>:<window>:late-<L>"}, {@code
- * L} the query's late records so far ({@code meta.late}), so that it is not taken for the window's
+ * keeps the window's number and has its own key, {@code "<query id>:<window>:late-<L>"}, {@code L}
+ * the query's late records so far ({@code meta.late}), so that it is not taken for the window's
  * result. A document's {@code final} is {@code meta.final}: whether it is the query's last result.
  *
  * <p>Thread-safe; {@link #offer} returns at once.
@@ -128,8 +128,8 @@ public final class QuerySinks {
   }
 
   /**
-   * The query was forgotten: each sink is forgotten once it delivered what it holds (which goes
-   * on, within the bounds).
+   * The query was forgotten: each sink is forgotten once it delivered what it holds (which goes on,
+   * within the bounds).
    */
   public void release() {
     deliveries.forEach(Delivery::release);

@@ -52,6 +52,8 @@ interface Sender extends AutoCloseable {
       c = c.getCause();
     }
     String m = c.getMessage();
-    return m == null || m.isBlank() ? c.getClass().getSimpleName() : c.getClass().getSimpleName() + ": " + m;
+    return m == null || m.isBlank()
+        ? c.getClass().getSimpleName()
+        : c.getClass().getSimpleName() + ": " + m;
   }
 }

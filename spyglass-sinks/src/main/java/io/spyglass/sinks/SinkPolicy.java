@@ -13,8 +13,8 @@ import java.util.Locale;
 /**
  * Which sinks a service may deliver to, so that a user cannot make the server call addresses of the
  * operator's network, write anywhere on its disk, or produce to any Kafka: webhooks only to the
- * hosts (and ports) the operator lists ({@code serve --sink-allow}), files only under the folder the
- * operator names ({@code --sink-dir}), Kafka only to the clusters the operator names ({@code
+ * hosts (and ports) the operator lists ({@code serve --sink-allow}), files only under the folder
+ * the operator names ({@code --sink-dir}), Kafka only to the clusters the operator names ({@code
  * --sink-kafka}, and the service's own {@code --kafka}). The command ({@code spyglass query
  * --sink}) runs as its user, with {@link #unrestricted()}.
  *
@@ -203,9 +203,7 @@ public record SinkPolicy(
     if (unrestricted) {
       if (spec.bootstrap() == null) {
         throw new SinkSpecException(
-            "A Kafka sink here needs its cluster",
-            "Write kafka://HOST:PORT/TOPIC",
-            field);
+            "A Kafka sink here needs its cluster", "Write kafka://HOST:PORT/TOPIC", field);
       }
       return spec.bootstrap();
     }

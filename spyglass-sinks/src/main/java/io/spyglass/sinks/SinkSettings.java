@@ -14,7 +14,9 @@ public record SinkSettings(SinkPolicy policy, DeliverySettings delivery) {
     Objects.requireNonNull(delivery, "delivery");
   }
 
-  /** No sink allowed (the operator names them), delivery within {@link DeliverySettings#DEFAULTS}. */
+  /**
+   * No sink allowed (the operator names them), delivery within {@link DeliverySettings#DEFAULTS}.
+   */
   public static final SinkSettings DEFAULTS =
       new SinkSettings(SinkPolicy.NONE, DeliverySettings.DEFAULTS);
 }

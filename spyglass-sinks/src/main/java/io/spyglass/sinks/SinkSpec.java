@@ -23,9 +23,9 @@ import java.util.regex.Pattern;
  *
  * <p>Written as a JSON object in the API ({@code {"type": "webhook", "url": "https://..."}}, {@code
  * {"type": "file", "path": "out/q.ndjson"}}, {@code {"type": "kafka", "topic": "results"}} with an
- * optional {@code "bootstrap": "HOST:PORT"}), or as a URL on the command line ({@code
- * https://...}, {@code file:PATH}, {@code kafka://HOST:PORT/TOPIC}). Parsing checks the form only;
- * what a service allows is {@link SinkPolicy}'s to say.
+ * optional {@code "bootstrap": "HOST:PORT"}), or as a URL on the command line ({@code https://...},
+ * {@code file:PATH}, {@code kafka://HOST:PORT/TOPIC}). Parsing checks the form only; what a service
+ * allows is {@link SinkPolicy}'s to say.
  *
  * @param type the kind of sink
  * @param target the webhook's URL, the file's path, or the Kafka topic
@@ -40,7 +40,8 @@ public record SinkSpec(Type type, String target, String bootstrap) {
 
   /** One or more {@code HOST:PORT}, comma separated. */
   private static final Pattern BOOTSTRAP =
-      Pattern.compile("(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9._-]+):[0-9]{1,5}(,(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9._-]+):[0-9]{1,5})*");
+      Pattern.compile(
+          "(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9._-]+):[0-9]{1,5}(,(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9._-]+):[0-9]{1,5})*");
 
   /** The most a target may take, in characters. */
   static final int MAX_TARGET = 2_048;
@@ -186,7 +187,9 @@ public record SinkSpec(Type type, String target, String bootstrap) {
           field + ".type");
     }
     for (String k : fields.keySet()) {
-      if (!k.equals("type") && !k.equals(type.field) && !(type == Type.KAFKA && k.equals("bootstrap"))) {
+      if (!k.equals("type")
+          && !k.equals(type.field)
+          && !(type == Type.KAFKA && k.equals("bootstrap"))) {
         throw new SinkSpecException(
             "A " + type.wireName + " sink has no field \"" + k + "\"",
             "Give " + example(type),
@@ -214,8 +217,9 @@ public record SinkSpec(Type type, String target, String bootstrap) {
     return switch (type) {
       case WEBHOOK -> "{\"type\": \"webhook\", \"url\": \"https://hooks.example.com/spyglass\"}";
       case FILE -> "{\"type\": \"file\", \"path\": \"results/my-query.ndjson\"}";
-      case KAFKA -> "{\"type\": \"kafka\", \"topic\": \"results\"} (\"bootstrap\": \"HOST:PORT\" to"
-          + " name the cluster)";
+      case KAFKA ->
+          "{\"type\": \"kafka\", \"topic\": \"results\"} (\"bootstrap\": \"HOST:PORT\" to"
+              + " name the cluster)";
     };
   }
 

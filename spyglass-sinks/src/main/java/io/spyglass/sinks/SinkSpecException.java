@@ -1,8 +1,8 @@
 package io.spyglass.sinks;
 
 /**
- * A sink that is not written right, or that a {@link SinkPolicy} does not allow: what is wrong, what
- * to write instead, and where it was written ({@code sinks[0].url}, {@code --sink}).
+ * A sink that is not written right, or that a {@link SinkPolicy} does not allow: what is wrong,
+ * what to write instead, and where it was written ({@code sinks[0].url}, {@code --sink}).
  */
 public final class SinkSpecException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;

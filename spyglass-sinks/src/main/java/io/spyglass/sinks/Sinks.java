@@ -227,11 +227,13 @@ public final class Sinks implements AutoCloseable {
 
   private Sender sender(SinkSpec s) {
     return switch (s.type()) {
-      case WEBHOOK -> new WebhookSender(http(), URI.create(s.target()), settings.requestTimeoutMs());
+      case WEBHOOK ->
+          new WebhookSender(http(), URI.create(s.target()), settings.requestTimeoutMs());
       case FILE ->
           new FileSender(
               files.computeIfAbsent(Path.of(s.target()), p -> new FileSender.Appender(p, policy)));
-      case KAFKA -> new KafkaSender(producers.computeIfAbsent(s.bootstrap(), this::producer), s.target());
+      case KAFKA ->
+          new KafkaSender(producers.computeIfAbsent(s.bootstrap(), this::producer), s.target());
     };
   }
 

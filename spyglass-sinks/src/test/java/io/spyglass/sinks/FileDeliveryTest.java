@@ -14,7 +14,8 @@ class FileDeliveryTest {
 
   @Test
   void eachDocumentIsOneLineAndQueriesSharingAFileDoNotInterleave() throws Exception {
-    try (Sinks sinks = new Sinks(DeliverySettings.DEFAULTS, SinkPolicy.of(List.of(), dir, List.of()))) {
+    try (Sinks sinks =
+        new Sinks(DeliverySettings.DEFAULTS, SinkPolicy.of(List.of(), dir, List.of()))) {
       SinkSpec spec = SinkSpec.file("out/results.ndjson");
       QuerySinks a = sinks.forQuery("a", List.of(spec));
       QuerySinks b = sinks.forQuery("b", List.of(spec));
@@ -26,7 +27,8 @@ class FileDeliveryTest {
       assertThat(a.stats().get(0).delivered()).isEqualTo(200);
       assertThat(a.stats().get(0).spec()).isEqualTo(spec);
     }
-    List<String> lines = Files.readAllLines(dir.resolve("out/results.ndjson"), StandardCharsets.UTF_8);
+    List<String> lines =
+        Files.readAllLines(dir.resolve("out/results.ndjson"), StandardCharsets.UTF_8);
     assertThat(lines).hasSize(400);
     assertThat(lines).allSatisfy(l -> assertThat(l).startsWith("{\"key\":\"").endsWith("}}"));
     assertThat(lines.stream().filter(l -> l.startsWith("{\"key\":\"a:")).toList())
@@ -40,7 +42,8 @@ class FileDeliveryTest {
     Path blocker = Files.writeString(dir.resolve("blocker"), "a file, not a folder");
     DeliverySettings quick = DeliverySettings.DEFAULTS.withRetries(2, 60_000, 1, 5);
     try (Sinks sinks = new Sinks(quick, SinkPolicy.unrestricted())) {
-      QuerySinks q = sinks.forQuery("q", List.of(SinkSpec.file(blocker.resolve("x.ndjson").toString())));
+      QuerySinks q =
+          sinks.forQuery("q", List.of(SinkSpec.file(blocker.resolve("x.ndjson").toString())));
       q.offer(Results.whole("q"));
       Await.until("given up", () -> q.stats().get(0).dropped() == 1);
       assertThat(q.stats().get(0).retried()).isEqualTo(1);
@@ -54,7 +57,9 @@ class FileDeliveryTest {
       QuerySinks q = sinks.forQuery("s", List.of(SinkSpec.file("x.ndjson")));
       q.offer(Results.whole("s"));
       Await.until("given up", () -> q.stats().get(0).dropped() == 1);
-      assertThat(q.stats().get(0).lastError()).startsWith("not allowed here:").contains("--sink-dir");
+      assertThat(q.stats().get(0).lastError())
+          .startsWith("not allowed here:")
+          .contains("--sink-dir");
       assertThat(sinks.failing()).isEqualTo(1);
     }
   }

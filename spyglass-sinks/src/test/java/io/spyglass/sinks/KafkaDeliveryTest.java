@@ -62,10 +62,14 @@ class KafkaDeliveryTest {
     try (KafkaConsumer<byte[], byte[]> c =
         new KafkaConsumer<>(
             Map.<String, Object>of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ConsumerConfig.GROUP_ID_CONFIG, "reader-" + topic + "-" + System.nanoTime(),
-                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"),
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrap,
+                ConsumerConfig.GROUP_ID_CONFIG,
+                "reader-" + topic + "-" + System.nanoTime(),
+                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+                "earliest",
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+                "read_committed"),
             new ByteArrayDeserializer(),
             new ByteArrayDeserializer())) {
       c.subscribe(List.of(topic));
@@ -100,7 +104,10 @@ class KafkaDeliveryTest {
         .allSatisfy(
             r ->
                 assertThat(new String(r.value(), StandardCharsets.UTF_8))
-                    .startsWith("{\"key\":\"" + new String(r.key(), StandardCharsets.UTF_8) + "\",\"query\":\"q7\""));
+                    .startsWith(
+                        "{\"key\":\""
+                            + new String(r.key(), StandardCharsets.UTF_8)
+                            + "\",\"query\":\"q7\""));
   }
 
   @Test

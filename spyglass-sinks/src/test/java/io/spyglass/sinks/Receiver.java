@@ -8,8 +8,8 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -60,11 +60,7 @@ final class Receiver implements AutoCloseable {
           synchronized (calls) {
             calls.add(
                 new Call(
-                    index,
-                    key,
-                    body,
-                    ex.getRequestHeaders().getFirst("Content-Type"),
-                    status));
+                    index, key, body, ex.getRequestHeaders().getFirst("Content-Type"), status));
           }
           if (retryAfter != null && status != 200) {
             ex.getResponseHeaders().add("Retry-After", retryAfter);

@@ -25,7 +25,8 @@ class SinkDocumentTest {
     QuerySinks q = new QuerySinks("abc", List.of());
     assertThat(doc(q, Results.window("abc", 1, false)).key()).isEqualTo("abc:1");
     assertThat(doc(q, Results.window("abc", 2, true)).text())
-        .startsWith("{\"key\":\"abc:2\",\"query\":\"abc\",\"window\":2,\"final\":true,\"records\":");
+        .startsWith(
+            "{\"key\":\"abc:2\",\"query\":\"abc\",\"window\":2,\"final\":true,\"records\":");
     // a result without a window after windows (a query ended by an error) takes the next number
     assertThat(doc(q, Results.whole("abc")).key()).isEqualTo("abc:3");
     assertThat(doc(new QuerySinks("w", List.of()), Results.whole("w")).key()).isEqualTo("w:1");

@@ -25,7 +25,8 @@ class SinkPolicyTest {
   @Test
   void aWebhookGoesOnlyToAHostOnTheList() {
     SinkPolicy p =
-        SinkPolicy.of(List.of("hooks.example.com", "127.0.0.1:9400", "[::1]:8080"), null, List.of());
+        SinkPolicy.of(
+            List.of("hooks.example.com", "127.0.0.1:9400", "[::1]:8080"), null, List.of());
     assertThat(p.check(SinkSpec.webhook("https://hooks.example.com/x"), "s")).isNotNull();
     assertThat(p.check(SinkSpec.webhook("http://HOOKS.example.com.:8123/x"), "s")).isNotNull();
     assertThat(p.check(SinkSpec.webhook("http://127.0.0.1:9400/x"), "s")).isNotNull();

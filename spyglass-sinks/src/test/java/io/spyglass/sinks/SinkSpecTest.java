@@ -13,10 +13,13 @@ class SinkSpecTest {
   void theCommandLinesUrlFormsMakeEachType() {
     assertThat(SinkSpec.parseUrl("https://hooks.example.com/a?b=c"))
         .isEqualTo(SinkSpec.webhook("https://hooks.example.com/a?b=c"));
-    assertThat(SinkSpec.parseUrl("http://127.0.0.1:9400/x")).isEqualTo(SinkSpec.webhook("http://127.0.0.1:9400/x"));
-    assertThat(SinkSpec.parseUrl("file:/tmp/out.ndjson")).isEqualTo(SinkSpec.file("/tmp/out.ndjson"));
+    assertThat(SinkSpec.parseUrl("http://127.0.0.1:9400/x"))
+        .isEqualTo(SinkSpec.webhook("http://127.0.0.1:9400/x"));
+    assertThat(SinkSpec.parseUrl("file:/tmp/out.ndjson"))
+        .isEqualTo(SinkSpec.file("/tmp/out.ndjson"));
     assertThat(SinkSpec.parseUrl("file:out.ndjson")).isEqualTo(SinkSpec.file("out.ndjson"));
-    assertThat(SinkSpec.parseUrl("file:///tmp/a%20b.ndjson")).isEqualTo(SinkSpec.file("/tmp/a b.ndjson"));
+    assertThat(SinkSpec.parseUrl("file:///tmp/a%20b.ndjson"))
+        .isEqualTo(SinkSpec.file("/tmp/a b.ndjson"));
     assertThat(SinkSpec.parseUrl("kafka://127.0.0.1:9092/results"))
         .isEqualTo(SinkSpec.kafka("127.0.0.1:9092", "results"));
     assertThat(SinkSpec.parseUrl("kafka://a:9092,b:9093/r").bootstrap()).isEqualTo("a:9092,b:9093");
@@ -87,7 +90,8 @@ class SinkSpecTest {
     assertThat(SinkSpec.listFromJson(json)).isEqualTo(sinks);
     assertThat(SinkSpec.listFromJson(null)).isEmpty();
     Map<String, String> fields = new LinkedHashMap<>(sinks.get(3).toFields());
-    assertThat(fields).containsExactly(
-        Map.entry("type", "kafka"), Map.entry("topic", "u"), Map.entry("bootstrap", "k:9092"));
+    assertThat(fields)
+        .containsExactly(
+            Map.entry("type", "kafka"), Map.entry("topic", "u"), Map.entry("bootstrap", "k:9092"));
   }
 }

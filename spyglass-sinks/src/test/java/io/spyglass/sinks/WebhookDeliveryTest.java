@@ -49,7 +49,8 @@ class WebhookDeliveryTest {
 
   /** Each key taken (2xx) once: the documents delivered, by key. */
   private static Map<String, Long> takenByKey(Receiver r) {
-    return r.accepted().stream().collect(Collectors.groupingBy(Receiver.Call::key, Collectors.counting()));
+    return r.accepted().stream()
+        .collect(Collectors.groupingBy(Receiver.Call::key, Collectors.counting()));
   }
 
   @Test
@@ -61,7 +62,8 @@ class WebhookDeliveryTest {
     windows("q1", 5).forEach(q::offer);
     Await.until("every document delivered", () -> q.stats().get(0).delivered() == 5);
 
-    assertThat(r.accepted()).extracting(Receiver.Call::key)
+    assertThat(r.accepted())
+        .extracting(Receiver.Call::key)
         .containsExactly("q1:1", "q1:2", "q1:3", "q1:4", "q1:5");
     assertThat(takenByKey(r).values()).containsOnly(1L);
     // the first document was tried until the receiver took it: 4 failures, then the 5th call
@@ -70,7 +72,8 @@ class WebhookDeliveryTest {
     Receiver.Call first = r.accepted().get(0);
     assertThat(first.contentType()).isEqualTo("application/json");
     assertThat(first.body())
-        .startsWith("{\"key\":\"q1:1\",\"query\":\"q1\",\"window\":1,\"final\":false,\"records\":[{\"n\":1}],\"meta\":{");
+        .startsWith(
+            "{\"key\":\"q1:1\",\"query\":\"q1\",\"window\":1,\"final\":false,\"records\":[{\"n\":1}],\"meta\":{");
     SinkStats s = q.stats().get(0);
     assertThat(s.retried()).isEqualTo(4);
     assertThat(s.dropped()).isZero();
@@ -123,7 +126,8 @@ class WebhookDeliveryTest {
 
     Receiver back = closing(new Receiver(port));
     Await.until("every document delivered", () -> q.stats().get(0).delivered() == 10);
-    assertThat(back.accepted()).extracting(Receiver.Call::key)
+    assertThat(back.accepted())
+        .extracting(Receiver.Call::key)
         .containsExactly("q:1", "q:2", "q:3", "q:4", "q:5", "q:6", "q:7", "q:8", "q:9", "q:10");
     assertThat(q.stats().get(0).failing()).isFalse();
     assertThat(q.stats().get(0).dropped()).isZero();
@@ -150,7 +154,8 @@ class WebhookDeliveryTest {
     assertThat(s.lastError()).contains("buffer was full");
     hold.countDown();
     Await.until("what was kept delivered", () -> q.stats().get(0).delivered() == 4);
-    assertThat(r.accepted()).extracting(Receiver.Call::key)
+    assertThat(r.accepted())
+        .extracting(Receiver.Call::key)
         .containsExactly("q:1", "q:8", "q:9", "q:10");
     assertThat(sinks.count(SinkSpec.Type.WEBHOOK, Sinks.Count.DROPPED)).isEqualTo(6);
   }
@@ -186,7 +191,9 @@ class WebhookDeliveryTest {
     Receiver r = closing(new Receiver());
     r.retryAfter = "1";
     r.answer = (i, key) -> i == 0 ? 429 : 200;
-    QuerySinks q = sinks(QUICK.withRetries(5, 60_000, 1, 5_000)).forQuery("q", List.of(SinkSpec.webhook(r.url())));
+    QuerySinks q =
+        sinks(QUICK.withRetries(5, 60_000, 1, 5_000))
+            .forQuery("q", List.of(SinkSpec.webhook(r.url())));
     long start = System.nanoTime();
     q.offer(Results.whole("q"));
     Await.until("delivered", () -> q.stats().get(0).delivered() == 1);
@@ -199,11 +206,15 @@ class WebhookDeliveryTest {
   void aDocumentIsGivenUpAfterItsAttempts() throws Exception {
     Receiver r = closing(new Receiver());
     r.answer = (i, key) -> 500;
-    QuerySinks q = sinks(QUICK.withRetries(3, 60_000, 1, 10)).forQuery("q", List.of(SinkSpec.webhook(r.url())));
+    QuerySinks q =
+        sinks(QUICK.withRetries(3, 60_000, 1, 10))
+            .forQuery("q", List.of(SinkSpec.webhook(r.url())));
     q.offer(Results.whole("q"));
     Await.until("given up", () -> q.stats().get(0).dropped() == 1);
     assertThat(r.calls()).hasSize(3);
-    assertThat(q.stats().get(0).lastError()).contains("answered 500").contains("given up after 3 attempts");
+    assertThat(q.stats().get(0).lastError())
+        .contains("answered 500")
+        .contains("given up after 3 attempts");
   }
 
   @Test

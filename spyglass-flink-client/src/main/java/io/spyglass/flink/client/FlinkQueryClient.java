@@ -343,9 +343,7 @@ public final class FlinkQueryClient implements AutoCloseable {
         ControlMessage.query(jobId, bql, now, settings.resultTopic(), settings.instance())
             .withProgress(progress)
             .withSinks(
-                kafkaSinkTopics.isEmpty()
-                    ? null
-                    : new ControlMessage.Sinks(id, kafkaSinkTopics));
+                kafkaSinkTopics.isEmpty() ? null : new ControlMessage.Sinks(id, kafkaSinkTopics));
     try {
       send(m);
     } catch (RuntimeException e) {

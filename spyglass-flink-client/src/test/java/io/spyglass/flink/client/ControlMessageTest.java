@@ -7,7 +7,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The query topic's messages: a query's sinks travel with it, and older messages read as before. */
+/**
+ * The query topic's messages: a query's sinks travel with it, and older messages read as before.
+ */
 class ControlMessageTest {
   private static ControlMessage parse(String json) {
     return ControlMessage.parse(json.getBytes(StandardCharsets.UTF_8));

@@ -10,7 +10,6 @@ import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.WriteListener;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -19,10 +18,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
 
 /**
- * {@code GET /api/queries/{id}/export}: every result a query's log keeps, from the oldest, then, for
- * a running query, each new one as it comes until the query ends; written without blocking (the
+ * {@code GET /api/queries/{id}/export}: every result a query's log keeps, from the oldest, then,
+ * for a running query, each new one as it comes until the query ends; written without blocking (the
  * servlet's non-blocking output takes the next result only when the connection can take it), so
  * that an export of any size holds one result at a time.
  *
@@ -283,7 +283,8 @@ final class ExportStream implements ResultLog.Subscriber, WriteListener, AsyncLi
       quote = c == '"' || c == ',' || c == '\r' || c == '\n';
     }
     if (!quote && !s.isEmpty()) {
-      quote = Character.isWhitespace(s.charAt(0)) || Character.isWhitespace(s.charAt(s.length() - 1));
+      quote =
+          Character.isWhitespace(s.charAt(0)) || Character.isWhitespace(s.charAt(s.length() - 1));
     }
     return quote ? "\"" + s.replace("\"", "\"\"") + "\"" : s;
   }

@@ -62,8 +62,8 @@ final class QueriesApi {
   }
 
   /**
-   * A query in a request body: JSON {@code {"query": ..., "detached": ..., "sinks": [...]}} or plain
-   * BQL.
+   * A query in a request body: JSON {@code {"query": ..., "detached": ..., "sinks": [...]}} or
+   * plain BQL.
    *
    * @param sinks the body's {@code "sinks"} as sent (null when absent): read by {@link #sinks}
    */
@@ -117,7 +117,8 @@ final class QueriesApi {
     if (node == null || node.isNull()) {
       return List.of();
     }
-    String example = "Send \"sinks\": [{\"type\": \"webhook\", \"url\": \"https://...\"}] (docs/sinks.md)";
+    String example =
+        "Send \"sinks\": [{\"type\": \"webhook\", \"url\": \"https://...\"}] (docs/sinks.md)";
     if (!node.isArray()) {
       throw ApiException.badRequest("\"sinks\" must be an array of sinks", example);
     }

@@ -26,13 +26,14 @@ import org.eclipse.jetty.websocket.api.Callback;
 
 /**
  * {@code /api/ws}: one socket carries many queries. Client messages: {@code {"type": "submit",
- * "query": BQL, "detached"?: bool, "progress"?: bool, "sinks"?: [...]}}, {@code {"type": "subscribe", "id": ...,
- * "after"?: N, "progress"?: bool}}, {@code {"type": "unsubscribe", "id": ...}}, {@code {"type":
- * "kill", "id": ...}}. Server messages: {@code accepted}, {@code result} ({@code {"type": "result",
- * "id": ..., "seq": N, "result": {...}}}), {@code end} after a query's last result, {@code killed},
- * {@code unsubscribed}, {@code error}; {@code progress} every second (and once more before {@code
- * end}) for a query followed with {@code "progress": true}; {@code gap} when a subscription starts
- * after, or falls behind, results that are no longer kept (it goes on from the oldest kept).
+ * "query": BQL, "detached"?: bool, "progress"?: bool, "sinks"?: [...]}}, {@code {"type":
+ * "subscribe", "id": ..., "after"?: N, "progress"?: bool}}, {@code {"type": "unsubscribe", "id":
+ * ...}}, {@code {"type": "kill", "id": ...}}. Server messages: {@code accepted}, {@code result}
+ * ({@code {"type": "result", "id": ..., "seq": N, "result": {...}}}), {@code end} after a query's
+ * last result, {@code killed}, {@code unsubscribed}, {@code error}; {@code progress} every second
+ * (and once more before {@code end}) for a query followed with {@code "progress": true}; {@code
+ * gap} when a subscription starts after, or falls behind, results that are no longer kept (it goes
+ * on from the oldest kept).
  *
  * <p>A web page follows all its queries over one socket: a browser allows six HTTP/1.1 connections
  * per host, and a stream per query (plus a poll of its progress) used them up with a few tabs.

@@ -148,6 +148,7 @@ public final class StandingQueries implements AutoCloseable {
 
   /** Where standing queries deliver their results besides their windows; null: nowhere. */
   private final Sinks sinks;
+
   private final Map<String, StandingQuery> queries = new LinkedHashMap<>();
 
   /** A copy of {@link #queries} for readers off the owning thread (metrics, health). */
@@ -204,8 +205,7 @@ public final class StandingQueries implements AutoCloseable {
       long checkpointEveryMs,
       LongSupplier clock)
       throws InterruptedException {
-    return restore(
-        engine, store, ingestor, queryLimits, standing, checkpointEveryMs, clock, null);
+    return restore(engine, store, ingestor, queryLimits, standing, checkpointEveryMs, clock, null);
   }
 
   /**
@@ -277,7 +277,8 @@ public final class StandingQueries implements AutoCloseable {
       return null;
     }
     if (sinks == null) {
-      LOG.warn("standing query {}: this service delivers to no sink, its sinks get nothing", q.name());
+      LOG.warn(
+          "standing query {}: this service delivers to no sink, its sinks get nothing", q.name());
       return null;
     }
     return sinks.forQuery(q.id(), specs);
@@ -381,7 +382,9 @@ public final class StandingQueries implements AutoCloseable {
   public Info create(String name, String query, List<SinkSpec> sinkSpecs, User by) {
     if (!sinkSpecs.isEmpty() && sinks == null) {
       throw new Refused(
-          422, "This service delivers results to no sink", "Leave \"sinks\" out, or ask the operator");
+          422,
+          "This service delivers results to no sink",
+          "Leave \"sinks\" out, or ask the operator");
     }
     if (by.boundToTenants()) {
       throw new Refused(

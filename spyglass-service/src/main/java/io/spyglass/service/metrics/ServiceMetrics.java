@@ -219,8 +219,8 @@ public final class ServiceMetrics implements QueryObserver {
   }
 
   /**
-   * The sinks' counters: documents delivered, retried and dropped by type of sink ({@code
-   * webhook}, {@code file}, {@code kafka}), and the sinks failing now.
+   * The sinks' counters: documents delivered, retried and dropped by type of sink ({@code webhook},
+   * {@code file}, {@code kafka}), and the sinks failing now.
    */
   public void sinks(Sinks sinks) {
     String[] names = {

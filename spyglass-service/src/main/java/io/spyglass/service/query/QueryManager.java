@@ -118,8 +118,7 @@ public final class QueryManager {
    * @throws IllegalArgumentException when it names sinks and the service delivers to none
    * @throws IllegalStateException when the service is shutting down or the runtime refuses
    */
-  public ServiceQuery submit(
-      User user, String text, boolean detached, List<SinkSpec> sinkSpecs) {
+  public ServiceQuery submit(User user, String text, boolean detached, List<SinkSpec> sinkSpecs) {
     if (!sinkSpecs.isEmpty() && sinks == null) {
       throw new IllegalArgumentException("this service delivers results to no sink");
     }

@@ -38,6 +38,7 @@ public final class FlinkRuntime implements QueryRuntime {
 
   /** The job's Kafka, {@code HOST:PORT} as given. */
   private final String kafka;
+
   private final Map<String, Running> running = new ConcurrentHashMap<>();
   private final BlockingQueue<Running> news = new LinkedBlockingQueue<>();
   private final LongAdder emitted = new LongAdder();

@@ -89,8 +89,7 @@ class StandingStoreMigrationTest {
       // the column V3 added is there to write
       store.commit(
           new StandingStore.Commit(43, Map.of(), Map.of(), List.of()),
-          new StandingStore.Stored(
-              "hooked", QUERY, "bob", 1767225700000L, null, null, 1000, "[]"),
+          new StandingStore.Stored("hooked", QUERY, "bob", 1767225700000L, null, null, 1000, "[]"),
           null);
       assertThat(store.logPosition()).hasValue(43);
       assertThat(store.list().get(1).sinks()).isEqualTo("[]");
