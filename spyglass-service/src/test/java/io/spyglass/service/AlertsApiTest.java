@@ -297,7 +297,7 @@ class AlertsApiTest {
 
       ObjectNode raw = alert("x", hook());
       raw.remove("standingQuery");
-      raw.put("query", "SELECT * FROM STREAM(FOREVER)");
+      raw.put("query", "SELECT * FROM STREAM(FOREVER) WINDOWING TUMBLING(1s, TIME)");
       e = json(f.postJson("/api/alerts", raw.toString()), 422).get("error");
       assertThat(e.get("message").asText()).contains("records, not groups");
 

@@ -30,7 +30,7 @@ import java.util.function.LongSupplier;
  */
 final class Condition {
   /** What the expression is bound within: it is the filter of a query over the window's rows. */
-  private static final String PREFIX = "SELECT * FROM STREAM(FOREVER) WHERE ";
+  private static final String PREFIX = "SELECT * FROM STREAM(30s, TIME) WHERE ";
 
   /** A clause of a query after WHERE. */
   private static final java.util.regex.Pattern CLAUSE =

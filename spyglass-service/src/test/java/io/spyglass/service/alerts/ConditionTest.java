@@ -44,7 +44,7 @@ class ConditionTest {
             shape("SELECT COUNT(*) AS n FROM STREAM(FOREVER) WINDOWING TUMBLING(1m, TIME)")
                 .labels())
         .isEmpty();
-    assertThatThrownBy(() -> shape("SELECT * FROM STREAM(FOREVER)"))
+    assertThatThrownBy(() -> shape("SELECT * FROM STREAM(FOREVER) WINDOWING TUMBLING(1m, TIME)"))
         .isInstanceOf(Shape.NotGroups.class)
         .hasMessageContaining("records, not groups");
   }
