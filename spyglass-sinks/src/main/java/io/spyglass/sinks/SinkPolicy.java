@@ -27,10 +27,10 @@ import java.util.Locale;
  * @param fileDir the folder file sinks are written under; null for no file sink
  * @param kafkaClusters the {@code HOST:PORT[,...]} of the clusters Kafka sinks may write to, the
  *     first the default; empty for none
- * @param unrestricted whether anything well written is allowed (the command line's policy)
+ * @param allowAll whether anything well written is allowed (the command line's policy)
  */
 public record SinkPolicy(
-    List<String> webhookHosts, Path fileDir, List<String> kafkaClusters, boolean unrestricted) {
+    List<String> webhookHosts, Path fileDir, List<String> kafkaClusters, boolean allowAll) {
 
   public SinkPolicy {
     List<String> hosts = new ArrayList<>();
@@ -92,7 +92,7 @@ public record SinkPolicy(
   public SinkSpec check(SinkSpec spec, String field) {
     return switch (spec.type()) {
       case WEBHOOK -> {
-        if (!unrestricted) {
+        if (!allowAll) {
           checkWebhook(spec.target(), field + ".url");
         }
         yield spec;
@@ -148,7 +148,7 @@ public record SinkPolicy(
           "Give a path such as results/my-query.ndjson",
           field);
     }
-    if (unrestricted) {
+    if (allowAll) {
       return p.toAbsolutePath().normalize();
     }
     if (fileDir == null) {
@@ -182,7 +182,7 @@ public record SinkPolicy(
     if (parent != null) {
       Files.createDirectories(parent);
     }
-    if (unrestricted || fileDir == null) {
+    if (allowAll || fileDir == null) {
       return;
     }
     Path realDir = fileDir.toRealPath();
@@ -200,7 +200,7 @@ public record SinkPolicy(
   }
 
   private String cluster(SinkSpec spec, String field) {
-    if (unrestricted) {
+    if (allowAll) {
       if (spec.bootstrap() == null) {
         throw new SinkSpecException(
             "A Kafka sink here needs its cluster", "Write kafka://HOST:PORT/TOPIC", field);

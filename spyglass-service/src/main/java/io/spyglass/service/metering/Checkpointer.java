@@ -174,7 +174,8 @@ final class Checkpointer {
               s.createdMs(),
               states.get(s.name()),
               null,
-              s.maxGroups());
+              s.maxGroups(),
+              s.sinks());
     }
     store.commit(new StandingStore.Commit(cp.position(), states, finals, late), addedRow, removed);
     for (StandingQuery q : queries.values()) {
