@@ -140,6 +140,9 @@ public final class SpyglassService implements AutoCloseable {
                 clock);
       }
       this.alerts = started;
+      if (started != null) {
+        metrics.alerts(started);
+      }
       SavedQueries saved =
           new SavedQueries(
               db,

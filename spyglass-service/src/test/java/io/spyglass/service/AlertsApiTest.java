@@ -216,6 +216,15 @@ class AlertsApiTest {
                   .get("org")
                   .asText())
           .isEqualTo("a");
+      f.token = "root-0123456789abcdef"; // /metrics: an admin's
+      String metrics = f.get("/metrics").body();
+      f.token = "alice-0123456789abcdef";
+      assertThat(metrics)
+          .contains("spyglass_alerts{state=\"firing\"} 1.0")
+          .contains("spyglass_alerts{state=\"ok\"} 0.0")
+          .contains("spyglass_alert_events_total{state=\"firing\"} 1.0")
+          .contains("spyglass_sink_delivered_total{type=\"webhook\"} 1.0")
+          .contains("spyglass_sink_retried_total{type=\"webhook\"} 2.0");
       JsonNode first = json(f.get("/api/alerts/busy"), 200).get("history").get(0);
       assertThat(first.get("attempts").asInt()).as("two refusals, then taken").isEqualTo(3);
       assertThat(first.get("delivered").asBoolean()).isTrue();

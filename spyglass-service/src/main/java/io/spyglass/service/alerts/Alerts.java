@@ -199,6 +199,14 @@ public final class Alerts implements AutoCloseable {
   private final AtomicBoolean woken = new AtomicBoolean();
   private volatile boolean closed;
 
+  /** The alerts by state as of the last look ({@link #states()}), for metrics. */
+  private volatile Map<String, Long> states = Map.of();
+
+  /** Events recorded since the start, by state ({@code firing}, {@code resolved}). */
+  private final java.util.concurrent.ConcurrentHashMap<
+          String, java.util.concurrent.atomic.LongAdder>
+      events = new java.util.concurrent.ConcurrentHashMap<>();
+
   private Alerts(
       AlertStore store,
       StandingStore windows,
@@ -285,6 +293,40 @@ public final class Alerts implements AutoCloseable {
         }
       }
     }
+    look();
+  }
+
+  /** Counts the alerts by state for {@link #states()}. Owning thread. */
+  private void look() {
+    long now = clock.getAsLong();
+    Map<String, Long> n = new LinkedHashMap<>();
+    for (String state : List.of("ok", "firing", "muted", "error")) {
+      n.put(state, 0L);
+    }
+    for (Running r : alerts.values()) {
+      String state =
+          r.error != null
+              ? "error"
+              : r.mutedUntil > now
+                  ? "muted"
+                  : r.groups.values().stream().anyMatch(AlertStore.Group::firing) ? "firing" : "ok";
+      n.merge(state, 1L, Long::sum);
+    }
+    states = Map.copyOf(n);
+  }
+
+  /**
+   * The alerts by state as of their thread's last look (at most a second ago): {@code ok}, {@code
+   * firing} (a group is), {@code muted}, {@code error} (its standing query is gone). Cheap.
+   */
+  public Map<String, Long> states() {
+    return states;
+  }
+
+  /** Events recorded since the start, {@code state} {@code firing} or {@code resolved}. */
+  public long events(String state) {
+    java.util.concurrent.atomic.LongAdder a = events.get(state);
+    return a == null ? 0 : a.sum();
   }
 
   /** Compiles the condition for the standing query as it is now; false when it cannot. */
@@ -358,6 +400,11 @@ public final class Alerts implements AutoCloseable {
         r.cursorStart = w.start();
         r.cursorEnd = w.end();
         r.lastSeq += o.events().size();
+        for (AlertStore.Event e : o.events()) {
+          events
+              .computeIfAbsent(e.state(), k -> new java.util.concurrent.atomic.LongAdder())
+              .increment();
+        }
         for (AlertStore.Group g : o.groups()) {
           r.groups.put(g.id(), g);
         }
