@@ -16,6 +16,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -25,6 +27,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -203,9 +206,7 @@ public final class Alerts implements AutoCloseable {
   private volatile Map<String, Long> states = Map.of();
 
   /** Events recorded since the start, by state ({@code firing}, {@code resolved}). */
-  private final java.util.concurrent.ConcurrentHashMap<
-          String, java.util.concurrent.atomic.LongAdder>
-      events = new java.util.concurrent.ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, LongAdder> events = new ConcurrentHashMap<>();
 
   private Alerts(
       AlertStore store,
@@ -325,7 +326,7 @@ public final class Alerts implements AutoCloseable {
 
   /** Events recorded since the start, {@code state} {@code firing} or {@code resolved}. */
   public long events(String state) {
-    java.util.concurrent.atomic.LongAdder a = events.get(state);
+    LongAdder a = events.get(state);
     return a == null ? 0 : a.sum();
   }
 
@@ -401,9 +402,7 @@ public final class Alerts implements AutoCloseable {
         r.cursorEnd = w.end();
         r.lastSeq += o.events().size();
         for (AlertStore.Event e : o.events()) {
-          events
-              .computeIfAbsent(e.state(), k -> new java.util.concurrent.atomic.LongAdder())
-              .increment();
+          events.computeIfAbsent(e.state(), k -> new LongAdder()).increment();
         }
         for (AlertStore.Group g : o.groups()) {
           r.groups.put(g.id(), g);
@@ -429,13 +428,11 @@ public final class Alerts implements AutoCloseable {
     AlertStore.Event e = next.get(0);
     byte[] doc = Payloads.of(e, r.spec, settings.linkTo(r.name()));
     r.inFlight = true;
-    java.util.concurrent.CompletableFuture<Sinks.Attempt> sent;
+    CompletableFuture<Sinks.Attempt> sent;
     try {
       sent = sinks.sendOnce(r.sink, SinkDocument.of(e.key(), doc));
     } catch (RuntimeException x) {
-      sent =
-          java.util.concurrent.CompletableFuture.completedFuture(
-              new Sinks.Attempt(false, true, x.getMessage()));
+      sent = CompletableFuture.completedFuture(new Sinks.Attempt(false, true, x.getMessage()));
     }
     sent.whenComplete(
         (attempt, failure) -> {

@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.LongSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * An alert's condition on a row of a final window: a BQL boolean expression over the window's
@@ -33,8 +35,8 @@ final class Condition {
   private static final String PREFIX = "SELECT * FROM STREAM(30s, TIME) WHERE ";
 
   /** A clause of a query after WHERE. */
-  private static final java.util.regex.Pattern CLAUSE =
-      java.util.regex.Pattern.compile("(?i)\\b(GROUP|HAVING|ORDER|WINDOWING|LIMIT)\\b");
+  private static final Pattern CLAUSE =
+      Pattern.compile("(?i)\\b(GROUP|HAVING|ORDER|WINDOWING|LIMIT)\\b");
 
   /** The operators of a threshold. */
   static final List<String> OPS = List.of(">", ">=", "<", "<=", "=", "!=");
@@ -150,7 +152,7 @@ final class Condition {
         || select.window().isPresent()
         || select.limit().isPresent()) {
       // more than one expression: e.g. "n > 1 GROUP BY org"
-      java.util.regex.Matcher m = CLAUSE.matcher(full);
+      Matcher m = CLAUSE.matcher(full);
       int at = m.find(where.span().end()) ? m.start() : where.span().end();
       throw new Invalid(
           field,

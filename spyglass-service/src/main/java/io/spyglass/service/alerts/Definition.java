@@ -11,7 +11,9 @@ import io.spyglass.service.metering.StandingQueries;
 import io.spyglass.sinks.SinkSpec;
 import io.spyglass.sinks.SinkSpecException;
 import io.spyglass.sinks.Sinks;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.LongSupplier;
 
@@ -125,7 +127,7 @@ record Definition(
           null,
           List.of());
     }
-    java.util.Map<String, Object> fields = new java.util.LinkedHashMap<>();
+    Map<String, Object> fields = new LinkedHashMap<>();
     sink.properties()
         .forEach(
             e ->
