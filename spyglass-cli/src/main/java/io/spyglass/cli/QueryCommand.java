@@ -62,8 +62,8 @@ import picocli.CommandLine.Parameters;
       "      'SELECT TOP(3, browser_name) FROM STREAM(MAX, TIME)'",
       "  ./spyglass query --source kafka://127.0.0.1:9092/events?from=earliest \\",
       "      'SELECT * FROM STREAM(10000, TIME) LIMIT 5'",
-      "  ./spyglass query --source gen --sink file:/tmp/windows.ndjson \\",
-      "      'SELECT COUNT(*) FROM STREAM(6s, TIME) WINDOWING TUMBLING(2s, TIME)'"
+      "  ./spyglass query --source gen --sink file:/tmp/results.ndjson \\",
+      "      'SELECT COUNT(*) AS n FROM STREAM(3s, TIME)'"
     })
 final class QueryCommand implements Callable<Integer> {
   @Parameters(
