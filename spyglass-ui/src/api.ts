@@ -22,6 +22,8 @@ export class ApiError extends Error {
     readonly errors: BqlError[] = [],
     /** Seconds to wait before retrying (429, 503). */
     readonly retryAfterS: number | null = null,
+    /** The field of the request's body that is wrong (e.g. condition.having), when the service names it. */
+    readonly field: string | null = null,
   ) {
     super(message);
   }
@@ -122,6 +124,7 @@ export async function api<T>(method: string, path: string, body?: unknown, signa
     err.resolution ?? '',
     [],
     retry != null && /^\d+$/.test(retry) ? Number(retry) : (err.retryAfterSeconds ?? null),
+    err.field ?? null,
   );
 }
 

@@ -3,6 +3,7 @@ import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, QueryInfo, Quota, Schema, api, getToken, onUnauthorized, setToken, tokenRemembered } from './api';
 import { SocketState, live } from './live';
+import { AlertsPage } from './pages/AlertsPage';
 import { HistoryPage } from './pages/HistoryPage';
 import { QueryPage } from './pages/QueryPage';
 import { RunningPage } from './pages/RunningPage';
@@ -27,6 +28,7 @@ const NAV: [Route['page'], string][] = [
   ['history', 'History'],
   ['schema', 'Schema'],
   ['standing', 'Standing'],
+  ['alerts', 'Alerts'],
 ];
 
 function App() {
@@ -145,7 +147,7 @@ function App() {
           Spyglass
         </a>
         <nav aria-label="Pages">
-          {NAV.filter(([p]) => p !== 'standing' || metering || page === 'standing').map(([p, label]) => (
+          {NAV.filter(([p]) => (p !== 'standing' && p !== 'alerts') || metering || page === p).map(([p, label]) => (
             <a href={p === 'query' && route.page === 'query' ? formatRoute(route) : '#/' + p} aria-current={page === p ? 'page' : undefined}>
               {label}
             </a>
@@ -181,12 +183,15 @@ function App() {
           onQueriesChanged={refreshQuota}
         />
       )}
-      {page === 'running' && <RunningPage key={reload} onQueriesChanged={refreshQuota} />}
+      {page === 'running' && <RunningPage key={reload} onQueriesChanged={refreshQuota} alerts={metering} />}
       {page === 'saved' && <SavedPage key={reload} />}
       {page === 'history' && <HistoryPage key={reload} />}
       {page === 'schema' && <SchemaPage schema={schema} problem={schemaProblem} />}
       {page === 'standing' && (
         <StandingPage key={reload} name={route.page === 'standing' ? route.name : undefined} fields={schema?.fields ?? []} quota={quota} />
+      )}
+      {route.page === 'alerts' && (
+        <AlertsPage key={reload} name={route.name} create={route.create} q={route.q} fields={schema?.fields ?? []} quota={quota} />
       )}
       <dialog ref={tokenDialog} aria-labelledby="token-title" onClose={() => (setAsking(false), setRejected(false))}>
         <form

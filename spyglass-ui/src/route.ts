@@ -1,7 +1,8 @@
 /**
  * The page's state in its URL (after #), so that a copied URL reopens what the person saw:
  * #/query?q=BQL&view=chart&chart=bars&w=3&run=ID, #/saved/ID (a shared saved query),
- * #/saved, #/history, #/running, #/schema, #/standing and #/standing/NAME (a standing query's report).
+ * #/saved, #/history, #/running, #/schema, #/standing and #/standing/NAME (a standing query's report),
+ * #/alerts, #/alerts/NAME (an alert's history) and #/alerts?new=1&q=BQL (a new alert on a query).
  */
 export type View = 'table' | 'json' | 'chart' | 'pivot';
 export const VIEWS: View[] = ['table', 'chart', 'pivot', 'json'];
@@ -30,9 +31,10 @@ export type Route =
   | { page: 'history' }
   | { page: 'running' }
   | { page: 'schema' }
-  | { page: 'standing'; name?: string };
+  | { page: 'standing'; name?: string }
+  | { page: 'alerts'; name?: string; create?: boolean; q?: string };
 
-export const PAGES = ['query', 'running', 'saved', 'history', 'schema', 'standing'] as const;
+export const PAGES = ['query', 'running', 'saved', 'history', 'schema', 'standing', 'alerts'] as const;
 
 export function parseRoute(hash: string): Route {
   const h = hash.replace(/^#/, '');
@@ -43,6 +45,10 @@ export function parseRoute(hash: string): Route {
   if (page === 'saved' && !parts[1]) return { page: 'saved' };
   if (page === 'history' || page === 'running' || page === 'schema') return { page };
   if (page === 'standing') return parts[1] ? { page, name: decodeURIComponent(parts[1]) } : { page };
+  if (page === 'alerts') {
+    if (parts[1]) return { page, name: decodeURIComponent(parts[1]) };
+    return p.get('new') === '1' ? { page, create: true, q: p.get('q') ?? '' } : { page };
+  }
   const view = p.get('view');
   const w = p.get('w');
   const state: Route = {
@@ -62,6 +68,12 @@ export function parseRoute(hash: string): Route {
 
 export function formatRoute(r: Route): string {
   if (r.page === 'standing' && r.name) return '#/standing/' + encodeURIComponent(r.name);
+  if (r.page === 'alerts' && r.name) return '#/alerts/' + encodeURIComponent(r.name);
+  if (r.page === 'alerts' && r.create) {
+    const p = new URLSearchParams({ new: '1' });
+    if (r.q) p.set('q', r.q);
+    return '#/alerts?' + p.toString().replace(/\+/g, '%20');
+  }
   if (r.page !== 'query') return '#/' + r.page;
   const p = new URLSearchParams();
   if (r.q) p.set('q', r.q);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { QueryInfo, finiteDuration } from '../src/api';
 import { closeFields, errorRange, fieldRange, utf16Offset } from '../src/bql/language';
-import { isRawQuery, queryKeys } from '../src/bql/shape';
+import { asStanding, isRawQuery, queryKeys } from '../src/bql/shape';
 import { WINDOW_INCRS, labelStep, shortRange } from '../src/results/axes';
 import { defuse, parseCsv, toCsv } from '../src/results/export';
 import { progressText } from '../src/results/progress';
@@ -144,6 +144,17 @@ describe('the Running page: orphans and who stopped what', () => {
     expect(clientsText(ended('requested', 'bob'), 0)).toBe('stopped by bob');
     expect(clientsText(ended('no-client', 'spyglass'), 0)).toBe('ended: no client for the grace period');
     expect(clientsText({ ...base, state: 'finished', stoppedBy: null } as QueryInfo, 0)).toBe('');
+  });
+});
+
+describe('alerts', () => {
+  it('an alert, the list and a new alert on a query have URLs; the query runs for ever', () => {
+    expect(parseRoute(formatRoute({ page: 'alerts', name: 'busy orgs' }))).toEqual({ page: 'alerts', name: 'busy orgs' });
+    expect(parseRoute('#/alerts')).toEqual({ page: 'alerts' });
+    const q = "SELECT org, COUNT(*) AS n FROM STREAM(30s, TIME) WHERE x = 'a b' GROUP BY org";
+    expect(parseRoute(formatRoute({ page: 'alerts', create: true, q }))).toEqual({ page: 'alerts', create: true, q });
+    expect(asStanding(q)).toBe("SELECT org, COUNT(*) AS n FROM STREAM(FOREVER) WHERE x = 'a b' GROUP BY org");
+    expect(asStanding('SELECT * FROM STREAM()')).toBe('SELECT * FROM STREAM(FOREVER)');
   });
 });
 

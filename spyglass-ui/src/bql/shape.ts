@@ -52,3 +52,11 @@ export function queryKeys(text: string): string[] | undefined {
   if (read.ok && (read.builder.kind === 'group' || read.builder.kind === 'top') && read.builder.fields.length) return read.builder.fields;
   return undefined;
 }
+
+/**
+ * A query as an alert or a standing query runs it: without end, its stream {@code STREAM(FOREVER)}
+ * (the first STREAM(...) of the text, whatever its duration).
+ */
+export function asStanding(text: string): string {
+  return text.replace(/STREAM\s*\([^)]*\)/i, 'STREAM(FOREVER)');
+}

@@ -9,7 +9,8 @@ import { clientsText, filterQueries, isOrphan, sinksText, sinksTitle } from '../
 import { wholeSeconds } from '../results/progress';
 import { formatRoute } from '../route';
 
-export function RunningPage({ onQueriesChanged }: { onQueriesChanged(): void }) {
+/** @param alerts whether the service has alerts (it meters): each running query then offers one on it */
+export function RunningPage({ onQueriesChanged, alerts = false }: { onQueriesChanged(): void; alerts?: boolean }) {
   const [queries, setQueries] = useState<QueryInfo[] | null>(null);
   const [quota, setQuota] = useState<Quota | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
@@ -123,6 +124,7 @@ export function RunningPage({ onQueriesChanged }: { onQueriesChanged(): void }) 
         <QueryTable
           queries={running}
           stop={(id) => stopMany([id])}
+          alerts={alerts}
           selected={selected}
           onSelect={toggle}
           onSelectAll={(on) => setSelected(on ? new Set(running.map((q) => q.id)) : new Set())}
@@ -141,12 +143,14 @@ export function RunningPage({ onQueriesChanged }: { onQueriesChanged(): void }) 
 interface TableProps {
   queries: QueryInfo[];
   stop?(id: string): void;
+  /** Offer an alert on each query (its text prefilled in a new alert). */
+  alerts?: boolean;
   selected?: Set<string>;
   onSelect?(id: string, on: boolean): void;
   onSelectAll?(on: boolean): void;
 }
 
-function QueryTable({ queries, stop, selected, onSelect, onSelectAll }: TableProps) {
+function QueryTable({ queries, stop, alerts, selected, onSelect, onSelectAll }: TableProps) {
   const all = !!selected && queries.length > 0 && queries.every((q) => selected.has(q.id));
   return (
     <div class="table-wrap">
@@ -219,6 +223,14 @@ function QueryTable({ queries, stop, selected, onSelect, onSelectAll }: TablePro
                     <button type="button" aria-label={`Stop query ${q.id}`} onClick={() => stop(q.id)}>
                       Stop
                     </button>
+                  )}
+                  {alerts && (
+                    <>
+                      {' '}
+                      <a class="button" aria-label={`Create an alert on query ${q.id}`} href={formatRoute({ page: 'alerts', create: true, q: q.query })}>
+                        Alert…
+                      </a>
+                    </>
                   )}
                 </td>
               </tr>

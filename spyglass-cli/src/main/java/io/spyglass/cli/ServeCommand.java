@@ -7,6 +7,7 @@ import io.spyglass.engine.source.Sources;
 import io.spyglass.service.ServiceConfig;
 import io.spyglass.service.SpyglassService;
 import io.spyglass.service.UsageLimits;
+import io.spyglass.service.alerts.AlertSettings;
 import io.spyglass.service.http.EdgeGuards;
 import io.spyglass.service.http.EdgeSettings;
 import io.spyglass.service.http.Listening;
@@ -124,6 +125,7 @@ final class ServeCommand implements Callable<Integer> {
       UsageLimits usage = o.usageLimits();
       EdgeGuards guards = o.edgeGuards();
       SinkSettings sinks = sinkOptions.settings(o.runtime.equals("flink") ? o.kafka : null);
+      AlertSettings alerts = o.alertSettings();
       config =
           ServiceConfig.defaults()
               .with(
@@ -146,6 +148,7 @@ final class ServeCommand implements Callable<Integer> {
                     b.auditLog = o.auditLog;
                     b.tls = o.tlsCert == null ? null : new TlsFiles(o.tlsCert, o.tlsKey);
                     b.sinks = sinks;
+                    b.alerts = alerts;
                   });
     } catch (IllegalArgumentException | IOException e) {
       err.println("spyglass: " + e.getMessage());

@@ -3,6 +3,7 @@ package io.spyglass.cli;
 import io.spyglass.flink.client.FlinkQueryClient;
 import io.spyglass.service.ServiceConfig;
 import io.spyglass.service.UsageLimits;
+import io.spyglass.service.alerts.AlertSettings;
 import io.spyglass.service.http.EdgeGuards;
 import io.spyglass.service.http.EdgeSettings;
 import io.spyglass.service.query.ResultLimits;
@@ -429,6 +430,34 @@ final class ServeOptions {
         parseBytes(maxSavedBytesPerUser),
         maxHistoryPerUser,
         parseBytes(minFreeDisk));
+  }
+
+  // alerts on standing queries (docs/alerts.md)
+
+  @Option(
+      names = "--max-alerts-per-user",
+      paramLabel = "N",
+      description = "alerts one user defines; admins are not counted (default: 20)")
+  int maxAlertsPerUser = AlertSettings.DEFAULTS.maxPerUser();
+
+  @Option(
+      names = "--max-alert-events",
+      paramLabel = "N",
+      description =
+          "events (fired, resolved) kept per alert, its history and what it has still to send:"
+              + " older ones are forgotten, those not sent counted as dropped (default: 10000)")
+  int maxAlertEvents = AlertSettings.DEFAULTS.maxEventsPerAlert();
+
+  @Option(
+      names = "--public-url",
+      paramLabel = "URL",
+      description =
+          "the service's address as people reach it (https://spyglass.example.com), for the"
+              + " links in alerts (Alertmanager's generatorURL); default: links relative to it")
+  String publicUrl;
+
+  AlertSettings alertSettings() {
+    return new AlertSettings(maxAlertsPerUser, maxAlertEvents, publicUrl);
   }
 
   EdgeSettings edgeSettings() {

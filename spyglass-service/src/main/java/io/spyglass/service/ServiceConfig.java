@@ -1,6 +1,7 @@
 package io.spyglass.service;
 
 import io.spyglass.core.plan.QueryLimits;
+import io.spyglass.service.alerts.AlertSettings;
 import io.spyglass.service.http.EdgeGuards;
 import io.spyglass.service.http.EdgeSettings;
 import io.spyglass.service.http.StreamSettings;
@@ -46,6 +47,7 @@ import java.util.function.Consumer;
  * @param tls the certificate and key to serve HTTPS with; null for plain HTTP
  * @param sinks where queries' results may be delivered besides their streams (webhook hosts, the
  *     file folder, Kafka clusters), and the bounds of delivery (docs/sinks.md)
+ * @param alerts what alerts on standing queries may do: per-user cap, events kept, links
  */
 public record ServiceConfig(
     String bind,
@@ -72,7 +74,8 @@ public record ServiceConfig(
     long maxForeverMs,
     Path auditLog,
     TlsFiles tls,
-    SinkSettings sinks) {
+    SinkSettings sinks,
+    AlertSettings alerts) {
 
   public ServiceConfig {
     require(port >= 0 && port <= 65535, "port must be 0 to 65535: " + port);
@@ -98,6 +101,7 @@ public record ServiceConfig(
     require(guards != null, "the edge's guards are required");
     require(maxForeverMs >= 0, "max-query-duration must not be negative");
     require(sinks != null, "the sink settings are required");
+    require(alerts != null, "the alert settings are required");
   }
 
   /** Where the audit log goes: the file given, else {@code audit.log} in the data folder. */
@@ -145,7 +149,8 @@ public record ServiceConfig(
         DEFAULT_MAX_FOREVER_MS,
         null,
         null,
-        SinkSettings.DEFAULTS);
+        SinkSettings.DEFAULTS,
+        AlertSettings.DEFAULTS);
   }
 
   /** How long a query without a client runs on by default, for one to reattach. */
@@ -188,6 +193,7 @@ public record ServiceConfig(
     public Path auditLog;
     public TlsFiles tls;
     public SinkSettings sinks;
+    public AlertSettings alerts;
 
     Builder(ServiceConfig c) {
       bind = c.bind;
@@ -215,6 +221,7 @@ public record ServiceConfig(
       auditLog = c.auditLog;
       tls = c.tls;
       sinks = c.sinks;
+      alerts = c.alerts;
     }
 
     ServiceConfig build() {
@@ -243,7 +250,8 @@ public record ServiceConfig(
           maxForeverMs,
           auditLog,
           tls,
-          sinks);
+          sinks,
+          alerts);
     }
   }
 }

@@ -3,6 +3,8 @@ package io.spyglass.service;
 import io.spyglass.engine.EngineConfig;
 import io.spyglass.engine.source.Source;
 import io.spyglass.engine.source.UnionSource;
+import io.spyglass.service.alerts.AlertStore;
+import io.spyglass.service.alerts.Alerts;
 import io.spyglass.service.auth.Tokens;
 import io.spyglass.service.health.Health;
 import io.spyglass.service.http.ApiServer;
@@ -58,6 +60,10 @@ public final class SpyglassService implements AutoCloseable {
   private final ScheduledExecutorService sweeper;
   private final ApiServer server;
   private final Metering metering;
+
+  /** Alerts on the standing queries; null without standing queries. */
+  private final Alerts alerts;
+
   private final DataFolderLock lock;
   private final AuditLog audit;
   private final Sinks sinks;
@@ -77,7 +83,8 @@ public final class SpyglassService implements AutoCloseable {
       Listening listening,
       DataFolderLock lock,
       AuditLog audit,
-      Sinks sinks) {
+      Sinks sinks,
+      AlertStore alertStore) {
     LongSupplier clock = System::currentTimeMillis;
     this.lock = lock;
     this.audit = audit;
@@ -119,7 +126,23 @@ public final class SpyglassService implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
+    Alerts started = null;
     try {
+      if (alertStore != null) {
+        started =
+            Alerts.start(
+                alertStore,
+                metering.store(),
+                metering.standing(),
+                sinks,
+                config.queryLimits(),
+                config.alerts(),
+                clock);
+      }
+      this.alerts = started;
+      if (started != null) {
+        metrics.alerts(started);
+      }
       SavedQueries saved =
           new SavedQueries(
               db,
@@ -152,13 +175,19 @@ public final class SpyglassService implements AutoCloseable {
               history,
               metering,
               health,
-              audit);
+              audit,
+              alerts);
       sweeper.scheduleWithFixedDelay(this::sweep, 250, 250, TimeUnit.MILLISECONDS);
     } catch (RuntimeException | Error e) {
       // the server did not start: the threads started for it stop (the caller closes the rest)
       sweeper.shutdownNow();
       schema.close();
       history.close();
+      if (started != null) {
+        started.close();
+      } else if (alertStore != null) {
+        alertStore.close();
+      }
       throw e;
     }
   }
@@ -283,16 +312,25 @@ public final class SpyglassService implements AutoCloseable {
       }
       Database db = Database.open(config.dataDir());
       AuditLog audit = null;
+      AlertStore alertStore = null;
       try {
-        audit = AuditLog.open(config.auditLogPath(), System::currentTimeMillis);
+        LongSupplier wall = System::currentTimeMillis;
+        audit = AuditLog.open(config.auditLogPath(), wall);
+        if (metering != null && metering.standing() != null) {
+          // in the standing queries' database: their final windows are what alerts read
+          alertStore = AlertStore.open(config.dataDir(), metering.settings().databaseUrl(), wall);
+        }
         SpyglassService s =
             new SpyglassService(
-                config, tokens, runtime, db, metering, listening, lock, audit, sinks);
+                config, tokens, runtime, db, metering, listening, lock, audit, sinks, alertStore);
         audit.service("service-started", java.util.Map.of("url", s.url()));
         return s;
       } catch (IOException | RuntimeException e) {
         if (audit != null) {
           audit.close();
+        }
+        if (alertStore != null) {
+          alertStore.close(); // closing twice is harmless
         }
         db.close();
         throw e;
@@ -407,6 +445,11 @@ public final class SpyglassService implements AutoCloseable {
     }
   }
 
+  /** Alerts on the standing queries; null when the service has no standing queries. */
+  public Alerts alerts() {
+    return alerts;
+  }
+
   /** Ingestion and standing queries; null when the service has none. */
   public Metering metering() {
     return metering;
@@ -497,6 +540,9 @@ public final class SpyglassService implements AutoCloseable {
         // a last checkpoint before every query ends: the standing queries go on after a restart
         metering.standing().close();
       }
+      if (alerts != null) {
+        alerts.close(); // what it did not deliver is delivered after the restart
+      }
       queries.stopAll();
       clean = queries.awaitAllEnded(Math.max(0, deadline - System.currentTimeMillis()));
       clean &= server.stop(Math.max(0, deadline - System.currentTimeMillis()));
@@ -531,6 +577,9 @@ public final class SpyglassService implements AutoCloseable {
     schema.close();
     if (metering != null && metering.standing() != null) {
       metering.standing().close(); // a last checkpoint, while the engine still runs
+    }
+    if (alerts != null) {
+      alerts.close();
     }
     queries.markInterrupted(); // what still runs ends now, without a final result
     runtime.close();

@@ -381,8 +381,10 @@ class QueriesApiTest {
             "WS /api/ws",
             "GET /api/queries/{id}/results",
             "GET /api/queries/{id}/export",
-            "POST /api/tickets")
-        .hasSize(25);
+            "POST /api/tickets",
+            "POST /api/alerts",
+            "POST /api/alerts/{name}/mute")
+        .hasSize(31);
     for (String route : routes) {
       String[] mp = route.split(" ", 2);
       String path = mp[1];

@@ -180,6 +180,51 @@ public final class Sinks implements AutoCloseable {
     return new QuerySinks(queryId, ds);
   }
 
+  /**
+   * What one attempt of {@link #sendOnce} came to.
+   *
+   * @param delivered whether the sink took the document
+   * @param again whether another attempt may succeed (a timeout, a 5xx, 408, 429); false when the
+   *     sink refused the document for good (another 4xx) or it was delivered
+   * @param error what went wrong, for people; null when delivered
+   */
+  public record Attempt(boolean delivered, boolean again, String error) {}
+
+  /**
+   * Sends one document to {@code spec} now, once, on the clients every sink shares, outside any
+   * buffer: for a caller that keeps what it sends until a sink takes it and tries again itself (an
+   * alert's outbox). Counted in the counters by type as other deliveries are. Returns at once.
+   *
+   * @throws SinkSpecException when this process may not deliver to {@code spec}
+   */
+  public CompletableFuture<Attempt> sendOnce(SinkSpec spec, SinkDocument doc) {
+    if (closed) {
+      throw new IllegalStateException("the sinks are closed");
+    }
+    Sender sender = sender(policy.check(spec, "sink"));
+    CompletableFuture<Sender.Outcome> f;
+    try {
+      f = sender.send(doc);
+    } catch (RuntimeException e) {
+      f = CompletableFuture.completedFuture(Sender.Outcome.retry(Sender.describe(e)));
+    }
+    return f.handle(
+        (o, t) -> {
+          Sender.Outcome out = t != null ? Sender.Outcome.retry(Sender.describe(t)) : o;
+          Count c =
+              switch (out.kind()) {
+                case DELIVERED -> Count.DELIVERED;
+                case RETRY -> Count.RETRIED;
+                case GIVE_UP -> Count.DROPPED;
+              };
+          counted(spec.type(), c, 1);
+          return new Attempt(
+              out.kind() == Sender.Outcome.Kind.DELIVERED,
+              out.kind() == Sender.Outcome.Kind.RETRY,
+              out.error());
+        });
+  }
+
   private Sender sender(SinkSpec s) {
     return switch (s.type()) {
       case WEBHOOK ->

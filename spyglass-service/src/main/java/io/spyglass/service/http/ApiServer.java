@@ -9,6 +9,7 @@ import io.javalin.http.HttpResponseException;
 import io.javalin.router.ParsedEndpoint;
 import io.javalin.websocket.WsHandlerEntry;
 import io.spyglass.core.syntax.BqlException;
+import io.spyglass.service.alerts.Alerts;
 import io.spyglass.service.auth.Tokens;
 import io.spyglass.service.health.Health;
 import io.spyglass.service.metering.Metering;
@@ -96,7 +97,8 @@ public final class ApiServer implements AutoCloseable {
       History history,
       Metering metering,
       Health health,
-      AuditLog audit) {
+      AuditLog audit,
+      Alerts alerts) {
     this.tls = settings.tls();
     this.streams = new Streams(settings.streams());
     StreamQuota quota = new StreamQuota(settings.edge().maxStreamsPerUser());
@@ -113,6 +115,7 @@ public final class ApiServer implements AutoCloseable {
     this.queries = new QueriesApi(manager, metrics, streams, quota, schema);
     SavedApi savedApi = new SavedApi(saved, history, manager.limits().queryLimits());
     MeteringApi meteringApi = new MeteringApi(metering, audit);
+    AlertsApi alertsApi = new AlertsApi(alerts, audit);
     BodyMemory bodyMemory =
         new BodyMemory(settings.guards().maxBodyMemory(), settings.guards().maxBodyMemoryPerUser());
     metrics.requestBodies(bodyMemory::used);
@@ -169,6 +172,12 @@ public final class ApiServer implements AutoCloseable {
               cfg.routes.get("/api/standing-queries", meteringApi::listStanding);
               cfg.routes.delete("/api/standing-queries/{name}", meteringApi::deleteStanding);
               cfg.routes.get("/api/standing-queries/{name}/results", meteringApi::results);
+              cfg.routes.post("/api/alerts", alertsApi::create);
+              cfg.routes.get("/api/alerts", alertsApi::list);
+              cfg.routes.get("/api/alerts/{name}", alertsApi::get);
+              cfg.routes.delete("/api/alerts/{name}", alertsApi::delete);
+              cfg.routes.post("/api/alerts/{name}/mute", alertsApi::mute);
+              cfg.routes.post("/api/alerts/{name}/unmute", alertsApi::unmute);
               cfg.routes.ws("/api/ws", ws::configure);
               errors(cfg);
             });

@@ -324,7 +324,8 @@ final class MeteringApi {
     return v.asText();
   }
 
-  private static <T> T run(java.util.function.Supplier<T> call) {
+  /** Runs {@code call}, a refusal of the standing queries answered as the API's errors. */
+  static <T> T run(java.util.function.Supplier<T> call) {
     try {
       return call.get();
     } catch (StandingQueries.Refused e) {

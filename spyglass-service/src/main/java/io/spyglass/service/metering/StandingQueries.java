@@ -161,6 +161,9 @@ public final class StandingQueries implements AutoCloseable {
   private volatile long lastCheckpointMs;
   private volatile boolean closed;
 
+  /** What runs after each checkpoint written: see {@link #afterCheckpoint}. */
+  private final List<Runnable> afterCheckpoint = new java.util.concurrent.CopyOnWriteArrayList<>();
+
   private StandingQueries(
       Engine engine,
       StandingStore store,
@@ -330,6 +333,28 @@ public final class StandingQueries implements AutoCloseable {
       out.add(new Status(q.name(), running, q.withoutTime, q.stateBytes));
     }
     return out;
+  }
+
+  /**
+   * A standing query by name, as listed (whoever asks), without waiting for their thread; empty
+   * when there is none.
+   */
+  public Optional<Info> find(String name) {
+    for (StandingQuery q : published) {
+      if (q.name().equals(name)) {
+        return Optional.of(info(q));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Runs {@code r} after each checkpoint written, on the standing queries' thread: it must return
+   * at once (hand the work to a thread of its own). The final windows the checkpoint covers are in
+   * the store by then.
+   */
+  public void afterCheckpoint(Runnable r) {
+    afterCheckpoint.add(r);
   }
 
   /** A standing query's name: 1 to 100 letters, digits, '.', '_' or '-'. */
@@ -668,6 +693,9 @@ public final class StandingQueries implements AutoCloseable {
     }
     checkpoints++;
     lastCheckpointMs = clock.getAsLong();
+    for (Runnable r : afterCheckpoint) {
+      r.run();
+    }
     states.forEach(
         (name, state) -> {
           StandingQuery q = queries.get(name);

@@ -287,6 +287,54 @@ public final class StandingStore implements AutoCloseable {
   }
 
   /**
+   * Up to {@code limit} final windows of a standing query that start after {@code afterStart},
+   * oldest first: what an alert evaluates next. A window is written once, final, by the checkpoint
+   * that covers it; later only its late count changes.
+   */
+  public List<Window> windowsAfter(String name, long afterStart, int limit) {
+    return with(
+        () -> {
+          List<Window> out = new ArrayList<>();
+          try (PreparedStatement p =
+              c.prepareStatement(
+                  "SELECT window_start, window_end, records, late, error FROM standing_window"
+                      + " WHERE name = ? AND window_start > ? ORDER BY window_start LIMIT ?")) {
+            p.setString(1, name);
+            p.setLong(2, afterStart);
+            p.setInt(3, limit);
+            try (ResultSet rs = p.executeQuery()) {
+              while (rs.next()) {
+                out.add(
+                    new Window(
+                        rs.getLong(1),
+                        rs.getLong(2),
+                        rs.getString(3),
+                        rs.getLong(4),
+                        rs.getString(5)));
+              }
+            }
+          }
+          return out;
+        });
+  }
+
+  /** The start of the newest final window written for a standing query, if any. */
+  public OptionalLong lastWindowStart(String name) {
+    return with(
+        () -> {
+          try (PreparedStatement p =
+              c.prepareStatement("SELECT MAX(window_start) FROM standing_window WHERE name = ?")) {
+            p.setString(1, name);
+            try (ResultSet rs = p.executeQuery()) {
+              rs.next(); // MAX gives one row: null when there is no window
+              long v = rs.getLong(1);
+              return rs.wasNull() ? OptionalLong.empty() : OptionalLong.of(v);
+            }
+          }
+        });
+  }
+
+  /**
    * Writes a checkpoint in one transaction: the log position, the states, the final windows
    * (replacing a window of the same start) and the late counts; {@code added} is a standing query
    * that starts at this checkpoint, {@code removed} names one that ends (its windows go too).

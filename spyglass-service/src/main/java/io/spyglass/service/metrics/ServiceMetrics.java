@@ -9,6 +9,7 @@ import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.spyglass.engine.ingest.Ingestor;
+import io.spyglass.service.alerts.Alerts;
 import io.spyglass.service.metering.Metering;
 import io.spyglass.service.metering.StandingQueries;
 import io.spyglass.service.query.QueryManager;
@@ -256,6 +257,30 @@ public final class ServiceMetrics implements QueryObserver {
         .name("spyglass_sink_buffered_bytes")
         .help("Bytes of result documents waiting in the sinks' buffers, over all sinks")
         .callback(cb -> cb.call(sinks.bufferedBytes()))
+        .register(registry);
+  }
+
+  /** Alerts on standing queries: how many in each state, the events they recorded. */
+  public void alerts(Alerts alerts) {
+    GaugeWithCallback.builder()
+        .name("spyglass_alerts")
+        .help(
+            "Alerts by state: ok, firing (a group is), muted, error (its standing query is gone),"
+                + " as of their last evaluation (at most a second ago)")
+        .labelNames("state")
+        .callback(cb -> alerts.states().forEach((state, n) -> cb.call(n, state)))
+        .register(registry);
+    CounterWithCallback.builder()
+        .name("spyglass_alert_events_total")
+        .help(
+            "Events alerts recorded since the start, by state (firing, resolved); their delivery"
+                + " counts in spyglass_sink_delivered_total{type} and its kin")
+        .labelNames("state")
+        .callback(
+            cb -> {
+              cb.call(alerts.events("firing"), "firing");
+              cb.call(alerts.events("resolved"), "resolved");
+            })
         .register(registry);
   }
 

@@ -139,6 +139,32 @@ public final class AuditLog implements QueryObserver, AutoCloseable {
     write("standing-query-deleted", e);
   }
 
+  /** An alert on standing query {@code standingQuery} was defined by {@code user}. */
+  public void alertCreated(String name, String standingQuery, String user) {
+    Map<String, Object> e = new LinkedHashMap<>();
+    e.put("user", user);
+    e.put("name", name);
+    e.put("standingQuery", standingQuery);
+    write("alert-created", e);
+  }
+
+  /** An alert was muted until {@code untilMs} (0: unmuted) by {@code user}. */
+  public void alertMuted(String name, long untilMs, String user) {
+    Map<String, Object> e = new LinkedHashMap<>();
+    e.put("user", user);
+    e.put("name", name);
+    e.put("until", untilMs);
+    write(untilMs == 0 ? "alert-unmuted" : "alert-muted", e);
+  }
+
+  /** An alert was deleted by {@code user}. */
+  public void alertDeleted(String name, String user) {
+    Map<String, Object> e = new LinkedHashMap<>();
+    e.put("user", user);
+    e.put("name", name);
+    write("alert-deleted", e);
+  }
+
   /** The service started or stopped; {@code details} says more (may be empty). */
   public void service(String event, Map<String, Object> details) {
     write(event, details);
