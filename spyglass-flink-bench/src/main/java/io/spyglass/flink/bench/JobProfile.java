@@ -213,6 +213,7 @@ public final class JobProfile {
     AutoCloseable start(String label) throws IOException, ParseException {
       String name = label.replaceAll("[^A-Za-z0-9]+", "-").replaceAll("-$", "");
       int run = runs.merge(name, 1, Integer::sum);
+      System.out.println("  measuring " + label);
       Map<String, long[]> before = threads();
       Recording r = jfr ? new Recording(Configuration.getConfiguration("profile")) : null;
       if (r != null) {
@@ -268,9 +269,7 @@ public final class JobProfile {
             // after the name: utime is field 14 of stat, stime 15, starttime 22
             out.put(
                 id,
-                new long[] {
-                  Long.parseLong(f[11]), Long.parseLong(f[12]), Long.parseLong(f[19])
-                });
+                new long[] {Long.parseLong(f[11]), Long.parseLong(f[12]), Long.parseLong(f[19])});
           } catch (IOException | RuntimeException e) {
             // the thread ended meanwhile
           }
@@ -414,7 +413,9 @@ public final class JobProfile {
     }
 
     private static void table(StringBuilder s, String title, Map<String, Long> counts, long all) {
-      s.append("\n## ").append(title).append("\n\n| samples | % | where |\n| ---: | ---: | :--- |\n");
+      s.append("\n## ")
+          .append(title)
+          .append("\n\n| samples | % | where |\n| ---: | ---: | :--- |\n");
       counts.entrySet().stream()
           .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
           .limit(TOP)
