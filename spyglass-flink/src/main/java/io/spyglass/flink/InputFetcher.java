@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * A reader's Kafka consumer, on the reader's fetcher thread: polls its records partitions and the
  * query topic, and makes of each poll, per records partition, batches of consecutive records in one
  * buffer each (a clock mark on its own, between them), and of each query message an element of its
- * own. A value is copied once, from where the consumer holds it into its batch.
+ * own. Values stay where the consumer fetched them: a batch refers to them there.
  */
 final class InputFetcher implements SplitReader<InputFetcher.Fetched, InputSplit> {
   private static final Logger LOG = LoggerFactory.getLogger(InputFetcher.class);
@@ -99,6 +99,10 @@ final class InputFetcher implements SplitReader<InputFetcher.Fetched, InputSplit
     c.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
     c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2_000);
+    // The socket's receive buffer as the OS sizes it (Linux grows it with the flow), as the
+    // embedded engine's Kafka source has it, rather than the consumer's 64 KiB: reading a backlog,
+    // fewer system calls read the socket.
+    c.put(ConsumerConfig.RECEIVE_BUFFER_CONFIG, -1);
     c.put(
         ConsumerConfig.ISOLATION_LEVEL_CONFIG,
         settings.readCommitted() ? "read_committed" : "read_uncommitted");
@@ -275,26 +279,57 @@ final class InputFetcher implements SplitReader<InputFetcher.Fetched, InputSplit
       long readTimeMs) {
     int count = to - from;
     RecordBatch b = new RecordBatch();
-    b.data = new byte[bytes];
     b.ends = new int[count];
     b.count = count;
     b.positions = new long[3 * count];
     b.positioned = true;
     b.readTimeMs = readTimeMs;
-    int at = 0;
+    byte[] fetched = inOneArray(rs, from, to);
+    if (fetched != null) {
+      // the values where the consumer fetched them: nothing copied
+      b.data = fetched;
+      b.starts = new int[count];
+      for (int k = 0; k < count; k++) {
+        ByteBuffer v = rs.get(from + k).value();
+        b.starts[k] = v.arrayOffset() + v.position();
+        b.ends[k] = b.starts[k] + v.remaining();
+      }
+    } else {
+      b.data = new byte[bytes];
+      int at = 0;
+      for (int k = 0; k < count; k++) {
+        ByteBuffer v = rs.get(from + k).value();
+        int len = v.remaining();
+        v.get(v.position(), b.data, at, len);
+        at += len;
+        b.ends[k] = at;
+      }
+    }
     for (int k = 0; k < count; k++) {
       ConsumerRecord<byte[], ByteBuffer> r = rs.get(from + k);
-      ByteBuffer v = r.value();
-      int len = v.remaining();
-      v.get(v.position(), b.data, at, len);
-      at += len;
-      b.ends[k] = at;
       b.positions[3 * k] = partition;
       b.positions[3 * k + 1] = r.offset();
       b.positions[3 * k + 2] = r.timestamp();
     }
     ConsumerRecord<byte[], ByteBuffer> last = rs.get(to - 1);
     return new Fetched(Fetched.Kind.RECORDS, b, partition, last.offset() + 1, last.timestamp());
+  }
+
+  /**
+   * The array that holds every value of {@code rs[from, to)}, when they are all in one (as the
+   * consumer fetched an uncompressed batch: each value a view of the fetch's buffer, which the
+   * consumer never reuses); null otherwise.
+   */
+  private static byte[] inOneArray(List<ConsumerRecord<byte[], ByteBuffer>> rs, int from, int to) {
+    byte[] array = null;
+    for (int k = from; k < to; k++) {
+      ByteBuffer v = rs.get(k).value();
+      if (!v.hasArray() || v.isReadOnly() || (array != null && v.array() != array)) {
+        return null;
+      }
+      array = v.array();
+    }
+    return array;
   }
 
   private Fetched mark(ConsumerRecord<byte[], ByteBuffer> r) {

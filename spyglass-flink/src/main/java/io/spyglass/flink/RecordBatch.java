@@ -15,8 +15,19 @@ public class RecordBatch {
   /** The records' JSON bytes, one after another. */
   public byte[] data;
 
-  /** Where each record ends in {@link #data}; record i starts where record i-1 ends. */
+  /**
+   * Where each record ends in {@link #data}; record i starts where record i-1 ends, unless {@link
+   * #starts} says otherwise.
+   */
   public int[] ends;
+
+  /**
+   * Where each record starts in {@link #data}, when the records are not back to back (the Kafka
+   * source hands on the values where its consumer fetched them, with Kafka's record headers between
+   * them); null when each starts where the one before ends. Batches that cross the network travel
+   * compacted, without it.
+   */
+  public int[] starts;
 
   /** Records in the batch; 0 for a mark. */
   public int count;
@@ -98,7 +109,43 @@ public class RecordBatch {
   }
 
   public int start(int i) {
+    if (starts != null) {
+      return starts[i];
+    }
     return i == 0 ? 0 : ends[i - 1];
+  }
+
+  /** The bytes of the records, back to back: {@link #data}'s, or its records' without the gaps. */
+  byte[] compactData() {
+    if (starts == null) {
+      return data;
+    }
+    int n = 0;
+    for (int i = 0; i < count; i++) {
+      n += ends[i] - starts[i];
+    }
+    byte[] out = new byte[n];
+    int at = 0;
+    for (int i = 0; i < count; i++) {
+      int len = ends[i] - starts[i];
+      System.arraycopy(data, starts[i], out, at, len);
+      at += len;
+    }
+    return out;
+  }
+
+  /** Where each record ends in {@link #compactData()}. */
+  int[] compactEnds() {
+    if (starts == null) {
+      return ends;
+    }
+    int[] out = new int[count];
+    int at = 0;
+    for (int i = 0; i < count; i++) {
+      at += ends[i] - starts[i];
+      out[i] = at;
+    }
+    return out;
   }
 
   /** Where record {@code i} was, for people: {@code line 12}, {@code partition 0 offset 17}. */

@@ -44,8 +44,14 @@ final class RecordBatchSerializer extends TypeSerializerSingleton<RecordBatch> {
   @Override
   public RecordBatch copy(RecordBatch from) {
     RecordBatch b = new RecordBatch();
-    b.data = from.data == null ? null : from.data.clone();
-    b.ends = from.ends == null ? null : from.ends.clone();
+    if (from.starts != null) {
+      // the records alone, not the buffer they were fetched in
+      b.data = from.compactData();
+      b.ends = from.compactEnds();
+    } else {
+      b.data = from.data == null ? null : from.data.clone();
+      b.ends = from.ends == null ? null : from.ends.clone();
+    }
     b.count = from.count;
     b.positions = from.positions == null ? null : from.positions.clone();
     b.positioned = from.positioned;
@@ -71,6 +77,9 @@ final class RecordBatchSerializer extends TypeSerializerSingleton<RecordBatch> {
 
   @Override
   public void serialize(RecordBatch b, DataOutputView out) throws IOException {
+    // records referenced where they were fetched travel back to back, as they always have
+    byte[] data = b.compactData();
+    int[] ends = b.compactEnds();
     int flags =
         (b.data != null ? DATA : 0)
             | (b.ends != null ? ENDS : 0)
@@ -85,13 +94,13 @@ final class RecordBatchSerializer extends TypeSerializerSingleton<RecordBatch> {
     out.writeLong(b.markTimeMs);
     out.writeLong(b.markSync);
     out.writeInt(b.markPartitions);
-    if (b.data != null) {
-      out.writeInt(b.data.length);
-      out.write(b.data);
+    if (data != null) {
+      out.writeInt(data.length);
+      out.write(data);
     }
-    if (b.ends != null) {
-      out.writeInt(b.ends.length);
-      for (int e : b.ends) {
+    if (ends != null) {
+      out.writeInt(ends.length);
+      for (int e : ends) {
         out.writeInt(e);
       }
     }

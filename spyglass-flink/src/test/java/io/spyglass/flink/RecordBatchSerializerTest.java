@@ -51,6 +51,31 @@ class RecordBatchSerializerTest {
   }
 
   @Test
+  void recordsReferencedWhereTheyWereFetchedTravelBackToBack() throws Exception {
+    byte[] fetched = "..{\"a\":1}...{\"b\":2}.".getBytes(StandardCharsets.UTF_8);
+    RecordBatch b = new RecordBatch();
+    b.data = fetched;
+    b.starts = new int[] {2, 12};
+    b.ends = new int[] {9, 19};
+    b.count = 2;
+    b.positions = new long[] {0, 17, 5, 0, 18, 6};
+    b.positioned = true;
+    RecordBatch compact = new RecordBatch();
+    compact.data = "{\"a\":1}{\"b\":2}".getBytes(StandardCharsets.UTF_8);
+    compact.ends = new int[] {7, 14};
+    compact.count = 2;
+    compact.positions = b.positions;
+    compact.positioned = true;
+    assertThat(roundTrip(b)).usingRecursiveComparison().isEqualTo(compact);
+    assertThat(SERIALIZER.copy(b)).usingRecursiveComparison().isEqualTo(compact);
+    DataOutputSerializer referenced = new DataOutputSerializer(64);
+    SERIALIZER.serialize(b, referenced);
+    DataOutputSerializer backToBack = new DataOutputSerializer(64);
+    SERIALIZER.serialize(compact, backToBack);
+    assertThat(referenced.getCopyOfBuffer()).isEqualTo(backToBack.getCopyOfBuffer());
+  }
+
+  @Test
   void aQueryMessageSurvives() throws Exception {
     RecordBatch q =
         RecordBatch.query("{\"v\":1,\"type\":\"kill\"}".getBytes(StandardCharsets.UTF_8), 2, 41);

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.HdrHistogram.Histogram;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -46,13 +47,32 @@ final class Runner {
 
   private final Topics topics;
   private final KafkaBroker broker;
-  private final Report report;
+  private final Consumer<String> problems;
+  private Watch watch = label -> () -> {};
   private int runs;
 
   Runner(Topics topics, KafkaBroker broker, Report report) {
+    this(topics, broker, report::problem);
+  }
+
+  /**
+   * @param problems where correctness problems go (a needle not found, an end mark missing)
+   */
+  Runner(Topics topics, KafkaBroker broker, Consumer<String> problems) {
     this.topics = topics;
     this.broker = broker;
-    this.report = report;
+    this.problems = problems;
+  }
+
+  /** Watches each run's measured read (from the commit to the last end mark): a profiler. */
+  interface Watch {
+    /** Starts watching the read labelled {@code label}; closing the result stops. */
+    AutoCloseable start(String label) throws Exception;
+  }
+
+  /** Watches each measured read from now on. */
+  void watch(Watch w) {
+    watch = w;
   }
 
   /** Starts a runtime on a run's topic. */
@@ -313,6 +333,7 @@ final class Runner {
     }
     int needles = q.needleIds().size();
     Side.Handle end = handles.get(needles + spec.others().size());
+    AutoCloseable watching = watch.start(side.label() + ", " + spec.workload());
     double cpu0 = processCpuSeconds();
     double broker0 = broker.cpuSeconds();
     long t0 = System.nanoTime();
@@ -320,9 +341,10 @@ final class Runner {
     int ends = awaitEnd(end, spec.partitions());
     long t1 = System.nanoTime();
     double cpu = processCpuSeconds() - cpu0;
+    watching.close();
     double brokerCpu = topic == null ? Double.NaN : broker.cpuSeconds() - broker0;
     if (ends < spec.partitions()) {
-      report.problem(
+      problems.accept(
           String.format(
               "%s, %s, %d slots: read %d of %d end marks within %d s",
               side.label(),
@@ -340,7 +362,7 @@ final class Runner {
     String failure = side.failure();
     if (failure != null) {
       // a restart replays records and repeats results: the run's figures are not a measurement
-      report.problem(
+      problems.accept(
           String.format(
               "%s, %s, %d slots: the runtime failed and restarted during the run: %s",
               side.label(),
@@ -361,7 +383,7 @@ final class Runner {
       }
     }
     if (found < needles) {
-      report.problem(
+      problems.accept(
           String.format(
               "%s, %s, %d slots: %d of %d needle queries found their %d record(s)",
               side.label(),
@@ -376,9 +398,9 @@ final class Runner {
       Result r = last(handles.get(needles + i), deadline);
       finals.add(r);
       if (r == null || !r.meta().isFinal()) {
-        report.problem(side.label() + ": no final result for " + spec.others().get(i));
+        problems.accept(side.label() + ": no final result for " + spec.others().get(i));
       } else if (r.meta().errors().stream().anyMatch(Meta.QueryError::fatal)) {
-        report.problem(side.label() + ": " + spec.others().get(i) + ": " + r.meta().errors());
+        problems.accept(side.label() + ": " + spec.others().get(i) + ": " + r.meta().errors());
       }
     }
     return new Outcome(
@@ -555,7 +577,7 @@ final class Runner {
       if (needleId.equals(rec.get("id"))) {
         found++;
       } else {
-        report.problem(
+        problems.accept(
             side + ": the query of " + needleId + " returned a record of " + rec.get("id"));
       }
     }
