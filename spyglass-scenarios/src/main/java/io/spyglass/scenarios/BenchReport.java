@@ -176,12 +176,15 @@ final class BenchReport {
       if (r.size() < 3) {
         continue;
       }
-      if (r.get(2).startsWith("done")) {
+      // part, seconds, status[, the cores other processes used meanwhile (publish.sh's
+      // other-cpu.py)]; a status of an older file may hold an unquoted comma
+      String last = r.get(r.size() - 1);
+      boolean cores = r.size() > 3 && !Double.isNaN(Csv.parse(last)) && !last.isBlank();
+      String status = String.join(",", r.subList(2, cores ? r.size() - 1 : r.size()));
+      if (status.startsWith("done")) {
         double seconds = Double.parseDouble(r.get(1));
-        String rerun = r.get(2).substring("done".length()).strip();
-        // the cores other processes used while it ran (publish.sh's other-cpu.py), when known
-        String others =
-            r.size() > 3 && !r.get(3).isBlank() ? "; others " + r.get(3) + " cores" : "";
+        String rerun = status.substring("done".length()).strip();
+        String others = cores ? "; others " + last + " cores" : "";
         done.add(
             r.get(0)
                 + (seconds < 60
@@ -190,7 +193,7 @@ final class BenchReport {
                 + others
                 + (rerun.isEmpty() ? ")" : "; " + rerun.replaceAll("^\\(|\\)$", "") + ")"));
       } else {
-        not.add(r.get(0) + ": " + r.get(2));
+        not.add(r.get(0) + ": " + status);
       }
     }
     StringBuilder sb = new StringBuilder();

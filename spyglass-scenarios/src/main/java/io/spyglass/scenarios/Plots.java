@@ -100,7 +100,11 @@ final class Plots {
         numeric
             ? line(c, rows, xs.get(0).strip(), ys, by, log, title)
             : bars(c, rows, xs, ys, by, log, title);
-    Path png = results.resolve(out);
+    Path png = results.resolve(out).normalize();
+    if (!png.startsWith(results.normalize()) || !out.endsWith(".png")) {
+      throw new IllegalArgumentException(
+          "A plot is written as a .png inside the results folder, not " + out);
+    }
     Files.createDirectories(png.getParent());
     BitmapEncoder.saveBitmap(chart, png.toString(), BitmapEncoder.BitmapFormat.PNG);
     Path relative = doc.toAbsolutePath().getParent().relativize(png.toAbsolutePath());

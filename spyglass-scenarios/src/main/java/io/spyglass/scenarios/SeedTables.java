@@ -97,13 +97,7 @@ final class SeedTables {
     final List<List<String>> rows = new ArrayList<>();
 
     void add(String figure, String where, double published, double here) {
-      rows.add(
-          List.of(
-              figure,
-              where,
-              BenchReport.number(published),
-              BenchReport.number(here),
-              ratio(here, published)));
+      rows.add(List.of(figure, where, fig(published), fig(here), ratio(here, published)));
     }
 
     String table(String differs) {
@@ -114,6 +108,14 @@ final class SeedTables {
           + differs
           + "\n";
     }
+  }
+
+  /** A figure: a whole number with thousands separators, else three significant digits. */
+  static String fig(double v) {
+    if (!Double.isNaN(v) && v == Math.rint(v) && Math.abs(v) < 1e15) {
+      return Table.count(v);
+    }
+    return BenchReport.number(v);
   }
 
   /**
@@ -202,9 +204,9 @@ final class SeedTables {
           List.of(
               "test " + (int) seed[0],
               Table.count(seed[1]),
-              BenchReport.number(seed[2]),
-              Double.isNaN(seed[3]) ? "N/A" : BenchReport.number(seed[3]),
-              BenchReport.number(cpu),
+              fig(seed[2]),
+              Double.isNaN(seed[3]) ? "N/A" : fig(seed[3]),
+              fig(cpu),
               r == null ? "n/a" : c.cell(r, "average result size"),
               ratio(cpu, seed[2]),
               Double.isNaN(seed[3]) ? "" : ratio(size, seed[3])));
@@ -279,7 +281,7 @@ final class SeedTables {
               "6",
               Table.count(seed[0]) + " records/s, " + Table.count(seed[1]) + " MiB/s",
               "400",
-              BenchReport.number(seed[2]),
+              Table.num(seed[2], 1),
               BenchReport.number(seed[0] / seed[2]),
               BenchReport.number(test6),
               BenchReport.number(seed[0] / test6),
