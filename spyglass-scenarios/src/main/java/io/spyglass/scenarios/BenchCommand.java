@@ -48,6 +48,14 @@ public final class BenchCommand implements Callable<Integer> {
   boolean quick;
 
   @Option(
+      names = "--full",
+      description =
+          "more repetitions than the default sizes (which keep the published studies' query"
+              + " counts, record sizes and rates): longer probes, more search steps, every worker"
+              + " count")
+  boolean full;
+
+  @Option(
       names = "--out",
       paramLabel = "DIR",
       description = "folder for CSV and PNG files (default: bench-results/<scenario>)")
@@ -82,7 +90,7 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--probe-ms",
-      description = "measured time of each run (default: 5000, quick 800)")
+      description = "measured time of each run (default: 3000, --full 5000, quick 800)")
   long probeMs;
 
   @Option(
@@ -93,8 +101,27 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--pairs",
-      description = "versus-bullet: alternated pairs of runs per comparison (default: 5, quick 1)")
+      description =
+          "versus-bullet: alternated pairs of runs per comparison (default: 3, --full 5, quick 1)")
   int pairs;
+
+  @Option(
+      names = "--workloads",
+      split = ",",
+      paramLabel = "NAME",
+      description =
+          "versus-bullet: the workloads to compare (default: all): ${COMPLETION-CANDIDATES}",
+      completionCandidates = VersusBulletScenario.WorkloadNames.class)
+  List<String> workloads = new ArrayList<>();
+
+  @Option(
+      names = "--inputs",
+      split = ",",
+      paramLabel = "NAME",
+      description =
+          "versus-bullet: the inputs to compare on (default: all): small-pool,"
+              + " large-pool, json")
+  List<String> inputs = new ArrayList<>();
 
   @Option(
       names = "--pool-records",
@@ -126,6 +153,14 @@ public final class BenchCommand implements Callable<Integer> {
   String begin;
 
   @Option(
+      names = "--check",
+      description =
+          "report: check the document instead of rewriting it: exit 1, naming them, when a"
+              + " generated block says its results are missing (\"Not measured\") or links an"
+              + " image that is not there")
+  boolean check;
+
+  @Option(
       names = "--end",
       description = "report: end a run: add the time it ended and the load then to its run.json")
   boolean end;
@@ -152,7 +187,11 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    Settings d = Settings.defaults(quick);
+    if (quick && full) {
+      throw new CommandLine.ParameterException(
+          new CommandLine(this), "--quick and --full exclude each other: choose one");
+    }
+    Settings d = Settings.defaults(quick, full);
     Settings s =
         new Settings(
             quick,
@@ -166,7 +205,10 @@ public final class BenchCommand implements Callable<Integer> {
             latencyBoundMs,
             pairs > 0 ? pairs : d.pairs(),
             poolRecords > 0 ? poolRecords : d.poolRecords(),
-            kafka);
+            kafka,
+            d.full(),
+            List.copyOf(workloads),
+            List.copyOf(inputs));
     if (scenario.equals("report")) {
       return report();
     }
@@ -213,6 +255,22 @@ public final class BenchCommand implements Callable<Integer> {
       return 0;
     }
     Path file = doc != null ? doc : Path.of("docs", "performance.md");
+    if (check) {
+      List<String> gaps = PageCheck.gaps(file);
+      if (gaps.isEmpty()) {
+        System.out.println(
+            "every generated block of " + file + " has its results, and every image is there");
+        return 0;
+      }
+      System.err.println(
+          file
+              + ": "
+              + gaps.size()
+              + " generated blocks without their results (run their parts, e.g. ONLY='PART'"
+              + " spyglass-bench/publish.sh, then publish again):");
+      gaps.forEach(g -> System.err.println("  " + g));
+      return 1;
+    }
     int blocks = new BenchReport(dir, file).regenerate();
     System.out.println(blocks + " generated blocks of " + file + " rewritten from " + dir);
     return 0;

@@ -29,8 +29,11 @@ import java.util.regex.Pattern;
  * matches, one row per benchmark and parameters, secondary scores beside the primary one; {@code
  * jmh FILE.json REGEX} reads another file of JMH results than {@code jmh.json}); {@code targets}
  * (each target of the performance work, its figure in this run and whether it is met); {@code image
- * PATH} (a chart of the run). Paths are relative to the results folder. A block whose results are
- * missing says so rather than keeping old figures.
+ * PATH} (a chart of the run); {@code seed NAME} (a scenario's figures beside the published study's:
+ * {@link SeedTables}); {@code plot OUT.png | CSV | x: .. | y: ..} (a chart drawn from a CSV of the
+ * run, saved beside it: {@link Plots}); {@code spread versus-bullet} (the ratios of several runs:
+ * {@link VersusBulletRuns}). Paths are relative to the results folder. A block whose results are
+ * missing says so rather than keeping old figures ({@link PageCheck} finds them).
  */
 final class BenchReport {
   private static final Pattern BLOCK =
@@ -75,12 +78,20 @@ final class BenchReport {
       case "jmh" -> jmh(arg);
       case "targets" -> targets();
       case "image" -> image(arg);
+      case "seed" -> new SeedTables(results).render(arg);
+      case "plot" -> new Plots(results, doc).render(arg);
+      case "spread" -> {
+        if (!arg.equals("versus-bullet")) {
+          throw new IllegalArgumentException("Unknown spread: " + arg);
+        }
+        yield new VersusBulletRuns(results).render();
+      }
       default -> throw new IllegalArgumentException("Unknown generated block: " + spec);
     };
   }
 
   private String missing(String what) {
-    return "_Not measured in this run (" + what + " missing)._\n";
+    return PageCheck.NOT_MEASURED + " (" + what + " missing)._\n";
   }
 
   // ------------------------------------------------------------------ run
@@ -165,17 +176,24 @@ final class BenchReport {
       if (r.size() < 3) {
         continue;
       }
-      if (r.get(2).startsWith("done")) {
+      // part, seconds, status[, the cores other processes used meanwhile (publish.sh's
+      // other-cpu.py)]; a status of an older file may hold an unquoted comma
+      String last = r.get(r.size() - 1);
+      boolean cores = r.size() > 3 && !Double.isNaN(Csv.parse(last)) && !last.isBlank();
+      String status = String.join(",", r.subList(2, cores ? r.size() - 1 : r.size()));
+      if (status.startsWith("done")) {
         double seconds = Double.parseDouble(r.get(1));
-        String rerun = r.get(2).substring("done".length()).strip();
+        String rerun = status.substring("done".length()).strip();
+        String others = cores ? "; others " + last + " cores" : "";
         done.add(
             r.get(0)
                 + (seconds < 60
                     ? String.format(Locale.ROOT, " (%.0f s", seconds)
                     : String.format(Locale.ROOT, " (%.0f min", seconds / 60))
+                + others
                 + (rerun.isEmpty() ? ")" : "; " + rerun.replaceAll("^\\(|\\)$", "") + ")"));
       } else {
-        not.add(r.get(0) + ": " + r.get(2));
+        not.add(r.get(0) + ": " + status);
       }
     }
     StringBuilder sb = new StringBuilder();
@@ -242,7 +260,7 @@ final class BenchReport {
     return rows;
   }
 
-  private static String markdown(List<String> header, List<List<String>> rows) {
+  static String markdown(List<String> header, List<List<String>> rows) {
     StringBuilder sb = new StringBuilder("| ").append(String.join(" | ", header)).append(" |\n|");
     for (int i = 0; i < header.size(); i++) {
       sb.append(i == 0 ? " :--- |" : " ---: |");
@@ -392,14 +410,15 @@ final class BenchReport {
     List<Target> targets = new ArrayList<>();
     targets.add(
         new Target(
-            "10,000 equality queries from JSON bytes, Spyglass / bullet-core per CPU-second",
+            "10,000 equality queries from JSON bytes, Spyglass / bullet-core per CPU-second"
+                + " (median of the runs)",
             versusBullet("equality", "JSON"),
             "x",
             5,
             true));
     targets.add(
         new Target(
-            "GROUP BY from JSON bytes, Spyglass / bullet-core per CPU-second",
+            "GROUP BY from JSON bytes, Spyglass / bullet-core per CPU-second (median of the runs)",
             versusBullet("GROUP BY device", "JSON"),
             "x",
             4,
@@ -564,20 +583,12 @@ final class BenchReport {
     }
   }
 
-  /** The CPU-second ratio of the versus-bullet row whose workload and input contain these. */
+  /**
+   * The CPU-second ratio of the versus-bullet rows whose workload and input contain these: the
+   * median over the publication's runs of versus-bullet ({@link VersusBulletRuns}).
+   */
   private double versusBullet(String workload, String input) throws IOException {
-    Path p = results.resolve("versus-bullet/versus-bullet.csv");
-    if (!Files.exists(p)) {
-      return Double.NaN;
-    }
-    List<List<String>> rows = readCsv(p);
-    int ratio = rows.get(0).indexOf("ratio (CPU)");
-    for (List<String> r : rows.subList(1, rows.size())) {
-      if (r.get(0).contains(workload) && r.get(1).contains(input)) {
-        return Double.parseDouble(r.get(ratio).replace("x", "").replace(",", ""));
-      }
-    }
-    return Double.NaN;
+    return new VersusBulletRuns(results).median(workload, input);
   }
 
   private double endToEnd() throws IOException {

@@ -23,13 +23,25 @@ final class DataScalingScenario implements Scenario {
         + " with 0 and 400 RAW queries";
   }
 
+  /** The size of the records of Bullet's tests 5 and 6: 3,080 MB/s over 756,000 records/s. */
+  static final int BULLET_TEST_5_BYTES = 4_200;
+
+  /** Test 6's queries; test 5 ran 680. */
+  static final int BULLET_TEST_6_QUERIES = 400;
+
+  static final int BULLET_TEST_5_QUERIES = 680;
+
   @Override
   public void run(Settings s, Report report) throws Exception {
     List<Integer> sizes =
-        s.sizesOr(s.quick() ? List.of(500, 1843) : List.of(100, 500, 1843, 4096, 8192));
+        s.sizesOr(
+            s.quick() ? List.of(500, 1843) : List.of(100, 500, 1843, BULLET_TEST_5_BYTES, 8192));
     List<Integer> workers = s.quick() ? List.of(Machine.cores()) : s.workersOrAll();
-    List<Integer> queries = s.queriesOr(s.quick() ? List.of(0, 40) : List.of(0, 400));
+    int most = workers.get(workers.size() - 1);
+    List<Integer> queries =
+        s.queriesOr(s.quick() ? List.of(0, 40) : List.of(0, BULLET_TEST_6_QUERIES));
     long probeMs = s.quick() ? s.probeMs() : 3_000;
+    int steps = s.steps(2, 4);
     Harness h = new Harness(report);
     Table t =
         new Table(
@@ -55,7 +67,7 @@ final class DataScalingScenario implements Scenario {
     Report.Chart rpsChart =
         report.chart(
             "data-scaling-records",
-            "Sustained records/s against workers (1.8 KiB records)",
+            "Sustained records/s against workers (" + s.recordBytes() + " B records)",
             "workers",
             "records/s");
     for (int q : queries) {
@@ -63,15 +75,21 @@ final class DataScalingScenario implements Scenario {
       List<Double> rpsByWorkers = new ArrayList<>();
       List<Double> genByWorkers = new ArrayList<>();
       for (int w : workers) {
+        // every size with the most workers (and with each count under --full); fewer workers
+        // at the default size only, for the records/s against workers
+        List<Integer> sizesHere =
+            s.full() || w == most || !sizes.contains(s.recordBytes())
+                ? sizes
+                : List.of(s.recordBytes());
         List<Integer> xs = new ArrayList<>();
         List<Double> ys = new ArrayList<>();
-        for (int size : sizes) {
+        for (int size : sizesHere) {
           report.progress(String.format("replay, %d workers, %d B, %d queries", w, size, q));
           ProbeResult r =
               h.searchRate(
                   rate -> probe(s, Probe.SourceKind.REPLAY, rate, w, size, q, probeMs),
                   s.latencyBoundMs(),
-                  s.quick() ? 1 : 4);
+                  steps);
           row(t, r, s);
           if (r.sustained(s.latencyBoundMs())) {
             xs.add(size);
@@ -82,15 +100,17 @@ final class DataScalingScenario implements Scenario {
             rpsByWorkers.add(r.sustained(s.latencyBoundMs()) ? r.recordsPerSec() : 0);
           }
         }
-        mbChart.series(String.format("%d workers, %d queries", w, q), xs, ys);
-        if (!s.quick() || w == workers.get(workers.size() - 1)) {
+        if (sizesHere.size() > 1) {
+          mbChart.series(String.format("%d workers, %d queries", w, q), xs, ys);
+        }
+        if (s.full() || w == most) {
           report.progress(
               String.format("generator, %d workers, %d B, %d queries", w, s.recordBytes(), q));
           ProbeResult g =
               h.searchRate(
                   rate -> probe(s, Probe.SourceKind.GEN, rate, w, s.recordBytes(), q, probeMs),
                   s.latencyBoundMs(),
-                  s.quick() ? 1 : 3);
+                  steps);
           row(t, g, s);
           if (ws.size() > genByWorkers.size()) {
             genByWorkers.add(g.sustained(s.latencyBoundMs()) ? g.recordsPerSec() : 0);
@@ -101,6 +121,28 @@ final class DataScalingScenario implements Scenario {
       if (genByWorkers.size() == ws.size()) {
         rpsChart.series("generator, " + q + " queries", ws, genByWorkers);
       }
+    }
+    if (!s.quick() && s.queries().isEmpty() && sizes.contains(BULLET_TEST_5_BYTES)) {
+      // test 5: 680 queries over its records of about 4.1 KiB
+      report.progress(
+          String.format(
+              "replay, %d workers, %d B, %d queries (Bullet's test 5)",
+              most, BULLET_TEST_5_BYTES, BULLET_TEST_5_QUERIES));
+      row(
+          t,
+          h.searchRate(
+              rate ->
+                  probe(
+                      s,
+                      Probe.SourceKind.REPLAY,
+                      rate,
+                      most,
+                      BULLET_TEST_5_BYTES,
+                      BULLET_TEST_5_QUERIES,
+                      probeMs),
+              s.latencyBoundMs(),
+              steps),
+          s);
     }
     report.table(t);
     mbChart.logX().save();

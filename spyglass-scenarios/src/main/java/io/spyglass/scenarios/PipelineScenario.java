@@ -33,7 +33,11 @@ final class PipelineScenario implements Scenario {
             : s.workers();
     List<Integer> sizes =
         s.sizesOr(
-            s.quick() ? List.of(64, 1843) : List.of(64, 128, 256, 512, 1024, 1843, 4096, 8192));
+            s.quick()
+                ? List.of(64, 1843)
+                : s.full()
+                    ? List.of(64, 128, 256, 512, 1024, 1843, 4096, 8192)
+                    : List.of(64, 256, 1024, 1843, 4096, 8192));
     int smallest = 64;
 
     Table tw =

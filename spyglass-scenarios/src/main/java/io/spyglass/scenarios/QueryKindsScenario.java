@@ -71,10 +71,10 @@ final class QueryKindsScenario implements Scenario {
       Harness.Search search =
           h.searchCount(
               n -> probe(s, kind, rate, w, n).withDurationMs(probeMs),
-              s.quick() ? 2 : (kind == Kind.RAW || kind == Kind.MIX ? 500 : 4),
+              s.quick() ? 2 : (kind == Kind.RAW || kind == Kind.MIX ? 500 : s.full() ? 4 : 8),
               max,
               s.latencyBoundMs(),
-              s.quick() ? 1 : 3);
+              s.steps(2, 3));
       ProbeResult atMax = null;
       ProbeResult firstFail = null;
       for (ProbeResult r : search.runs()) {

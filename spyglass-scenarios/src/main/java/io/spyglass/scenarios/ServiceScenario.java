@@ -542,7 +542,8 @@ final class ServiceScenario implements Scenario {
     Thread.sleep(s.warmupMs());
     long n0 = processed.getAsLong();
     long t0 = System.nanoTime();
-    Thread.sleep(s.probeMs());
+    // rounds of 5 s at least: the alternated rates are compared round by round
+    Thread.sleep(s.quick() ? s.probeMs() : Math.max(5_000, s.probeMs()));
     return (processed.getAsLong() - n0) / ((System.nanoTime() - t0) / 1e9);
   }
 

@@ -5,7 +5,9 @@ import java.util.List;
 /**
  * What a scenario run may vary, from the command line. Quick mode (for the test suite) keeps every
  * scenario to a few seconds by using shorter probes and fewer points; numbers from it are not meant
- * to be compared.
+ * to be compared. The default sizes keep the published studies' shape (their query counts, record
+ * sizes and rates) with fewer repetitions, so that {@code spyglass-bench/publish.sh} fits its time
+ * budget; {@code full} repeats more (longer probes, more search steps, every worker count).
  *
  * @param quick short probes, few points
  * @param rate records per second for scenarios run at a fixed rate; 0 for each scenario's default
@@ -20,6 +22,12 @@ import java.util.List;
  * @param poolRecords records in the large pool of records built before a comparison
  * @param kafka an existing Kafka broker (HOST:PORT) for the scenarios that read a Kafka topic; null
  *     to start one
+ * @param full more repetitions than the default: longer probes, more search steps, every worker
+ *     count
+ * @param workloads versus-bullet: the workloads to compare (their names, e.g. {@code needles,
+ *     group-by}); empty for all
+ * @param inputs versus-bullet: the inputs to compare on ({@code small-pool}, {@code large-pool},
+ *     {@code json}); empty for all
  */
 public record Settings(
     boolean quick,
@@ -33,7 +41,10 @@ public record Settings(
     long latencyBoundMs,
     int pairs,
     int poolRecords,
-    String kafka) {
+    String kafka,
+    boolean full,
+    List<String> workloads,
+    List<String> inputs) {
 
   /** Bullet's test 7 rate: 68,400 records/s of about 1.8 KiB. */
   static final long BULLET_RATE = 68_400;
@@ -46,6 +57,11 @@ public record Settings(
 
   /** Each scenario's defaults, quick or not. */
   public static Settings defaults(boolean quick) {
+    return defaults(quick, false);
+  }
+
+  /** Each scenario's defaults: quick, the default sizes, or full. */
+  public static Settings defaults(boolean quick, boolean full) {
     return new Settings(
         quick,
         0,
@@ -53,12 +69,40 @@ public record Settings(
         List.of(),
         List.of(),
         List.of(),
-        quick ? 800 : 5_000,
+        quick ? 800 : full ? 5_000 : 3_000,
         quick ? 300 : 1_500,
         200,
-        quick ? 1 : 5,
+        quick ? 1 : full ? 5 : 3,
         quick ? 4_096 : 1_000_000,
-        null);
+        null,
+        full && !quick,
+        List.of(),
+        List.of());
+  }
+
+  /** These settings comparing only these versus-bullet workloads on these inputs. */
+  Settings only(List<String> workloads, List<String> inputs) {
+    return new Settings(
+        quick,
+        rate,
+        recordBytes,
+        this.workers,
+        queries,
+        sizes,
+        probeMs,
+        warmupMs,
+        latencyBoundMs,
+        pairs,
+        poolRecords,
+        kafka,
+        full,
+        List.copyOf(workloads),
+        List.copyOf(inputs));
+  }
+
+  /** A search's bisection steps: one in quick mode, {@code dflt} by default, {@code full} else. */
+  int steps(int dflt, int full) {
+    return quick ? 1 : full() ? full : dflt;
   }
 
   /**

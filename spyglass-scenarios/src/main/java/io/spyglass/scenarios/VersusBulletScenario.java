@@ -60,6 +60,11 @@ final class VersusBulletScenario implements Scenario {
     final String label;
     final String bql;
 
+    /** The name on the command line ({@code --workloads}): {@code group-by-100}. */
+    String cli() {
+      return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+    }
+
     Workload(String label) {
       this(label, null);
     }
@@ -80,6 +85,48 @@ final class VersusBulletScenario implements Scenario {
     Input(String label) {
       this.label = label;
     }
+
+    String cli() {
+      return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+    }
+  }
+
+  /** The workloads' names, for the help text. */
+  static final class WorkloadNames extends ArrayList<String> {
+    private static final long serialVersionUID = 1L;
+
+    WorkloadNames() {
+      for (Workload w : Workload.values()) {
+        add(w.cli());
+      }
+    }
+  }
+
+  /** The values of {@code E} named in {@code names} (all when empty); an unknown name throws. */
+  private static <E extends Enum<E>> List<E> chosen(
+      List<String> names, E[] values, java.util.function.Function<E, String> cli) {
+    if (names.isEmpty()) {
+      return List.of(values);
+    }
+    List<E> out = new ArrayList<>();
+    for (String name : names) {
+      E found = null;
+      for (E v : values) {
+        if (cli.apply(v).equals(name.strip())) {
+          found = v;
+        }
+      }
+      if (found == null) {
+        List<String> known = new ArrayList<>();
+        for (E v : values) {
+          known.add(cli.apply(v));
+        }
+        throw new IllegalArgumentException(
+            "Unknown name " + name + "; one of " + String.join(", ", known));
+      }
+      out.add(found);
+    }
+    return out;
   }
 
   @Override
@@ -95,11 +142,18 @@ final class VersusBulletScenario implements Scenario {
 
   @Override
   public void run(Settings s, Report report) throws Exception {
-    long runMs = s.quick() ? 50 : 2_000;
-    long warmMs = s.quick() ? 50 : 3_000;
+    long runMs = s.quick() ? 50 : s.full() ? 2_000 : 1_000;
+    long warmMs = s.quick() ? 50 : s.full() ? 3_000 : 2_000;
+    List<Workload> chosenWorkloads = chosen(s.workloads(), Workload.values(), Workload::cli);
+    List<Input> inputs = chosen(s.inputs(), Input.values(), Input::cli);
     int needleQueries = s.queriesOr(List.of(s.quick() ? 500 : 10_000)).get(0);
-    int large = largePool(s, report);
-    int jsonRecords = Math.min(large, s.quick() ? 4_096 : 100_096);
+    int jsonWanted = s.quick() ? 4_096 : 100_096;
+    // without the large pool, only the records of the others are built
+    int large =
+        inputs.contains(Input.LARGE_POOL)
+            ? largePool(s, report)
+            : Math.max(SMALL_POOL, inputs.contains(Input.JSON) ? jsonWanted : SMALL_POOL);
+    int jsonRecords = Math.min(large, jsonWanted);
     report.note(
         String.format(
             "%d pairs per comparison, %,d ms per run after %,d ms unmeasured; pools of %d and %,d"
@@ -160,10 +214,17 @@ final class VersusBulletScenario implements Scenario {
           workloads.add(w);
         }
       }
+      workloads.retainAll(chosenWorkloads);
+      if (workloads.isEmpty()) {
+        continue;
+      }
       try (BulletReferee.RecordPool smallPool = bullet.pool(data.maps(0, SMALL_POOL));
-          BulletReferee.RecordPool largePool = data.bulletPool(bullet)) {
+          BulletReferee.RecordPool largePool =
+              inputs.contains(Input.LARGE_POOL) ? data.bulletPool(bullet) : null) {
         for (Workload w : workloads) {
-          compare(w, bullet, smallPool, largePool, data, s, runMs, warmMs, report, summary, runs);
+          compare(
+              w, inputs, bullet, smallPool, largePool, data, s, runMs, warmMs, report, summary,
+              runs);
         }
       }
     }
@@ -174,6 +235,7 @@ final class VersusBulletScenario implements Scenario {
   /** One workload on every input, both engines, alternated pairs. */
   private static void compare(
       Workload w,
+      List<Input> inputs,
       BulletReferee bullet,
       BulletReferee.RecordPool smallPool,
       BulletReferee.RecordPool largePool,
@@ -194,7 +256,7 @@ final class VersusBulletScenario implements Scenario {
     for (Map.Entry<String, String> q : queries.entrySet()) {
       filters.add(Query.parse(q.getKey(), q.getValue(), QueryLimits.DEFAULTS, NOW_MS));
     }
-    for (Input in : Input.values()) {
+    for (Input in : inputs) {
       String inputLabel =
           switch (in) {
             case SMALL_POOL -> in.label;

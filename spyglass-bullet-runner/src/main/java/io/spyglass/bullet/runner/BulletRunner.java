@@ -1,7 +1,5 @@
 package io.spyglass.bullet.runner;
 
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.yahoo.bullet.bql.BQLResult;
 import com.yahoo.bullet.bql.BulletQueryBuilder;
 import com.yahoo.bullet.common.BulletConfig;
@@ -33,9 +31,10 @@ import java.util.function.Function;
  *   <li>{@code open}: {@code queries} (id &rarr; BQL) &rarr; {@code handle} and {@code rejected}
  *       (id &rarr; errors): the queries of one {@link QueryManager}, fed with {@code consume}.
  *   <li>{@code consume}: {@code handle}, and {@code json} (a list of byte arrays, one JSON object
- *       each) or {@code records} (a list of maps) &rarr; {@code records}, {@code malformed}, {@code
- *       emitted}: each record goes to the queries the manager's partitioner picks for it; a window
- *       that closes is read and reset.
+ *       each, built into Bullet records in one streaming pass: {@link JsonRecords}) or {@code
+ *       records} (a list of maps) &rarr; {@code records}, {@code malformed}, {@code emitted}: each
+ *       record goes to the queries the manager's partitioner picks for it; a window that closes is
+ *       read and reset.
  *   <li>{@code finish}: {@code handle} &rarr; {@code results} (id &rarr; windows emitted since
  *       open, the final one included); the handle is closed.
  *   <li>{@code pool}: {@code records} (a list of maps), and a {@code pool} handle to append to one
@@ -57,8 +56,6 @@ public final class BulletRunner implements Function<Map<String, Object>, Map<Str
   private final BulletConfig config;
   private final BulletQueryBuilder builder;
   private final BulletRecordProvider provider;
-  private final ObjectMapper json =
-      new ObjectMapper().enable(DeserializationFeature.USE_LONG_FOR_INTS);
   private final Map<Integer, Session> sessions = new HashMap<>();
   private final Map<Integer, BulletRecord<?>[]> pools = new HashMap<>();
   private int nextHandle;
@@ -227,15 +224,19 @@ public final class BulletRunner implements Function<Map<String, Object>, Map<Str
     List<?> lines = (List<?>) request.get("json");
     List<?> maps = lines != null ? lines : (List<?>) request.get("records");
     for (Object each : maps) {
-      Map<String, Object> r;
+      BulletRecord<?> r;
       try {
-        r = each instanceof byte[] bytes ? parse(bytes) : cast(each);
+        // JSON in one streaming pass, as a Bullet deployment's converter reads it
+        r =
+            each instanceof byte[] bytes
+                ? JsonRecords.read(bytes, provider)
+                : Records.toBullet(cast(each), provider);
       } catch (IOException | RuntimeException e) {
         malformed++;
         continue;
       }
       records++;
-      emitted += offer(session, Records.toBullet(r, provider));
+      emitted += offer(session, r);
     }
     return Map.of("records", records, "malformed", malformed, "emitted", emitted);
   }
@@ -276,14 +277,6 @@ public final class BulletRunner implements Function<Map<String, Object>, Map<Str
       throw new IllegalArgumentException("No open queries with handle " + handle);
     }
     return s;
-  }
-
-  private Map<String, Object> parse(byte[] bytes) throws IOException {
-    Object value = json.readValue(bytes, Object.class);
-    if (!(value instanceof Map)) {
-      throw new IOException("not a JSON object");
-    }
-    return cast(value);
   }
 
   @SuppressWarnings("unchecked")

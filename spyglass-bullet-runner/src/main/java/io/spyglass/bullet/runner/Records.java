@@ -24,7 +24,7 @@ final class Records {
   private Records() {}
 
   /** The kinds of primitive Bullet has a map and list type for. */
-  private enum Kind {
+  enum Kind {
     STRING(
         Type.STRING, Type.STRING_MAP, Type.STRING_MAP_MAP, Type.STRING_LIST, Type.STRING_MAP_LIST),
     BOOLEAN(
@@ -167,7 +167,7 @@ final class Records {
     return v;
   }
 
-  private static Kind kindOf(Object v) {
+  static Kind kindOf(Object v) {
     if (v instanceof String) {
       return Kind.STRING;
     } else if (v instanceof Boolean) {
