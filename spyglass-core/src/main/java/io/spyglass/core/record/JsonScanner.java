@@ -76,6 +76,7 @@ final class JsonScanner {
   private int[] order = new int[0];
 
   private int found;
+  private int touched;
   private byte[] bytes;
   private int offset;
   private int length;
@@ -121,6 +122,13 @@ final class JsonScanner {
     offset = off;
     length = len;
     int end = off + len;
+    if (ScanTuning.TOUCH) {
+      int t = 0;
+      for (int i = off + 64; i < end; i += 64) {
+        t += b[i];
+      }
+      touched += t;
+    }
     int p = off;
     if (len >= 3 && b[p] == (byte) 0xEF && b[p + 1] == (byte) 0xBB && b[p + 2] == (byte) 0xBF) {
       p += 3; // a byte-order mark, which RFC 8259 lets a parser ignore
@@ -136,6 +144,12 @@ final class JsonScanner {
     }
     if (b[p] == '}') {
       return nothingAfter(b, p + 1, end);
+    }
+    if (ScanTuning.X8) {
+      return membersF(b, p, end);
+    }
+    if (ScanTuning.X4) {
+      return membersX(b, p, end);
     }
     boolean lookUp = fields.size() > 0;
     int prev = NameMemo.firstOf(memo.begin());
@@ -221,6 +235,112 @@ final class JsonScanner {
         if (p >= end) {
           return failed(~p, end);
         }
+      }
+    }
+  }
+
+  /** The record's members from the first, at {@code p}. */
+  private boolean membersX(byte[] b, int p, int end) {
+    boolean lookUp = fields.size() > 0;
+    int prev = NameMemo.firstOf(memo.begin());
+    while (true) {
+      // p < end
+      int id = memo.guess(prev);
+      int after = memo.member(b, p, end, id); // after the colon, when the name is the one guessed
+      int slot;
+      if (after >= 0) {
+        p = after; // before the end
+        slot = memo.slot(id);
+      } else {
+        if (b[p] <= ' ') {
+          p = ws(b, p, end);
+          if (p >= end) {
+            return failed(~p, end);
+          }
+        }
+        if (b[p] != '"') {
+          return failed(~p, end);
+        }
+        int nameStart = p + 1;
+        int q = string(b, nameStart, end);
+        if (q < 0) {
+          return failed(q, end);
+        }
+        if (q - nameStart > maxNameBytes) {
+          return failed(fail(BadRecord.NAME_TOO_LONG, nameStart), end);
+        }
+        id = memo.learn(b, nameStart, q, escaped, prev, fields);
+        if (NameMemo.known(id)) {
+          slot = memo.slot(id);
+        } else if (lookUp) {
+          slot = escaped ? fields.slot(escapedName(b, nameStart, q)) : fields.slot(b, nameStart, q);
+        } else {
+          slot = -1;
+        }
+        p = q + 1;
+        if (p >= end) {
+          return failed(~p, end);
+        }
+        if (b[p] != ':') {
+          p = ws(b, p, end);
+          if (p >= end || b[p] != ':') {
+            return failed(~p, end);
+          }
+        }
+        if (++p >= end) {
+          return failed(~p, end);
+        }
+      }
+      prev = id;
+      byte c = b[p];
+      if (c <= ' ') {
+        p = ws(b, p, end);
+        if (p >= end) {
+          return failed(~p, end);
+        }
+        c = b[p];
+      }
+      int start = p;
+      if (slot >= 0) {
+        p = value(b, p, end, 1, id);
+      } else if (ScanTuning.X7 && c == '"') {
+        int q = string(b, p + 1, end);
+        p = q < 0 ? q : q + 1;
+      } else {
+        p = skipValue(b, p, end, c, 1, id);
+      }
+      if (p >= end | p < 0) {
+        return failed(p < 0 ? p : ~p, end);
+      }
+      if (slot >= 0) {
+        record(slot, start, p);
+      }
+      c = b[p];
+      if (c == ',') {
+        if (++p >= end) {
+          return failed(~p, end);
+        }
+        continue;
+      }
+      if (c == '}') {
+        return nothingAfter(b, p + 1, end);
+      }
+      if (c > ' ') {
+        return failed(~p, end);
+      }
+      p = ws(b, p, end);
+      if (p >= end) {
+        return failed(~p, end);
+      }
+      c = b[p];
+      if (c == '}') {
+        return nothingAfter(b, p + 1, end);
+      }
+      if (c != ',') {
+        return failed(~p, end);
+      }
+      if (++p >= end) {
+        return failed(~p, end);
       }
     }
   }
@@ -408,6 +528,12 @@ final class JsonScanner {
    */
   private int skip(byte[] b, int p, int end, int depth, int name) {
     byte c = b[p];
+    if (ScanTuning.X8) {
+      return skipF(b, p, end, c, depth, name);
+    }
+    if (ScanTuning.X4) {
+      return skipValue(b, p, end, c, depth, name);
+    }
     if (c == '"') {
       int q = string(b, p + 1, end);
       return q < 0 ? q : q + 1;
@@ -427,6 +553,708 @@ final class JsonScanner {
       default:
         return notAValue(b, p, end);
     }
+  }
+
+  /** {@link #skip} of the value at {@code p}, whose first byte {@code c} is. */
+  private int skipValue(byte[] b, int p, int end, byte c, int depth, int name) {
+    if (c == '"') {
+      int q = string(b, p + 1, end);
+      return q < 0 ? q : q + 1;
+    }
+    if ((c >= '0' && c <= '9') || c == '-') {
+      return skipNumber(b, p, end);
+    }
+    if (ScanTuning.X5) {
+      if (c == '{') {
+        return objectX(b, p + 1, end, depth + 1, name);
+      }
+      if (c == '[') {
+        return arrayX(b, p + 1, end, depth + 1, name);
+      }
+      return literalX(b, p, end);
+    }
+    switch (c) {
+      case '{':
+        return objectX(b, p + 1, end, depth + 1, name);
+      case '[':
+        return arrayX(b, p + 1, end, depth + 1, name);
+      case 't':
+      case 'f':
+      case 'n':
+        return literal(b, p, end);
+      default:
+        return notAValue(b, p, end);
+    }
+  }
+
+  private int objectX(byte[] b, int p, int end, int depth, int name) {
+    if (depth > maxDepth) {
+      return fail(BadRecord.TOO_DEEP, p - 1);
+    }
+    if (p >= end) {
+      return ~p;
+    }
+    if (b[p] <= ' ') {
+      p = ws(b, p, end);
+      if (p >= end) {
+        return ~p;
+      }
+    }
+    if (b[p] == '}') {
+      return p + 1;
+    }
+    int prev = NameMemo.firstOf(name);
+    while (true) {
+      // p < end
+      int id = memo.guess(prev);
+      int after = memo.member(b, p, end, id); // after the colon, when the name is the one guessed
+      if (after >= 0) {
+        p = after; // before the end
+      } else {
+        if (b[p] <= ' ') {
+          p = ws(b, p, end);
+          if (p >= end) {
+            return ~p;
+          }
+        }
+        if (b[p] != '"') {
+          return ~p;
+        }
+        int q = string(b, p + 1, end);
+        if (q < 0) {
+          return q;
+        }
+        if (q - p - 1 > maxNameBytes) {
+          return fail(BadRecord.NAME_TOO_LONG, p + 1);
+        }
+        id = memo.learn(b, p + 1, q, escaped, prev, fields);
+        p = q + 1;
+        if (p >= end) {
+          return ~p;
+        }
+        if (b[p] != ':') {
+          p = ws(b, p, end);
+          if (p >= end || b[p] != ':') {
+            return ~p;
+          }
+        }
+        if (++p >= end) {
+          return ~p;
+        }
+      }
+      prev = id;
+      byte c = b[p];
+      if (c <= ' ') {
+        p = ws(b, p, end);
+        if (p >= end) {
+          return ~p;
+        }
+        c = b[p];
+      }
+      if (ScanTuning.X7 && c == '"') {
+        int q = string(b, p + 1, end);
+        p = q < 0 ? q : q + 1;
+      } else {
+        p = skipValue(b, p, end, c, depth, id);
+      }
+      if (p >= end | p < 0) {
+        return p < 0 ? p : ~p;
+      }
+      c = b[p];
+      if (c == ',') {
+        if (++p >= end) {
+          return ~p;
+        }
+        continue;
+      }
+      if (c == '}') {
+        return p + 1;
+      }
+      if (c > ' ') {
+        return ~p;
+      }
+      p = ws(b, p, end);
+      if (p >= end) {
+        return ~p;
+      }
+      c = b[p];
+      if (c == '}') {
+        return p + 1;
+      }
+      if (c != ',') {
+        return ~p;
+      }
+      if (++p >= end) {
+        return ~p;
+      }
+    }
+  }
+
+  private int arrayX(byte[] b, int p, int end, int depth, int name) {
+    if (depth > maxDepth) {
+      return fail(BadRecord.TOO_DEEP, p - 1);
+    }
+    if (p >= end) {
+      return ~p;
+    }
+    byte c = b[p];
+    if (c <= ' ') {
+      p = ws(b, p, end);
+      if (p >= end) {
+        return ~p;
+      }
+      c = b[p];
+    }
+    if (c == ']') {
+      return p + 1;
+    }
+    while (true) {
+      if (ScanTuning.X7 && c == '"') {
+        int q = string(b, p + 1, end);
+        p = q < 0 ? q : q + 1;
+      } else {
+        p = skipValue(b, p, end, c, depth, name);
+      }
+      if (p >= end | p < 0) {
+        return p < 0 ? p : ~p;
+      }
+      c = b[p];
+      if (c != ',') {
+        if (c == ']') {
+          return p + 1;
+        }
+        if (c > ' ') {
+          return ~p;
+        }
+        p = ws(b, p, end);
+        if (p >= end) {
+          return ~p;
+        }
+        c = b[p];
+        if (c == ']') {
+          return p + 1;
+        }
+        if (c != ',') {
+          return ~p;
+        }
+      }
+      if (++p >= end) {
+        return ~p;
+      }
+      c = b[p];
+      if (c <= ' ') {
+        p = ws(b, p, end);
+        if (p >= end) {
+          return ~p;
+        }
+        c = b[p];
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ the walk without calls
+
+  // The values no query reads are stepped over by loops whose usual paths (a guessed name, a string
+  // of ASCII, a short number, a literal) call nothing: the compiler keeps their state in registers.
+  // Whatever is unusual (a name not guessed, escapes, multi-byte characters, long numbers, errors)
+  // is handed to the methods above, which check it as the rest of the scan does.
+
+  /** The id of the name that {@link #searchedName} found. */
+  private int searchedId;
+
+  /** The slot of the top-level name that {@link #searchedTopName} found. */
+  private int searchedSlot;
+
+  /**
+   * The member at {@code p} (before {@code end}) of an object whose name was not guessed: its name
+   * searched for and learned (its id in {@link #searchedId}) and its colon; returns the index after
+   * the colon.
+   */
+  private int searchedName(byte[] b, int p, int end, int prev) {
+    if (b[p] <= ' ') {
+      p = ws(b, p, end);
+      if (p >= end) {
+        return ~p;
+      }
+    }
+    if (b[p] != '"') {
+      return ~p;
+    }
+    int q = string(b, p + 1, end);
+    if (q < 0) {
+      return q;
+    }
+    if (q - p - 1 > maxNameBytes) {
+      return fail(BadRecord.NAME_TOO_LONG, p + 1);
+    }
+    searchedId = memo.learn(b, p + 1, q, escaped, prev, fields);
+    return colon(b, q + 1, end);
+  }
+
+  /** As {@link #searchedName}, at the top level: the name's slot in {@link #searchedSlot}. */
+  private int searchedTopName(byte[] b, int p, int end, int prev) {
+    if (b[p] <= ' ') {
+      p = ws(b, p, end);
+      if (p >= end) {
+        return ~p;
+      }
+    }
+    if (b[p] != '"') {
+      return ~p;
+    }
+    int nameStart = p + 1;
+    int q = string(b, nameStart, end);
+    if (q < 0) {
+      return q;
+    }
+    if (q - nameStart > maxNameBytes) {
+      return fail(BadRecord.NAME_TOO_LONG, nameStart);
+    }
+    int id = memo.learn(b, nameStart, q, escaped, prev, fields);
+    searchedId = id;
+    if (NameMemo.known(id)) {
+      searchedSlot = memo.slot(id);
+    } else if (fields.size() > 0) {
+      searchedSlot =
+          escaped ? fields.slot(escapedName(b, nameStart, q)) : fields.slot(b, nameStart, q);
+    } else {
+      searchedSlot = -1;
+    }
+    return colon(b, q + 1, end);
+  }
+
+  /** The colon after a name that ends before {@code p}: the index after it, before the end. */
+  private static int colon(byte[] b, int p, int end) {
+    if (p >= end) {
+      return ~p;
+    }
+    if (b[p] != ':') {
+      p = ws(b, p, end);
+      if (p >= end || b[p] != ':') {
+        return ~p;
+      }
+    }
+    return ++p >= end ? ~p : p;
+  }
+
+  /** The record's members from the first, at {@code p}. */
+  private boolean membersF(byte[] b, int p, int end) {
+    NameMemo m = memo;
+    int[] next = m.next;
+    long[] words = m.words;
+    int[] lengths = m.lengths;
+    int[] slots = m.slots;
+    int prev = NameMemo.firstOf(m.begin());
+    while (true) {
+      // p < end
+      int id = next[prev];
+      int slot;
+      if (id >= 0
+          && p + NameMemo.WINDOW < end
+          && (((Swar.word(b, p) ^ words[6 * id]) & words[6 * id + 1])
+                  | ((Swar.word(b, p + 8) ^ words[6 * id + 2]) & words[6 * id + 3])
+                  | ((Swar.word(b, p + 16) ^ words[6 * id + 4]) & words[6 * id + 5]))
+              == 0) {
+        p += lengths[id]; // after the colon of the name guessed, before the end
+        slot = slots[id];
+      } else {
+        p = searchedTopName(b, p, end, prev);
+        if (p < 0) {
+          return failed(p, end);
+        }
+        id = searchedId;
+        slot = searchedSlot;
+      }
+      prev = id;
+      byte c = b[p];
+      if (c <= ' ') {
+        p = ws(b, p, end);
+        if (p >= end) {
+          return failed(~p, end);
+        }
+        c = b[p];
+      }
+      if (slot >= 0) {
+        int start = p;
+        p = value(b, p, end, 1, id);
+        if (p >= end | p < 0) {
+          return failed(p < 0 ? p : ~p, end);
+        }
+        record(slot, start, p);
+      } else {
+        if (c == '"') {
+          int s = p + 1;
+          int q = s;
+          while (true) {
+            if (q + 16 > end) {
+              q = Swar.toLook(b, q, end);
+              break;
+            }
+            long m0 = Swar.stringFlags(b, q);
+            long m1 = Swar.stringFlags(b, q + 8);
+            if ((m0 | m1) != 0) {
+              int t = Long.numberOfTrailingZeros(m0);
+              t += Long.numberOfTrailingZeros(m1) & -(t >>> 6); // m1's only when m0 has none
+              q += t >>> 3;
+              break;
+            }
+            q += 16;
+          }
+          if (q >= end || b[q] != '"' || q - s > maxStringBytes) {
+            q = string(b, s, q, end);
+          }
+          p = q + 1; // ~error + 1 is negative too
+          if (q < 0) {
+            return failed(q, end);
+          }
+        } else if ((c >= '0' && c <= '9') || c == '-') {
+          int r = -1;
+          if (ScanTuning.X9) {
+            r = skipNumberFast(b, p, end);
+          } else if (p + NUMBER_WORDS <= end && maxNumberChars >= NUMBER_WORDS) {
+            int q = p + ((((c ^ '-') & 0xFF) - 1) >>> 31); // after a minus sign
+            long w = Swar.word(b, q);
+            int k = Swar.digitCount(w);
+            if (k == 8) {
+              k += Swar.digitCount(Swar.word(b, q + 8));
+            }
+            if (k > 0 && k < 16 && (((int) w & 0xFF) != '0' || k == 1)) {
+              int a = b[q + k];
+              if (a == '.') {
+                int f = q + k + 1;
+                int d = Swar.digitCount(Swar.word(b, f));
+                if (d > 0 && d < 8 && (b[f + d] | 0x20) != 'e') {
+                  r = f + d;
+                }
+              } else if ((a | 0x20) != 'e') {
+                r = q + k;
+              }
+            }
+          }
+          p = r >= 0 ? r : numberAt(b, p, end);
+        } else if (c == '{') {
+          p = objectF(b, p + 1, end, 2, id);
+        } else if (c == '[') {
+          p = arrayF(b, p + 1, end, 2, id);
+        } else {
+          p = literalAt(b, p, end);
+        }
+        if (p >= end | p < 0) {
+          return failed(p < 0 ? p : ~p, end);
+        }
+      }
+      c = b[p];
+      if (c == ',') {
+        if (++p >= end) {
+          return failed(~p, end);
+        }
+        continue;
+      }
+      if (c == '}') {
+        return nothingAfter(b, p + 1, end);
+      }
+      if (c > ' ') {
+        return failed(~p, end);
+      }
+      p = ws(b, p, end);
+      if (p >= end) {
+        return failed(~p, end);
+      }
+      c = b[p];
+      if (c == '}') {
+        return nothingAfter(b, p + 1, end);
+      }
+      if (c != ',' || ++p >= end) {
+        return failed(~p, end);
+      }
+    }
+  }
+
+  /** Numbers are read by words when their limit allows this many characters. */
+  private static final int NUMBER_WORDS = 32;
+
+  /** {@link #skip} by the loops below. */
+  private int skipF(byte[] b, int p, int end, byte c, int depth, int name) {
+    if (c == '{') {
+      return objectF(b, p + 1, end, depth + 1, name);
+    }
+    if (c == '[') {
+      return arrayF(b, p + 1, end, depth + 1, name);
+    }
+    if (c == '"') {
+      int q = string(b, p + 1, end);
+      return q < 0 ? q : q + 1;
+    }
+    if ((c >= '0' && c <= '9') || c == '-') {
+      return numberAt(b, p, end);
+    }
+    return literalAt(b, p, end);
+  }
+
+  /** {@link #object} without calls on its usual paths. */
+  private int objectF(byte[] b, int p, int end, int depth, int name) {
+    if (depth > maxDepth) {
+      return fail(BadRecord.TOO_DEEP, p - 1);
+    }
+    if (p >= end) {
+      return ~p;
+    }
+    if (b[p] <= ' ') {
+      p = ws(b, p, end);
+      if (p >= end) {
+        return ~p;
+      }
+    }
+    if (b[p] == '}') {
+      return p + 1;
+    }
+    NameMemo m = memo;
+    int[] next = m.next;
+    long[] words = m.words;
+    int[] lengths = m.lengths;
+    int prev = NameMemo.firstOf(name);
+    while (true) {
+      // p < end
+      int id = next[prev];
+      if (id >= 0
+          && p + NameMemo.WINDOW < end
+          && (((Swar.word(b, p) ^ words[6 * id]) & words[6 * id + 1])
+                  | ((Swar.word(b, p + 8) ^ words[6 * id + 2]) & words[6 * id + 3])
+                  | ((Swar.word(b, p + 16) ^ words[6 * id + 4]) & words[6 * id + 5]))
+              == 0) {
+        p += lengths[id]; // after the colon of the name guessed, before the end
+      } else {
+        p = searchedName(b, p, end, prev);
+        if (p < 0) {
+          return p;
+        }
+        id = searchedId;
+      }
+      prev = id;
+      byte c = b[p];
+      if (c <= ' ') {
+        p = ws(b, p, end);
+        if (p >= end) {
+          return ~p;
+        }
+        c = b[p];
+      }
+      if (c == '"') {
+        int s = p + 1;
+        int q = s;
+        while (true) {
+          if (q + 16 > end) {
+            q = Swar.toLook(b, q, end);
+            break;
+          }
+          long m0 = Swar.stringFlags(b, q);
+          long m1 = Swar.stringFlags(b, q + 8);
+          if ((m0 | m1) != 0) {
+            int t = Long.numberOfTrailingZeros(m0);
+            t += Long.numberOfTrailingZeros(m1) & -(t >>> 6); // m1's only when m0 has none
+            q += t >>> 3;
+            break;
+          }
+          q += 16;
+        }
+        if (q >= end || b[q] != '"' || q - s > maxStringBytes) {
+          q = string(b, s, q, end);
+        }
+        p = q + 1;
+        if (q < 0) {
+          return q;
+        }
+      } else if ((c >= '0' && c <= '9') || c == '-') {
+        int r = -1;
+        if (ScanTuning.X9) {
+          r = skipNumberFast(b, p, end);
+        } else if (p + NUMBER_WORDS <= end && maxNumberChars >= NUMBER_WORDS) {
+          int q = p + ((((c ^ '-') & 0xFF) - 1) >>> 31); // after a minus sign
+          long w = Swar.word(b, q);
+          int k = Swar.digitCount(w);
+          if (k == 8) {
+            k += Swar.digitCount(Swar.word(b, q + 8));
+          }
+          if (k > 0 && k < 16 && (((int) w & 0xFF) != '0' || k == 1)) {
+            int a = b[q + k];
+            if (a == '.') {
+              int f = q + k + 1;
+              int d = Swar.digitCount(Swar.word(b, f));
+              if (d > 0 && d < 8 && (b[f + d] | 0x20) != 'e') {
+                r = f + d;
+              }
+            } else if ((a | 0x20) != 'e') {
+              r = q + k;
+            }
+          }
+        }
+        p = r >= 0 ? r : numberAt(b, p, end);
+      } else if (c == '{') {
+        p = objectF(b, p + 1, end, depth + 1, id);
+      } else if (c == '[') {
+        p = arrayF(b, p + 1, end, depth + 1, id);
+      } else {
+        p = literalAt(b, p, end);
+      }
+      if (p >= end | p < 0) {
+        return p < 0 ? p : ~p;
+      }
+      c = b[p];
+      if (c == ',') {
+        if (++p >= end) {
+          return ~p;
+        }
+        continue;
+      }
+      if (c == '}') {
+        return p + 1;
+      }
+      if (c > ' ') {
+        return ~p;
+      }
+      p = ws(b, p, end);
+      if (p >= end) {
+        return ~p;
+      }
+      c = b[p];
+      if (c == '}') {
+        return p + 1;
+      }
+      if (c != ',' || ++p >= end) {
+        return ~p;
+      }
+    }
+  }
+
+  /** {@link #array} without calls on its usual paths. */
+  private int arrayF(byte[] b, int p, int end, int depth, int name) {
+    if (depth > maxDepth) {
+      return fail(BadRecord.TOO_DEEP, p - 1);
+    }
+    if (p >= end) {
+      return ~p;
+    }
+    byte c = b[p];
+    if (c <= ' ') {
+      p = ws(b, p, end);
+      if (p >= end) {
+        return ~p;
+      }
+      c = b[p];
+    }
+    if (c == ']') {
+      return p + 1;
+    }
+    while (true) {
+      // p < end, c = b[p]
+      if (c == '"') {
+        int s = p + 1;
+        int q = s;
+        while (true) {
+          if (q + 16 > end) {
+            q = Swar.toLook(b, q, end);
+            break;
+          }
+          long m0 = Swar.stringFlags(b, q);
+          long m1 = Swar.stringFlags(b, q + 8);
+          if ((m0 | m1) != 0) {
+            int t = Long.numberOfTrailingZeros(m0);
+            t += Long.numberOfTrailingZeros(m1) & -(t >>> 6); // m1's only when m0 has none
+            q += t >>> 3;
+            break;
+          }
+          q += 16;
+        }
+        if (q >= end || b[q] != '"' || q - s > maxStringBytes) {
+          q = string(b, s, q, end);
+        }
+        p = q + 1;
+        if (q < 0) {
+          return q;
+        }
+      } else if ((c >= '0' && c <= '9') || c == '-') {
+        int r = -1;
+        if (ScanTuning.X9) {
+          r = skipNumberFast(b, p, end);
+        } else if (p + NUMBER_WORDS <= end && maxNumberChars >= NUMBER_WORDS) {
+          int q = p + ((((c ^ '-') & 0xFF) - 1) >>> 31); // after a minus sign
+          long w = Swar.word(b, q);
+          int k = Swar.digitCount(w);
+          if (k == 8) {
+            k += Swar.digitCount(Swar.word(b, q + 8));
+          }
+          if (k > 0 && k < 16 && (((int) w & 0xFF) != '0' || k == 1)) {
+            int a = b[q + k];
+            if (a == '.') {
+              int f = q + k + 1;
+              int d = Swar.digitCount(Swar.word(b, f));
+              if (d > 0 && d < 8 && (b[f + d] | 0x20) != 'e') {
+                r = f + d;
+              }
+            } else if ((a | 0x20) != 'e') {
+              r = q + k;
+            }
+          }
+        }
+        p = r >= 0 ? r : numberAt(b, p, end);
+      } else if (c == '{') {
+        p = objectF(b, p + 1, end, depth + 1, name);
+      } else if (c == '[') {
+        p = arrayF(b, p + 1, end, depth + 1, name);
+      } else {
+        p = literalAt(b, p, end);
+      }
+      if (p >= end | p < 0) {
+        return p < 0 ? p : ~p;
+      }
+      c = b[p];
+      if (c != ',') {
+        if (c == ']') {
+          return p + 1;
+        }
+        if (c > ' ') {
+          return ~p;
+        }
+        p = ws(b, p, end);
+        if (p >= end) {
+          return ~p;
+        }
+        c = b[p];
+        if (c == ']') {
+          return p + 1;
+        }
+        if (c != ',') {
+          return ~p;
+        }
+      }
+      if (++p >= end) {
+        return ~p;
+      }
+      c = b[p];
+      if (c <= ' ') {
+        p = ws(b, p, end);
+        if (p >= end) {
+          return ~p;
+        }
+        c = b[p];
+      }
+    }
+  }
+
+  /** A literal at {@code p}, or what is not a value there; returns the index after it. */
+  private int literalAt(byte[] b, int p, int end) {
+    if (p + 8 <= end) {
+      long w = Swar.word(b, p);
+      int four = (int) w;
+      if (four == TRUE_QUAD || four == NULL_QUAD) {
+        return p + 4;
+      }
+      if ((w & 0xFFFFFFFFFFL) == FALSE_WORD) {
+        return p + 5;
+      }
+    }
+    byte c = b[p];
+    return c == 't' || c == 'f' || c == 'n' ? literal(b, p, end) : notAValue(b, p, end);
   }
 
   /**
@@ -451,6 +1279,31 @@ final class JsonScanner {
         return literalError(b, p, end, NULL_BYTES);
     }
   }
+
+  /**
+   * The literal true, false or null at {@code p}, told apart without a branch on which it is (they
+   * come in no order a predictor learns); else what is not a value there.
+   */
+  private int literalX(byte[] b, int p, int end) {
+    if (p + 8 <= end) {
+      long w = Swar.word(b, p);
+      long w4 = w & 0xFFFFFFFFL;
+      int n = ((isZero(w4 ^ TRUE_QUAD) | isZero(w4 ^ NULL_QUAD)) << 2)
+          + isZero((w & 0xFFFFFFFFFFL) ^ FALSE_WORD) * 5;
+      if (n != 0) {
+        return p + n;
+      }
+    }
+    byte c = b[p];
+    return c == 't' || c == 'f' || c == 'n' ? literal(b, p, end) : notAValue(b, p, end);
+  }
+
+  /** 1 when {@code x} is 0, else 0. */
+  private static int isZero(long x) {
+    return (int) (((x | -x) >>> 63) ^ 1);
+  }
+
+  private static final long FALSE_WORD = 'f' | (long) ('a' | 'l' << 8 | 's' << 16 | 'e' << 24) << 8;
 
   /** The literals' bytes as {@link Swar#quad} reads them: four compared at once. */
   private static final int TRUE_QUAD = 't' | 'r' << 8 | 'u' << 16 | 'e' << 24,
@@ -481,6 +1334,9 @@ final class JsonScanner {
    * #maxNumberChars} characters, without computing it; returns the index after it.
    */
   private int skipNumber(byte[] b, int p, int end) {
+    if (ScanTuning.NUMBERS) {
+      return skipNumberFast(b, p, end);
+    }
     if (p + 8 <= end && maxNumberChars >= 7) {
       // most numbers: an integer of one to seven digits, read from one word
       long w = Swar.word(b, p);
@@ -493,6 +1349,35 @@ final class JsonScanner {
         }
       }
     }
+    int q = integerPart(b, p, end);
+    return q < 0 ? q : afterIntegerPart(b, p, q, end);
+  }
+
+  private int skipNumberFast(byte[] b, int p, int end) {
+    if (p + 32 <= end && maxNumberChars >= 32) {
+      int q = p + ((((b[p] ^ '-') & 0xFF) - 1) >>> 31); // after a minus sign
+      long w = Swar.word(b, q);
+      int k = Swar.digitCount(w);
+      if (k == 8) {
+        k += Swar.digitCount(Swar.word(b, q + 8));
+      }
+      if (k > 0 && k < 16 && (((int) w & 0xFF) != '0' || k == 1)) {
+        int a = b[q + k];
+        if (a == '.') {
+          int f = q + k + 1;
+          int d = Swar.digitCount(Swar.word(b, f));
+          if (d > 0 && d < 8 && (b[f + d] | 0x20) != 'e') {
+            return f + d;
+          }
+        } else if ((a | 0x20) != 'e') {
+          return q + k;
+        }
+      }
+    }
+    return numberAt(b, p, end);
+  }
+
+  private int numberAt(byte[] b, int p, int end) {
     int q = integerPart(b, p, end);
     return q < 0 ? q : afterIntegerPart(b, p, q, end);
   }
@@ -701,7 +1586,14 @@ final class JsonScanner {
    * UTF-8 sequence (checked).
    */
   private int string(byte[] b, int p, int end) {
-    int start = p;
+    return string(b, p, p, end);
+  }
+
+  /**
+   * {@link #string(byte[], int, int)} of the string from {@code start}, whose bytes before {@code
+   * p} need no look (none is a quote, a backslash, a control character or beyond ASCII).
+   */
+  private int string(byte[] b, int start, int p, int end) {
     boolean esc = false;
     while (true) {
       p = Swar.toLook(b, p, end);

@@ -60,19 +60,19 @@ final class NameMemo {
   private static final int ASIDE_RECORDS = 256;
 
   /** Per id: the quoted name and its colon, as three words and their masks. */
-  private final long[] words = new long[6 * CAPACITY];
+  final long[] words = new long[6 * CAPACITY];
 
   /** Per id: the length of the quoted name and its colon. */
-  private final int[] lengths = new int[CAPACITY];
+  final int[] lengths = new int[CAPACITY];
 
   /**
    * The guesses: at {@code id}, the id of the name that followed it in its object; at {@code
    * CAPACITY + id}, the id of the first name of its value's objects. -1 when none.
    */
-  private final int[] next = new int[2 * CAPACITY];
+  final int[] next = new int[2 * CAPACITY];
 
   /** Per id: the slot of the name in the scanner's field table, or -1. */
-  private final int[] slots = new int[CAPACITY];
+  final int[] slots = new int[CAPACITY];
 
   /** Ids + 1 by hash of the name's words, open addressing; 0 is empty. */
   private final int[] table = new int[4 * CAPACITY];
@@ -150,6 +150,9 @@ final class NameMemo {
     if (id < 0 || p + WINDOW >= end) {
       return -1;
     }
+    if (ScanTuning.X6) {
+      return member2(b, p, id);
+    }
     int i = 6 * id;
     long[] w = words;
     long a = (long) LONGS.get(b, p);
@@ -157,6 +160,19 @@ final class NameMemo {
     long d = (long) LONGS.get(b, p + 16);
     long diff = ((a ^ w[i]) & w[i + 1]) | ((c ^ w[i + 2]) & w[i + 3]) | ((d ^ w[i + 4]) & w[i + 5]);
     return diff == 0 ? p + lengths[id] : -1;
+  }
+
+  private int member2(byte[] b, int p, int id) {
+    int i = 6 * id;
+    long[] w = words;
+    int n = lengths[id];
+    long a = (long) LONGS.get(b, p);
+    long c = (long) LONGS.get(b, p + 8);
+    long diff = ((a ^ w[i]) & w[i + 1]) | ((c ^ w[i + 2]) & w[i + 3]);
+    if (n > 16) {
+      diff |= ((long) LONGS.get(b, p + 16) ^ w[i + 4]) & w[i + 5];
+    }
+    return diff == 0 ? p + n : -1;
   }
 
   /** Whether {@code id} is a name learned, whose {@link #slot} is known. */
