@@ -29,9 +29,6 @@ final class Swar {
    * backslash, a control character or a byte of a multi-byte UTF-8 sequence), or {@code end}.
    */
   static int toLook(byte[] b, int p, int end) {
-    if (ScanTuning.WIDE) {
-      return toLook16(b, p, end);
-    }
     while (p + 8 <= end) {
       long m = stringFlags(b, p);
       if (m != 0) {
@@ -42,34 +39,6 @@ final class Swar {
     while (p < end) {
       byte c = b[p];
       if (c == '"' || c == '\\' || c < 0x20) { // c < 0 for bytes above 0x7F
-        return p;
-      }
-      p++;
-    }
-    return end;
-  }
-
-  static int toLook16(byte[] b, int p, int end) {
-    while (p + 16 <= end) {
-      long m0 = stringFlags(b, p);
-      long m1 = stringFlags(b, p + 8);
-      if ((m0 | m1) != 0) {
-        int t = Long.numberOfTrailingZeros(m0);
-        t += Long.numberOfTrailingZeros(m1) & -(t >>> 6); // m1's only when m0 has none
-        return p + (t >>> 3);
-      }
-      p += 16;
-    }
-    if (p + 8 <= end) {
-      long m = stringFlags(b, p);
-      if (m != 0) {
-        return p + (Long.numberOfTrailingZeros(m) >>> 3);
-      }
-      p += 8;
-    }
-    while (p < end) {
-      byte c = b[p];
-      if (c == '"' || c == '\\' || c < 0x20) {
         return p;
       }
       p++;
