@@ -145,7 +145,40 @@ final class JsonScanner extends JsonWalk {
       }
       if (slot >= 0) {
         int start = p;
-        p = value(b, p, end, id);
+        if (c == '"') {
+          // a string read: searched as below, and described
+          int s = p + 1;
+          int q = s;
+          while (true) {
+            if (q + 16 > end) {
+              q = Swar.toLook(b, q, end);
+              break;
+            }
+            long m0 = Swar.stringFlags(b, q);
+            long m1 = Swar.stringFlags(b, q + 8);
+            if ((m0 | m1) != 0) {
+              int t = Long.numberOfTrailingZeros(m0);
+              t += Long.numberOfTrailingZeros(m1) & -(t >>> 6); // m1's only when m0 has none
+              q += t >>> 3;
+              break;
+            }
+            q += 16;
+          }
+          if (q >= end || b[q] != '"' || q - s > maxStringBytes) {
+            q = string(b, s, q, end);
+            if (q < 0) {
+              return failed(q, end);
+            }
+          } else {
+            escaped = false;
+          }
+          kind = escaped ? ESCAPED_STRING : STRING;
+          valueStart = s;
+          valueEnd = q;
+          p = q + 1;
+        } else {
+          p = value(b, p, end, id);
+        }
         if (p >= end | p < 0) {
           return failed(p < 0 ? p : ~p, end);
         }

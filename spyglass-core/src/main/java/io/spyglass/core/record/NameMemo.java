@@ -164,20 +164,38 @@ final class NameMemo {
     if (len > MAX_LENGTH) {
       return UNKNOWN;
     }
-    // the quoted name and its colon, as member() compares them
+    // a comma, the quoted name and its colon, as the scan compares them
     int n = len + 4;
     long w0 = 0;
     long w1 = 0;
     long w2 = 0;
-    for (int k = 0; k < n; k++) {
-      long c =
-          k == 0 ? ',' : k == 1 || k == n - 2 ? '"' : k == n - 1 ? ':' : b[from + k - 2] & 0xFFL;
-      if (k < 8) {
-        w0 |= c << (8 * k);
-      } else if (k < 16) {
-        w1 |= c << (8 * (k - 8));
+    int at = from - 2; // where the comma is, or the brace or a space
+    if (at >= 0 && at + WINDOW <= b.length) {
+      // the bytes as they are (a quote before and after the name), the comma and colon put in
+      w0 = (Swar.word(b, at) & ~0xFFL | ',') & mask(n);
+      w1 = Swar.word(b, at + 8) & mask(n - 8);
+      w2 = Swar.word(b, at + 16) & mask(n - 16);
+      int colon = n - 1;
+      long c = (long) ':' << (8 * (colon & 7));
+      long clear = ~(0xFFL << (8 * (colon & 7)));
+      if (colon < 8) {
+        w0 = w0 & clear | c;
+      } else if (colon < 16) {
+        w1 = w1 & clear | c;
       } else {
-        w2 |= c << (8 * (k - 16));
+        w2 = w2 & clear | c;
+      }
+    } else {
+      for (int k = 0; k < n; k++) {
+        long c =
+            k == 0 ? ',' : k == 1 || k == n - 2 ? '"' : k == n - 1 ? ':' : b[from + k - 2] & 0xFFL;
+        if (k < 8) {
+          w0 |= c << (8 * k);
+        } else if (k < 16) {
+          w1 |= c << (8 * (k - 8));
+        } else {
+          w2 |= c << (8 * (k - 16));
+        }
       }
     }
     int mask = table.length - 1;

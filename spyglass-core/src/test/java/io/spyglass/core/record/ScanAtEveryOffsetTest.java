@@ -26,28 +26,33 @@ class ScanAtEveryOffsetTest {
     {}, {'"'}, {'}'}, {'0'}, {'e'}, {'.'}, {'\\'}, {' '}, {(byte) 0x80}, {'a', 'l', 's', 'e'}
   };
 
+  /** Lengths around the words' sizes: 0 to 2, 7 to 9, 15 to 17, 31 to 33. */
+  private static final int[] AROUND_WORDS = {0, 1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33};
+
   private static final List<String> VALUES = values();
 
   private static List<String> values() {
     List<String> v = new ArrayList<>();
     for (int n = 0; n <= 34; n++) {
+      v.add("\"" + "abcdefghijklmnopqrstuvwxyz0123456789".substring(0, n) + "\"");
+    }
+    for (int n : AROUND_WORDS) {
       String s = "abcdefghijklmnopqrstuvwxyz0123456789".substring(0, n);
-      v.add("\"" + s + "\"");
+      for (String odd : new String[] {"\\\"", "\\\\", "\\u00e9", "\\n", "é", "€", "😀"}) {
+        v.add("\"" + s.substring(0, n / 2) + odd + s.substring(n / 2) + "\"");
+        v.add("\"" + s + odd + "\"");
+      }
       if (n > 0) {
-        for (String odd : new String[] {"\\\"", "\\\\", "\\u00e9", "\\n", "é", "€", "😀"}) {
-          v.add("\"" + s.substring(0, n / 2) + odd + s.substring(n / 2) + "\"");
-          v.add("\"" + s + odd + "\"");
-        }
         v.add("\"" + s.substring(0, n - 1) + "\u0001\""); // a control character
         v.add("\"" + s.substring(0, n - 1) + "\\x\""); // a bad escape
       }
     }
-    for (int digits = 1; digits <= 20; digits++) {
+    for (int digits : new int[] {1, 2, 7, 8, 9, 14, 15, 16, 17, 20}) {
       String d = "98765432109876543210".substring(0, digits);
       for (String sign : new String[] {"", "-"}) {
         v.add(sign + d);
         v.add(sign + "0" + d); // a leading zero
-        for (int f = 0; f <= 9; f++) {
+        for (int f : new int[] {0, 1, 6, 7, 8}) {
           String frac = "1234567890".substring(0, f);
           v.add(sign + d + "." + frac);
           v.add(sign + d + "." + frac + "e" + (f % 3 == 0 ? "-" : "+") + f);
@@ -109,6 +114,9 @@ class ScanAtEveryOffsetTest {
         for (List<String> selection : List.of(List.of("v"), List.of("w", "z"), List.<String>of())) {
           RecordScannerProperties.sameAsAStrictParse(json, selection);
           sameWhereverItLies(warm, json, selection, random, 16);
+        }
+        if (pad % 4 != 0) {
+          continue; // the place of the end, not of the words, tells the cuts apart
         }
         // cut short at every length across the values (read at the top level, stepped over there,
         // in an array and in an object): a record ending inside a word
