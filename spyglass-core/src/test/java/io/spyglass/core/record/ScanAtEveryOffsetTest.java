@@ -190,6 +190,37 @@ class ScanAtEveryOffsetTest {
     }
   }
 
+  @Test
+  void namesOfEveryLengthAreGuessedAsTheyAreSearchedFor() {
+    // a guess compares ",\"name\":" with two words up to 16 bytes, three up to 24 (names of 20
+    // bytes); longer names are always searched for
+    for (int len = 0; len <= 24; len++) {
+      String name = "abcdefghijklmnopqrstuvwxyz".substring(0, len);
+      String other = "n" + name;
+      List<String> selection = List.of(name, other);
+      String[] records = {
+        "{\"" + name + "\":1,\"" + other + "\":{\"" + name + "\":[{\"" + name + "\":true}]}}",
+        "{\"" + other + "\":2,\"" + name + "\":\"x\"}",
+        "{\"" + name + "\":3, \"" + other + "\":{\"" + other + "\":null,\"" + name + "\":4}}",
+        "{\"" + name + "\":5,\"" + other + "\" :6}",
+        "{\"" + name + "\":7,\"" + name + "\":8,\"" + other + "\":9}"
+      };
+      RecordScanner warm = new RecordScanner();
+      warm.select(Set.copyOf(selection));
+      for (int round = 0; round < 3; round++) {
+        for (String record : records) {
+          byte[] json = utf8(record);
+          RecordScanner fresh = new RecordScanner();
+          fresh.select(Set.copyOf(selection));
+          assertThat(outcome(warm, json, 0, json.length, selection))
+              .as(record)
+              .isEqualTo(outcome(fresh, json, 0, json.length, selection));
+          RecordScannerProperties.sameAsAStrictParse(json, selection);
+        }
+      }
+    }
+  }
+
   /**
    * {@code json} gives the same outcome in an array of its own and at offsets from 1 to 16 of a
    * larger one (every one, or some at random), with bytes before it and any bytes after its end.
