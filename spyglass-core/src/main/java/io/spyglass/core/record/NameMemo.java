@@ -1,26 +1,26 @@
 package io.spyglass.core.record;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
  * The names of the records scanned before, to guess each name of the next record instead of
  * searching for its end: the records of a stream mostly hold the same fields in the same order. A
  * search finds a name's end only after testing its bytes, and a top-level name's slot in the field
- * table by a look-up; a guess is checked with three words compared at once (the quoted name and its
- * colon), the place of the value known before the check is done, and gives the slot. Each name
- * learned (of at most {@value #MAX_LENGTH} bytes, written without escapes) gets an id; the memo
- * keeps, per name, the name that followed it last in its object, and per name whose value is an
- * object (or an array of objects), the first name in it. A record's first name is guessed from the
- * first name of the record before.
+ * table by a look-up; a guess is checked with two or three words compared at once (the comma before
+ * the name, the quoted name and its colon), the place of the value known before the check is done,
+ * and gives the slot. Each name learned (of at most {@value #MAX_LENGTH} bytes, written without
+ * escapes) gets an id; the memo keeps, per name, the name that followed it last in its object, and
+ * per name whose value is an object (or an array of objects), the first name in it. A record's
+ * first name is guessed from the first name of the record before.
  *
  * <p>A guess is taken only when the bytes are exactly a member's start as compact JSON writes it:
- * the quoted name and a colon ({@code "name":}). A learned name is one the scan found valid, under
- * the same limits (the memo is cleared when they change), so those bytes are what the search would
- * have found and checked; otherwise the scan searches. Whether a record is valid, and what is read
- * from it, never depends on what the memo holds.
+ * the comma that ends the member before, the quoted name and a colon ({@code ,"name":}), or for the
+ * first member of an object, the same bytes after the brace (or whitespace), which is not compared.
+ * A learned name is one the scan found valid, under the same limits (the memo is cleared when they
+ * change), so those bytes are what the search would have found and checked; otherwise the scan
+ * searches. Whether a record is valid, and what is read from it, never depends on what the memo
+ * holds. The scan compares the words itself ({@link JsonWalk#object}): {@link #words}, {@link
+ * #lengths}, {@link #next} and {@link #slots} are its to read.
  *
  * <p>Records whose names do not repeat (maps keyed by identifiers, say) would only pay for guesses
  * that fail and names learned for nothing: when records keep missing, the memo stands aside for a
@@ -29,13 +29,10 @@ import java.util.Arrays;
  * <p>Not thread-safe.
  */
 final class NameMemo {
-  private static final VarHandle LONGS =
-      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+  /** The longest name learned, in bytes: with the comma before it, quoted, and its colon, 24. */
+  static final int MAX_LENGTH = 20;
 
-  /** The longest name learned, in bytes: quoted, with its colon, three words. */
-  static final int MAX_LENGTH = 21;
-
-  /** The bytes a guess reads: three words from the opening quote. */
+  /** The bytes a guess reads: three words from the comma before the name. */
   static final int WINDOW = 24;
 
   /** At most this many names are learned; the ones after are searched for. */
@@ -59,20 +56,20 @@ final class NameMemo {
   /** ...for this many records, then tries again. */
   private static final int ASIDE_RECORDS = 256;
 
-  /** Per id: the quoted name and its colon, as three words and their masks. */
-  private final long[] words = new long[6 * CAPACITY];
+  /** Per id: a comma, the quoted name and its colon, as three words and their masks. */
+  final long[] words = new long[6 * CAPACITY];
 
-  /** Per id: the length of the quoted name and its colon. */
-  private final int[] lengths = new int[CAPACITY];
+  /** Per id: the length of the comma, the quoted name and its colon. */
+  final int[] lengths = new int[CAPACITY];
 
   /**
    * The guesses: at {@code id}, the id of the name that followed it in its object; at {@code
    * CAPACITY + id}, the id of the first name of its value's objects. -1 when none.
    */
-  private final int[] next = new int[2 * CAPACITY];
+  final int[] next = new int[2 * CAPACITY];
 
   /** Per id: the slot of the name in the scanner's field table, or -1. */
-  private final int[] slots = new int[CAPACITY];
+  final int[] slots = new int[CAPACITY];
 
   /** Ids + 1 by hash of the name's words, open addressing; 0 is empty. */
   private final int[] table = new int[4 * CAPACITY];
@@ -130,33 +127,11 @@ final class NameMemo {
     return aside > 0 ? ASIDE : ROOT;
   }
 
-  /** The guess for the name after {@code prev}, -1 when none. */
-  int guess(int prev) {
-    return next[prev];
-  }
-
   /**
    * Where the guesses for the first name of the objects in the value of the name {@code id} are.
    */
   static int firstOf(int id) {
     return CAPACITY + id;
-  }
-
-  /**
-   * Whether the name {@code id}, quoted and followed by a colon, is at {@code b[p..]}: the index of
-   * the byte after the colon (which is before {@code end}), or -1 when it is not.
-   */
-  int member(byte[] b, int p, int end, int id) {
-    if (id < 0 || p + WINDOW >= end) {
-      return -1;
-    }
-    int i = 6 * id;
-    long[] w = words;
-    long a = (long) LONGS.get(b, p);
-    long c = (long) LONGS.get(b, p + 8);
-    long d = (long) LONGS.get(b, p + 16);
-    long diff = ((a ^ w[i]) & w[i + 1]) | ((c ^ w[i + 2]) & w[i + 3]) | ((d ^ w[i + 4]) & w[i + 5]);
-    return diff == 0 ? p + lengths[id] : -1;
   }
 
   /** Whether {@code id} is a name learned, whose {@link #slot} is known. */
@@ -189,19 +164,38 @@ final class NameMemo {
     if (len > MAX_LENGTH) {
       return UNKNOWN;
     }
-    // the quoted name and its colon, as member() compares them
-    int n = len + 3;
+    // a comma, the quoted name and its colon, as the scan compares them
+    int n = len + 4;
     long w0 = 0;
     long w1 = 0;
     long w2 = 0;
-    for (int k = 0; k < n; k++) {
-      long c = k == 0 || k == n - 2 ? '"' : k == n - 1 ? ':' : b[from + k - 1] & 0xFFL;
-      if (k < 8) {
-        w0 |= c << (8 * k);
-      } else if (k < 16) {
-        w1 |= c << (8 * (k - 8));
+    int at = from - 2; // where the comma is, or the brace or a space
+    if (at >= 0 && at + WINDOW <= b.length) {
+      // the bytes as they are (a quote before and after the name), the comma and colon put in
+      w0 = (Swar.word(b, at) & ~0xFFL | ',') & mask(n);
+      w1 = Swar.word(b, at + 8) & mask(n - 8);
+      w2 = Swar.word(b, at + 16) & mask(n - 16);
+      int colon = n - 1;
+      long c = (long) ':' << (8 * (colon & 7));
+      long clear = ~(0xFFL << (8 * (colon & 7)));
+      if (colon < 8) {
+        w0 = w0 & clear | c;
+      } else if (colon < 16) {
+        w1 = w1 & clear | c;
       } else {
-        w2 |= c << (8 * (k - 16));
+        w2 = w2 & clear | c;
+      }
+    } else {
+      for (int k = 0; k < n; k++) {
+        long c =
+            k == 0 ? ',' : k == 1 || k == n - 2 ? '"' : k == n - 1 ? ':' : b[from + k - 2] & 0xFFL;
+        if (k < 8) {
+          w0 |= c << (8 * k);
+        } else if (k < 16) {
+          w1 |= c << (8 * (k - 8));
+        } else {
+          w2 |= c << (8 * (k - 16));
+        }
       }
     }
     int mask = table.length - 1;
@@ -240,10 +234,10 @@ final class NameMemo {
   }
 
   private int fieldSlot(FieldTable fields, int id) {
-    int len = lengths[id] - 3;
+    int len = lengths[id] - 4;
     byte[] name = new byte[len];
     for (int k = 0; k < len; k++) {
-      int at = k + 1; // after the opening quote
+      int at = k + 2; // after the comma and the opening quote
       name[k] = (byte) (words[6 * id + 2 * (at >> 3)] >>> (8 * (at & 7)));
     }
     return fields.slot(name, 0, len);

@@ -5,16 +5,15 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
 /**
- * The scan's searches eight bytes at a time (SWAR: SIMD within a register): one {@code long} read
- * from the bytes and compared at once against what the scan looks for.
+ * The scan's searches a word at a time (SWAR: SIMD within a register): one {@code long} read from
+ * the bytes and compared at once against what the scan looks for (the loops of {@link JsonWalk}
+ * take two at a time for strings).
  */
 final class Swar {
   private Swar() {}
 
   private static final VarHandle LONGS =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-  private static final VarHandle INTS =
-      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
   private static final long ONES = 0x0101010101010101L;
   private static final long HIGHS = 0x8080808080808080L;
   private static final long QUOTES = 0x2222222222222222L;
@@ -86,11 +85,6 @@ final class Swar {
   /** The eight bytes at {@code p} as a little-endian word: the first is the lowest. */
   static long word(byte[] b, int p) {
     return (long) LONGS.get(b, p);
-  }
-
-  /** The four bytes at {@code p} as a little-endian int: the first is the lowest. */
-  static int quad(byte[] b, int p) {
-    return (int) INTS.get(b, p);
   }
 
   /** How many ASCII digits the word {@code w} starts with (its lowest bytes), 0 to 8. */
