@@ -233,17 +233,11 @@ final class QueriesApi {
       return;
     }
     StreamQuota.Permit permit = quota.acquire(Auth.user(ctx)); // 429 past the user's streams
-    ctx.future(
-        () -> {
-          try {
-            return new SseStream(q, after, manager, metrics, streams, ctx.req(), ctx.res())
-                .start()
-                .whenComplete((v, t) -> permit.close());
-          } catch (IOException | RuntimeException e) {
-            permit.close();
-            throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
-          }
-        });
+    try {
+      SseStream.open(q, after, manager, metrics, streams, permit, ctx.req(), ctx.res());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // the client went away before its answer's head
+    }
   }
 
   private static long lastEventId(Context ctx) {
