@@ -285,8 +285,7 @@ final class QueryCommand implements Callable<Integer> {
     for (int i = 0; i < texts.size(); i++) {
       queries.add(Query.parse("q" + (i + 1), texts.get(i).text(), config.limits(), now));
     }
-    try (LocalRun run =
-        LocalRun.start(source, queries, config.workers(), kafkaClientProperties)) {
+    try (LocalRun run = LocalRun.start(source, queries, config.workers(), kafkaClientProperties)) {
       for (RemoteQuery q : run.queries()) {
         q.awaitRunning(60, TimeUnit.SECONDS);
       }

@@ -164,8 +164,7 @@ final class ServeCommand implements Callable<Integer> {
             SpyglassService.start(
                 config,
                 listening,
-                FlinkRuntime.connect(
-                    o.kafka, name, o.queryTopic, o.statusTopic, kafkaProperties),
+                FlinkRuntime.connect(o.kafka, name, o.queryTopic, o.statusTopic, kafkaProperties),
                 null);
       } else {
         Source src =

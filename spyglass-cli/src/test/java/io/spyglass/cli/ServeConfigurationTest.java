@@ -125,8 +125,7 @@ class ServeConfigurationTest {
         .hasMessageContaining("line 2: 'port' is given twice (first on line 1)");
     assertThatThrownBy(() -> resolve(Map.of(), "--config", file("grace:\n  port: 1\n").toString()))
         .hasMessageContaining("line 1: 'grace' takes one value, not a mapping");
-    assertThatThrownBy(
-            () -> resolve(Map.of(), "--config", file("source: {a: b}\n").toString()))
+    assertThatThrownBy(() -> resolve(Map.of(), "--config", file("source: {a: b}\n").toString()))
         .hasMessageContaining("line 1: 'source' takes a value or a list, not a mapping");
     assertThatThrownBy(() -> resolve(Map.of(), "--config", file("port: 1\n  bind: [\n").toString()))
         .hasMessageContaining("not valid YAML");
@@ -275,7 +274,11 @@ class ServeConfigurationTest {
                 + " sasl.jaas.config: \"\\*{5}\", ssl.truststore.password: \"\\*{5}\"\\} +# .*"
                 + "spyglass.yaml line 1");
     String line =
-        printed.lines().map(String::strip).filter(l -> l.startsWith("kafka-properties:")).findFirst()
+        printed
+            .lines()
+            .map(String::strip)
+            .filter(l -> l.startsWith("kafka-properties:"))
+            .findFirst()
             .orElseThrow();
     Resolved again =
         resolve(Map.of(), "--config", file(line.substring(0, line.indexOf('#'))).toString());
@@ -300,10 +303,10 @@ class ServeConfigurationTest {
             "--kafka-property",
             "sasl.jaas.config=" + jaas);
     assertThat(r.command().o.kafkaProperties)
-        .containsExactly(
-            Map.entry("client.id", "spyglass-a"), Map.entry("sasl.jaas.config", jaas));
+        .containsExactly(Map.entry("client.id", "spyglass-a"), Map.entry("sasl.jaas.config", jaas));
     assertThat(r.config().origins())
-        .anyMatch(o -> o.where().equals("--kafka-properties") || o.where().equals("--kafka-property"));
+        .anyMatch(
+            o -> o.where().equals("--kafka-properties") || o.where().equals("--kafka-property"));
 
     // none given: none, printed as an empty mapping
     r = resolve(Map.of());

@@ -130,8 +130,8 @@ final class Inputs {
 
   /**
    * The third-party artifacts a shaded jar bundles, {@code group:artifact:version} in its order:
-   * each one's {@code META-INF/maven/GROUP/ARTIFACT/pom.properties}, which the shade keeps. Spyglass's
-   * own ({@code io.spyglass}) are left out.
+   * each one's {@code META-INF/maven/GROUP/ARTIFACT/pom.properties}, which the shade keeps.
+   * Spyglass's own ({@code io.spyglass}) are left out.
    */
   static List<String> shaded(Path jar) throws IOException {
     List<String> out = new ArrayList<>();

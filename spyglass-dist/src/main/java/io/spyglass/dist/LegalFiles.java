@@ -292,7 +292,9 @@ public final class LegalFiles {
       for (String gav : job.getValue().stream().sorted().toList()) {
         Component c = known.get(gav);
         String licences =
-            c == null || c.licences().isEmpty() ? "(none declared)" : String.join(", ", c.licences());
+            c == null || c.licences().isEmpty()
+                ? "(none declared)"
+                : String.join(", ", c.licences());
         b.append("  ").append(c.id()).append(' ').append(c.version()).append(": ");
         b.append(licences).append('\n');
       }

@@ -231,7 +231,9 @@ class ArchiveIT {
       assertThat(jar.getEntry("org/apache/flink/connector/kafka/source/KafkaSource.class"))
           .as("the Kafka connector inside")
           .isNotNull();
-      assertThat(jar.getEntry("org/apache/flink/streaming/api/environment/StreamExecutionEnvironment.class"))
+      assertThat(
+              jar.getEntry(
+                  "org/apache/flink/streaming/api/environment/StreamExecutionEnvironment.class"))
           .as("Flink itself is the cluster's")
           .isNull();
     }

@@ -241,7 +241,9 @@ public final class JobOptions {
    */
   public static final String KAFKA_PROPERTIES_PREFIX = "spyglass.kafka-properties.";
 
-  /** The Kafka client settings of {@code c} ({@link #KAFKA_PROPERTIES_PREFIX}), by Kafka's names. */
+  /**
+   * The Kafka client settings of {@code c} ({@link #KAFKA_PROPERTIES_PREFIX}), by Kafka's names.
+   */
   static Map<String, String> kafkaProperties(Configuration c) {
     Map<String, String> out = new java.util.TreeMap<>();
     c.toMap()

@@ -102,8 +102,7 @@ public final class LocalRun implements AutoCloseable {
         source,
         queries,
         parallelism,
-        new OperatorSettings(
-            JobOptions.Clock.WALL, 100, 64, 10, 20_000, 1_000, null, STATUS, true),
+        new OperatorSettings(JobOptions.Clock.WALL, 100, 64, 10, 20_000, 1_000, null, STATUS, true),
         kafkaProperties);
   }
 

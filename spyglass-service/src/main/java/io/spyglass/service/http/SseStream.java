@@ -30,10 +30,10 @@ import org.eclipse.jetty.util.Callback;
  *
  * <p>Each result is one {@code event: result} whose {@code id:} is its number in the query's {@link
  * ResultLog}; after the final result (or an {@code event: error} when the query failed) the stream
- * ends and the connection closes (the body ends at the connection's end: {@code Connection:
- * close}, no length, as before). Writes never block: the next result is taken only when the
- * connection took the last one, so no thread ever waits on a slow client. A client that closes its
- * end is noticed at once (the connection waits to read its end), a dead one by the heartbeats.
+ * ends and the connection closes (the body ends at the connection's end: {@code Connection: close},
+ * no length, as before). Writes never block: the next result is taken only when the connection took
+ * the last one, so no thread ever waits on a slow client. A client that closes its end is noticed
+ * at once (the connection waits to read its end), a dead one by the heartbeats.
  *
  * <p>A client that stops reading is dropped, with a last {@code event: error}, when more than
  * {@link StreamSettings#bufferResults()} results arrived while its connection was full, when it

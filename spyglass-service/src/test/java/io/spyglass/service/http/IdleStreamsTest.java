@@ -105,7 +105,8 @@ class IdleStreamsTest {
     HttpResponse<String> submitted =
         s.http.send(
             HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + s.service.port() + "/api/queries?detached=true"))
+                    URI.create(
+                        "http://127.0.0.1:" + s.service.port() + "/api/queries?detached=true"))
                 .header("Content-Type", "text/plain")
                 .POST(HttpRequest.BodyPublishers.ofString(bql))
                 .build(),
@@ -154,8 +155,8 @@ class IdleStreamsTest {
         LiveService.await("every stream to be a client", () -> s.query(id).clients() == n);
         LiveService.await(
             "every stream's connection to be served by the stream, its request let go",
-            () -> s.server().connections().stream().filter(c -> c instanceof SseStream).count()
-                == n);
+            () ->
+                s.server().connections().stream().filter(c -> c instanceof SseStream).count() == n);
         for (Socket socket : sockets) { // and each gets its results
           java.io.BufferedReader in =
               new java.io.BufferedReader(
