@@ -589,7 +589,7 @@ public final class QueryCombiner {
       filter.consume(Record.fromMap(row));
     }
     List<Map<String, Object>> out =
-        new PostAggregator(outerPlan.postAggregation(), clock).apply(filter.partial.rows());
-    return new OuterResult(out, filter.partial.metadata());
+        new PostAggregator(outerPlan.postAggregation(), clock).apply(filter.state().rows());
+    return new OuterResult(out, filter.state().metadata());
   }
 }
