@@ -10,9 +10,9 @@ import java.io.IOException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.EventListener;
 import java.util.concurrent.TimeoutException;
 import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
-import org.eclipse.jetty.io.AbstractConnection;
 import org.eclipse.jetty.io.Connection;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.io.SocketChannelEndPoint;
@@ -45,8 +45,7 @@ import org.eclipse.jetty.util.Callback;
  * when the client reads again. Where the room is not enough, the error goes out as the client
  * reads, and a client that reads nothing more for {@code slowClientMs} is cut off.
  */
-final class SseStream extends AbstractConnection
-    implements ResultLog.Subscriber, Callback, Connection.UpgradeTo {
+final class SseStream implements Connection, Connection.UpgradeTo, ResultLog.Subscriber, Callback {
   static final String KIND = "sse";
   private static final byte[] HEARTBEAT = ": keep-alive\n\n".getBytes(StandardCharsets.UTF_8);
 
@@ -64,11 +63,18 @@ final class SseStream extends AbstractConnection
   /** What a client's bytes after its request are read into, to be dropped (and its end seen). */
   private static final int DISCARD_BYTES = 512;
 
+  private final EndPoint endPoint;
   private final ServiceQuery query;
   private final QueryManager manager;
   private final ServiceMetrics metrics;
   private final Streams streams;
-  private final StreamQuota.Permit permit;
+  private final StreamQuota quota;
+  private final String user; // whose place among the streams of --max-streams-per-user it holds
+  private final long createdMs = System.currentTimeMillis();
+
+  /** The connector's connection listeners, told of its opening and closing; null when none. */
+  private Connection.Listener[] listeners;
+
   private long cursor;
 
   /** Results numbered above it were emitted after the stream began: their delivery is live. */
@@ -90,26 +96,28 @@ final class SseStream extends AbstractConnection
 
   private SseStream(
       EndPoint endPoint,
-      java.util.concurrent.Executor executor,
       ServiceQuery query,
       long afterId,
       QueryManager manager,
       ServiceMetrics metrics,
       Streams streams,
-      StreamQuota.Permit permit) {
-    super(endPoint, executor);
+      StreamQuota quota,
+      String user) {
+    this.endPoint = endPoint;
     this.query = query;
     this.cursor = afterId;
     this.manager = manager;
     this.metrics = metrics;
     this.streams = streams;
-    this.permit = permit;
+    this.quota = quota;
+    this.user = user;
   }
 
   /**
    * Answers {@code req} with the head of an event stream and has the connection handed over to a
    * stream of {@code query}'s results after {@code afterId} once the answer completes (the route
-   * returns at once); the stream holds {@code permit} until it ends.
+   * returns at once). The stream holds one of {@code user}'s places in {@code quota}, taken by the
+   * caller, until it ends.
    *
    * @throws IOException when the head could not be written (the client went away)
    */
@@ -119,38 +127,47 @@ final class SseStream extends AbstractConnection
       QueryManager manager,
       ServiceMetrics metrics,
       Streams streams,
-      StreamQuota.Permit permit,
+      StreamQuota quota,
+      String user,
       HttpServletRequest req,
       HttpServletResponse res)
       throws IOException {
     ServletContextRequest r = ServletContextRequest.getServletContextRequest(req);
     if (r == null) {
-      permit.close();
+      quota.release(user);
       throw new IllegalStateException("not a request of Jetty's servlet layer");
     }
     Request core = Request.unWrap(r);
     SseStream s =
         new SseStream(
             r.getConnectionMetaData().getConnection().getEndPoint(),
-            r.getComponents().getExecutor(),
             query,
             afterId,
             manager,
             metrics,
             streams,
-            permit);
+            quota,
+            user);
     r.getConnectionMetaData().getConnector().getEventListeners().forEach(s::addEventListener);
     s.begin();
-    // the connection is the stream's once this answer completes; if it never is, the stream ends
+    // the connection is the stream's once this answer completes (Jetty hands it over when its
+    // stream succeeds); if it was not by then, or the answer failed, the stream ends
     core.setAttribute(HttpStream.UPGRADE_CONNECTION_ATTRIBUTE, s);
-    Request.addCompletionListener(
-        core,
-        failure -> {
-          if (failure != null) {
-            s.end();
-          }
-        });
-    streams.endUnlessOpenedAfter(s, streams.settings().slowClientMs());
+    core.addHttpStreamWrapper(
+        stream ->
+            new HttpStream.Wrapper(stream) {
+              @Override
+              public void succeeded() {
+                super.succeeded();
+                s.endUnlessOpened();
+              }
+
+              @Override
+              public void failed(Throwable x) {
+                super.failed(x);
+                s.end();
+              }
+            });
     res.setStatus(200);
     res.setCharacterEncoding("UTF-8");
     res.setContentType("text/event-stream");
@@ -179,18 +196,78 @@ final class SseStream extends AbstractConnection
   /** The connection is the stream's now: it writes what there is and waits for the client's end. */
   @Override
   public void onOpen() {
-    super.onOpen();
     synchronized (this) {
       if (finished) {
-        getEndPoint().close();
+        endPoint.close();
         return;
       }
       opened = true;
     }
+    if (listeners != null) {
+      for (Connection.Listener l : listeners) {
+        l.onOpened(this);
+      }
+    }
     resizeSendBuffer(0);
     query.log().subscribe(this);
-    fillInterested();
+    endPoint.fillInterested(this);
     pump();
+  }
+
+  @Override
+  public void addEventListener(EventListener listener) {
+    if (listener instanceof Connection.Listener l) {
+      Connection.Listener[] now = listeners == null ? new Connection.Listener[0] : listeners;
+      Connection.Listener[] more = java.util.Arrays.copyOf(now, now.length + 1);
+      more[now.length] = l;
+      listeners = more;
+    }
+  }
+
+  @Override
+  public void removeEventListener(EventListener listener) {
+    if (listeners != null) {
+      Connection.Listener[] fewer =
+          java.util.Arrays.stream(listeners)
+              .filter(l -> l != listener)
+              .toArray(Connection.Listener[]::new);
+      listeners = fewer.length == 0 ? null : fewer;
+    }
+  }
+
+  @Override
+  public EndPoint getEndPoint() {
+    return endPoint;
+  }
+
+  @Override
+  public void close() {
+    endPoint.close();
+  }
+
+  @Override
+  public long getMessagesIn() {
+    return -1;
+  }
+
+  @Override
+  public long getMessagesOut() {
+    return -1;
+  }
+
+  @Override
+  public long getBytesIn() {
+    return -1;
+  }
+
+  @Override
+  public long getBytesOut() {
+    return -1;
+  }
+
+  @Override
+  public long getCreatedTimeStamp() {
+    return createdMs;
   }
 
   /** Bytes the client sent after its request: not read (a stream reads nothing). */
@@ -201,39 +278,53 @@ final class SseStream extends AbstractConnection
     }
   }
 
-  /** The client sent something or closed its end: what it sent is dropped; its end ends it. */
+  /**
+   * The connection can be read (this is the callback of its read interest): the client sent
+   * something, which is dropped, or closed its end, which ends the stream.
+   */
   @Override
-  public void onFillable() {
+  public void succeeded() {
     ByteBuffer b = ByteBuffer.allocate(DISCARD_BYTES);
     try {
       while (true) {
         b.position(0).limit(0); // empty: fill appends after the limit
-        int n = getEndPoint().fill(b);
+        int n = endPoint.fill(b);
         if (n < 0) {
-          getEndPoint().close();
+          endPoint.close();
           return; // its end: onClose ends the stream
         }
         if (n == 0) {
-          fillInterested();
+          endPoint.fillInterested(this);
           return;
         }
       }
     } catch (IOException | RuntimeException e) {
-      getEndPoint().close(e);
+      endPoint.close(e);
     }
+  }
+
+  /** Waiting to read failed (the connection closed): the stream ends. */
+  @Override
+  public void failed(Throwable x) {
+    endPoint.close(x);
+    end();
   }
 
   /** Never idle unless a write is stuck: the heartbeats and the slow-client rules end it first. */
   @Override
   public boolean onIdleExpired(TimeoutException timeout) {
-    getEndPoint().close(timeout);
+    endPoint.close(timeout);
     return false;
   }
 
   @Override
   public void onClose(Throwable cause) {
-    super.onClose(cause);
     end();
+    if (listeners != null) {
+      for (Connection.Listener l : listeners) {
+        l.onClosed(this);
+      }
+    }
   }
 
   @Override
@@ -242,8 +333,7 @@ final class SseStream extends AbstractConnection
   }
 
   /** The connection took the last write. */
-  @Override
-  public void succeeded() {
+  private void written() {
     synchronized (this) {
       writing = false;
       writesCompleted++;
@@ -255,9 +345,8 @@ final class SseStream extends AbstractConnection
   }
 
   /** The last write failed: the client went away. */
-  @Override
-  public void failed(Throwable x) {
-    getEndPoint().close(x);
+  private void writeFailed(Throwable x) {
+    endPoint.close(x);
     end();
   }
 
@@ -358,25 +447,24 @@ final class SseStream extends AbstractConnection
                 + " to resume");
       }
     } catch (RuntimeException e) {
-      getEndPoint().close(e); // the client went away
+      endPoint.close(e); // the client went away
       end();
     }
   }
 
   /**
    * Hands {@code bytes} to the connection, as they are (no copy, no buffer held between results);
-   * the connection calls {@link #succeeded} once it took them all, at once or later.
+   * the connection calls {@link #written} once it took them all, at once or later.
    */
   private void send(byte[] bytes) {
     writing = true;
-    getEndPoint().write(this, ByteBuffer.wrap(bytes));
+    endPoint.write(Callback.from(this::written, this::writeFailed), ByteBuffer.wrap(bytes));
   }
 
   /** Ends the stream after its last byte: output shut (the body's end), then the connection. */
   private void closeAfterLast() {
-    EndPoint ep = getEndPoint();
-    ep.shutdownOutput();
-    ep.close();
+    endPoint.shutdownOutput();
+    endPoint.close();
     end();
   }
 
@@ -408,7 +496,7 @@ final class SseStream extends AbstractConnection
    * TLS, the TLS layer's), or a system that refuses, keeps its buffer.
    */
   private void resizeSendBuffer(int extra) {
-    if (getEndPoint() instanceof SocketChannelEndPoint ep) {
+    if (endPoint instanceof SocketChannelEndPoint ep) {
       try {
         ep.getChannel().setOption(StandardSocketOptions.SO_SNDBUF, SEND_BUFFER_BYTES + extra);
       } catch (IOException | UnsupportedOperationException e) {
@@ -432,7 +520,7 @@ final class SseStream extends AbstractConnection
         return;
       }
     }
-    getEndPoint().close(new IOException("result stream dropped"));
+    endPoint.close(new IOException("result stream dropped"));
     end();
   }
 
@@ -461,6 +549,6 @@ final class SseStream extends AbstractConnection
     streams.remove(this);
     manager.clientLeft(query);
     metrics.clientDisconnected(KIND);
-    permit.close();
+    quota.release(user);
   }
 }

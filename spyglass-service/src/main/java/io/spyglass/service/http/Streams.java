@@ -58,14 +58,6 @@ final class Streams implements AutoCloseable {
   }
 
   /**
-   * Ends {@code s} after {@code delayMs} unless its connection was handed over to it by then (its
-   * answer completes within milliseconds; one that never does must not count as a client).
-   */
-  void endUnlessOpenedAfter(SseStream s, long delayMs) {
-    timer.schedule(s::endUnlessOpened, delayMs, TimeUnit.MILLISECONDS);
-  }
-
-  /**
    * Waits until every stream ended (each delivers its query's final result, then ends); true if
    * none is left within {@code timeoutMs}.
    */
