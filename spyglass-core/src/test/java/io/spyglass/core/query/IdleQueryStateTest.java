@@ -67,4 +67,39 @@ class IdleQueryStateTest {
       filters.remove(id);
     }
   }
+
+  @Test
+  void aCombinerHoldsNoStateUntilAPartialComesOrItEmits() {
+    List<io.spyglass.core.result.Result> results = new ArrayList<>();
+    Query q =
+        Query.parse(
+            "c",
+            "SELECT COUNT(*) AS n FROM STREAM(FOREVER) WHERE id = 'needle'",
+            QueryLimits.DEFAULTS,
+            0L);
+    QueryCombiner c =
+        new QueryCombiner(q, QueryLimits.DEFAULTS, (query, r) -> results.add(r), () -> 0L);
+    c.advance(1_000);
+    c.advance(60_000);
+    assertThat(c.panesMade()).as("panes of a query nothing matched").isZero();
+    c.finish(61_000);
+    assertThat(results).hasSize(1);
+    assertThat(results.get(0).records()).containsExactly(Map.of("n", 0L));
+
+    // a windowed one emits its empty windows as before
+    results.clear();
+    Query w =
+        Query.parse(
+            "w",
+            "SELECT COUNT(*) AS n FROM STREAM(FOREVER) WHERE id = 'needle'"
+                + " WINDOWING TUMBLING(1000, TIME)",
+            QueryLimits.DEFAULTS,
+            0L);
+    QueryCombiner cw =
+        new QueryCombiner(w, QueryLimits.DEFAULTS, (query, r) -> results.add(r), () -> 0L);
+    assertThat(cw.panesMade()).isZero();
+    cw.advance(1_000);
+    assertThat(results).hasSize(1);
+    assertThat(results.get(0).records()).containsExactly(Map.of("n", 0L));
+  }
 }
