@@ -208,6 +208,10 @@ final class SseStream implements Connection, Connection.UpgradeTo, ResultLog.Sub
         l.onOpened(this);
       }
     }
+    // no idle timeout (a timer task per connection): a stream is never idle, its heartbeats see
+    // to that, and a client that stops taking them is dropped by the slow-client rules; a peer
+    // that vanished without a word is given up by TCP once a heartbeat goes unacknowledged
+    endPoint.setIdleTimeout(0);
     resizeSendBuffer(0);
     query.log().subscribe(this);
     endPoint.fillInterested(this);
@@ -310,7 +314,7 @@ final class SseStream implements Connection, Connection.UpgradeTo, ResultLog.Sub
     end();
   }
 
-  /** Never idle unless a write is stuck: the heartbeats and the slow-client rules end it first. */
+  /** Not called: a stream's connection has no idle timeout (see {@link #onOpen}). */
   @Override
   public boolean onIdleExpired(TimeoutException timeout) {
     endPoint.close(timeout);
