@@ -851,15 +851,18 @@ final class ServiceScenario implements Scenario {
       if (line.strip().equals("gc")) {
         System.gc();
         System.gc();
-        Thread.sleep(3_000); // G1 gives the shrunk heap back to the system concurrently
+        // the heap the objects hold, read at once: what the service allocates in the next
+        // seconds (records, heartbeats) is garbage, not held
         Runtime rt = Runtime.getRuntime();
+        long used = rt.totalMemory() - rt.freeMemory();
+        Thread.sleep(3_000); // G1 gives the shrunk heap back to the system concurrently
         long direct = 0;
         for (java.lang.management.BufferPoolMXBean b :
             java.lang.management.ManagementFactory.getPlatformMXBeans(
                 java.lang.management.BufferPoolMXBean.class)) {
           direct += b.getMemoryUsed();
         }
-        System.out.println("heap " + (rt.totalMemory() - rt.freeMemory()) + " direct " + direct);
+        System.out.println("heap " + used + " direct " + direct);
         System.out.flush();
       }
     }
