@@ -561,7 +561,7 @@ final class ServiceScenario implements Scenario {
       Thread.sleep(1_000);
       long heap0 = sv.gc();
       long direct0 = sv.directBytes();
-      long rss0 = sv.rssBytes();
+      long rss0 = sv.settledRssBytes();
       long t2 = System.nanoTime();
       List<String> more = submitIdle(http, sv.base(), "idle-b", n - n / 2);
       submitS += (System.nanoTime() - t2) / 1e9;
@@ -575,7 +575,7 @@ final class ServiceScenario implements Scenario {
       Thread.sleep(1_000);
       long heap1 = sv.gc();
       long direct1 = sv.directBytes();
-      long rss1 = sv.rssBytes();
+      long rss1 = sv.settledRssBytes();
       int open = 0;
       for (SseSwarm.Stream st : swarm.streams()) {
         if (st.status == 200 && !st.ended) {
@@ -779,6 +779,20 @@ final class ServiceScenario implements Scenario {
     /** The bytes of direct and mapped buffers at the last {@link #gc}. */
     long directBytes() {
       return lastDirect;
+    }
+
+    /**
+     * The service process's resident set after full collections: the least of three readings, each
+     * after a full GC (the collector's own structures and the pages the service's garbage touched
+     * since the last collection swing a single reading by megabytes).
+     */
+    long settledRssBytes() throws IOException {
+      long least = rssBytes();
+      for (int i = 0; i < 2; i++) {
+        gc();
+        least = Math.min(least, rssBytes());
+      }
+      return least;
     }
 
     /** The service process's resident set (Linux), in bytes; 0 where unknown. */
