@@ -27,6 +27,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -126,6 +127,14 @@ final class QueryCommand implements Callable<Integer> {
   String queryTopic = FlinkQueryClient.DEFAULT_QUERY_TOPIC;
 
   @Option(
+      names = {"--kafka-property", "--kafka-properties"},
+      paramLabel = "KEY=VALUE",
+      description =
+          "a Kafka client setting, e.g. security.protocol=SASL_SSL (repeatable): given, last, to"
+              + " the consumer of a kafka:// --source and to the clients of --kafka's topics")
+  Map<String, String> kafkaProperties = new LinkedHashMap<>();
+
+  @Option(
       names = "--max-queries",
       paramLabel = "N",
       description = "most queries running at once (default: ${DEFAULT-VALUE})")
@@ -164,6 +173,13 @@ final class QueryCommand implements Callable<Integer> {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
+  /** {@link #kafkaProperties}, checked. */
+  private Map<String, Object> kafkaClientProperties = Map.of();
+
+  private Sources.SourceOptions sourceOptions() {
+    return new Sources.SourceOptions(null, kafkaClientProperties);
+  }
+
   @Override
   public Integer call() {
     PrintWriter err = spec.commandLine().getErr();
@@ -176,6 +192,7 @@ final class QueryCommand implements Callable<Integer> {
       if (maxQueries < 1) {
         throw new IllegalArgumentException("--max-queries must be at least 1, not " + maxQueries);
       }
+      kafkaClientProperties = KafkaProperties.of(kafkaProperties);
       texts = queryTexts();
       sinkWaitMs = ServeOptions.duration("--sink-wait", sinkWait);
       sinks = CliSinks.of(sinkUrls);
@@ -218,8 +235,8 @@ final class QueryCommand implements Callable<Integer> {
     }
     Source src;
     try {
-      src = Sources.open(source);
-    } catch (IllegalArgumentException e) {
+      src = Sources.open(source, sourceOptions());
+    } catch (RuntimeException e) { // a bad spec, or a Kafka client setting Kafka refused
       err.println("spyglass: cannot open source " + source + ": " + e.getMessage());
       err.flush();
       return 1;
@@ -287,8 +304,8 @@ final class QueryCommand implements Callable<Integer> {
     if (!source.equals("-") && !source.startsWith("stdin")) {
       // the job opens the source itself: check it here first, for the same error as embedded
       try {
-        Sources.open(source).close();
-      } catch (IOException | IllegalArgumentException e) {
+        Sources.open(source, sourceOptions()).close();
+      } catch (IOException | RuntimeException e) {
         err.println("spyglass: cannot open source " + source + ": " + e.getMessage());
         err.flush();
         return 1;
@@ -299,7 +316,7 @@ final class QueryCommand implements Callable<Integer> {
     for (int i = 0; i < texts.size(); i++) {
       queries.add(Query.parse("q" + (i + 1), texts.get(i).text(), config.limits(), now));
     }
-    try (LocalRun run = LocalRun.start(source, queries, config.workers())) {
+    try (LocalRun run = LocalRun.start(source, queries, config.workers(), kafkaClientProperties)) {
       for (RemoteQuery q : run.queries()) {
         q.awaitRunning(60, TimeUnit.SECONDS);
       }
@@ -347,7 +364,9 @@ final class QueryCommand implements Callable<Integer> {
     try {
       client =
           FlinkQueryClient.connect(
-              FlinkQueryClient.Settings.of(kafka, instance).withQueryTopic(queryTopic));
+              FlinkQueryClient.Settings.of(kafka, instance)
+                  .withQueryTopic(queryTopic)
+                  .withKafkaProperties(kafkaClientProperties));
     } catch (RuntimeException e) {
       err.println("spyglass: cannot reach the job: " + e.getMessage());
       err.flush();

@@ -68,12 +68,14 @@ final class ServeCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     ServeConfiguration effective;
     ServiceConfig config;
+    Map<String, Object> kafkaProperties;
     Metering.Settings metering = null;
     String other = null;
     try {
       // the file and SPYGLASS_* variables fill in what the flags did not give, each value checked
       // and named by where it came from
       effective = ServeConfiguration.resolve(spec, env);
+      kafkaProperties = KafkaProperties.of(o.kafkaProperties);
       List<String> given = o.sources.isEmpty() ? List.of("gen") : o.sources;
       if (given.size() > 2 || given.size() == 2 && !given.contains("http")) {
         throw new IllegalArgumentException(
@@ -172,10 +174,13 @@ final class ServeCommand implements Callable<Integer> {
             SpyglassService.start(
                 config,
                 listening,
-                FlinkRuntime.connect(o.kafka, name, o.queryTopic, o.statusTopic),
+                FlinkRuntime.connect(o.kafka, name, o.queryTopic, o.statusTopic, kafkaProperties),
                 null);
       } else {
-        Source src = other == null ? null : Sources.open(other);
+        Source src =
+            other == null
+                ? null
+                : Sources.open(other, new Sources.SourceOptions(null, kafkaProperties));
         EngineConfig engine = EngineConfig.defaults().withMaxQueries(o.maxQueries + 64);
         if (o.workers != null) {
           engine = engine.withWorkers(o.workers);

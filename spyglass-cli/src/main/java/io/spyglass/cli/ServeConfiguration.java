@@ -146,6 +146,15 @@ final class ServeConfiguration {
       } else if (file != null && file.entries().containsKey(key(o))) {
         ConfigFile.Entry e = file.entries().get(key(o));
         String where = file.at(e.line());
+        if (e.mapping() && !isMap(o)) {
+          throw new IllegalArgumentException(
+              where
+                  + ": '"
+                  + key(o)
+                  + "' takes "
+                  + (o.isMultiValue() ? "a value or a list" : "one value")
+                  + ", not a mapping");
+        }
         if (e.list() && !o.isMultiValue()) {
           throw new IllegalArgumentException(
               where + ": '" + key(o) + "' takes one value, not a list");
@@ -190,6 +199,15 @@ final class ServeConfiguration {
     if (!o.isMultiValue()) {
       return List.of(value.strip());
     }
+    if (isMap(o)) { // NAME=VALUE a line: a value may hold spaces (sasl.jaas.config)
+      List<String> out = new ArrayList<>();
+      for (String line : value.split("\\R")) {
+        if (!line.isBlank()) {
+          out.add(line.strip());
+        }
+      }
+      return out;
+    }
     if (!o.splitRegex().isEmpty()) {
       return List.of(value.strip()); // the option's own split applies
     }
@@ -205,8 +223,17 @@ final class ServeConfiguration {
    * (an {@code int} must be one) and as the command reads it (durations, sizes); errors start with
    * {@code where}.
    */
+  /** Whether {@code o} takes {@code NAME=VALUE} pairs ({@code --kafka-property}). */
+  static boolean isMap(OptionSpec o) {
+    return Map.class.isAssignableFrom(o.type());
+  }
+
   private static void apply(OptionSpec o, List<String> values, String where) {
     Class<?> type = o.type();
+    if (isMap(o) && values.isEmpty()) {
+      o.setValue(new LinkedHashMap<String, String>()); // an empty mapping: none
+      return;
+    }
     if (type == boolean.class || type == Boolean.class) {
       String v = values.get(0).strip().toLowerCase(Locale.ROOT);
       if (!v.equals("true") && !v.equals("false")) {
@@ -320,8 +347,20 @@ final class ServeConfiguration {
     }
   }
 
-  /** A value as YAML, masked: lists in brackets, strings quoted when they must be. */
+  /**
+   * A value as YAML, masked: lists in brackets, mappings in braces (the values of secret names
+   * masked whole: {@code sasl.jaas.config}, {@code *password*}), strings quoted when they must be.
+   */
   static String yaml(Object value) {
+    if (value instanceof Map<?, ?> m) {
+      List<String> items = new ArrayList<>();
+      for (Map.Entry<?, ?> e : m.entrySet()) {
+        String k = String.valueOf(e.getKey());
+        String v = KafkaProperties.secret(k) ? "*****" : mask(String.valueOf(e.getValue()));
+        items.add(scalarYaml(k) + ": " + scalarYaml(v));
+      }
+      return "{" + String.join(", ", items) + "}";
+    }
     if (value instanceof Collection<?> c) {
       List<String> items = new ArrayList<>();
       for (Object v : c) {
@@ -335,6 +374,10 @@ final class ServeConfiguration {
     }
     String s = mask(String.valueOf(value));
     return plain(s) ? s : quote(s);
+  }
+
+  private static String scalarYaml(String s) {
+    return plain(s) && !s.matches(".*[,\\[\\]{}].*") ? s : quote(s);
   }
 
   private static final Pattern PLAIN = Pattern.compile("[A-Za-z0-9_./][A-Za-z0-9_./:?=&%+@,*-]*");

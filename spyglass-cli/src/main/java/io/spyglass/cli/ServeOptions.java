@@ -9,7 +9,9 @@ import io.spyglass.service.http.EdgeSettings;
 import io.spyglass.service.query.ResultLimits;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import picocli.CommandLine.Option;
 
 /**
@@ -201,6 +203,18 @@ final class ServeOptions {
           "with --runtime flink: this instance's name, unique among those sharing the job; its"
               + " results come on topic spyglass-results-NAME (default: HOST-PORT)")
   String instance;
+
+  // Kafka client settings (docs/operations.md "Kafka")
+  @Option(
+      names = {"--kafka-property", "--kafka-properties"},
+      paramLabel = "KEY=VALUE",
+      description =
+          "a Kafka client setting, e.g. security.protocol=SASL_SSL (repeatable): given, last, to"
+              + " the consumer of a kafka:// --source and, with --runtime flink, to the clients of"
+              + " the job's topics. In the file: kafka-properties, a mapping; as a variable:"
+              + " SPYGLASS_KAFKA_PROPERTIES, one KEY=VALUE a line. Secrets are masked when the"
+              + " configuration is printed (default: none)")
+  Map<String, String> kafkaProperties = new LinkedHashMap<>();
 
   // The HTTP edge: connections, bodies, tokens and browsers (docs/api.md "Limits")
 

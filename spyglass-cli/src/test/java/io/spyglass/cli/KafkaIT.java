@@ -102,6 +102,72 @@ class KafkaIT {
 
   @Test
   @Order(2)
+  void aKafkaPropertyReachesTheSourcesConsumer() throws Exception {
+    String group = "spyglass-it-properties";
+    try (Spyglass.Running cmd =
+        Spyglass.start(
+            "query",
+            "--source",
+            "kafka://" + bootstrap + "/events?from=earliest&group=" + group,
+            "--kafka-property",
+            "client.id=spyglass-it-reader",
+            "--format",
+            "json",
+            "SELECT COUNT(*) AS n FROM STREAM(MAX, TIME) WINDOWING TUMBLING(500, TIME)")) {
+      cmd.awaitResult("the topic counted", r -> r.at("/records/0/n").asLong() == RECORDS);
+      // the broker knows the consumer by the client.id given
+      try (var admin = kafka.admin()) {
+        var members =
+            admin
+                .describeConsumerGroups(List.of(group))
+                .all()
+                .get(30, TimeUnit.SECONDS)
+                .get(group)
+                .members();
+        assertThat(members).isNotEmpty();
+        assertThat(members)
+            .allSatisfy(m -> assertThat(m.clientId()).isEqualTo("spyglass-it-reader"));
+      }
+      cmd.interrupt();
+      assertThat(cmd.awaitExit()).as(cmd.toString()).isEqualTo(130);
+    }
+  }
+
+  @Test
+  @Order(3)
+  void aBadKafkaPropertyIsRefusedNamingIt() throws Exception {
+    Spyglass.Run query =
+        Spyglass.run(
+            "query",
+            "--source",
+            "kafka://" + bootstrap + "/events",
+            "--kafka-property",
+            "security.protocol=NOPE",
+            "SELECT COUNT(*) FROM STREAM(1s, TIME)");
+    assertThat(query.exitCode()).as(query.toString()).isEqualTo(1);
+    assertThat(query.stderr()).as(query.toString()).contains("security.protocol").contains("NOPE");
+
+    Spyglass.Run serve =
+        Spyglass.run(
+            "serve",
+            "--port",
+            "0",
+            "--data",
+            dir.resolve("serve-data").toString(),
+            "--source",
+            "kafka://" + bootstrap + "/events",
+            "--kafka-property",
+            "security.protocol=NOPE");
+    assertThat(serve.exitCode()).as(serve.toString()).isEqualTo(1);
+    assertThat(serve.stderr())
+        .as(serve.toString())
+        .startsWith("spyglass: cannot serve: ")
+        .contains("security.protocol")
+        .contains("NOPE");
+  }
+
+  @Test
+  @Order(9)
   void aStoppedBrokerIsSaidWhileTheQueryGoesOn() throws Exception {
     try (Spyglass.Running cmd =
         Spyglass.start(

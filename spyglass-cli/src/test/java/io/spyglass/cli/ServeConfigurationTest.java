@@ -123,9 +123,10 @@ class ServeConfigurationTest {
         .hasMessageContaining("line 1: insecure: 'maybe' is not true or false");
     assertThatThrownBy(() -> resolve(Map.of(), "--config", file("port: 1\nport: 2\n").toString()))
         .hasMessageContaining("line 2: 'port' is given twice (first on line 1)");
-    assertThatThrownBy(() -> resolve(Map.of(), "--config", file("edge:\n  port: 1\n").toString()))
-        .hasMessageContaining("line 1")
-        .hasMessageContaining("not a mapping");
+    assertThatThrownBy(() -> resolve(Map.of(), "--config", file("grace:\n  port: 1\n").toString()))
+        .hasMessageContaining("line 1: 'grace' takes one value, not a mapping");
+    assertThatThrownBy(() -> resolve(Map.of(), "--config", file("source: {a: b}\n").toString()))
+        .hasMessageContaining("line 1: 'source' takes a value or a list, not a mapping");
     assertThatThrownBy(() -> resolve(Map.of(), "--config", file("port: 1\n  bind: [\n").toString()))
         .hasMessageContaining("not valid YAML");
     assertThatThrownBy(() -> resolve(Map.of(), "--config", file("database:\n").toString()))
@@ -176,6 +177,9 @@ class ServeConfigurationTest {
     }
     if (t == int.class || t == Integer.class) {
       return "7";
+    }
+    if (Map.class.isAssignableFrom(t)) {
+      return "{a: b, c.d: e f}";
     }
     if (o.isMultiValue()) {
       return "[a, b]";
@@ -231,6 +235,91 @@ class ServeConfigurationTest {
     assertThat(again.command().o.port).isEqualTo(9300);
     assertThat(again.command().o.maxQueries).isEqualTo(500);
     assertThat(again.command().o.grace).isEqualTo("60s");
+  }
+
+  @Test
+  void kafkaPropertiesComeAsAMappingInTheFileOneALineInTheVariableAndRepeatedFlags()
+      throws Exception {
+    String jaas =
+        "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"spy\""
+            + " password=\"hunter2\";";
+    Path f =
+        file(
+            "kafka-properties:\n"
+                + "  security.protocol: SASL_SSL\n"
+                + "  sasl.mechanism: PLAIN\n"
+                + "  sasl.jaas.config: '"
+                + jaas
+                + "'\n"
+                + "  ssl.truststore.password: s3cret\n");
+    Resolved r = resolve(Map.of(), "--config", f.toString());
+    assertThat(r.command().o.kafkaProperties)
+        .containsExactly(
+            Map.entry("security.protocol", "SASL_SSL"),
+            Map.entry("sasl.mechanism", "PLAIN"),
+            Map.entry("sasl.jaas.config", jaas),
+            Map.entry("ssl.truststore.password", "s3cret"));
+    assertThat(KafkaProperties.of(r.command().o.kafkaProperties))
+        .containsEntry("sasl.jaas.config", jaas);
+
+    // printed: the secrets masked, the rest as given, and read back as it was
+    StringWriter out = new StringWriter();
+    r.config().print(new PrintWriter(out, true));
+    String printed = out.toString();
+    assertThat(printed)
+        .doesNotContain("hunter2")
+        .doesNotContain("s3cret")
+        .containsPattern(
+            "kafka-properties: \\{security.protocol: SASL_SSL, sasl.mechanism: PLAIN,"
+                + " sasl.jaas.config: \"\\*{5}\", ssl.truststore.password: \"\\*{5}\"\\} +# .*"
+                + "spyglass.yaml line 1");
+    String line =
+        printed
+            .lines()
+            .map(String::strip)
+            .filter(l -> l.startsWith("kafka-properties:"))
+            .findFirst()
+            .orElseThrow();
+    Resolved again =
+        resolve(Map.of(), "--config", file(line.substring(0, line.indexOf('#'))).toString());
+    assertThat(again.command().o.kafkaProperties)
+        .containsEntry("security.protocol", "SASL_SSL")
+        .containsEntry("sasl.jaas.config", "*****");
+
+    // the variable: one NAME=VALUE a line (a value may hold spaces); flags: repeated
+    r =
+        resolve(
+            Map.of(
+                "SPYGLASS_KAFKA_PROPERTIES",
+                "security.protocol=SASL_SSL\nsasl.jaas.config=" + jaas + "\n"));
+    assertThat(r.command().o.kafkaProperties)
+        .containsExactly(
+            Map.entry("security.protocol", "SASL_SSL"), Map.entry("sasl.jaas.config", jaas));
+    r =
+        resolve(
+            Map.of("SPYGLASS_KAFKA_PROPERTIES", "client.id=from-the-variable"),
+            "--kafka-property",
+            "client.id=spyglass-a",
+            "--kafka-property",
+            "sasl.jaas.config=" + jaas);
+    assertThat(r.command().o.kafkaProperties)
+        .containsExactly(Map.entry("client.id", "spyglass-a"), Map.entry("sasl.jaas.config", jaas));
+    assertThat(r.config().origins())
+        .anyMatch(
+            o -> o.where().equals("--kafka-properties") || o.where().equals("--kafka-property"));
+
+    // none given: none, printed as an empty mapping
+    r = resolve(Map.of());
+    assertThat(r.command().o.kafkaProperties).isEmpty();
+    out = new StringWriter();
+    r.config().print(new PrintWriter(out, true));
+    assertThat(out.toString()).containsPattern("kafka-properties: \\{\\} +# default");
+
+    assertThatThrownBy(
+            () -> resolve(Map.of(), "--config", file("kafka-properties: [nothing]\n").toString()))
+        .hasMessageContaining("line 1: kafka-properties:");
+    assertThatThrownBy(() -> KafkaProperties.of(Map.of("bad name", "x")))
+        .hasMessageContaining("'bad name' is not the name of a Kafka client setting");
   }
 
   @Test

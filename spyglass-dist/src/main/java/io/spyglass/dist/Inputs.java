@@ -128,6 +128,34 @@ final class Inputs {
     return out;
   }
 
+  /**
+   * The third-party artifacts a shaded jar bundles, {@code group:artifact:version} in its order:
+   * each one's {@code META-INF/maven/GROUP/ARTIFACT/pom.properties}, which the shade keeps.
+   * Spyglass's own ({@code io.spyglass}) are left out.
+   */
+  static List<String> shaded(Path jar) throws IOException {
+    List<String> out = new ArrayList<>();
+    try (java.util.zip.ZipFile zip = new java.util.zip.ZipFile(jar.toFile())) {
+      for (java.util.zip.ZipEntry e : zip.stream().toList()) {
+        String n = e.getName();
+        if (!n.startsWith("META-INF/maven/") || !n.endsWith("/pom.properties")) {
+          continue;
+        }
+        java.util.Properties p = new java.util.Properties();
+        try (java.io.InputStream in = zip.getInputStream(e)) {
+          p.load(in);
+        }
+        String group = p.getProperty("groupId");
+        String artifact = p.getProperty("artifactId");
+        String version = p.getProperty("version");
+        if (group != null && artifact != null && version != null && !group.equals("io.spyglass")) {
+          out.add(group + ":" + artifact + ":" + version);
+        }
+      }
+    }
+    return out;
+  }
+
   static byte[] digest(String algorithm, byte[] bytes) {
     try {
       return MessageDigest.getInstance(algorithm).digest(bytes);

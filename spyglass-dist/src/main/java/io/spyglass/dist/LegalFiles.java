@@ -37,8 +37,13 @@ import java.util.zip.ZipFile;
  *       --embedded}).
  * </ul>
  *
+ * <p>A shaded jar the release carries besides lib/ ({@code --job jobs/spyglass-flink-job.jar=JAR}:
+ * the Flink job an operator submits to a cluster) gets a section of THIRD-PARTY.txt of its own,
+ * made from the artifacts it holds ({@code META-INF/maven/.../pom.properties}); one that lib/ does
+ * not hold in the same version is added to the lists and the SBOM.
+ *
  * <p>Usage: {@code LegalFiles --name Spyglass --version V --artifacts LIST --sbom BOM.json
- * [--embedded G:A:V=JAR ...] [--npm-lock package-lock.json] --out DIR}.
+ * [--embedded G:A:V=JAR ...] [--npm-lock package-lock.json] [--job PATH=JAR ...] --out DIR}.
  */
 public final class LegalFiles {
   /** Licence and notice files, at a jar's root, under META-INF/ or at an npm package's top. */
@@ -87,6 +92,35 @@ public final class LegalFiles {
     List<Component> all = new ArrayList<>(maven);
     all.addAll(embedded);
     all.addAll(npm);
+    // the shaded jars beside lib/: what each holds, and what of it lib/ does not
+    Map<String, List<String>> jobs = new LinkedHashMap<>();
+    List<Component> jobOnly = new ArrayList<>();
+    for (String spec : options.getOrDefault("job", List.of())) {
+      int eq = spec.indexOf('=');
+      if (eq <= 0) {
+        throw new IllegalArgumentException("--job takes PATH_IN_THE_RELEASE=JAR: " + spec);
+      }
+      Path jar = Path.of(spec.substring(eq + 1));
+      List<String> held = Inputs.shaded(jar);
+      jobs.put(spec.substring(0, eq), held);
+      for (String gav : held) {
+        if (all.stream().noneMatch(c -> c.coordinates().equals(gav))
+            && jobOnly.stream().noneMatch(c -> c.coordinates().equals(gav))) {
+          String[] p = gav.split(":");
+          List<String> licences = declared.getOrDefault(gav, List.of());
+          if (licences.isEmpty()) { // another version of it in lib/: its licence
+            licences =
+                all.stream()
+                    .filter(c -> c.group().equals(p[0]) && c.name().equals(p[1]))
+                    .findFirst()
+                    .map(Component::licences)
+                    .orElse(List.of());
+          }
+          jobOnly.add(new Component("maven", p[0], p[1], p[2], licences, null, Map.of()));
+        }
+      }
+    }
+    all.addAll(jobOnly);
     all.sort(Comparator.comparing(Component::ecosystem).thenComparing(Component::coordinates));
 
     Files.createDirectories(out);
@@ -105,10 +139,11 @@ public final class LegalFiles {
     all.forEach(c -> known.put(c.coordinates(), c));
     embedded.replaceAll(c -> known.get(c.coordinates()));
     npm.replaceAll(c -> known.get(c.coordinates()));
+    jobOnly.replaceAll(c -> known.get(c.coordinates()));
     files.writeLicences(legal);
     files.writeNotice(legal);
-    files.writeThirdParty(all);
-    files.writeSbom((ObjectNode) bom, all, embedded, npm);
+    files.writeThirdParty(all, jobs, known);
+    files.writeSbom((ObjectNode) bom, all, embedded, npm, jobOnly);
   }
 
   private static String one(Map<String, List<String>> options, String key) {
@@ -224,7 +259,9 @@ public final class LegalFiles {
     return text.replace("\r\n", "\n").replace('\r', '\n').strip();
   }
 
-  private void writeThirdParty(List<Component> all) throws IOException {
+  private void writeThirdParty(
+      List<Component> all, Map<String, List<String>> jobs, Map<String, Component> known)
+      throws IOException {
     Map<String, Integer> byLicence = new TreeMap<>();
     for (Component c : all) {
       for (String l : c.licences().isEmpty() ? List.of("(none declared)") : c.licences()) {
@@ -247,6 +284,21 @@ public final class LegalFiles {
     byLicence.forEach((l, n) -> b.append(String.format("  %4d  %s%n", n, l)));
     section(b, "Maven artifacts (group:artifact version: licences)", all, "maven");
     section(b, "npm packages of the web UI (name version: licences)", all, "npm");
+    for (Map.Entry<String, List<String>> job : jobs.entrySet()) {
+      b.append('\n')
+          .append(job.getKey())
+          .append(" (the Flink job, for a Flink cluster) holds these of the above, with Spyglass's")
+          .append("\nown classes (group:artifact version: licences):\n");
+      for (String gav : job.getValue().stream().sorted().toList()) {
+        Component c = known.get(gav);
+        String licences =
+            c == null || c.licences().isEmpty()
+                ? "(none declared)"
+                : String.join(", ", c.licences());
+        b.append("  ").append(c.id()).append(' ').append(c.version()).append(": ");
+        b.append(licences).append('\n');
+      }
+    }
     Files.writeString(out.resolve("THIRD-PARTY.txt"), b.toString(), StandardCharsets.UTF_8);
   }
 
@@ -267,7 +319,11 @@ public final class LegalFiles {
    * module that bundles it: embedded artifacts of spyglass-core, npm packages of spyglass-ui.
    */
   private void writeSbom(
-      ObjectNode bom, List<Component> all, List<Component> embedded, List<Component> npm)
+      ObjectNode bom,
+      List<Component> all,
+      List<Component> embedded,
+      List<Component> npm,
+      List<Component> jobOnly)
       throws IOException {
     ArrayNode components = bom.withArray("components");
     ArrayNode dependencies = bom.withArray("dependencies");
@@ -283,6 +339,7 @@ public final class LegalFiles {
     }
     attach(components, dependencies, "spyglass-core", embedded);
     attach(components, dependencies, "spyglass-ui", npm);
+    attach(components, dependencies, "spyglass-flink", jobOnly);
     Inputs.JSON
         .writerWithDefaultPrettyPrinter()
         .writeValue(out.resolve("sbom.cdx.json").toFile(), bom);

@@ -221,6 +221,51 @@ class ArchiveIT {
   }
 
   @Test
+  void holdsTheFlinkJobWhoseMainClassRunsBesideFlink() throws Exception {
+    Path job = home.resolve("jobs/spyglass-flink-job.jar");
+    assertThat(job).as("the Flink job for flink run").isRegularFile();
+    try (JarFile jar = new JarFile(job.toFile())) {
+      assertThat(jar.getManifest().getMainAttributes().getValue("Main-Class"))
+          .isEqualTo("io.spyglass.flink.SpyglassJob");
+      assertThat(jar.getEntry("io/spyglass/flink/SpyglassJob.class")).isNotNull();
+      assertThat(jar.getEntry("org/apache/flink/connector/kafka/source/KafkaSource.class"))
+          .as("the Kafka connector inside")
+          .isNotNull();
+      assertThat(
+              jar.getEntry(
+                  "org/apache/flink/streaming/api/environment/StreamExecutionEnvironment.class"))
+          .as("Flink itself is the cluster's")
+          .isNull();
+    }
+    // its main class, with Flink on the class path as a cluster has it (lib/ holds Flink for
+    // query --runtime flink): it loads, runs and says what it needs
+    Commands.Run run =
+        Commands.run(
+            pb(
+                dir,
+                env(tools("job"), null),
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                job + ":" + home.resolve("lib") + "/*",
+                "io.spyglass.flink.SpyglassJob"));
+    assertThat(run.exitCode()).as(run.toString()).isNotZero();
+    assertThat(run.stderr())
+        .as(run.toString())
+        .contains("Give the Kafka bootstrap servers: --spyglass.kafka HOST:PORT")
+        .doesNotContain("ClassNotFoundException")
+        .doesNotContain("NoClassDefFoundError");
+    // what it bundles is listed with its licences
+    String thirdParty = Files.readString(home.resolve("THIRD-PARTY.txt"));
+    int section = thirdParty.indexOf("jobs/spyglass-flink-job.jar (the Flink job");
+    assertThat(section).as("THIRD-PARTY.txt has the job's section").isNotNegative();
+    String listed = thirdParty.substring(section);
+    assertThat(listed)
+        .contains("  org.apache.flink:flink-connector-kafka ")
+        .contains("  org.apache.kafka:kafka-clients ")
+        .doesNotContain("(none declared)");
+  }
+
+  @Test
   void findsTheJavaOfThePathWithoutJavaHome() throws Exception {
     Path tools = tools("with-java");
     Files.createSymbolicLink(

@@ -72,11 +72,10 @@ public final class Engine implements AutoCloseable {
   private final Map<Integer, Map<String, QueryStats>> stats = new ConcurrentHashMap<>();
 
   /**
-   * Per running query, by worker: its counters when the worker last handed on a partial of it,
-   * fresher than the last tick's for a query that ends between two ticks (a LIMIT reached).
+   * The running queries; each handle keeps, by worker, the query's counters when the worker last
+   * handed on a partial of it, fresher than the last tick's for a query that ends between two ticks
+   * (a LIMIT reached).
    */
-  private final Map<String, QueryStats[]> atPartial = new ConcurrentHashMap<>();
-
   private final Map<String, QueryHandle> handles = new ConcurrentHashMap<>();
 
   /** Queries counted against maxQueries: from submission until every worker dropped them. */
@@ -318,7 +317,6 @@ public final class Engine implements AutoCloseable {
       running.decrementAndGet();
       throw new IllegalArgumentException("A query with id " + id + " is already running");
     }
-    atPartial.put(id, new QueryStats[workers.length]);
     started.increment();
     combiner.start(h, options.restore());
     return h;
@@ -497,9 +495,9 @@ public final class Engine implements AutoCloseable {
    * the combiner, so that the combiner's thread sees them when the query ends.
    */
   void partialStats(int worker, String id, QueryStats s) {
-    QueryStats[] at = atPartial.get(id);
-    if (at != null && s != null) {
-      at[worker] = s;
+    QueryHandle h = handles.get(id);
+    if (h != null && s != null) {
+      h.partialStats(worker, workers.length, s);
     }
   }
 
@@ -508,12 +506,12 @@ public final class Engine implements AutoCloseable {
    * query, whichever saw more; null when no worker has counted it.
    */
   QueryStats stats(String id) {
-    QueryStats[] at = atPartial.get(id);
+    QueryHandle h = handles.get(id);
     QueryStats sum = null;
     for (int w = 0; w < workers.length; w++) {
       Map<String, QueryStats> published = stats.get(w);
       QueryStats st = published == null ? null : published.get(id);
-      QueryStats p = at == null ? null : at[w];
+      QueryStats p = h == null ? null : h.partialStats(w);
       if (st == null || (p != null && p.seen() > st.seen())) {
         st = p;
       }
@@ -526,7 +524,6 @@ public final class Engine implements AutoCloseable {
 
   void queryEnded(String id) {
     handles.remove(id);
-    atPartial.remove(id);
   }
 
   /** Every worker dropped a query that ended: it no longer counts against maxQueries. */

@@ -4,12 +4,10 @@ import io.spyglass.core.query.Query;
 import io.spyglass.core.query.QueryStats;
 import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -20,26 +18,33 @@ import java.util.concurrent.TimeUnit;
  * or, with {@link EngineConfig#resultBackPressure()}, holds up the reading of the source until it
  * catches up.
  *
- * <p>Thread-safe: results are offered by the engine's combiner thread and taken by any thread.
+ * <p>Thread-safe: results are offered by the engine's combiner thread and taken by any thread;
+ * waiting is on the handle's own monitor (a queue made at the first result, no locks or latches of
+ * its own: ten thousand quiet queries hold little).
  */
 public final class QueryHandle {
   private volatile QueryStats finalStats;
 
   private final Query query;
-  private final BlockingQueue<Result> results = new LinkedBlockingQueue<>();
   private final Engine engine;
   private final int maxResults;
   private final int maxRecords;
   private final boolean backPressure;
 
-  // unread results and their records; guarded by this
+  // unread results (made at the first) and their records; guarded by this
+  private ArrayDeque<Result> results;
   private int queuedResults;
   private long queuedRecords;
   private boolean backlogged;
   private String cutOffReason;
 
-  private final CountDownLatch done = new CountDownLatch(1);
-  private final CountDownLatch running = new CountDownLatch(1);
+  // set once, under this, then waited for on this
+  private volatile boolean done;
+  private volatile boolean running;
+
+  /** Each worker's counters of the query as it handed on its last partial; made at the first. */
+  private QueryStats[] atPartial;
+
   private volatile String error;
   private volatile long emitted;
   private volatile Runnable onUpdate;
@@ -64,60 +69,67 @@ public final class QueryHandle {
    * The next result, waiting up to {@code timeout}; null when none came in time, or when the query
    * is {@link #isDone() done} and every result has been taken.
    */
-  public Result poll(long timeout, TimeUnit unit) throws InterruptedException {
-    Result r = results.poll();
-    if (r != null || isDone()) {
-      return taken(r);
-    }
+  public synchronized Result poll(long timeout, TimeUnit unit) throws InterruptedException {
     long deadline = System.nanoTime() + unit.toNanos(timeout);
     while (true) {
-      long left = deadline - System.nanoTime();
-      if (left <= 0) {
-        return null;
-      }
-      r = results.poll(Math.min(left, TimeUnit.MILLISECONDS.toNanos(50)), TimeUnit.NANOSECONDS);
+      Result r = results == null ? null : results.poll();
       if (r != null) {
         return taken(r);
       }
-      if (isDone()) {
-        return taken(results.poll());
+      if (done) {
+        return null;
+      }
+      if (!waitUntil(deadline)) {
+        return null;
       }
     }
   }
 
-  private synchronized Result taken(Result r) {
-    if (r != null) {
-      queuedResults--;
-      queuedRecords -= r.records().size();
-      if (backlogged && queuedResults < maxResults && queuedRecords < maxRecords) {
-        backlogged = false;
-        engine.backlog(-1);
-      }
+  /** Waits on this (held) until notified or {@code deadline}; false once it has passed. */
+  private boolean waitUntil(long deadlineNanos) throws InterruptedException {
+    long left = deadlineNanos - System.nanoTime();
+    if (left <= 0) {
+      return false;
+    }
+    TimeUnit.NANOSECONDS.timedWait(this, left);
+    return true;
+  }
+
+  private Result taken(Result r) {
+    queuedResults--;
+    queuedRecords -= r.records().size();
+    if (backlogged && queuedResults < maxResults && queuedRecords < maxRecords) {
+      backlogged = false;
+      engine.backlog(-1);
     }
     return r;
   }
 
   /** True once the query has ended (finished, killed or failed); unread results may remain. */
   public boolean isDone() {
-    return done.getCount() == 0;
+    return done;
   }
 
   /** Waits until the query ends; true if it did within the timeout. */
-  public boolean awaitDone(long timeout, TimeUnit unit) throws InterruptedException {
-    return done.await(timeout, unit);
+  public synchronized boolean awaitDone(long timeout, TimeUnit unit) throws InterruptedException {
+    long deadline = System.nanoTime() + unit.toNanos(timeout);
+    while (!done) {
+      if (!waitUntil(deadline)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**
    * Waits until every filter worker runs the query: records read from then on reach it. True if it
    * did within the timeout (or the query already ended).
    */
-  public boolean awaitRunning(long timeout, TimeUnit unit) throws InterruptedException {
+  public synchronized boolean awaitRunning(long timeout, TimeUnit unit)
+      throws InterruptedException {
     long deadline = System.nanoTime() + unit.toNanos(timeout);
-    while (!running.await(20, TimeUnit.MILLISECONDS)) {
-      if (isDone()) {
-        return true;
-      }
-      if (System.nanoTime() > deadline) {
+    while (!running && !done) {
+      if (!waitUntil(deadline)) {
         return false;
       }
     }
@@ -212,10 +224,11 @@ public final class QueryHandle {
               + " or a smaller LIMIT";
       return false;
     }
-    results.add(r);
+    queue().add(r);
     queuedResults++;
     queuedRecords += size;
     emitted++;
+    notifyAll();
     notifyUpdate();
     if (backPressure
         && !backlogged
@@ -231,12 +244,36 @@ public final class QueryHandle {
     return cutOffReason;
   }
 
-  void running() {
-    running.countDown();
+  private ArrayDeque<Result> queue() {
+    if (results == null) {
+      results = new ArrayDeque<>(4);
+    }
+    return results;
+  }
+
+  synchronized void running() {
+    running = true;
+    notifyAll();
+  }
+
+  /**
+   * Keeps a worker's counters of the query as it hands on a partial of it (before the partial goes
+   * to the combiner, so that the combiner's thread sees them when the query ends).
+   */
+  synchronized void partialStats(int worker, int workers, QueryStats s) {
+    if (atPartial == null) {
+      atPartial = new QueryStats[workers];
+    }
+    atPartial[worker] = s;
+  }
+
+  /** A worker's counters as of its last partial of the query; null when it handed on none. */
+  synchronized QueryStats partialStats(int worker) {
+    return atPartial == null ? null : atPartial[worker];
   }
 
   synchronized void end(String errorOrNull) {
-    if (done.getCount() == 0) {
+    if (done) {
       return;
     }
     if (errorOrNull != null && error == null) {
@@ -252,7 +289,8 @@ public final class QueryHandle {
       finalStats = last;
     }
     engine.queryEnded(query.id());
-    done.countDown();
+    done = true;
+    notifyAll();
     notifyUpdate();
   }
 
@@ -286,7 +324,7 @@ public final class QueryHandle {
             Map.of(),
             List.of(e),
             true);
-    results.add(new Result(List.of(), meta));
+    queue().add(new Result(List.of(), meta));
     queuedResults++;
     emitted++;
     end(message);

@@ -41,8 +41,17 @@ final class EngineSource implements Source<RecordBatch, EngineSource.Split, Inte
 
   private final String spec;
 
+  /** Kafka client settings for a {@code kafka://} spec, applied last; serializable. */
+  private final java.util.HashMap<String, String> kafkaProperties;
+
   EngineSource(String spec) {
+    this(spec, Map.of());
+  }
+
+  EngineSource(String spec, Map<String, ?> kafkaProperties) {
     this.spec = spec;
+    this.kafkaProperties = new java.util.HashMap<>();
+    kafkaProperties.forEach((k, v) -> this.kafkaProperties.put(k, String.valueOf(v)));
   }
 
   @Override
@@ -73,7 +82,7 @@ final class EngineSource implements Source<RecordBatch, EngineSource.Split, Inte
 
   @Override
   public SourceReader<RecordBatch, Split> createReader(SourceReaderContext context) {
-    return new Reader(context);
+    return new Reader(context, Map.copyOf(kafkaProperties));
   }
 
   /** The whole source: its spec. */
@@ -128,8 +137,12 @@ final class EngineSource implements Source<RecordBatch, EngineSource.Split, Inte
   @SuppressWarnings("try") // SourceReaderBase.close may be interrupted; Flink handles it
   private static final class Reader
       extends SingleThreadMultiplexSourceReaderBase<RecordBatch, RecordBatch, Split, Split> {
-    Reader(SourceReaderContext context) {
-      super(Fetcher::new, (b, out, split) -> out.collect(b), context.getConfiguration(), context);
+    Reader(SourceReaderContext context, Map<String, Object> kafkaProperties) {
+      super(
+          () -> new Fetcher(kafkaProperties),
+          (b, out, split) -> out.collect(b),
+          context.getConfiguration(),
+          context);
     }
 
     @Override
@@ -148,11 +161,16 @@ final class EngineSource implements Source<RecordBatch, EngineSource.Split, Inte
 
   /** Polls the engine source on the reader's fetcher thread. */
   private static final class Fetcher implements SplitReader<RecordBatch, Split> {
+    private final Map<String, Object> kafkaProperties;
     private io.spyglass.engine.source.Source source;
     private Split split;
     private final RawBatch raw = new RawBatch(BATCH_BYTES + 4096, BATCH_RECORDS);
     private double recordBytes = 1024;
     private long badReported;
+
+    Fetcher(Map<String, Object> kafkaProperties) {
+      this.kafkaProperties = kafkaProperties;
+    }
 
     @Override
     public RecordsWithSplitIds<RecordBatch> fetch() throws IOException {
@@ -160,7 +178,7 @@ final class EngineSource implements Source<RecordBatch, EngineSource.Split, Inte
         return new RecordsBySplits<>(Map.of(), Set.of());
       }
       if (source == null) {
-        source = Sources.open(split.spec());
+        source = Sources.open(split.spec(), new Sources.SourceOptions(null, kafkaProperties));
       }
       raw.clear();
       int perBatch = (int) Math.max(1, Math.min(BATCH_RECORDS, BATCH_BYTES / recordBytes));

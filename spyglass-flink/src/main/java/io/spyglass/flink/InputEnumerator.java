@@ -96,7 +96,9 @@ final class InputEnumerator implements SplitEnumerator<InputSplit, InputEnumerat
 
   @Override
   public void start() {
-    admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.kafka()));
+    Map<String, Object> config = new java.util.HashMap<>(settings.consumer());
+    config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.kafka());
+    admin = Admin.create(config);
     context.callAsync(this::discover, this::discovered, 0, settings.discoveryMs());
   }
 

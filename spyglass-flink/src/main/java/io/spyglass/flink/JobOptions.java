@@ -233,6 +233,30 @@ public final class JobOptions {
     System.out.print(markdownTable());
   }
 
+  /**
+   * The prefix of Kafka client settings for every Kafka client of the job (its source's consumers,
+   * its sink's producers, the admin client that creates the status topic), applied after the job's
+   * own: {@code --spyglass.kafka-properties.security.protocol SASL_SSL}, or in the Flink
+   * configuration {@code spyglass.kafka-properties.security.protocol: SASL_SSL}.
+   */
+  public static final String KAFKA_PROPERTIES_PREFIX = "spyglass.kafka-properties.";
+
+  /**
+   * The Kafka client settings of {@code c} ({@link #KAFKA_PROPERTIES_PREFIX}), by Kafka's names.
+   */
+  static Map<String, String> kafkaProperties(Configuration c) {
+    Map<String, String> out = new java.util.TreeMap<>();
+    c.toMap()
+        .forEach(
+            (k, v) -> {
+              if (k.startsWith(KAFKA_PROPERTIES_PREFIX)
+                  && k.length() > KAFKA_PROPERTIES_PREFIX.length()) {
+                out.put(k.substring(KAFKA_PROPERTIES_PREFIX.length()), v);
+              }
+            });
+    return out;
+  }
+
   /** How often the records topic is looked at for partitions added to it. */
   static final long DISCOVERY_MS = 10_000;
 
@@ -256,7 +280,7 @@ public final class JobOptions {
         c.get(RECORDS_READ_COMMITTED),
         c.get(CLOCK) == Clock.MARKS,
         DISCOVERY_MS,
-        Map.of());
+        kafkaProperties(c));
   }
 
   /** The operators' part of a configuration. */

@@ -85,16 +85,39 @@ public final class LocalRun implements AutoCloseable {
    */
   public static LocalRun start(String source, List<Query> queries, int parallelism)
       throws Exception {
+    return start(source, queries, parallelism, java.util.Map.of());
+  }
+
+  /**
+   * As {@link #start(String, List, int)}, a {@code kafka://} source's consumer with {@code
+   * kafkaProperties} applied last (e.g. TLS or SASL settings).
+   */
+  public static LocalRun start(
+      String source,
+      List<Query> queries,
+      int parallelism,
+      java.util.Map<String, Object> kafkaProperties)
+      throws Exception {
     return start(
         source,
         queries,
         parallelism,
-        new OperatorSettings(
-            JobOptions.Clock.WALL, 100, 64, 10, 20_000, 1_000, null, STATUS, true));
+        new OperatorSettings(JobOptions.Clock.WALL, 100, 64, 10, 20_000, 1_000, null, STATUS, true),
+        kafkaProperties);
   }
 
   static LocalRun start(
       String source, List<Query> queries, int parallelism, OperatorSettings settings)
+      throws Exception {
+    return start(source, queries, parallelism, settings, java.util.Map.of());
+  }
+
+  static LocalRun start(
+      String source,
+      List<Query> queries,
+      int parallelism,
+      OperatorSettings settings,
+      java.util.Map<String, Object> kafkaProperties)
       throws Exception {
     Configuration conf = new Configuration();
     conf.set(PipelineOptions.GENERIC_TYPES, false);
@@ -112,7 +135,9 @@ public final class LocalRun implements AutoCloseable {
     }
     DataStream<RecordBatch> records =
         env.fromSource(
-                new EngineSource(source), WatermarkStrategy.noWatermarks(), "spyglass-source")
+                new EngineSource(source, kafkaProperties),
+                WatermarkStrategy.noWatermarks(),
+                "spyglass-source")
             .setParallelism(1);
     DataStream<Outgoing> out =
         SpyglassJob.pipeline(records, null, settings, messages, parallelism > 1);

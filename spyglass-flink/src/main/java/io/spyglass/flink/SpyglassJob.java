@@ -93,6 +93,13 @@ public final class SpyglassJob {
             "Arguments are --OPTION VALUE pairs; '" + a + "' has no value");
       }
       String key = known.get(a.substring(2));
+      String name = a.substring(2);
+      if (key == null && name.startsWith(JobOptions.KAFKA_PROPERTIES_PREFIX)) {
+        key = name; // a Kafka client setting: --spyglass.kafka-properties.security.protocol
+      } else if (key == null
+          && ("spyglass." + name).startsWith(JobOptions.KAFKA_PROPERTIES_PREFIX)) {
+        key = "spyglass." + name;
+      }
       if (key == null) {
         throw new IllegalArgumentException(
             "Unknown option " + a + "; known: " + String.join(", ", knownKeys()));
@@ -159,12 +166,14 @@ public final class SpyglassJob {
     DataStream<RecordBatch> source =
         env.fromSource(input, time, "spyglass-records").uid(RECORDS_UID);
     OperatorSettings settings = JobOptions.operatorSettings(conf, queryTopic);
-    createIfMissing(kafka, settings.statusTopic());
+    Map<String, String> kafkaProperties = JobOptions.kafkaProperties(conf);
+    createIfMissing(kafka, settings.statusTopic(), kafkaProperties);
     DataStream<Outgoing> replies =
         kafkaPipeline(source, beforeFilter, settings, conf.get(JobOptions.RECORDS_REBALANCE));
     Properties producer = new Properties();
     producer.setProperty("linger.ms", "0");
     producer.setProperty("transaction.timeout.ms", "900000");
+    producer.putAll(kafkaProperties);
     replies
         .sinkTo(
             KafkaSink.<Outgoing>builder()
@@ -217,8 +226,11 @@ public final class SpyglassJob {
    * Creates a topic the job writes to and owns (one partition) when it is not there: the sink
    * cannot send to a missing topic on a broker that does not create topics itself.
    */
-  private static void createIfMissing(String kafka, String topic) {
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka))) {
+  private static void createIfMissing(
+      String kafka, String topic, Map<String, String> kafkaProperties) {
+    Map<String, Object> config = new HashMap<>(kafkaProperties);
+    config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka);
+    try (Admin admin = Admin.create(config)) {
       admin
           .createTopics(List.of(new NewTopic(topic, 1, (short) -1)))
           .all()

@@ -2,6 +2,7 @@ package io.spyglass.flink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.spyglass.testkit.kafka.TestKafka;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -23,7 +24,7 @@ import org.junit.jupiter.api.Test;
 class InputFetcherTest {
   private static KafkaInput.Settings settings(String topic) {
     return new KafkaInput.Settings(
-        TestKafka.bootstrap(),
+        TestKafka.shared().bootstrap(),
         topic,
         topic + "-queries",
         "fetcher-test",
@@ -39,9 +40,9 @@ class InputFetcherTest {
   @Test
   void aBatchRefersToTheRecordsWhereTheConsumerFetchedThem() throws Exception {
     String topic = "fetcher-in-place";
-    TestKafka.createTopic(topic, 1);
+    TestKafka.shared().createTopic(topic, 1);
     List<String> sent = new ArrayList<>();
-    try (KafkaProducer<byte[], byte[]> producer = TestKafka.producer()) {
+    try (KafkaProducer<byte[], byte[]> producer = TestKafka.shared().producer()) {
       for (int i = 0; i < 50; i++) {
         String json = "{\"id\":\"r" + i + "\",\"pad\":\"" + "x".repeat(i) + "\"}";
         sent.add(json);

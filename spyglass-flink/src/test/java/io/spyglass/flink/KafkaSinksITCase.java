@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.spyglass.core.result.Result;
 import io.spyglass.flink.client.FlinkQueryClient;
 import io.spyglass.flink.client.RemoteQuery;
+import io.spyglass.testkit.kafka.TestKafka;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -48,12 +49,12 @@ class KafkaSinksITCase {
                 "records.start", "LATEST",
                 "checkpoint-ms", "200",
                 "results.delivery", "EXACTLY_ONCE"));
-    TestKafka.createTopic("sinks-out", 1);
+    TestKafka.shared().createTopic("sinks-out", 1);
     JobClient job = KafkaJobs.start(j, 1);
-    try (KafkaProducer<byte[], byte[]> producer = TestKafka.producer();
+    try (KafkaProducer<byte[], byte[]> producer = TestKafka.shared().producer();
         FlinkQueryClient client =
             FlinkQueryClient.connect(
-                FlinkQueryClient.Settings.of(TestKafka.bootstrap(), "sinks-a")
+                FlinkQueryClient.Settings.of(TestKafka.shared().bootstrap(), "sinks-a")
                     .withQueryTopic(j.queriesTopic()))) {
       RemoteQuery q =
           client.submit(
@@ -112,7 +113,7 @@ class KafkaSinksITCase {
         new KafkaConsumer<>(
             Map.<String, Object>of(
                 ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                TestKafka.bootstrap(),
+                TestKafka.shared().bootstrap(),
                 ConsumerConfig.ISOLATION_LEVEL_CONFIG,
                 "read_committed",
                 ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,

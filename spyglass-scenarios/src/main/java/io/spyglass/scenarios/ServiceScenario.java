@@ -572,7 +572,7 @@ final class ServiceScenario implements Scenario {
       Thread.sleep(1_000);
       long heap0 = sv.gc();
       long direct0 = sv.directBytes();
-      long rss0 = sv.rssBytes();
+      long rss0 = sv.settledRssBytes();
       long t2 = System.nanoTime();
       List<String> more = submitIdle(http, sv.base(), "idle-b", n - n / 2);
       submitS += (System.nanoTime() - t2) / 1e9;
@@ -586,7 +586,7 @@ final class ServiceScenario implements Scenario {
       Thread.sleep(1_000);
       long heap1 = sv.gc();
       long direct1 = sv.directBytes();
-      long rss1 = sv.rssBytes();
+      long rss1 = sv.settledRssBytes();
       int open = 0;
       for (SseSwarm.Stream st : swarm.streams()) {
         if (st.status == 200 && !st.ended) {
@@ -792,6 +792,20 @@ final class ServiceScenario implements Scenario {
       return lastDirect;
     }
 
+    /**
+     * The service process's resident set after full collections: the least of three readings, each
+     * after a full GC (the collector's own structures and the pages the service's garbage touched
+     * since the last collection swing a single reading by megabytes).
+     */
+    long settledRssBytes() throws IOException {
+      long least = rssBytes();
+      for (int i = 0; i < 2; i++) {
+        gc();
+        least = Math.min(least, rssBytes());
+      }
+      return least;
+    }
+
     /** The service process's resident set (Linux), in bytes; 0 where unknown. */
     long rssBytes() throws IOException {
       Path status = Path.of("/proc", Long.toString(process.pid()), "status");
@@ -862,15 +876,18 @@ final class ServiceScenario implements Scenario {
       if (line.strip().equals("gc")) {
         System.gc();
         System.gc();
-        Thread.sleep(3_000); // G1 gives the shrunk heap back to the system concurrently
+        // the heap the objects hold, read at once: what the service allocates in the next
+        // seconds (records, heartbeats) is garbage, not held
         Runtime rt = Runtime.getRuntime();
+        long used = rt.totalMemory() - rt.freeMemory();
+        Thread.sleep(3_000); // G1 gives the shrunk heap back to the system concurrently
         long direct = 0;
         for (java.lang.management.BufferPoolMXBean b :
             java.lang.management.ManagementFactory.getPlatformMXBeans(
                 java.lang.management.BufferPoolMXBean.class)) {
           direct += b.getMemoryUsed();
         }
-        System.out.println("heap " + (rt.totalMemory() - rt.freeMemory()) + " direct " + direct);
+        System.out.println("heap " + used + " direct " + direct);
         System.out.flush();
       }
     }

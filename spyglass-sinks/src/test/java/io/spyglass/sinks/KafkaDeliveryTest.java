@@ -2,59 +2,28 @@ package io.spyglass.sinks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.spyglass.testkit.kafka.TestKafka;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.test.KafkaClusterTestKit;
-import org.apache.kafka.common.test.TestKitNodes;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Kafka sinks against a real single-node KRaft broker, read back by a consumer. */
 class KafkaDeliveryTest {
-  private static KafkaClusterTestKit cluster;
   private static String bootstrap;
 
   @BeforeAll
   static void startBroker() throws Exception {
-    cluster =
-        new KafkaClusterTestKit.Builder(
-                new TestKitNodes.Builder()
-                    .setCombined(true)
-                    .setNumBrokerNodes(1)
-                    .setNumControllerNodes(1)
-                    .build())
-            .setConfigProp("offsets.topic.replication.factor", "1")
-            .setConfigProp("offsets.topic.num.partitions", "1")
-            .setConfigProp("transaction.state.log.replication.factor", "1")
-            .setConfigProp("transaction.state.log.min.isr", "1")
-            .setConfigProp("share.coordinator.state.topic.replication.factor", "1")
-            .setConfigProp("share.coordinator.state.topic.min.isr", "1")
-            .setConfigProp("group.initial.rebalance.delay.ms", "0")
-            .setConfigProp("auto.create.topics.enable", "false")
-            .build();
-    cluster.format();
-    cluster.startup();
-    cluster.waitForReadyBrokers();
-    bootstrap = cluster.bootstrapServers();
-    try (var admin = cluster.admin()) {
-      admin.createTopics(List.of(new NewTopic("results", 2, (short) 1))).all().get();
-    }
-  }
-
-  @AfterAll
-  static void stopBroker() throws Exception {
-    if (cluster != null) {
-      cluster.close();
-    }
+    TestKafka kafka = TestKafka.shared();
+    bootstrap = kafka.bootstrap();
+    kafka.createTopic("results", 2);
   }
 
   private static List<ConsumerRecord<byte[], byte[]>> readAll(String topic, int n) {
@@ -119,9 +88,7 @@ class KafkaDeliveryTest {
       q.offer(Results.whole("late"));
       Await.until("a failed attempt", () -> q.stats().get(0).retried() >= 1);
       assertThat(q.stats().get(0).failing()).isTrue();
-      try (var admin = cluster.admin()) {
-        admin.createTopics(List.of(new NewTopic("created-later", 1, (short) 1))).all().get();
-      }
+      TestKafka.shared().createTopic("created-later", 1);
       Await.until("delivered", () -> q.stats().get(0).delivered() == 1);
       assertThat(q.stats().get(0).failing()).isFalse();
     }

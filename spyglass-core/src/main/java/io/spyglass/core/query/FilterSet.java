@@ -164,6 +164,11 @@ public final class FilterSet {
     offeredSinceStats.clear();
   }
 
+  /** The filter of a query here, or null: for tests that look at what it holds. */
+  QueryFilter filter(String queryId) {
+    return filters.get(queryId);
+  }
+
   public boolean contains(String queryId) {
     return filters.containsKey(queryId);
   }
@@ -355,7 +360,7 @@ public final class FilterSet {
     for (int i = 0; i < dirtyRaw.size(); i++) {
       QueryFilter f = dirtyRaw.get(i);
       f.dirty = false;
-      if (filters.get(f.query.id()) == f && !f.partial.isEmpty()) {
+      if (filters.get(f.query.id()) == f && f.hasState()) {
         flush(f);
       }
     }
@@ -374,7 +379,7 @@ public final class FilterSet {
     for (int i = 0; i < offered.size(); i++) {
       QueryFilter f = offered.get(i);
       f.offeredSinceFlush = false;
-      if (filters.get(f.query.id()) == f && !f.partial.isEmpty()) {
+      if (filters.get(f.query.id()) == f && f.hasState()) {
         flush(f);
       }
     }
@@ -387,7 +392,7 @@ public final class FilterSet {
   /** Flushes one query's partial, if it has one. */
   public void flush(String queryId) {
     QueryFilter f = filters.get(queryId);
-    if (f != null && !f.partial.isEmpty()) {
+    if (f != null && f.hasState()) {
       flush(f);
       if (!failed.isEmpty()) {
         dropFailed();
@@ -397,8 +402,8 @@ public final class FilterSet {
 
   private void flush(QueryFilter f) {
     try {
-      sink.accept(f.query, f.partial);
-      f.partial.reset();
+      sink.accept(f.query, f.partial());
+      f.partial().reset();
     } catch (RuntimeException | StackOverflowError | LinkageError e) {
       failed(f, e);
     }

@@ -58,7 +58,8 @@ public final class QueryCombiner {
 
   /**
    * Tumbling, additive and none: one state. Sliding time windows: one state per pane. Event-time
-   * windows: none (their states are in {@link #events}).
+   * windows: none (their states are in {@link #events}). Each made when first needed ({@link
+   * #pane}): a query that nothing matched holds none until it emits.
    */
   private final Partial[] panes;
 
@@ -95,8 +96,10 @@ public final class QueryCombiner {
     this.endTimeMs = query.endTimeMs(limits);
     Window w = plan.window();
     this.windowName = Bql.print(w);
-    Partial first = PartialFactory.create(plan, limits);
-    this.events = w instanceof Window.EventTime e ? new EventTimeWindows(e, first) : null;
+    this.events =
+        w instanceof Window.EventTime e
+            ? new EventTimeWindows(e, PartialFactory.create(plan, limits))
+            : null;
     int paneCount = events == null ? 1 : 0;
     long every = 0;
     boolean records = false;
@@ -117,9 +120,6 @@ public final class QueryCombiner {
     this.emitEvery = every;
     this.recordWindow = records;
     this.panes = new Partial[paneCount];
-    for (int i = 0; i < paneCount; i++) {
-      panes[i] = i == 0 ? first : first.emptyCopy();
-    }
     this.rowLimit = rowLimit(plan.aggregation());
     this.rawLimit =
         plan.aggregation() instanceof Aggregation.Raw
@@ -184,6 +184,37 @@ public final class QueryCombiner {
     }
   }
 
+  /** Pane {@code i}, made empty if it was not yet. */
+  private Partial pane(int i) {
+    Partial p = panes[i];
+    if (p == null) {
+      p = PartialFactory.create(plan, limits);
+      panes[i] = p;
+    }
+    return p;
+  }
+
+  /** Panes made so far: for tests that look at what an idle query holds. */
+  int panesMade() {
+    int n = 0;
+    for (Partial p : panes) {
+      n += p == null ? 0 : 1;
+    }
+    return n;
+  }
+
+  /** The window's state: its one pane, or its panes merged. */
+  private Partial windowState() {
+    return panes.length == 1 ? pane(0) : mergedPanes();
+  }
+
+  /** Empties pane {@code i}, if it was made. */
+  private void resetPane(int i) {
+    if (panes[i] != null) {
+      panes[i].reset();
+    }
+  }
+
   private void merge(Partial partial, long nowMs) {
     lastCallMs = nowMs;
     if (events != null) {
@@ -193,7 +224,7 @@ public final class QueryCombiner {
       return;
     }
     if (recordWindow) {
-      RawPartial window = (RawPartial) panes[0];
+      RawPartial window = (RawPartial) pane(0);
       for (Map<String, Object> row : partial.rows()) {
         window.add(row);
         if (window.isFull()) {
@@ -208,8 +239,8 @@ public final class QueryCombiner {
       }
       return;
     }
-    panes[newest].merge(partial);
-    if (rawLimit > 0 && emitEvery == 0 && ((RawPartial) panes[newest]).size() >= rawLimit) {
+    pane(newest).merge(partial);
+    if (rawLimit > 0 && emitEvery == 0 && ((RawPartial) pane(newest)).size() >= rawLimit) {
       finish(nowMs);
     }
   }
@@ -239,7 +270,7 @@ public final class QueryCombiner {
     if (nowMs < nextEmitMs) {
       return;
     }
-    Partial state = panes.length == 1 ? panes[0] : mergedPanes();
+    Partial state = windowState();
     emit(state, nowMs, false);
     boolean additive = plan.window() instanceof Window.Additive;
     long elapsedPeriods = (nowMs - nextEmitMs) / emitEvery + 1;
@@ -248,10 +279,10 @@ public final class QueryCombiner {
     if (!additive) {
       windowStartMs = nowMs;
       if (panes.length == 1) {
-        panes[0].reset();
+        resetPane(0);
       } else {
         newest = (newest + 1) % panes.length;
-        panes[newest].reset();
+        resetPane(newest);
         windowStartMs = nowMs - (long) (panes.length - 1) * emitEvery;
       }
     }
@@ -272,7 +303,7 @@ public final class QueryCombiner {
         emitEvents(events.finish(), nowMs, true);
         return;
       }
-      Partial state = panes.length == 1 ? panes[0] : mergedPanes();
+      Partial state = windowState();
       emit(state, nowMs, true);
       done = true;
     } catch (RuntimeException | StackOverflowError | LinkageError e) {
@@ -297,7 +328,7 @@ public final class QueryCombiner {
         emitRows(collect, e.state(), nowMs, false, size -> eventWindow(e, nowMs, size));
       }
     } else {
-      Partial state = panes.length == 1 ? panes[0] : mergedPanes();
+      Partial state = windowState();
       emitRows(collect, state, nowMs, false, size -> windowMeta(nowMs, size));
     }
     return out;
@@ -324,7 +355,7 @@ public final class QueryCombiner {
         emitEvents(events.finish(), nowMs, true);
         return;
       }
-      Partial state = panes.length == 1 ? panes[0] : mergedPanes();
+      Partial state = windowState();
       emitUnchecked(state, nowMs, true);
     } catch (RuntimeException | StackOverflowError | LinkageError e) {
       failInternally(e, nowMs);
@@ -351,9 +382,11 @@ public final class QueryCombiner {
   }
 
   private Partial mergedPanes() {
-    Partial merged = panes[0].emptyCopy();
+    Partial merged = PartialFactory.create(plan, limits);
     for (Partial p : panes) {
-      merged.merge(p);
+      if (p != null) {
+        merged.merge(p);
+      }
     }
     return merged;
   }
@@ -490,8 +523,8 @@ public final class QueryCombiner {
     PartialWriter out = new PartialWriter(256);
     out.writeRaw(SNAPSHOT_MAGIC, 0, SNAPSHOT_MAGIC.length).writeByte(SNAPSHOT_VERSION);
     out.writeVarInt(panes.length);
-    for (Partial p : panes) {
-      out.writeBytes(io.spyglass.core.partial.Partials.encode(p));
+    for (int i = 0; i < panes.length; i++) {
+      out.writeBytes(io.spyglass.core.partial.Partials.encode(pane(i)));
     }
     out.writeVarInt(newest).writeVarLong(windowNumber);
     out.writeLong(windowStartMs).writeLong(nextEmitMs).writeLong(emitSecond);
@@ -535,14 +568,14 @@ public final class QueryCombiner {
     }
     for (int i = 0; i < paneCount; i++) {
       Partial p = io.spyglass.core.partial.Partials.decode(in.readBytes());
-      if (p.kind() != c.panes[i].kind()) {
+      if (p.kind() != c.pane(i).kind()) {
         throw new PartialFormatException(
             "snapshot pane is "
                 + p.kind()
                 + ", the query "
                 + query.id()
                 + " needs "
-                + c.panes[i].kind());
+                + c.pane(i).kind());
       }
       c.panes[i] = p;
     }
@@ -589,7 +622,7 @@ public final class QueryCombiner {
       filter.consume(Record.fromMap(row));
     }
     List<Map<String, Object>> out =
-        new PostAggregator(outerPlan.postAggregation(), clock).apply(filter.partial.rows());
-    return new OuterResult(out, filter.partial.metadata());
+        new PostAggregator(outerPlan.postAggregation(), clock).apply(filter.state().rows());
+    return new OuterResult(out, filter.state().metadata());
   }
 }

@@ -31,15 +31,25 @@ import java.util.function.LongSupplier;
  * The filter side of one query in one partition of the stream: compiled evaluators and the query's
  * current partial state. Records go in through {@link #consume}; the partial is flushed by the
  * owning {@link FilterSet}. Confined to one thread.
+ *
+ * <p>What only a matching record needs, the partial state and what feeds it, is made at the first
+ * record that passes the filter: a query whose filter passes nothing (most of ten thousand needle
+ * queries, each waiting for its id) holds its compiled filter only.
  */
 final class QueryFilter {
   final Query query;
-  final Partial partial;
   final EvalStats stats = new EvalStats();
+  private final QueryLimits limits;
+  private final LongSupplier clock;
   private final Eval where;
   private final View[] views;
-  private final Feeder feeder;
   private final int rawCapacity;
+
+  /** The state records fed since the last flush; null until a record passed the filter. */
+  private Partial partial;
+
+  /** Feeds the state; null until a record passed the filter. */
+  private Feeder feeder;
 
   /** The event time of event-time windows; null for other windows. */
   private final Eval eventTime;
@@ -67,6 +77,8 @@ final class QueryFilter {
 
   QueryFilter(Query query, QueryLimits limits, LongSupplier clock) {
     this.query = query;
+    this.limits = limits;
+    this.clock = clock;
     QueryPlan plan = query.plan();
     ExprCompiler compiler = new ExprCompiler(clock, stats);
     this.where = plan.where().map(compiler::compile).orElse(null);
@@ -83,16 +95,43 @@ final class QueryFilter {
                             v.outer()))
                 .toArray(View[]::new);
     this.exploded = views.length == 0 ? null : new Record(32);
-    Partial state = PartialFactory.create(plan, limits);
     if (plan.window() instanceof Window.EventTime w) {
       this.eventTime = compiler.compile(w.time());
-      this.partial = new EventTimePartial(w.sizeMs(), state);
       this.rawCapacity = 0; // flushed like aggregations: its windows close on event time
     } else {
       this.eventTime = null;
-      this.partial = state;
-      this.rawCapacity = state instanceof RawPartial ? PartialFactory.rawCapacity(plan) : 0;
+      this.rawCapacity =
+          plan.aggregation() instanceof Aggregation.Raw ? PartialFactory.rawCapacity(plan) : 0;
     }
+  }
+
+  /** Its state since the last flush; null when no record has passed the filter yet. */
+  Partial partial() {
+    return partial;
+  }
+
+  /** Its state since the last flush, made empty when no record has passed the filter yet. */
+  Partial state() {
+    if (partial == null) {
+      makeState();
+    }
+    return partial;
+  }
+
+  /** Whether records fed its state since the last flush: there is something to flush. */
+  boolean hasState() {
+    return partial != null && !partial.isEmpty();
+  }
+
+  /** Makes the state and its feeder, at the first record that passed the filter. */
+  private void makeState() {
+    QueryPlan plan = query.plan();
+    Partial state = PartialFactory.create(plan, limits);
+    ExprCompiler compiler = new ExprCompiler(clock, stats);
+    this.partial =
+        plan.window() instanceof Window.EventTime w
+            ? new EventTimePartial(w.sizeMs(), state)
+            : state;
     this.feeder = feeder(plan.aggregation(), compiler);
   }
 
@@ -135,6 +174,9 @@ final class QueryFilter {
       }
     }
     matched++;
+    if (partial == null) {
+      makeState();
+    }
     if (eventTime != null) {
       return acceptByTime(r);
     }

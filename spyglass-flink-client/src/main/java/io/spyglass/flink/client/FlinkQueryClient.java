@@ -134,6 +134,20 @@ public final class FlinkQueryClient implements AutoCloseable {
           clock);
     }
 
+    /** The Kafka clients with {@code properties} applied last (e.g. TLS or SASL settings). */
+    public Settings withKafkaProperties(Map<String, Object> properties) {
+      return new Settings(
+          bootstrap,
+          queryTopic,
+          instance,
+          resultTopic,
+          statusTopic,
+          properties,
+          resultQueue,
+          limits,
+          clock);
+    }
+
     public Settings withClock(LongSupplier c) {
       return new Settings(
           bootstrap,

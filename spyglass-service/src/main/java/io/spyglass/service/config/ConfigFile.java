@@ -21,7 +21,8 @@ import java.util.Map;
 /**
  * A configuration file of {@code spyglass serve}: YAML, one key a line, each key the long name of
  * an option ({@code port: 9090}, {@code max-queries: 500}), each value a scalar or, for an option
- * given more than once, a list ({@code source: [gen, http]} or one {@code - item} a line). What a
+ * given more than once, a list ({@code source: [gen, http]} or one {@code - item} a line), or for
+ * one of names and values a mapping ({@code kafka-properties: {security.protocol: SSL}}). What a
  * key means is the command's to say; this reads the file and keeps where each key is, so that every
  * error names its line.
  *
@@ -40,10 +41,15 @@ public final class ConfigFile {
   private static final YAMLFactory YAML = new YAMLFactory();
 
   /**
-   * One key: its values (one for a scalar), whether it was written as a list, and its line
-   * (1-based).
+   * One key: its values (one for a scalar), whether it was written as a list, its line (1-based),
+   * and whether it was written as a mapping (of names to scalars: then each value is {@code
+   * NAME=VALUE}, and {@code list} is true).
    */
-  public record Entry(String key, List<String> values, boolean list, int line) {}
+  public record Entry(String key, List<String> values, boolean list, int line, boolean mapping) {
+    public Entry(String key, List<String> values, boolean list, int line) {
+      this(key, values, list, line, false);
+    }
+  }
 
   /** A file that cannot be read as a configuration; the message starts with the file and line. */
   public static final class Invalid extends IllegalArgumentException {
@@ -152,6 +158,15 @@ public final class ConfigFile {
         values.add(scalar(path, p, t, key, line(p.currentTokenLocation())));
       }
       return new Entry(key, List.copyOf(values), true, line);
+    }
+    if (t == JsonToken.START_OBJECT) { // e.g. kafka-properties: {security.protocol: SSL}
+      List<String> values = new ArrayList<>();
+      while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        int at = line(p.currentTokenLocation());
+        values.add(name + "=" + scalar(path, p, p.nextToken(), key + "." + name, at));
+      }
+      return new Entry(key, List.copyOf(values), true, line, true);
     }
     return new Entry(key, List.of(scalar(path, p, t, key, line)), false, line);
   }

@@ -480,6 +480,7 @@ public final class ApiServer implements AutoCloseable {
     draining.complete(null);
     try {
       boolean delivered = ws.awaitDelivered(msLeft(deadline));
+      delivered &= streams.awaitEnded(msLeft(deadline));
       return inFlight.awaitDrained(msLeft(deadline)) && delivered;
     } finally {
       close();
@@ -506,6 +507,13 @@ public final class ApiServer implements AutoCloseable {
   /** The server's buffer pool: for tests that look at what idle connections hold. */
   org.eclipse.jetty.io.ByteBufferPool bufferPool() {
     return app.jettyServer().server().getByteBufferPool();
+  }
+
+  /** What serves each connection open now: for tests that look at what open streams hold. */
+  java.util.List<org.eclipse.jetty.io.Connection> connections() {
+    return connector.getConnectedEndPoints().stream()
+        .map(org.eclipse.jetty.io.EndPoint::getConnection)
+        .toList();
   }
 
   /** HTTPS's certificate and key; null for plain HTTP. */

@@ -333,18 +333,13 @@ final class QueriesApi {
       ctx.status(204); // nothing after the last result: an EventSource stops reconnecting
       return;
     }
-    StreamQuota.Permit permit = quota.acquire(Auth.user(ctx)); // 429 past the user's streams
-    ctx.future(
-        () -> {
-          try {
-            return new SseStream(q, after, manager, metrics, streams, ctx.req(), ctx.res())
-                .start()
-                .whenComplete((v, t) -> permit.close());
-          } catch (IOException | RuntimeException e) {
-            permit.close();
-            throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
-          }
-        });
+    User user = Auth.user(ctx);
+    quota.take(user); // 429 past the user's streams; the stream gives its place back at its end
+    try {
+      SseStream.open(q, after, manager, metrics, streams, quota, user.name(), ctx.req(), ctx.res());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // the client went away before its answer's head
+    }
   }
 
   /**

@@ -4,28 +4,36 @@ import io.spyglass.service.metrics.ServiceMetrics;
 import io.spyglass.service.query.QueryManager;
 import io.spyglass.service.query.ResultLog;
 import io.spyglass.service.query.ServiceQuery;
-import jakarta.servlet.AsyncEvent;
-import jakarta.servlet.AsyncListener;
-import jakarta.servlet.ServletOutputStream;
-import jakarta.servlet.WriteListener;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.CompletableFuture;
-import org.eclipse.jetty.ee10.servlet.HttpOutput;
+import java.util.EventListener;
+import java.util.concurrent.TimeoutException;
 import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
+import org.eclipse.jetty.io.Connection;
+import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.io.SocketChannelEndPoint;
-import org.eclipse.jetty.server.internal.HttpConnection;
+import org.eclipse.jetty.server.HttpStream;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.util.Callback;
 
 /**
- * One client reading a query's results as Server-Sent Events, written without blocking: the
- * servlet's non-blocking output ({@link WriteListener}) takes the next result only when the
- * connection can take it, so no thread ever waits on a slow client. Each result is one {@code
- * event: result} whose {@code id:} is its number in the query's {@link ResultLog}; after the final
- * result (or an {@code event: error} when the query failed) the stream ends.
+ * One client reading a query's results as Server-Sent Events. The response's head goes out through
+ * Jetty as any answer's; then the connection is handed over to the stream ({@link
+ * HttpStream#UPGRADE_CONNECTION_ATTRIBUTE}, as a WebSocket's is after its upgrade), which writes
+ * each event to it itself: an idle stream holds its connection and this object only, none of the
+ * request's state (the parsed request and its headers, the servlet's request, response and output,
+ * their locks and buffers: about 7 KiB a stream, most of what 10,000 idle streams held).
+ *
+ * <p>Each result is one {@code event: result} whose {@code id:} is its number in the query's {@link
+ * ResultLog}; after the final result (or an {@code event: error} when the query failed) the stream
+ * ends and the connection closes (the body ends at the connection's end: {@code Connection: close},
+ * no length, as before). Writes never block: the next result is taken only when the connection took
+ * the last one, so no thread ever waits on a slow client. A client that closes its end is noticed
+ * at once (the connection waits to read its end), a dead one by the heartbeats.
  *
  * <p>A client that stops reading is dropped, with a last {@code event: error}, when more than
  * {@link StreamSettings#bufferResults()} results arrived while its connection was full, when it
@@ -33,11 +41,11 @@ import org.eclipse.jetty.server.internal.HttpConnection;
  * longer kept. The error event reaches it even though its connection is full: the connection's
  * kernel send buffer is kept small ({@link #SEND_BUFFER_BYTES}) and is raised by {@link
  * #LAST_WORDS_ROOM} at the drop, which makes room for the rest of the result being written and the
- * error after it; the response then ends and the kernel delivers all of it, the error last, when
- * the client reads again. Where the room is not enough, the error goes out as the client reads, and
- * a client that reads nothing more for {@code slowClientMs} is cut off.
+ * error after it; the connection then closes and the kernel delivers all of it, the error last,
+ * when the client reads again. Where the room is not enough, the error goes out as the client
+ * reads, and a client that reads nothing more for {@code slowClientMs} is cut off.
  */
-final class SseStream implements ResultLog.Subscriber, WriteListener, AsyncListener {
+final class SseStream implements Connection, Connection.UpgradeTo, ResultLog.Subscriber, Callback {
   static final String KIND = "sse";
   private static final byte[] HEARTBEAT = ": keep-alive\n\n".getBytes(StandardCharsets.UTF_8);
 
@@ -52,20 +60,29 @@ final class SseStream implements ResultLog.Subscriber, WriteListener, AsyncListe
   /** How much a dropped stream's send buffer is raised, to make room for its last words. */
   static final int LAST_WORDS_ROOM = 64 * 1024;
 
+  /** What a client's bytes after its request are read into, to be dropped (and its end seen). */
+  private static final int DISCARD_BYTES = 512;
+
+  private final EndPoint endPoint;
   private final ServiceQuery query;
   private final QueryManager manager;
   private final ServiceMetrics metrics;
   private final Streams streams;
-  private final HttpServletRequest req;
-  private final HttpServletResponse res;
-  private final CompletableFuture<Void> done = new CompletableFuture<>();
-  private ServletOutputStream out;
+  private final StreamQuota quota;
+  private final String user; // whose place among the streams of --max-streams-per-user it holds
+  private final long createdMs = System.currentTimeMillis();
+
+  /** The connector's connection listeners, told of its opening and closing; null when none. */
+  private Connection.Listener[] listeners;
+
   private long cursor;
 
   /** Results numbered above it were emitted after the stream began: their delivery is live. */
-  private long liveAfterId = Long.MAX_VALUE;
+  private long liveAfterId;
 
-  private boolean unflushed = true; // the first flush sends the headers
+  private boolean opened; // the connection is the stream's: it may write
+  private boolean writing; // a write is pending: the connection takes nothing more until it ends
+  private boolean pumping; // in pump(): a write that completes at once lets the loop go on
   private boolean heartbeatDue;
   private boolean finalSent;
   private boolean errorSent;
@@ -77,44 +94,241 @@ final class SseStream implements ResultLog.Subscriber, WriteListener, AsyncListe
   private long writesCompleted; // times the connection took a pending write: progress
   private long writesCompletedAtCheck = -1;
 
-  SseStream(
+  private SseStream(
+      EndPoint endPoint,
       ServiceQuery query,
       long afterId,
       QueryManager manager,
       ServiceMetrics metrics,
       Streams streams,
-      HttpServletRequest req,
-      HttpServletResponse res) {
+      StreamQuota quota,
+      String user) {
+    this.endPoint = endPoint;
     this.query = query;
     this.cursor = afterId;
     this.manager = manager;
     this.metrics = metrics;
     this.streams = streams;
-    this.req = req;
-    this.res = res;
+    this.quota = quota;
+    this.user = user;
   }
 
-  /** Starts streaming (the request must be asynchronous already); completes when it ends. */
-  CompletableFuture<Void> start() throws IOException {
+  /**
+   * Answers {@code req} with the head of an event stream and has the connection handed over to a
+   * stream of {@code query}'s results after {@code afterId} once the answer completes (the route
+   * returns at once). The stream holds one of {@code user}'s places in {@code quota}, taken by the
+   * caller, until it ends.
+   *
+   * @throws IOException when the head could not be written (the client went away)
+   */
+  static void open(
+      ServiceQuery query,
+      long afterId,
+      QueryManager manager,
+      ServiceMetrics metrics,
+      Streams streams,
+      StreamQuota quota,
+      String user,
+      HttpServletRequest req,
+      HttpServletResponse res)
+      throws IOException {
+    ServletContextRequest r = ServletContextRequest.getServletContextRequest(req);
+    if (r == null) {
+      quota.release(user);
+      throw new IllegalStateException("not a request of Jetty's servlet layer");
+    }
+    Request core = Request.unWrap(r);
+    SseStream s =
+        new SseStream(
+            r.getConnectionMetaData().getConnection().getEndPoint(),
+            query,
+            afterId,
+            manager,
+            metrics,
+            streams,
+            quota,
+            user);
+    r.getConnectionMetaData().getConnector().getEventListeners().forEach(s::addEventListener);
+    s.begin();
+    // the connection is the stream's once this answer completes (Jetty hands it over when its
+    // stream succeeds); if it was not by then, or the answer failed, the stream ends
+    core.setAttribute(HttpStream.UPGRADE_CONNECTION_ATTRIBUTE, s);
+    core.addHttpStreamWrapper(
+        stream ->
+            new HttpStream.Wrapper(stream) {
+              @Override
+              public void succeeded() {
+                super.succeeded();
+                s.endUnlessOpened();
+              }
+
+              @Override
+              public void failed(Throwable x) {
+                super.failed(x);
+                s.end();
+              }
+            });
     res.setStatus(200);
     res.setCharacterEncoding("UTF-8");
     res.setContentType("text/event-stream");
     res.setHeader("Cache-Control", "no-cache");
     res.setHeader("X-Accel-Buffering", "no");
     res.setHeader("Connection", "close"); // a stream is one response: its end closes it
+    try {
+      // the head goes out now, without a length: the body is what the stream writes after it
+      res.flushBuffer();
+    } catch (IOException | RuntimeException e) {
+      s.end();
+      throw e;
+    }
+  }
+
+  /** Counts the stream as its query's client from its first answer on. */
+  private void begin() {
     manager.clientJoined(query);
     metrics.clientConnected(KIND);
     streams.add(this);
-    req.getAsyncContext().addListener(this);
-    resizeSendBuffer(0);
-    releaseRequestBuffer();
-    out = res.getOutputStream();
     synchronized (this) {
       liveAfterId = query.log().lastId();
     }
-    out.setWriteListener(this); // from here on, writes only when isReady()
+  }
+
+  /** The connection is the stream's now: it writes what there is and waits for the client's end. */
+  @Override
+  public void onOpen() {
+    synchronized (this) {
+      if (finished) {
+        endPoint.close();
+        return;
+      }
+      opened = true;
+    }
+    if (listeners != null) {
+      for (Connection.Listener l : listeners) {
+        l.onOpened(this);
+      }
+    }
+    // no idle timeout (a timer task per connection): a stream is never idle, its heartbeats see
+    // to that, and a client that stops taking them is dropped by the slow-client rules; a peer
+    // that vanished without a word is given up by TCP once a heartbeat goes unacknowledged
+    endPoint.setIdleTimeout(0);
+    resizeSendBuffer(0);
     query.log().subscribe(this);
-    return done;
+    endPoint.fillInterested(this);
+    pump();
+  }
+
+  @Override
+  public void addEventListener(EventListener listener) {
+    if (listener instanceof Connection.Listener l) {
+      Connection.Listener[] now = listeners == null ? new Connection.Listener[0] : listeners;
+      Connection.Listener[] more = java.util.Arrays.copyOf(now, now.length + 1);
+      more[now.length] = l;
+      listeners = more;
+    }
+  }
+
+  @Override
+  public void removeEventListener(EventListener listener) {
+    if (listeners != null) {
+      Connection.Listener[] fewer =
+          java.util.Arrays.stream(listeners)
+              .filter(l -> l != listener)
+              .toArray(Connection.Listener[]::new);
+      listeners = fewer.length == 0 ? null : fewer;
+    }
+  }
+
+  @Override
+  public EndPoint getEndPoint() {
+    return endPoint;
+  }
+
+  @Override
+  public void close() {
+    endPoint.close();
+  }
+
+  @Override
+  public long getMessagesIn() {
+    return -1;
+  }
+
+  @Override
+  public long getMessagesOut() {
+    return -1;
+  }
+
+  @Override
+  public long getBytesIn() {
+    return -1;
+  }
+
+  @Override
+  public long getBytesOut() {
+    return -1;
+  }
+
+  @Override
+  public long getCreatedTimeStamp() {
+    return createdMs;
+  }
+
+  /** Bytes the client sent after its request: not read (a stream reads nothing). */
+  @Override
+  public void onUpgradeTo(ByteBuffer buffer) {
+    if (buffer != null) {
+      buffer.clear().limit(0);
+    }
+  }
+
+  /**
+   * The connection can be read (this is the callback of its read interest): the client sent
+   * something, which is dropped, or closed its end, which ends the stream.
+   */
+  @Override
+  public void succeeded() {
+    ByteBuffer b = ByteBuffer.allocate(DISCARD_BYTES);
+    try {
+      while (true) {
+        b.position(0).limit(0); // empty: fill appends after the limit
+        int n = endPoint.fill(b);
+        if (n < 0) {
+          endPoint.close();
+          return; // its end: onClose ends the stream
+        }
+        if (n == 0) {
+          endPoint.fillInterested(this);
+          return;
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      endPoint.close(e);
+    }
+  }
+
+  /** Waiting to read failed (the connection closed): the stream ends. */
+  @Override
+  public void failed(Throwable x) {
+    endPoint.close(x);
+    end();
+  }
+
+  /** Not called: a stream's connection has no idle timeout (see {@link #onOpen}). */
+  @Override
+  public boolean onIdleExpired(TimeoutException timeout) {
+    endPoint.close(timeout);
+    return false;
+  }
+
+  @Override
+  public void onClose(Throwable cause) {
+    end();
+    if (listeners != null) {
+      for (Connection.Listener l : listeners) {
+        l.onClosed(this);
+      }
+    }
   }
 
   @Override
@@ -122,12 +336,22 @@ final class SseStream implements ResultLog.Subscriber, WriteListener, AsyncListe
     pump();
   }
 
-  @Override
-  public void onWritePossible() {
+  /** The connection took the last write. */
+  private void written() {
     synchronized (this) {
+      writing = false;
       writesCompleted++;
+      if (pumping) {
+        return; // taken at once: pump's loop goes on
+      }
     }
     pump();
+  }
+
+  /** The last write failed: the client went away. */
+  private void writeFailed(Throwable x) {
+    endPoint.close(x);
+    end();
   }
 
   /** Asks for a comment line soon, so that a dead connection is noticed; checks for slowness. */
@@ -140,22 +364,29 @@ final class SseStream implements ResultLog.Subscriber, WriteListener, AsyncListe
 
   /** Writes what it can without blocking. */
   private synchronized void pump() {
-    if (finished || out == null) {
+    if (finished || !opened || pumping) {
       return;
     }
+    pumping = true;
+    try {
+      pumpNow();
+    } finally {
+      pumping = false;
+    }
+  }
+
+  private void pumpNow() {
     ResultLog log = query.log();
     try {
-      while (out.isReady()) {
+      while (!writing && !finished) {
         blockedSinceMs = 0;
         if (dropped || errorSent) {
           if (lastWords != null) {
-            send(lastWords);
+            byte[] w = lastWords;
             lastWords = null;
-          } else if (unflushed) {
-            out.flush();
-            unflushed = false;
+            send(w);
           } else {
-            finish();
+            closeAfterLast();
             return;
           }
           continue;
@@ -176,20 +407,17 @@ final class SseStream implements ResultLog.Subscriber, WriteListener, AsyncListe
           }
           ResultLog.Event e = log.next(cursor);
           if (e != null) {
-            send(e.sse());
             cursor = e.id();
             finalSent = e.isFinal();
             if (e.id() > liveAfterId) { // a result sent again (late or reconnecting) is not timed
               metrics.delivered(KIND, e.emitMs(), System.currentTimeMillis());
             }
+            send(e.sse());
             continue;
           }
         }
-        if (unflushed) {
-          out.flush();
-          unflushed = false;
-        } else if (finalSent) {
-          finish();
+        if (finalSent) {
+          closeAfterLast();
           return;
         } else if (log.isEnded() && cursor >= log.lastId()) {
           String error = log.error();
@@ -199,11 +427,14 @@ final class SseStream implements ResultLog.Subscriber, WriteListener, AsyncListe
                   "See the query's state with GET /api/queries/" + query.id());
           errorSent = true;
         } else if (heartbeatDue) {
-          send(HEARTBEAT);
           heartbeatDue = false;
+          send(HEARTBEAT);
         } else {
           return; // nothing to write until woken
         }
+      }
+      if (finished) {
+        return;
       }
       long now = System.currentTimeMillis();
       if (blockedSinceMs == 0) {
@@ -219,24 +450,26 @@ final class SseStream implements ResultLog.Subscriber, WriteListener, AsyncListe
                 + cursor
                 + " to resume");
       }
-    } catch (IOException | IllegalStateException e) {
-      finish(); // the client went away
+    } catch (RuntimeException e) {
+      endPoint.close(e); // the client went away
+      end();
     }
   }
 
   /**
-   * Writes {@code bytes} (the caller checked {@code isReady()}): handed to the connection as they
-   * are where the container allows it, so that an idle stream holds no output buffer between
-   * results (the servlet's buffered write keeps a 32 KiB one for the life of the response: 300 MiB
-   * for 10,000 idle streams); buffered, to be flushed, elsewhere.
+   * Hands {@code bytes} to the connection, as they are (no copy, no buffer held between results);
+   * the connection calls {@link #written} once it took them all, at once or later.
    */
-  private void send(byte[] bytes) throws IOException {
-    if (out instanceof HttpOutput direct) {
-      direct.write(ByteBuffer.wrap(bytes));
-    } else {
-      out.write(bytes);
-      unflushed = true;
-    }
+  private void send(byte[] bytes) {
+    writing = true;
+    endPoint.write(Callback.from(this::written, this::writeFailed), ByteBuffer.wrap(bytes));
+  }
+
+  /** Ends the stream after its last byte: output shut (the body's end), then the connection. */
+  private void closeAfterLast() {
+    endPoint.shutdownOutput();
+    endPoint.close();
+    end();
   }
 
   private static byte[] errorEvent(String message, String resolution) {
@@ -262,51 +495,12 @@ final class SseStream implements ResultLog.Subscriber, WriteListener, AsyncListe
   }
 
   /**
-   * Lets the connection give back the buffer it read the request into (8 KiB), which Jetty keeps
-   * for as long as the response lasts: a stream lasts as long as its query, and 10,000 idle streams
-   * held 80 MiB of them. The request (a GET, read whole) has nothing left in it; Jetty takes a new
-   * buffer if it reads again. Through Jetty's own method, not public: where it is missing, the
-   * buffer is kept as before.
-   */
-  private void releaseRequestBuffer() {
-    if (RELEASE_REQUEST_BUFFER == null) {
-      return;
-    }
-    ServletContextRequest r = ServletContextRequest.getServletContextRequest(req);
-    if (r != null
-        && r.getConnectionMetaData().getConnection() instanceof HttpConnection c
-        && c.isRequestBufferEmpty()) {
-      try {
-        RELEASE_REQUEST_BUFFER.invoke(c);
-      } catch (ReflectiveOperationException | RuntimeException e) {
-        // kept: it goes back to the pool when the stream ends
-      }
-    }
-  }
-
-  private static final java.lang.reflect.Method RELEASE_REQUEST_BUFFER =
-      releaseRequestBufferMethod();
-
-  private static java.lang.reflect.Method releaseRequestBufferMethod() {
-    try {
-      java.lang.reflect.Method m = HttpConnection.class.getDeclaredMethod("releaseRequestBuffer");
-      m.setAccessible(true);
-      return m;
-    } catch (ReflectiveOperationException | RuntimeException e) {
-      return null;
-    }
-  }
-
-  /**
    * Sets the connection's kernel send buffer to {@link #SEND_BUFFER_BYTES} plus {@code extra}
-   * (raising it wakes a pending write). Best effort: a connection that is not a TCP socket, or a
-   * system that refuses, keeps its buffer.
+   * (raising it wakes a pending write). Best effort: a connection that is not a TCP socket (over
+   * TLS, the TLS layer's), or a system that refuses, keeps its buffer.
    */
   private void resizeSendBuffer(int extra) {
-    ServletContextRequest r = ServletContextRequest.getServletContextRequest(req);
-    if (r != null
-        && r.getConnectionMetaData().getConnection().getEndPoint()
-            instanceof SocketChannelEndPoint ep) {
+    if (endPoint instanceof SocketChannelEndPoint ep) {
       try {
         ep.getChannel().setOption(StandardSocketOptions.SO_SNDBUF, SEND_BUFFER_BYTES + extra);
       } catch (IOException | UnsupportedOperationException e) {
@@ -330,58 +524,35 @@ final class SseStream implements ResultLog.Subscriber, WriteListener, AsyncListe
         return;
       }
     }
-    try {
-      ServletContextRequest r = ServletContextRequest.getServletContextRequest(req);
-      if (r != null) {
-        r.getServletChannel().abort(new IOException("result stream dropped"));
-      }
-    } finally {
-      synchronized (this) {
-        finish();
-      }
-    }
+    endPoint.close(new IOException("result stream dropped"));
+    end();
   }
 
-  private void finish() {
-    if (finished) {
-      return;
+  /**
+   * Ends a stream whose connection was never handed over to it (its answer failed, or Jetty kept
+   * the connection): it is no longer its query's client.
+   */
+  void endUnlessOpened() {
+    synchronized (this) {
+      if (opened) {
+        return;
+      }
     }
-    finished = true;
+    end();
+  }
+
+  /** Its end, once: no longer a client of its query; its place is free for another stream. */
+  private void end() {
+    synchronized (this) {
+      if (finished) {
+        return;
+      }
+      finished = true;
+    }
     query.log().unsubscribe(this);
     streams.remove(this);
     manager.clientLeft(query);
     metrics.clientDisconnected(KIND);
-    done.complete(null);
+    quota.release(user);
   }
-
-  @Override
-  public void onError(Throwable t) {
-    synchronized (this) {
-      finish();
-    }
-  }
-
-  @Override
-  public void onComplete(AsyncEvent event) {
-    synchronized (this) {
-      finish();
-    }
-  }
-
-  @Override
-  public void onTimeout(AsyncEvent event) {
-    synchronized (this) {
-      finish();
-    }
-  }
-
-  @Override
-  public void onError(AsyncEvent event) {
-    synchronized (this) {
-      finish();
-    }
-  }
-
-  @Override
-  public void onStartAsync(AsyncEvent event) {}
 }

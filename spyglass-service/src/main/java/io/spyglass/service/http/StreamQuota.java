@@ -30,13 +30,22 @@ final class StreamQuota {
     @Override
     public void close() {
       if (closed.compareAndSet(false, true)) {
-        open.computeIfPresent(user, (u, n) -> n <= 1 ? null : n - 1);
+        release(user);
       }
     }
   }
 
   /** A place for one more stream of {@code user}; 429 when the user has {@code max} open. */
   Permit acquire(User user) {
+    take(user);
+    return new Permit(user.name());
+  }
+
+  /**
+   * As {@link #acquire}, for a holder that gives the place back itself, once, with {@link #release}
+   * (a stream that holds no permit object of its own).
+   */
+  void take(User user) {
     boolean[] taken = {false};
     open.compute(
         user.name(),
@@ -51,7 +60,11 @@ final class StreamQuota {
     if (!taken[0]) {
       throw refused(user);
     }
-    return new Permit(user.name());
+  }
+
+  /** Gives back one of {@code user}'s places (taken with {@link #take}). */
+  void release(String user) {
+    open.computeIfPresent(user, (u, n) -> n <= 1 ? null : n - 1);
   }
 
   /** Refuses at once when {@code user} has no place left (before a WebSocket is upgraded). */

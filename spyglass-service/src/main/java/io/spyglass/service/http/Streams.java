@@ -57,6 +57,21 @@ final class Streams implements AutoCloseable {
     timer.schedule(s::abort, delayMs, TimeUnit.MILLISECONDS);
   }
 
+  /**
+   * Waits until every stream ended (each delivers its query's final result, then ends); true if
+   * none is left within {@code timeoutMs}.
+   */
+  boolean awaitEnded(long timeoutMs) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    while (!open.isEmpty()) {
+      if (System.nanoTime() - deadline >= 0) {
+        return false;
+      }
+      Thread.sleep(10);
+    }
+    return true;
+  }
+
   /** Beats the streams of this tick's phase (each stream once a period). */
   private void beat() {
     int p = phase;

@@ -3,7 +3,6 @@ package io.spyglass.service.query;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -117,8 +116,12 @@ public final class ResultLog {
   private final long maxBytes;
   private final Meter meter;
   private final List<Event> events = new ArrayList<>();
-  // copy on write: cheap to hold for ten thousand idle queries, and cheap to read at each append
-  private final List<Subscriber> subscribers = new CopyOnWriteArrayList<>();
+
+  // copied on write, under this: nothing held for a query without a reader (ten thousand idle
+  // queries), and read without a lock at each append
+  private volatile Subscriber[] subscribers = NO_SUBSCRIBERS;
+
+  private static final Subscriber[] NO_SUBSCRIBERS = new Subscriber[0];
   private int head;
   private long bytes;
   private long lastId;
@@ -256,14 +259,13 @@ public final class ResultLog {
    * threads keep each stream's order.
    */
   private void wakeAll() {
-    int n = subscribers.size();
-    if (n < FAN_OUT_SLICE * 2) {
-      for (Subscriber s : subscribers) {
+    Subscriber[] all = subscribers;
+    if (all.length < FAN_OUT_SLICE * 2) {
+      for (Subscriber s : all) {
         wake(s);
       }
       return;
     }
-    Subscriber[] all = subscribers.toArray(new Subscriber[0]);
     int slices = Math.min(DELIVERY_THREADS + 1, (all.length + FAN_OUT_SLICE - 1) / FAN_OUT_SLICE);
     int per = (all.length + slices - 1) / slices;
     for (int from = per; from < all.length; from += per) {
@@ -313,7 +315,7 @@ public final class ResultLog {
     try {
       s.wake();
     } catch (Throwable t) {
-      subscribers.remove(s);
+      unsubscribe(s);
       LOG.error("a reader of a query's results failed; it is unsubscribed, the others go on", t);
     }
   }
@@ -373,16 +375,32 @@ public final class ResultLog {
 
   /** Adds a subscriber and wakes it at once (see {@link Subscriber} for one that throws). */
   public void subscribe(Subscriber s) {
-    subscribers.add(s);
+    synchronized (this) {
+      Subscriber[] now = subscribers;
+      Subscriber[] more = java.util.Arrays.copyOf(now, now.length + 1);
+      more[now.length] = s;
+      subscribers = more;
+    }
     wake(s);
   }
 
   public void unsubscribe(Subscriber s) {
-    subscribers.remove(s);
+    synchronized (this) {
+      Subscriber[] now = subscribers;
+      for (int i = 0; i < now.length; i++) {
+        if (now[i] == s) {
+          Subscriber[] fewer = now.length == 1 ? NO_SUBSCRIBERS : new Subscriber[now.length - 1];
+          System.arraycopy(now, 0, fewer, 0, i);
+          System.arraycopy(now, i + 1, fewer, i, now.length - i - 1);
+          subscribers = fewer;
+          return;
+        }
+      }
+    }
   }
 
   /** How many subscribers it wakes now. */
   public int subscribers() {
-    return subscribers.size();
+    return subscribers.length;
   }
 }

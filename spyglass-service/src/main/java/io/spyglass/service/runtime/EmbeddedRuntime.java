@@ -36,16 +36,24 @@ public final class EmbeddedRuntime implements QueryRuntime {
   private final Thread dispatcher;
   private volatile boolean closed;
 
-  /** One query: its handle, its listener, and whether it waits in {@link #news} already. */
-  private static final class Running {
+  /**
+   * One query: its handle, its listener, and whether it waits in {@link #news} already (itself, as
+   * an {@link AtomicBoolean}); run by its handle when it has news.
+   */
+  @SuppressWarnings("serial") // never serialized
+  private final class Running extends AtomicBoolean implements Runnable {
     final QueryHandle handle;
     final ResultListener listener;
-    final AtomicBoolean queued = new AtomicBoolean();
     boolean ended;
 
     Running(QueryHandle handle, ResultListener listener) {
       this.handle = handle;
       this.listener = listener;
+    }
+
+    @Override
+    public void run() {
+      signal(this);
     }
   }
 
@@ -95,12 +103,12 @@ public final class EmbeddedRuntime implements QueryRuntime {
     QueryHandle h = engine.submit(id, bql);
     Running r = new Running(h, listener);
     running.put(id, r);
-    h.onUpdate(() -> signal(r));
+    h.onUpdate(r);
     signal(r); // results queued before the listener was set
   }
 
   private void signal(Running r) {
-    if (r.queued.compareAndSet(false, true)) {
+    if (r.compareAndSet(false, true)) {
       news.add(r);
     }
   }
@@ -115,7 +123,7 @@ public final class EmbeddedRuntime implements QueryRuntime {
         return;
       }
       if (r != null) {
-        r.queued.set(false); // news arriving from now on queues it again
+        r.set(false); // news arriving from now on queues it again
         try {
           deliver(r);
         } catch (InterruptedException e) {

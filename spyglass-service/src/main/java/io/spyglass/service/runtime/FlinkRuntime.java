@@ -78,11 +78,25 @@ public final class FlinkRuntime implements QueryRuntime {
    */
   public static FlinkRuntime connect(
       String kafka, String instance, String queryTopic, String statusTopic) {
+    return connect(kafka, instance, queryTopic, statusTopic, java.util.Map.of());
+  }
+
+  /**
+   * As {@link #connect(String, String, String, String)}, the Kafka clients with {@code
+   * kafkaProperties} applied last (e.g. TLS or SASL settings).
+   */
+  public static FlinkRuntime connect(
+      String kafka,
+      String instance,
+      String queryTopic,
+      String statusTopic,
+      java.util.Map<String, Object> kafkaProperties) {
     return new FlinkRuntime(
         FlinkQueryClient.connect(
             FlinkQueryClient.Settings.of(kafka, instance)
                 .withQueryTopic(queryTopic)
-                .withStatusTopic(statusTopic)),
+                .withStatusTopic(statusTopic)
+                .withKafkaProperties(kafkaProperties)),
         kafka);
   }
 

@@ -37,6 +37,12 @@ final class LiveService implements AutoCloseable {
   final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
   LiveService(Path data) throws IOException {
+    this(data, b -> {});
+  }
+
+  /** As {@link #LiveService(Path)}, with settings of its own. */
+  LiveService(Path data, java.util.function.Consumer<ServiceConfig.Builder> settings)
+      throws IOException {
     EmbeddedRuntime runtime =
         EmbeddedRuntime.start(
             new GeneratorSource(
@@ -49,6 +55,7 @@ final class LiveService implements AutoCloseable {
                     b -> {
                       b.port = 0;
                       b.dataDir = data;
+                      settings.accept(b);
                     }),
             runtime);
   }
