@@ -156,6 +156,44 @@ final class Inputs {
     return out;
   }
 
+  /**
+   * The artifacts of {@code candidates} (jars) whose classes a shaded jar holds: a candidate is
+   * held when the shaded jar has its first class file under the same name. For jars that carry no
+   * Maven descriptor, which {@link #shaded} cannot see.
+   */
+  static List<String> heldByClasses(Path jar, List<Component> candidates) throws IOException {
+    List<String> out = new ArrayList<>();
+    try (java.util.zip.ZipFile zip = new java.util.zip.ZipFile(jar.toFile())) {
+      for (Component c : candidates) {
+        if (c.source() == null
+            || !Files.isRegularFile(c.source())
+            || !c.source().toString().endsWith(".jar")
+            || c.group().equals("io.spyglass")) {
+          continue;
+        }
+        String first = firstClass(c.source());
+        if (first != null && zip.getEntry(first) != null) {
+          out.add(c.coordinates());
+        }
+      }
+    }
+    return out;
+  }
+
+  private static String firstClass(Path jar) throws IOException {
+    try (java.util.zip.ZipFile zip = new java.util.zip.ZipFile(jar.toFile())) {
+      return zip.stream()
+          .map(java.util.zip.ZipEntry::getName)
+          .filter(
+              n ->
+                  n.endsWith(".class")
+                      && !n.startsWith("META-INF/")
+                      && !n.endsWith("module-info.class"))
+          .findFirst()
+          .orElse(null);
+    }
+  }
+
   static byte[] digest(String algorithm, byte[] bytes) {
     try {
       return MessageDigest.getInstance(algorithm).digest(bytes);

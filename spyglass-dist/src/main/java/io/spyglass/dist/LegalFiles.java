@@ -101,7 +101,14 @@ public final class LegalFiles {
         throw new IllegalArgumentException("--job takes PATH_IN_THE_RELEASE=JAR: " + spec);
       }
       Path jar = Path.of(spec.substring(eq + 1));
-      List<String> held = Inputs.shaded(jar);
+      List<String> held = new ArrayList<>(Inputs.shaded(jar));
+      // jars built without Maven's descriptors (Kafka's, Flink's connectors): found by their
+      // classes
+      for (String gav : Inputs.heldByClasses(jar, maven)) {
+        if (!held.contains(gav)) {
+          held.add(gav);
+        }
+      }
       jobs.put(spec.substring(0, eq), held);
       for (String gav : held) {
         if (all.stream().noneMatch(c -> c.coordinates().equals(gav))
