@@ -144,7 +144,7 @@ public final class AlertStore implements AutoCloseable {
       Files.createDirectories(dataDir);
       jdbc = "jdbc:sqlite:" + dataDir.resolve(StandingStore.FILE).toAbsolutePath();
     }
-    String where = jdbc.replaceAll("(?i)(password=)[^&;]*", "$1***");
+    String where = StandingStore.redact(jdbc);
     Connection c;
     try {
       c = DriverManager.getConnection(jdbc);
@@ -153,11 +153,7 @@ public final class AlertStore implements AutoCloseable {
     }
     try {
       if (jdbc.startsWith("jdbc:sqlite:")) {
-        try (Statement s = c.createStatement()) {
-          s.execute("PRAGMA journal_mode=WAL");
-          s.execute("PRAGMA synchronous=FULL");
-          s.execute("PRAGMA busy_timeout=5000");
-        }
+        StandingStore.useSqlite(c);
       }
       Migrations.migrate(c, SCHEMA, sql -> sql, clock);
       return new AlertStore(c, where);

@@ -135,11 +135,7 @@ public final class StandingStore implements AutoCloseable {
     try {
       boolean pg = jdbc.startsWith("jdbc:postgresql:");
       if (!pg) {
-        try (Statement s = c.createStatement()) {
-          s.execute("PRAGMA journal_mode=WAL");
-          s.execute("PRAGMA synchronous=FULL");
-          s.execute("PRAGMA busy_timeout=5000");
-        }
+        useSqlite(c);
         String damage = io.spyglass.service.store.Database.quickCheck(c);
         if (damage != null) {
           throw new IOException(
@@ -173,8 +169,20 @@ public final class StandingStore implements AutoCloseable {
     }
   }
 
+  /**
+   * Sets a connection to the SQLite file up as every connection to it must be: a write-ahead log
+   * synced at each commit, and waiting for another connection's write rather than failing.
+   */
+  public static void useSqlite(Connection c) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute("PRAGMA journal_mode=WAL");
+      s.execute("PRAGMA synchronous=FULL");
+      s.execute("PRAGMA busy_timeout=5000");
+    }
+  }
+
   /** The URL without its password, to print. */
-  static String redact(String url) {
+  public static String redact(String url) {
     return url.replaceAll("(?i)(password=)[^&;]*", "$1***");
   }
 
