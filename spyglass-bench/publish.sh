@@ -46,7 +46,8 @@
 #   pipeline          145 s  22 unpaced probes x 6.5 s
 #   metering           20 s  (metering.txt: 17 s)
 #   metering-http     170 s  5 shapes (83 s at 0b3144d) + up to 7 paced steps of 10 s
-#   bullet-kafka      295 s  (parts.csv, idle, at e20f677)
+#   bullet-kafka      315 s  (218 s idle at 0d537e1 with one read per runtime of tests 3-6; now
+#                            three, alternated, the median taken)
 #   flink             255 s  (parts.csv, idle, at e20f677)
 #   versus-bullet     540 s  8 workloads x 3 inputs x 3 pairs of 1 s (751 s at 5 pairs of 2 s),
 #                            then 2 more JVMs of the 2 target comparisons from JSON, ~60 s each
