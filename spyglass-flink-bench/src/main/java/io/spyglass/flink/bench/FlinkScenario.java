@@ -99,7 +99,9 @@ public final class FlinkScenario implements Scenario {
       mixed = quick ? 50 : 1_000;
       records = quick ? 4_000 : 1_000_000;
       recordBytes = s.recordBytes();
-      latencyMs = s.probeMs();
+      // a p99 needs hundreds of probes: 10 s gives about 450 (a probe every 20 ms, the first
+      // second left out); 3 s gave about 100, whose p99 is one slow probe
+      latencyMs = quick ? s.probeMs() : Math.max(s.probeMs(), 10_000);
       latencyRate = s.rateOr(quick ? 500 : 2_000);
       sizes = s.sizesOr(quick ? List.of(SMALL_BYTES) : List.of(64, 256, 1024, 1843, 4096));
       workers = quick ? List.of(1) : List.of(1, 2, 4);
