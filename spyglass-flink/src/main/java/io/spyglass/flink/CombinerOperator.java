@@ -75,10 +75,15 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
           "spyglass-query", PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
 
   /**
-   * The version of a query's state in checkpoints and savepoints; a golden file in the tests holds
-   * it (state/combiner-state-v1.hex), and docs/flink.md names it.
+   * The version of a query's state in checkpoints and savepoints; golden files in the tests hold it
+   * (state/combiner-state-v2*.hex), and docs/flink.md names it. Version 2 is version 1 where the
+   * partials of a raw query (its window, the partials waiting) may hold records as their JSON
+   * (partial format 2); version 1 states are read too.
    */
-  static final int STATE_VERSION = 1;
+  static final int STATE_VERSION = 2;
+
+  /** The oldest version of a query's state this job restores. */
+  static final int OLDEST_STATE_VERSION = 1;
 
   /** How long a query's state stays unchanged before it is written ahead of a checkpoint. */
   static final long QUIET_MS = 200;
@@ -746,7 +751,7 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     out.writeLong(a.forgetAtMs);
     out.writeBoolean(a.combiner != null);
     if (a.combiner != null) {
-      out.writeBytes(a.combiner.snapshot());
+      out.writeBytes(a.combiner.snapshot(true)); // records of SELECT * as their JSON
     }
     out.writeVarInt(a.stats.length);
     for (Reply.Progress p : a.stats) {
@@ -767,11 +772,13 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
   private Active decode(byte[] bytes) {
     PartialReader in = new PartialReader(bytes);
     int version = in.readByte();
-    if (version != STATE_VERSION) {
+    if (version < OLDEST_STATE_VERSION || version > STATE_VERSION) {
       throw new PartialFormatException(
           "a query's combiner state is of version "
               + version
-              + ", this job reads version "
+              + ", this job reads versions "
+              + OLDEST_STATE_VERSION
+              + " to "
               + STATE_VERSION
               + ": restore the checkpoint or savepoint with the version of the job that wrote it");
     }

@@ -58,12 +58,13 @@ import org.apache.flink.util.OutputTag;
  * FilterSet}, query index included: a record no query can match is ruled out from its bytes and
  * never decoded ({@link FilterSet#read}).
  *
- * <p>Partials leave in the core's binary format, keyed by query: a raw query's matches after {@code
- * batchRecords} records or {@code batchMs}; every partial before time moves on (a tick of the wall
- * clock, or a clock mark's watermark) and before each checkpoint barrier, so a checkpoint never
- * holds a partial in the filter. After the flush the subtask sends its time on as a watermark: the
- * combiner closes windows when every subtask has passed their time, and then holds every record
- * read before it.
+ * <p>Partials leave in the core's binary format, keyed by query (the records a {@code SELECT *}
+ * matched as their JSON, as read: nothing decodes them on their way to the reader); a raw query's
+ * matches after {@code batchRecords} records or {@code batchMs}; every partial before time moves on
+ * (a tick of the wall clock, or a clock mark's watermark) and before each checkpoint barrier, so a
+ * checkpoint never holds a partial in the filter. After the flush the subtask sends its time on as
+ * a watermark: the combiner closes windows when every subtask has passed their time, and then holds
+ * every record read before it.
  *
  * <p>Queries end here at their end time; the combiner tells the filters through the query topic (an
  * {@code ended} message) when a query ends earlier.
@@ -357,7 +358,12 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
   private void onPartial(Query query, Partial partial) {
     FilterMessage m =
         FilterMessage.of(
-            FilterMessage.PARTIAL, query.id(), subtask, subtasks, Partials.encode(partial));
+            FilterMessage.PARTIAL,
+            query.id(),
+            subtask,
+            subtasks,
+            // the records of a SELECT * go as the bytes they were read from, never decoded
+            Partials.encode(partial, true));
     // with clock marks, a partial holds records of one time: its own
     m.clockMs = settings.clock() == JobOptions.Clock.MARKS && epochMs >= 0 ? epochMs : nowMs();
     emit(m);

@@ -4,11 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.spyglass.core.partial.PartialFormatException;
+import io.spyglass.core.result.ResultJson;
 import io.spyglass.flink.client.ControlMessage;
 import io.spyglass.flink.client.Reply;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -25,15 +28,27 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A query's state in the combiner's checkpoints and savepoints (keyed state {@code spyglass-query},
- * version {@value CombinerOperator#STATE_VERSION}) against a golden file, {@code
- * state/combiner-state-v1.hex}: a grouped count that two records reached through one filter
- * subtask, its combiner's snapshot ({@code SGQC}) inside. This Spyglass writes it byte for byte,
- * restores it (the query goes on and ends with the counts it held), and refuses a state of another
- * version, saying what to do.
+ * version {@value CombinerOperator#STATE_VERSION}) against golden files: {@code
+ * state/combiner-state-v2.hex}, a grouped count that two records reached through one filter
+ * subtask, its combiner's snapshot ({@code SGQC}) inside; {@code state/combiner-state-v2-raw.hex},
+ * a {@code SELECT *} holding two records as their JSON (partials of format 2). This Spyglass writes
+ * them byte for byte, restores them (the query goes on and ends with what they held), restores the
+ * state of version 1 that earlier jobs wrote, and refuses a state of another version, saying what
+ * to do. {@code -Dspyglass.regenerateGolden=true} writes the files of this version again.
  */
 @SuppressWarnings("try") // the harness's close() may throw InterruptedException
 class CombinerStateFormatTest {
-  static final String GOLDEN = "combiner-state-v1.hex";
+  static final String GOLDEN = "combiner-state-v2.hex";
+
+  static final String RAW_GOLDEN = "combiner-state-v2-raw.hex";
+
+  /** Written by the jobs of state version 1: the grouped count of {@link #GOLDEN}. */
+  static final String V1 = "combiner-state-v1.hex";
+
+  private static final String GROUPED =
+      "SELECT k, COUNT(*) AS n FROM STREAM(60000, TIME) GROUP BY k";
+
+  private static final String RAW = "SELECT * FROM STREAM(60000, TIME) LIMIT 10";
 
   private static final OperatorSettings WALL =
       new OperatorSettings(JobOptions.Clock.WALL, 100, 64, 10, 100, 1_000, null, null, false);
@@ -42,16 +57,8 @@ class CombinerStateFormatTest {
 
   @Test
   void theStateIsWrittenAsTheGoldenFileHoldsIt() throws Exception {
-    byte[] written;
-    try (KeyedTwoInputStreamOperatorTestHarness<String, FilterMessage, FilterMessage, Outgoing> h =
-        combiner()) {
-      h.open();
-      for (FilterMessage m : filtered("x", "y", "x")) {
-        h.processElement1(new StreamRecord<>(m));
-      }
-      h.snapshot(1, 1); // writes the queries that changed
-      written = state(h).value();
-    }
+    byte[] written = written(GROUPED, "{\"k\":\"x\"}", "{\"k\":\"y\"}", "{\"k\":\"x\"}");
+    regenerate(GOLDEN, written);
     assertThat(written[0]).isEqualTo((byte) CombinerOperator.STATE_VERSION);
     assertThat(hex(written))
         .as("the combiner's state changed: give it a new version, and a golden file of its own")
@@ -59,34 +66,75 @@ class CombinerStateFormatTest {
   }
 
   @Test
+  void theRawStateIsWrittenAsTheGoldenFileHoldsIt() throws Exception {
+    byte[] written = written(RAW, RAW_RECORDS);
+    regenerate(RAW_GOLDEN, written);
+    assertThat(hex(written))
+        .as("the combiner's state changed: give it a new version, and a golden file of its own")
+        .isEqualTo(golden(RAW_GOLDEN));
+    assertThat(new String(written, StandardCharsets.UTF_8))
+        .as("the records as their JSON, as read")
+        .contains(RAW_RECORDS[0], RAW_RECORDS[1]);
+  }
+
+  /** Two records of a SELECT *: one as the job writes records, one with spaces and an escape. */
+  private static final String[] RAW_RECORDS = {
+    "{\"k\":\"x\",\"n\":1.5,\"o\":{\"a\":[1,null,true]}}", "{\"k\" : \"\\u0079\", \"n\":1e3}"
+  };
+
+  @Test
   void theGoldenStateIsRestoredAndTheQueryGoesOn() throws Exception {
+    for (String file : List.of(GOLDEN, V1)) {
+      try (KeyedTwoInputStreamOperatorTestHarness<String, FilterMessage, FilterMessage, Outgoing>
+          h = restored(bytes(file))) {
+        // the one filter subtask finishes the query: it ends with the counts the state held
+        h.processElement1(
+            new StreamRecord<>(FilterMessage.of(FilterMessage.FINISH, ID, 0, 1, null)));
+        List<Reply> replies = replies(h);
+        assertThat(replies)
+            .extracting(Reply::kind)
+            .containsExactly(Reply.Kind.RESULT, Reply.Kind.ENDED);
+        Reply result = replies.get(0);
+        assertThat(result.result().meta().isFinal()).isTrue();
+        assertThat(result.result().records())
+            .as(file)
+            .containsExactlyInAnyOrder(Map.of("k", "x", "n", 2L), Map.of("k", "y", "n", 1L));
+      }
+    }
+  }
+
+  @Test
+  void theRawGoldenStateIsRestoredAndItsRecordsWrittenAsTheyWereRead() throws Exception {
     try (KeyedTwoInputStreamOperatorTestHarness<String, FilterMessage, FilterMessage, Outgoing> h =
-        restored(bytes(GOLDEN))) {
-      // the one filter subtask finishes the query: it ends with the counts the state held
+        restored(bytes(RAW_GOLDEN))) {
       h.processElement1(new StreamRecord<>(FilterMessage.of(FilterMessage.FINISH, ID, 0, 1, null)));
       List<Reply> replies = replies(h);
       assertThat(replies)
           .extracting(Reply::kind)
           .containsExactly(Reply.Kind.RESULT, Reply.Kind.ENDED);
-      Reply result = replies.get(0);
-      assertThat(result.result().meta().isFinal()).isTrue();
-      assertThat(result.result().records())
-          .containsExactlyInAnyOrder(Map.of("k", "x", "n", 2L), Map.of("k", "y", "n", 1L));
+      String json = ResultJson.write(replies.get(0).result());
+      assertThat(json)
+          .startsWith(
+              "{\"records\":[{\"k\":\"x\",\"n\":1.5,\"o\":{\"a\":[1,null,true]}},"
+                  + "{\"k\":\"y\",\"n\":1000.0}],");
     }
   }
 
   @Test
   void theGoldenStateIsWrittenBackAsItWasRead() throws Exception {
-    byte[] again;
-    try (KeyedTwoInputStreamOperatorTestHarness<String, FilterMessage, FilterMessage, Outgoing> h =
-        restored(bytes(GOLDEN))) {
-      // a start the query has had already changes nothing, but has it written again
-      h.processElement1(new StreamRecord<>(start()));
-      h.snapshot(1, 1);
-      again = state(h).value();
-      assertThat(replies(h)).as("nothing new to say").isEmpty();
+    for (String file : List.of(GOLDEN, RAW_GOLDEN, V1)) {
+      byte[] again;
+      try (KeyedTwoInputStreamOperatorTestHarness<String, FilterMessage, FilterMessage, Outgoing>
+          h = restored(bytes(file))) {
+        // a start the query has had already changes nothing, but has it written again
+        h.processElement1(new StreamRecord<>(start(file.equals(RAW_GOLDEN) ? RAW : GROUPED)));
+        h.snapshot(1, 1);
+        again = state(h).value();
+        assertThat(replies(h)).as("nothing new to say").isEmpty();
+      }
+      // a state of version 1 is written in this version
+      assertThat(hex(again)).as(file).isEqualTo(golden(file.equals(V1) ? GOLDEN : file));
     }
-    assertThat(hex(again)).isEqualTo(golden(GOLDEN));
   }
 
   @Test
@@ -95,7 +143,7 @@ class CombinerStateFormatTest {
     newer[0] = (byte) (CombinerOperator.STATE_VERSION + 1);
     try (KeyedTwoInputStreamOperatorTestHarness<String, FilterMessage, FilterMessage, Outgoing> h =
         restored(newer)) {
-      assertThatThrownBy(() -> h.processElement1(new StreamRecord<>(start())))
+      assertThatThrownBy(() -> h.processElement1(new StreamRecord<>(start(GROUPED))))
           .isInstanceOf(PartialFormatException.class)
           .hasMessageContaining("of version " + (CombinerOperator.STATE_VERSION + 1))
           .hasMessageContaining("restore the checkpoint or savepoint with the version of the job");
@@ -135,26 +183,47 @@ class CombinerStateFormatTest {
   }
 
   /** The filter subtask's start of the query (its only subtask). */
-  private static FilterMessage start() {
-    return FilterMessage.of(FilterMessage.START, ID, 0, 1, query());
+  private static FilterMessage start(String bql) {
+    return FilterMessage.of(FilterMessage.START, ID, 0, 1, query(bql));
   }
 
-  private static byte[] query() {
-    return ControlMessage.query(
-            ID, "SELECT k, COUNT(*) AS n FROM STREAM(60000, TIME) GROUP BY k", 0, "r", "i")
-        .toJson();
+  private static byte[] query(String bql) {
+    return ControlMessage.query(ID, bql, 0, "r", "i").toJson();
   }
 
-  /** What one filter subtask sends for the query and a record of each key, one by one. */
-  private static List<FilterMessage> filtered(String... keys) throws Exception {
+  /** The query's state after one filter subtask sent it these records, one by one. */
+  private static byte[] written(String bql, String... records) throws Exception {
+    try (KeyedTwoInputStreamOperatorTestHarness<String, FilterMessage, FilterMessage, Outgoing> h =
+        combiner()) {
+      h.open();
+      for (FilterMessage m : filtered(bql, records)) {
+        h.processElement1(new StreamRecord<>(m));
+      }
+      h.snapshot(1, 1); // writes the queries that changed
+      return state(h).value();
+    }
+  }
+
+  /** With {@code -Dspyglass.regenerateGolden=true}: writes the golden file of this version. */
+  private static void regenerate(String name, byte[] bytes) throws IOException {
+    if (Boolean.getBoolean("spyglass.regenerateGolden")) {
+      Files.writeString(
+          Path.of("src", "test", "resources", "state", name),
+          hex(bytes) + "\n",
+          StandardCharsets.US_ASCII);
+    }
+  }
+
+  /** What one filter subtask sends for the query and these records, one by one. */
+  private static List<FilterMessage> filtered(String bql, String... records) throws Exception {
     List<FilterMessage> out = new ArrayList<>();
     try (OneInputStreamOperatorTestHarness<RecordBatch, FilterMessage> f =
         new OneInputStreamOperatorTestHarness<>(new FilterOperator(WALL, List.of()))) {
       f.open();
-      f.processElement(new StreamRecord<>(RecordBatch.query(query(), 0, 0)));
+      f.processElement(new StreamRecord<>(RecordBatch.query(query(bql), 0, 0)));
       long offset = 1;
-      for (String k : keys) {
-        byte[] json = ("{\"k\":\"" + k + "\"}").getBytes(StandardCharsets.UTF_8);
+      for (String r : records) {
+        byte[] json = r.getBytes(StandardCharsets.UTF_8);
         f.processElement(new StreamRecord<>(RecordBatch.one(json, 0, offset++, 1, 1)));
         f.setProcessingTime(f.getProcessingTime() + 2 * WALL.tickMs()); // a tick hands it on
       }

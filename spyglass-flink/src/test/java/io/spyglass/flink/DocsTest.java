@@ -45,6 +45,8 @@ class DocsTest {
                 + state[at + 4]
                 + " and partials `SGPS` version "
                 + Partials.FORMAT_VERSION
-                + " |");
+                + " (version "
+                + Partials.JSON_FORMAT_VERSION
+                + " for a `SELECT *`, its records kept as their JSON) |");
   }
 }

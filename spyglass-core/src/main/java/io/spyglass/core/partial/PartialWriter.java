@@ -13,6 +13,7 @@ public final class PartialWriter {
 
   private byte[] buf;
   private int size;
+  private boolean keepJson;
 
   public PartialWriter() {
     this(64);
@@ -20,6 +21,20 @@ public final class PartialWriter {
 
   public PartialWriter(int initialCapacity) {
     buf = new byte[Math.max(16, initialCapacity)];
+  }
+
+  /**
+   * Whether records kept as their JSON are written as their bytes (format 2 of the partials, see
+   * {@link Partials#encode(Partial, boolean)}); false unless set.
+   */
+  public boolean keepsJson() {
+    return keepJson;
+  }
+
+  /** Sets {@link #keepsJson()}. */
+  public PartialWriter keepJson(boolean keep) {
+    this.keepJson = keep;
+    return this;
   }
 
   /** Bytes written so far. */

@@ -1,5 +1,6 @@
 package io.spyglass.core.partial;
 
+import io.spyglass.core.record.RawJson;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -7,7 +8,9 @@ import java.util.Map;
 
 /**
  * Raw records of a {@code SELECT} without aggregation, at most {@code limit} of them. Records are
- * kept by reference: the caller hands over ownership of each map it adds.
+ * kept by reference: the caller hands over ownership of each map it adds. A record kept as its JSON
+ * ({@link RawJson}, a filter's {@code SELECT *}) may be encoded as its bytes, without being decoded
+ * ({@link Partials#encode(Partial, boolean)}).
  */
 public final class RawPartial implements Partial {
   private final int limit;
@@ -71,12 +74,29 @@ public final class RawPartial implements Partial {
   public void writeTo(PartialWriter out) {
     out.writeVarInt(limit);
     out.writeVarInt(records.size());
+    boolean keepJson = out.keepsJson();
     for (Map<String, Object> r : records) {
-      ValueCodec.write(out, r);
+      ValueCodec.writeRecord(out, r, keepJson);
     }
   }
 
-  @SuppressWarnings("unchecked")
+  /**
+   * The bytes of JSON of the records kept as their JSON, which {@link Partials#encode(Partial,
+   * boolean)} may write as they are; 0 when none is.
+   */
+  int keptJsonBytes() {
+    int n = 0;
+    for (Map<String, Object> r : records) {
+      if (r instanceof RawJson j) {
+        RawJson.Kept k = j.kept();
+        if (k != null) {
+          n += k.json().length + 1;
+        }
+      }
+    }
+    return n;
+  }
+
   static RawPartial readFrom(PartialReader in) {
     int limit = in.readVarInt();
     if (limit < 1) {
@@ -88,11 +108,7 @@ public final class RawPartial implements Partial {
     }
     RawPartial p = new RawPartial(limit);
     for (int i = 0; i < n; i++) {
-      Object v = ValueCodec.read(in);
-      if (!(v instanceof Map)) {
-        throw new PartialFormatException("raw record " + i + " is not a map");
-      }
-      p.add((Map<String, Object>) v);
+      p.add(ValueCodec.readRecord(in));
     }
     return p;
   }

@@ -1,5 +1,7 @@
 package io.spyglass.core.partial;
 
+import io.spyglass.core.record.MalformedRecordException;
+import io.spyglass.core.record.RawJson;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,6 +14,11 @@ import java.util.Map;
  * List<Object>} (decoded as an {@link ArrayList}). One tag byte, then the value: zigzag varints for
  * integers, little-endian IEEE bits for floating point, a varint length for strings, a varint count
  * for maps and lists.
+ *
+ * <p>Where a record is expected ({@link #writeRecord}, {@link #readRecord}), one more form: a
+ * record kept as its JSON ({@link RawJson}), tag 10, then its JSON (varint length + bytes) and the
+ * fields set over it (varint count, then each name and value). Readers of the partial format 2 and
+ * of the replies of version 3 read it.
  */
 public final class ValueCodec {
   /** Nesting deeper than this is refused, so hostile bytes cannot overflow the stack. */
@@ -28,6 +35,9 @@ public final class ValueCodec {
   static final int MAP = 8;
   static final int LIST = 9;
 
+  /** A record kept as its JSON: only where a record is expected. */
+  static final int JSON = 10;
+
   private ValueCodec() {}
 
   /**
@@ -43,6 +53,65 @@ public final class ValueCodec {
   /** Reads one value written by {@link #write}. */
   public static Object read(PartialReader in) {
     return read(in, 0);
+  }
+
+  /**
+   * Writes one record: with {@code keepJson}, a record kept as its JSON ({@link RawJson#kept}) as
+   * its bytes, which are not decoded, and the fields set over it; any other as a map ({@link
+   * #write}).
+   *
+   * @return whether the record was written as its JSON
+   */
+  public static boolean writeRecord(
+      PartialWriter out, Map<String, Object> record, boolean keepJson) {
+    if (keepJson && record instanceof RawJson r) {
+      RawJson.Kept k = r.kept();
+      if (k != null) {
+        byte[] json = k.json();
+        out.writeByte(JSON).writeVarInt(json.length).writeRaw(json, 0, json.length);
+        String[] names = k.names();
+        out.writeVarInt(names.length);
+        for (int i = 0; i < names.length; i++) {
+          out.writeString(names[i]);
+          write(out, k.values()[i], 1);
+        }
+        return true;
+      }
+    }
+    write(out, record, 0);
+    return false;
+  }
+
+  /**
+   * Reads one record written by {@link #writeRecord} (or a map written by {@link #write}): a record
+   * kept as its JSON comes back so, its JSON checked ({@link RawJson#of}) but not decoded.
+   *
+   * @throws PartialFormatException when it is neither, or its JSON is not one JSON object
+   */
+  @SuppressWarnings("unchecked")
+  public static Map<String, Object> readRecord(PartialReader in) {
+    int tag = in.readByte();
+    if (tag == JSON) {
+      byte[] json = in.readBytes();
+      int n = in.readCount(2);
+      String[] names = new String[n];
+      Object[] values = new Object[n];
+      for (int i = 0; i < n; i++) {
+        names[i] = in.readString();
+        values[i] = read(in, 1);
+      }
+      try {
+        return RawJson.of(json, names, values);
+      } catch (MalformedRecordException e) {
+        throw new PartialFormatException(
+            "a record kept as JSON is not one JSON object: " + e.getMessage(), e);
+      }
+    }
+    if (tag != MAP) {
+      throw new PartialFormatException(
+          "a record is not a map: value tag " + tag + " at offset " + (in.position() - 1));
+    }
+    return (Map<String, Object>) value(in, tag, 0);
   }
 
   private static void write(PartialWriter out, Object value, int depth) {
@@ -89,7 +158,11 @@ public final class ValueCodec {
     if (depth > MAX_DEPTH) {
       throw new PartialFormatException("value nested deeper than " + MAX_DEPTH);
     }
-    int tag = in.readByte();
+    return value(in, in.readByte(), depth);
+  }
+
+  /** The value of tag {@code tag}, read already. */
+  private static Object value(PartialReader in, int tag, int depth) {
     switch (tag) {
       case NULL:
         return null;

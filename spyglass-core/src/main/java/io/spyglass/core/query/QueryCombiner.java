@@ -520,11 +520,20 @@ public final class QueryCombiner {
    * Version 1 is version 2 without the event-time part; {@link #restore} reads both.
    */
   public byte[] snapshot() {
+    return snapshot(false);
+  }
+
+  /**
+   * The {@link #snapshot()}; with {@code keepJson} the records of a raw query that are kept as
+   * their JSON (a filter's {@code SELECT *}) are written as their bytes, not decoded (its panes in
+   * the partial format 2, see {@link io.spyglass.core.partial.Partials#encode(Partial, boolean)}).
+   */
+  public byte[] snapshot(boolean keepJson) {
     PartialWriter out = new PartialWriter(256);
     out.writeRaw(SNAPSHOT_MAGIC, 0, SNAPSHOT_MAGIC.length).writeByte(SNAPSHOT_VERSION);
     out.writeVarInt(panes.length);
     for (int i = 0; i < panes.length; i++) {
-      out.writeBytes(io.spyglass.core.partial.Partials.encode(pane(i)));
+      out.writeBytes(io.spyglass.core.partial.Partials.encode(pane(i), keepJson));
     }
     out.writeVarInt(newest).writeVarLong(windowNumber);
     out.writeLong(windowStartMs).writeLong(nextEmitMs).writeLong(emitSecond);

@@ -47,6 +47,12 @@ public final class Record {
   private int sourceOffset;
   private int sourceLength;
 
+  /**
+   * The copy of the source's bytes that {@link #toFullMap()} made, shared by every whole record it
+   * makes of this source (each query that keeps the record): nothing changes those bytes.
+   */
+  private byte[] sourceCopy;
+
   public Record() {
     this(16);
   }
@@ -76,6 +82,7 @@ public final class Record {
   /** Removes every field, keeping the allocated capacity. */
   public void clear() {
     sourceBytes = null;
+    sourceCopy = null;
     if (size == 0) {
       return;
     }
@@ -373,6 +380,7 @@ public final class Record {
     sourceBytes = bytes;
     sourceOffset = offset;
     sourceLength = length;
+    sourceCopy = null;
   }
 
   /** True when the record holds only some of the fields of the JSON it was read from. */
@@ -385,6 +393,7 @@ public final class Record {
     sourceBytes = other.sourceBytes;
     sourceOffset = other.sourceOffset;
     sourceLength = other.sourceLength;
+    sourceCopy = other.sourceCopy;
   }
 
   /**
@@ -392,7 +401,8 @@ public final class Record {
    * record, the others read now from its JSON. Fields set on the record (such as virtual fields)
    * win over those of the JSON. For {@code SELECT *}: a reader builds only the fields that queries
    * filter on, and the whole record is built only for the records that match. Those are kept as a
-   * copy of their JSON, decoded when first read.
+   * copy of their JSON, decoded when first read; the queries that keep the same record share one
+   * copy.
    */
   public Map<String, Object> toFullMap() {
     if (sourceBytes == null) {
@@ -402,10 +412,10 @@ public final class Record {
     for (int i = 0; i < size; i++) {
       values[i] = valueAt(i);
     }
-    return new WholeRecord(
-        Arrays.copyOfRange(sourceBytes, sourceOffset, sourceOffset + sourceLength),
-        Arrays.copyOf(names, size),
-        values);
+    if (sourceCopy == null) {
+      sourceCopy = Arrays.copyOfRange(sourceBytes, sourceOffset, sourceOffset + sourceLength);
+    }
+    return new WholeRecord(sourceCopy, Arrays.copyOf(names, size), values);
   }
 
   /** The fields as a map of boxed values, in field order. */

@@ -31,11 +31,52 @@ final class WholeRecord extends AbstractMap<String, Object> implements RawJson {
   /** Times the JSON was decoded: 1 at most (for tests; fits in the object's alignment padding). */
   private int decodes;
 
-  /** Takes ownership of the arrays: {@code names[i]} is set to {@code values[i]} over the JSON. */
+  /**
+   * Takes ownership of the arrays: {@code names[i]} is set to {@code values[i]} over the JSON. The
+   * JSON is only read, never changed: whole records of the same source may share it.
+   */
   WholeRecord(byte[] json, String[] names, Object[] values) {
     this.json = json;
     this.names = names;
     this.values = values;
+  }
+
+  /**
+   * Checks records that crossed a process before they are kept ({@link RawJson#of}): one JSON
+   * object, UTF-8, nested as deep as records may be; no bound on sizes.
+   */
+  private static final ThreadLocal<RecordScanner> CHECKED =
+      ThreadLocal.withInitial(
+          () ->
+              new RecordScanner(
+                  new JsonRecordReader.Limits(
+                      4 * JsonRecordReader.Limits.DEFAULT_MAX_DEPTH,
+                      Integer.MAX_VALUE,
+                      Integer.MAX_VALUE,
+                      Integer.MAX_VALUE,
+                      Integer.MAX_VALUE)));
+
+  /** A record of these parts after a check of its JSON, as {@link RawJson#of} says. */
+  static WholeRecord checked(byte[] json, String[] names, Object[] values)
+      throws MalformedRecordException {
+    if (names.length != values.length) {
+      throw new IllegalArgumentException(names.length + " names, " + values.length + " values");
+    }
+    RecordScanner s = CHECKED.get();
+    if (!s.scan(json, 0, json.length)) {
+      throw s.failure();
+    }
+    return new WholeRecord(json, names, values);
+  }
+
+  @Override
+  public Kept kept() {
+    if (decoded != null) {
+      return null;
+    }
+    synchronized (this) {
+      return decoded != null ? null : new Kept(json, names, values);
+    }
   }
 
   private Map<String, Object> map() {

@@ -4,6 +4,7 @@ import io.spyglass.core.partial.PartialFormatException;
 import io.spyglass.core.partial.PartialReader;
 import io.spyglass.core.partial.PartialWriter;
 import io.spyglass.core.partial.ValueCodec;
+import io.spyglass.core.record.RawJson;
 import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
 import java.util.ArrayList;
@@ -21,7 +22,8 @@ import java.util.Optional;
  * <pre>
  * magic 'S' 'G' 'R' 'P', version 1 (one byte), kind (one byte), query id (varint length + UTF-8)
  * RUNNING   every filter subtask has the query: records from now on reach it
- * RESULT    a result: records (varint count, each a map in the value format of the partials), then
+ * RESULT    a result: records (varint count, each a map in the value format of the partials, or from
+ *           version 3 a record kept as its JSON: its bytes and the fields set over it), then
  *           the meta: text, receive time, finish time (flag + 8 bytes), window (flag + number,
  *           name, emit time, start time, size, then from version 2 the event-time window: flag +
  *           end time, final, late, late update), sketch metadata (a map), errors, final, bad input
@@ -36,12 +38,19 @@ import java.util.Optional;
  *
  * Numbers are little-endian or varints, as in {@link PartialWriter}. Version 2 carries the whole
  * {@link Meta} of a result (version 1 lacked its event-time parts); replies of version 1 are still
- * read.
+ * read. Version 3 is version 2 where a result's records may be kept as their JSON ({@link
+ * ValueCodec#writeRecord}): the records of a {@code SELECT *} travel as the bytes the job read,
+ * never decoded, and the reader writes them out as they are ({@link
+ * io.spyglass.core.result.ResultJson}). A reply is written in version 3 only when it holds such a
+ * record, in version 2 otherwise.
  */
 public record Reply(
     Reply.Kind kind, String queryId, Result result, String error, long sync, Progress progress) {
   private static final byte[] MAGIC = {'S', 'G', 'R', 'P'};
-  public static final int VERSION = 2;
+  public static final int VERSION = 3;
+
+  /** The version of replies that hold no record kept as its JSON. */
+  static final int MAP_VERSION = 2;
 
   /** The oldest version {@link #decode} reads. */
   public static final int OLDEST_VERSION = 1;
@@ -107,8 +116,11 @@ public record Reply(
   }
 
   public byte[] encode() {
-    PartialWriter out = new PartialWriter(result == null ? 64 : 512);
-    out.writeRaw(MAGIC, 0, MAGIC.length).writeByte(VERSION).writeByte(kind.ordinal());
+    int json = kind == Kind.RESULT ? keptJsonBytes(result) : 0;
+    PartialWriter out = new PartialWriter(result == null ? 64 : 512 + json);
+    out.writeRaw(MAGIC, 0, MAGIC.length).writeByte(json > 0 ? VERSION : MAP_VERSION);
+    out.writeByte(kind.ordinal());
+    out.keepJson(json > 0);
     out.writeString(queryId);
     switch (kind) {
       case RESULT -> writeResult(out, result);
@@ -186,10 +198,25 @@ public record Reply(
     return new Progress(in.readVarLong(), in.readVarLong(), in.readVarLong(), in.readVarLong());
   }
 
+  /** The bytes of the records of {@code r} kept as their JSON, which go as they are; 0 if none. */
+  private static int keptJsonBytes(Result r) {
+    int n = 0;
+    for (Map<String, Object> row : r.records()) {
+      if (row instanceof RawJson j) {
+        RawJson.Kept k = j.kept();
+        if (k != null) {
+          n += k.json().length + 1;
+        }
+      }
+    }
+    return n;
+  }
+
   private static void writeResult(PartialWriter out, Result r) {
     out.writeVarInt(r.records().size());
+    boolean keepJson = out.keepsJson();
     for (Map<String, Object> row : r.records()) {
-      ValueCodec.write(out, row);
+      ValueCodec.writeRecord(out, row, keepJson);
     }
     Meta m = r.meta();
     out.writeString(m.queryText()).writeLong(m.receiveTimeMs());
@@ -256,11 +283,16 @@ public record Reply(
     int n = in.readCount(1);
     List<Map<String, Object>> rows = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
-      Object row = ValueCodec.read(in);
-      if (!(row instanceof Map)) {
-        throw new MessageFormatException("a result record is not a map");
+      if (version < VERSION) {
+        Object row = ValueCodec.read(in);
+        if (!(row instanceof Map)) {
+          throw new MessageFormatException("a result record is not a map");
+        }
+        rows.add((Map<String, Object>) row);
+      } else {
+        // a record kept as its JSON stays so: written out as its bytes, decoded only if read
+        rows.add(ValueCodec.readRecord(in));
       }
-      rows.add((Map<String, Object>) row);
     }
     String text = in.readString();
     long receive = in.readLong();

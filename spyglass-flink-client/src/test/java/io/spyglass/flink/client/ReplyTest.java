@@ -7,9 +7,12 @@ import io.spyglass.core.partial.PartialWriter;
 import io.spyglass.core.partial.ValueCodec;
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.query.Query;
+import io.spyglass.core.record.MalformedRecordException;
+import io.spyglass.core.record.RawJson;
 import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
 import io.spyglass.core.result.ResultJson;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -84,10 +87,73 @@ class ReplyTest {
   @Test
   void refusesAnUnknownVersion() {
     byte[] bytes = Reply.running("a:q").encode();
-    bytes[4] = 3;
+    bytes[4] = (byte) (Reply.VERSION + 1);
     assertThatThrownBy(() -> Reply.decode(bytes))
         .isInstanceOf(MessageFormatException.class)
-        .hasMessageContaining("supported: 1 to 2");
+        .hasMessageContaining("supported: 1 to " + Reply.VERSION);
+  }
+
+  /**
+   * The records of a {@code SELECT *} kept as their JSON go as their bytes (version 3), are not
+   * decoded on either side, and are written by the reader exactly as the job's own record would be.
+   */
+  @Test
+  void recordsKeptAsTheirJsonTravelAsTheirBytes() throws Exception {
+    String json = "{\"id\":\"x\",\"n\":-12,\"d\":17.54,\"o\":{\"a\":[1,true,null,\"é\"]}}";
+    String spaced = "{\"id\" : \"x\", \"s\":\"a\\u0041\"}";
+    Map<String, Object> kept =
+        RawJson.of(
+            json.getBytes(StandardCharsets.UTF_8), new String[] {"_read_ms"}, new Object[] {7L});
+    Map<String, Object> notCanonical =
+        RawJson.of(spaced.getBytes(StandardCharsets.UTF_8), new String[0], new Object[0]);
+    Result r = rawResult(List.of(kept, notCanonical, Map.of("plain", 1L)));
+    String expected = ResultJson.write(r);
+    byte[] bytes = Reply.result("a:q", r).encode();
+    assertThat(bytes[4]).isEqualTo((byte) Reply.VERSION);
+    assertThat(kept).isInstanceOf(RawJson.class);
+    assertThat(((RawJson) kept).kept()).as("the job decodes nothing").isNotNull();
+    Result back = Reply.decode(bytes).result();
+    assertThat(back.records().get(0)).isInstanceOf(RawJson.class);
+    assertThat(((RawJson) back.records().get(0)).kept()).as("nor does the reader").isNotNull();
+    assertThat(ResultJson.write(back)).isEqualTo(expected);
+    assertThat(back.records()).isEqualTo(r.records());
+    // without records kept as JSON, a reply is of version 2, which earlier readers read
+    byte[] maps = Reply.result("a:q", rawResult(List.of(Map.of("plain", 1L)))).encode();
+    assertThat(maps[4]).isEqualTo((byte) 2);
+  }
+
+  @Test
+  void aRecordKeptAsJsonThatIsNotJsonIsRefused() {
+    Map<String, Object> kept;
+    try {
+      kept = RawJson.of("{\"a\":1}".getBytes(StandardCharsets.UTF_8), new String[0], new Object[0]);
+    } catch (MalformedRecordException e) {
+      throw new AssertionError(e);
+    }
+    byte[] bytes = Reply.result("a:q", rawResult(List.of(kept))).encode();
+    // the record's closing brace, the last byte before the meta, becomes a space
+    String text = new String(bytes, StandardCharsets.ISO_8859_1);
+    int at = text.indexOf("{\"a\":1}") + 6;
+    bytes[at] = ' ';
+    assertThatThrownBy(() -> Reply.decode(bytes))
+        .isInstanceOf(MessageFormatException.class)
+        .hasMessageContaining("not one JSON object");
+  }
+
+  private static Result rawResult(List<Map<String, Object>> records) {
+    return new Result(
+        records,
+        new Meta(
+            "a:q",
+            "SELECT * FROM STREAM(1000, TIME) LIMIT 10",
+            1_000,
+            Optional.of(2_000L),
+            Optional.empty(),
+            Map.of(),
+            List.of(),
+            true,
+            Map.of(),
+            Optional.empty()));
   }
 
   /**
