@@ -1,4 +1,4 @@
-package io.spyglass.engine.source;
+package io.spyglass.sources;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;

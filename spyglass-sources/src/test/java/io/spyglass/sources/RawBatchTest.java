@@ -1,4 +1,4 @@
-package io.spyglass.engine.source;
+package io.spyglass.sources;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

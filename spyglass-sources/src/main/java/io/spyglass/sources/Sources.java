@@ -1,4 +1,4 @@
-package io.spyglass.engine.source;
+package io.spyglass.sources;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,4 +1,4 @@
-package io.spyglass.engine.source;
+package io.spyglass.sources;
 
 import io.spyglass.core.record.JsonRecordReader;
 import java.io.Closeable;
@@ -44,8 +44,8 @@ public interface Source extends Closeable {
 
   /**
    * For a source that can be read again from a position (the ingest log): the position after the
-   * last record handed out by {@link #poll}; -1 for others. The engine's checkpoints record it (see
-   * {@link io.spyglass.engine.Engine#checkpoint}).
+   * last record handed out by {@link #poll}; -1 for others. The embedded engine's checkpoints
+   * record it.
    */
   default long position() {
     return -1;

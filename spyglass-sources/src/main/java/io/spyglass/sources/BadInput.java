@@ -1,4 +1,4 @@
-package io.spyglass.engine.source;
+package io.spyglass.sources;
 
 import io.spyglass.core.record.BadRecord;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.spyglass.engine.source;
+package io.spyglass.sources;
 
 /**
  * The values {@link EventGenerator} draws from, pre-encoded: countries, devices, browsers, pages,
