@@ -266,6 +266,37 @@ class ArchiveIT {
   }
 
   @Test
+  void carriesNoBenchmarkAndSaysWhereTheyAre() throws Exception {
+    // spyglass bench is a jar of its own, built from a checkout: none of it ships
+    String thirdParty = Files.readString(home.resolve("THIRD-PARTY.txt"));
+    assertThat(thirdParty)
+        .doesNotContain("org.knowm.xchart:")
+        .doesNotContain("org.hdrhistogram:")
+        .doesNotContain("com.yahoo.bullet:");
+    try (Stream<Path> jars = Files.list(home.resolve("lib"))) {
+      assertThat(jars.map(p -> p.getFileName().toString()))
+          .noneMatch(n -> n.startsWith("spyglass-scenarios-"))
+          .noneMatch(n -> n.startsWith("spyglass-flink-bench-"))
+          .noneMatch(n -> n.startsWith("spyglass-bullet"));
+    }
+    Commands.Run bench =
+        Commands.run(
+            pb(
+                dir,
+                env(tools("bench"), System.getProperty("java.home")),
+                home.resolve("bin/spyglass").toString(),
+                "bench",
+                "flink",
+                "--quick"));
+    assertThat(bench.exitCode()).as(bench.toString()).isEqualTo(1);
+    assertThat(bench.stderr())
+        .as(bench.toString())
+        .contains("the benchmarks are not in this jar")
+        .contains("./spyglass bench")
+        .contains("spyglass-bench.jar");
+  }
+
+  @Test
   void findsTheJavaOfThePathWithoutJavaHome() throws Exception {
     Path tools = tools("with-java");
     Files.createSymbolicLink(
