@@ -263,6 +263,18 @@ class ArchiveIT {
         .contains("  org.apache.flink:flink-connector-kafka ")
         .contains("  org.apache.kafka:kafka-clients ")
         .doesNotContain("(none declared)");
+    // in the versions the job's build resolved (its kafka-clients is not lib/'s), each once
+    assertThat(listed)
+        .contains(
+            "  org.apache.kafka:kafka-clients "
+                + System.getProperty("spyglass.job.kafka-clients")
+                + ": ");
+    Matcher artifact = Pattern.compile("(?m)^  [^ :]+:(\\S+) \\S+: ").matcher(listed);
+    Set<String> once = new java.util.HashSet<>();
+    while (artifact.find()) {
+      assertThat(once.add(artifact.group(1))).as("listed twice: " + artifact.group(1)).isTrue();
+    }
+    assertThat(once).hasSizeGreaterThan(5);
   }
 
   @Test
