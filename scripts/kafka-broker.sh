@@ -2,7 +2,7 @@
 # A single-node Kafka broker (KRaft: broker and controller in one process) on loopback, from Maven
 # artifacts only: fetches the broker's jars with Maven (scripts/flink-demo/kafka.pom.xml), formats a
 # fresh data folder and runs the broker in the foreground until Ctrl-C (or kill), e.g. for
-#   java -jar spyglass-cli/target/spyglass.jar bench flink --kafka 127.0.0.1:9092
+#   java -jar spyglass-bench-cli/target/spyglass-bench.jar flink --kafka 127.0.0.1:9092
 #   ./spyglass query --source 'kafka://127.0.0.1:9092/events?from=earliest' 'SELECT ...'
 # Usage: scripts/kafka-broker.sh [PORT]   (default 9092; the controller listens on PORT+1)
 #   SPYGLASS_KAFKA_DIR              its jars (lib/), data and logs (default target/kafka-broker)

@@ -153,7 +153,7 @@ cp docs/scaling.md "$scaling"
 
 echo "publish: load average now: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)" >&2
 echo "publish: building" >&2
-mvn -B -q -ntp package -DskipTests -Dspotless.check.skip=true -pl spyglass-cli,spyglass-bench -am
+mvn -B -q -ntp package -DskipTests -Dspotless.check.skip=true -pl spyglass-bench-cli,spyglass-bench -am
 
 # what each part writes into the results folder
 outputs_of() {

@@ -3,7 +3,7 @@ package io.spyglass.bench;
 import io.spyglass.core.record.JsonRecordReader;
 import io.spyglass.core.record.MalformedRecordException;
 import io.spyglass.core.record.Record;
-import io.spyglass.engine.source.EventGenerator;
+import io.spyglass.sources.EventGenerator;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -2,8 +2,6 @@ package io.spyglass.cli;
 
 import io.spyglass.engine.EngineConfig;
 import io.spyglass.engine.ingest.Ingestor;
-import io.spyglass.engine.source.Source;
-import io.spyglass.engine.source.Sources;
 import io.spyglass.service.ServiceConfig;
 import io.spyglass.service.SpyglassService;
 import io.spyglass.service.UsageLimits;
@@ -18,6 +16,8 @@ import io.spyglass.service.query.ResultLimits;
 import io.spyglass.service.runtime.EmbeddedRuntime;
 import io.spyglass.service.runtime.FlinkRuntime;
 import io.spyglass.sinks.SinkSettings;
+import io.spyglass.sources.Source;
+import io.spyglass.sources.Sources;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.reflect.InvocationTargetException;

@@ -16,7 +16,7 @@ import picocli.CommandLine.Command;
       ValidateCommand.class,
       ExplainCommand.class,
       GenerateCommand.class,
-      io.spyglass.scenarios.BenchCommand.class,
+      BenchCommand.class,
       CommandLine.HelpCommand.class
     },
     footer = {

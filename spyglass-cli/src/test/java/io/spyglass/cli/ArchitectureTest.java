@@ -18,8 +18,9 @@ import org.junit.jupiter.api.Test;
  * The command's layering: its packages depend one way (no cycle); {@code spyglass serve} hands
  * every query to the service's runtime and never runs one itself; the command reaches the Flink job
  * only through the job's client and {@link LocalRun} (the job on a mini cluster in this process),
- * never its operators; the wall clock is read only where it was (today's reads are listed, to be
- * shrunk). The rules every module shares are the test kit's {@link HouseRules}.
+ * never its operators; it carries no benchmark (those are spyglass-bench-cli's); the wall clock is
+ * read only where it was (today's reads are listed, to be shrunk). The rules every module shares
+ * are the test kit's {@link HouseRules}.
  */
 class ArchitectureTest {
   private static final String ROOT = "io.spyglass.cli";
@@ -54,6 +55,19 @@ class ArchitectureTest {
         .because(
             "the job's operators run on a cluster; the command talks to the job through its topics"
                 + " (io.spyglass.flink.client) and starts it in this process only through LocalRun")
+        .check(COMMAND);
+  }
+
+  @Test
+  void theCommandCarriesNoBenchmarks() {
+    noClasses()
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "io.spyglass.scenarios..", "io.spyglass.flink.bench..", "io.spyglass.bullet..")
+        .because(
+            "spyglass bench comes in a jar of its own (spyglass-bench-cli): the command's jar and"
+                + " the release carry no benchmark, chart library or referee")
         .check(COMMAND);
   }
 

@@ -44,6 +44,23 @@ class SpyglassCommandTest {
   }
 
   @Test
+  void benchSaysWhereTheBenchmarksAreWhateverItIsGiven() {
+    for (List<String> args :
+        List.of(List.of("bench"), List.of("bench", "latency", "--quick", "--out", "/tmp/x"))) {
+      String[] r = run(args.toArray(String[]::new));
+      assertThat(r[0]).as(args.toString()).isEqualTo("1");
+      assertThat(r[2])
+          .as(args.toString())
+          .startsWith("spyglass bench: the benchmarks are not in this jar")
+          .contains("./spyglass bench SCENARIO")
+          .contains("spyglass-bench-cli/target/spyglass-bench.jar");
+    }
+    String[] help = run("bench", "--help");
+    assertThat(help[0]).isEqualTo("0");
+    assertThat(help[1]).contains("spyglass-bench.jar").contains("./spyglass bench");
+  }
+
+  @Test
   void generateRefusesASizeOutsideItsRange() {
     for (String size : List.of("99", "8193")) {
       String[] r = run("generate", "--count", "1", "--size", size);

@@ -129,55 +129,49 @@ final class Inputs {
   }
 
   /**
-   * The third-party artifacts a shaded jar bundles, {@code group:artifact:version} in its order:
-   * each one's {@code META-INF/maven/GROUP/ARTIFACT/pom.properties}, which the shade keeps.
-   * Spyglass's own ({@code io.spyglass}) are left out.
+   * The artifacts of {@code candidates} (the shaded jar's build's own, from its {@code
+   * dependency:list}) that a shaded jar holds, in their order: those whose Maven descriptor ({@code
+   * META-INF/maven/GROUP/ARTIFACT/pom.properties}, which the shade keeps) it has in the same
+   * version, and those built without one (Kafka's, Flink's connectors) whose first class file it
+   * has. Left out: Spyglass's own ({@code io.spyglass}), and those the shade left out (Flink
+   * itself, the logging API). The candidates being the build's own, a class found is that
+   * version's.
    */
-  static List<String> shaded(Path jar) throws IOException {
-    List<String> out = new ArrayList<>();
+  static List<Component> heldIn(Path jar, List<Component> candidates) throws IOException {
+    List<Component> out = new ArrayList<>();
     try (java.util.zip.ZipFile zip = new java.util.zip.ZipFile(jar.toFile())) {
-      for (java.util.zip.ZipEntry e : zip.stream().toList()) {
-        String n = e.getName();
-        if (!n.startsWith("META-INF/maven/") || !n.endsWith("/pom.properties")) {
+      for (Component c : candidates) {
+        if (c.group().equals("io.spyglass")
+            || c.source() == null
+            || !Files.isRegularFile(c.source())
+            || !c.source().toString().endsWith(".jar")) {
           continue;
         }
-        java.util.Properties p = new java.util.Properties();
-        try (java.io.InputStream in = zip.getInputStream(e)) {
-          p.load(in);
+        if (hasDescriptor(zip, c)) {
+          out.add(c);
+          continue;
         }
-        String group = p.getProperty("groupId");
-        String artifact = p.getProperty("artifactId");
-        String version = p.getProperty("version");
-        if (group != null && artifact != null && version != null && !group.equals("io.spyglass")) {
-          out.add(group + ":" + artifact + ":" + version);
+        String first = firstClass(c.source());
+        if (first != null && zip.getEntry(first) != null) {
+          out.add(c);
         }
       }
     }
     return out;
   }
 
-  /**
-   * The artifacts of {@code candidates} (jars) whose classes a shaded jar holds: a candidate is
-   * held when the shaded jar has its first class file under the same name. For jars that carry no
-   * Maven descriptor, which {@link #shaded} cannot see.
-   */
-  static List<String> heldByClasses(Path jar, List<Component> candidates) throws IOException {
-    List<String> out = new ArrayList<>();
-    try (java.util.zip.ZipFile zip = new java.util.zip.ZipFile(jar.toFile())) {
-      for (Component c : candidates) {
-        if (c.source() == null
-            || !Files.isRegularFile(c.source())
-            || !c.source().toString().endsWith(".jar")
-            || c.group().equals("io.spyglass")) {
-          continue;
-        }
-        String first = firstClass(c.source());
-        if (first != null && zip.getEntry(first) != null) {
-          out.add(c.coordinates());
-        }
-      }
+  /** Whether {@code zip} holds {@code c}'s Maven descriptor, of {@code c}'s version. */
+  private static boolean hasDescriptor(java.util.zip.ZipFile zip, Component c) throws IOException {
+    java.util.zip.ZipEntry e =
+        zip.getEntry("META-INF/maven/" + c.group() + "/" + c.name() + "/pom.properties");
+    if (e == null) {
+      return false;
     }
-    return out;
+    java.util.Properties p = new java.util.Properties();
+    try (java.io.InputStream in = zip.getInputStream(e)) {
+      p.load(in);
+    }
+    return c.version().equals(p.getProperty("version"));
   }
 
   private static String firstClass(Path jar) throws IOException {

@@ -39,11 +39,14 @@ import java.util.zip.ZipFile;
  *
  * <p>A shaded jar the release carries besides lib/ ({@code --job jobs/spyglass-flink-job.jar=JAR}:
  * the Flink job an operator submits to a cluster) gets a section of THIRD-PARTY.txt of its own,
- * made from the artifacts it holds ({@code META-INF/maven/.../pom.properties}); one that lib/ does
- * not hold in the same version is added to the lists and the SBOM.
+ * made from the artifacts its own build resolved ({@code --job-artifacts
+ * jobs/spyglass-flink-job.jar=LIST}, that module's {@code dependency:list}) that the jar holds, in
+ * the versions it holds (the job's kafka-clients is not lib/'s); one that lib/ does not hold in the
+ * same version is added to the lists, the licence files and the SBOM.
  *
  * <p>Usage: {@code LegalFiles --name Spyglass --version V --artifacts LIST --sbom BOM.json
- * [--embedded G:A:V=JAR ...] [--npm-lock package-lock.json] [--job PATH=JAR ...] --out DIR}.
+ * [--embedded G:A:V=JAR ...] [--npm-lock package-lock.json] [--job PATH=JAR --job-artifacts
+ * PATH=LIST ...] --out DIR}.
  */
 public final class LegalFiles {
   /** Licence and notice files, at a jar's root, under META-INF/ or at an npm package's top. */
@@ -92,7 +95,17 @@ public final class LegalFiles {
     List<Component> all = new ArrayList<>(maven);
     all.addAll(embedded);
     all.addAll(npm);
-    // the shaded jars beside lib/: what each holds, and what of it lib/ does not
+    // the shaded jars beside lib/: what each holds (the artifacts its build resolved that it
+    // carries, in their versions), and what of it lib/ does not
+    Map<String, Path> jobLists = new LinkedHashMap<>();
+    for (String spec : options.getOrDefault("job-artifacts", List.of())) {
+      int eq = spec.indexOf('=');
+      if (eq <= 0) {
+        throw new IllegalArgumentException(
+            "--job-artifacts takes PATH_IN_THE_RELEASE=LIST (the job's dependency:list): " + spec);
+      }
+      jobLists.put(spec.substring(0, eq), Path.of(spec.substring(eq + 1)));
+    }
     Map<String, List<String>> jobs = new LinkedHashMap<>();
     List<Component> jobOnly = new ArrayList<>();
     for (String spec : options.getOrDefault("job", List.of())) {
@@ -100,30 +113,32 @@ public final class LegalFiles {
       if (eq <= 0) {
         throw new IllegalArgumentException("--job takes PATH_IN_THE_RELEASE=JAR: " + spec);
       }
+      String path = spec.substring(0, eq);
       Path jar = Path.of(spec.substring(eq + 1));
-      List<String> held = new ArrayList<>(Inputs.shaded(jar));
-      // jars built without Maven's descriptors (Kafka's, Flink's connectors): found by their
-      // classes
-      for (String gav : Inputs.heldByClasses(jar, maven)) {
-        if (!held.contains(gav)) {
-          held.add(gav);
-        }
+      Path list = jobLists.get(path);
+      if (list == null) {
+        throw new IllegalArgumentException(
+            "give --job-artifacts "
+                + path
+                + "=LIST too: the artifacts the job's build resolved (mvn dependency:list"
+                + " -DoutputAbsoluteArtifactFilename=true), whose versions the job bundles");
       }
-      jobs.put(spec.substring(0, eq), held);
-      for (String gav : held) {
-        if (all.stream().noneMatch(c -> c.coordinates().equals(gav))
-            && jobOnly.stream().noneMatch(c -> c.coordinates().equals(gav))) {
-          String[] p = gav.split(":");
+      List<Component> held = Inputs.heldIn(jar, Inputs.artifacts(list));
+      jobs.put(path, held.stream().map(Component::coordinates).toList());
+      for (Component c : held) {
+        String gav = c.coordinates();
+        if (all.stream().noneMatch(a -> a.coordinates().equals(gav))
+            && jobOnly.stream().noneMatch(a -> a.coordinates().equals(gav))) {
           List<String> licences = declared.getOrDefault(gav, List.of());
           if (licences.isEmpty()) { // another version of it in lib/: its licence
             licences =
                 all.stream()
-                    .filter(c -> c.group().equals(p[0]) && c.name().equals(p[1]))
+                    .filter(a -> a.group().equals(c.group()) && a.name().equals(c.name()))
                     .findFirst()
                     .map(Component::licences)
                     .orElse(List.of());
           }
-          jobOnly.add(new Component("maven", p[0], p[1], p[2], licences, null, Map.of()));
+          jobOnly.add(c.withLicences(licences));
         }
       }
     }

@@ -263,6 +263,49 @@ class ArchiveIT {
         .contains("  org.apache.flink:flink-connector-kafka ")
         .contains("  org.apache.kafka:kafka-clients ")
         .doesNotContain("(none declared)");
+    // in the versions the job's build resolved (its kafka-clients is not lib/'s), each once
+    assertThat(listed)
+        .contains(
+            "  org.apache.kafka:kafka-clients "
+                + System.getProperty("spyglass.job.kafka-clients")
+                + ": ");
+    Matcher artifact = Pattern.compile("(?m)^  [^ :]+:(\\S+) \\S+: ").matcher(listed);
+    Set<String> once = new java.util.HashSet<>();
+    while (artifact.find()) {
+      assertThat(once.add(artifact.group(1))).as("listed twice: " + artifact.group(1)).isTrue();
+    }
+    assertThat(once).hasSizeGreaterThan(5);
+  }
+
+  @Test
+  void carriesNoBenchmarkAndSaysWhereTheyAre() throws Exception {
+    // spyglass bench is a jar of its own, built from a checkout: none of it ships
+    String thirdParty = Files.readString(home.resolve("THIRD-PARTY.txt"));
+    assertThat(thirdParty)
+        .doesNotContain("org.knowm.xchart:")
+        .doesNotContain("org.hdrhistogram:")
+        .doesNotContain("com.yahoo.bullet:");
+    try (Stream<Path> jars = Files.list(home.resolve("lib"))) {
+      assertThat(jars.map(p -> p.getFileName().toString()))
+          .noneMatch(n -> n.startsWith("spyglass-scenarios-"))
+          .noneMatch(n -> n.startsWith("spyglass-flink-bench-"))
+          .noneMatch(n -> n.startsWith("spyglass-bullet"));
+    }
+    Commands.Run bench =
+        Commands.run(
+            pb(
+                dir,
+                env(tools("bench"), System.getProperty("java.home")),
+                home.resolve("bin/spyglass").toString(),
+                "bench",
+                "flink",
+                "--quick"));
+    assertThat(bench.exitCode()).as(bench.toString()).isEqualTo(1);
+    assertThat(bench.stderr())
+        .as(bench.toString())
+        .contains("the benchmarks are not in this jar")
+        .contains("./spyglass bench")
+        .contains("spyglass-bench.jar");
   }
 
   @Test

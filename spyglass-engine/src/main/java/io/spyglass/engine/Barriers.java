@@ -4,7 +4,7 @@ import io.spyglass.core.query.QueryCombiner;
 import io.spyglass.engine.Engine.AtCut;
 import io.spyglass.engine.Engine.Checkpoint;
 import io.spyglass.engine.Engine.QueryState;
-import io.spyglass.engine.source.Source;
+import io.spyglass.sources.Source;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;

@@ -6,7 +6,7 @@ import io.spyglass.core.query.QueryCombiner;
 import io.spyglass.core.query.ResultSink;
 import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
-import io.spyglass.engine.source.BadInput;
+import io.spyglass.sources.BadInput;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;

@@ -8,7 +8,7 @@ import io.spyglass.core.query.QueryStats;
 import io.spyglass.core.record.JsonRecordReader;
 import io.spyglass.core.record.MalformedRecordException;
 import io.spyglass.core.record.Record;
-import io.spyglass.engine.source.RawBatch;
+import io.spyglass.sources.RawBatch;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;

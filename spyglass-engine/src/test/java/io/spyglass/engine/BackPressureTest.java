@@ -3,7 +3,7 @@ package io.spyglass.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spyglass.core.result.Result;
-import io.spyglass.engine.source.GeneratorSource;
+import io.spyglass.sources.GeneratorSource;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.util.concurrent.TimeUnit;

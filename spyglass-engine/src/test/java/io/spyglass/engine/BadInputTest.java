@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spyglass.core.record.BadRecord;
 import io.spyglass.core.result.Result;
-import io.spyglass.engine.source.BadInput;
-import io.spyglass.engine.source.Sources;
+import io.spyglass.sources.BadInput;
+import io.spyglass.sources.Sources;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
-import io.spyglass.engine.source.RawBatch;
-import io.spyglass.engine.source.Source;
+import io.spyglass.sources.RawBatch;
+import io.spyglass.sources.Source;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package io.spyglass.engine;
 
-import io.spyglass.engine.source.RawBatch;
-import io.spyglass.engine.source.Source;
+import io.spyglass.sources.RawBatch;
+import io.spyglass.sources.Source;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;

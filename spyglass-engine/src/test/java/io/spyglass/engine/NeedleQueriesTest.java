@@ -3,7 +3,7 @@ package io.spyglass.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spyglass.core.result.Result;
-import io.spyglass.engine.source.GeneratorSource;
+import io.spyglass.sources.GeneratorSource;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

@@ -1,8 +1,8 @@
 package io.spyglass.flink;
 
-import io.spyglass.engine.source.BadInput;
-import io.spyglass.engine.source.RawBatch;
-import io.spyglass.engine.source.Sources;
+import io.spyglass.sources.BadInput;
+import io.spyglass.sources.RawBatch;
+import io.spyglass.sources.Sources;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
@@ -162,7 +162,7 @@ final class EngineSource implements Source<RecordBatch, EngineSource.Split, Inte
   /** Polls the engine source on the reader's fetcher thread. */
   private static final class Fetcher implements SplitReader<RecordBatch, Split> {
     private final Map<String, Object> kafkaProperties;
-    private io.spyglass.engine.source.Source source;
+    private io.spyglass.sources.Source source;
     private Split split;
     private final RawBatch raw = new RawBatch(BATCH_BYTES + 4096, BATCH_RECORDS);
     private double recordBytes = 1024;

@@ -1,13 +1,13 @@
 package io.spyglass.flink;
 
 import io.spyglass.core.query.Query;
-import io.spyglass.engine.source.BadInput;
 import io.spyglass.flink.client.ControlMessage;
 import io.spyglass.flink.client.JobStatus;
 import io.spyglass.flink.client.MessageFormatException;
 import io.spyglass.flink.client.RemoteQuery;
 import io.spyglass.flink.client.Replies;
 import io.spyglass.flink.client.Reply;
+import io.spyglass.sources.BadInput;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

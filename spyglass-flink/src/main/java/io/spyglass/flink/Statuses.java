@@ -1,8 +1,8 @@
 package io.spyglass.flink;
 
 import io.spyglass.core.record.BadRecord;
-import io.spyglass.engine.source.BadInput;
 import io.spyglass.flink.client.JobStatus;
+import io.spyglass.sources.BadInput;
 import java.util.Collection;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;

@@ -1,7 +1,7 @@
 package io.spyglass.flink;
 
-import io.spyglass.engine.source.GeneratorSource;
-import io.spyglass.engine.source.RawBatch;
+import io.spyglass.sources.GeneratorSource;
+import io.spyglass.sources.RawBatch;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;

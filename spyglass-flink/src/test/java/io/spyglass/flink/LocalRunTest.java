@@ -5,11 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.query.Query;
 import io.spyglass.core.result.Result;
-import io.spyglass.engine.Engine;
-import io.spyglass.engine.EngineConfig;
-import io.spyglass.engine.QueryHandle;
-import io.spyglass.engine.source.Sources;
 import io.spyglass.flink.client.RemoteQuery;
+import io.spyglass.testkit.QueryTestDriver;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,7 +19,7 @@ class LocalRunTest {
   @TempDir Path dir;
 
   @Test
-  void fileGivesTheSameFinalResultsAsEmbedded() throws Exception {
+  void fileGivesTheSameFinalResultsAsTheCoreAlone() throws Exception {
     Path file = Events.writeFile(dir, 7, 5_000);
     List<String> texts =
         List.of(
@@ -47,25 +45,19 @@ class LocalRunTest {
         assertThat(q.error()).isNull();
       }
     }
-    List<String> embedded = new ArrayList<>();
-    try (Engine e =
-        Engine.startPaused(Sources.open("file:" + file), EngineConfig.defaults().withWorkers(2))) {
-      List<QueryHandle> hs = new ArrayList<>();
-      for (int i = 0; i < texts.size(); i++) {
-        hs.add(e.submit("q" + (i + 1), texts.get(i)));
-      }
-      for (QueryHandle h : hs) {
-        h.awaitRunning(10, TimeUnit.SECONDS);
-      }
-      e.resume();
-      for (QueryHandle h : hs) {
-        Result r;
-        while ((r = h.poll(60, TimeUnit.SECONDS)) != null) {
-          embedded.add(h.id() + " " + r.records());
-        }
+    // the core's own driver, one thread and every record in one pass, as the reference
+    QueryTestDriver core = new QueryTestDriver();
+    for (int i = 0; i < texts.size(); i++) {
+      core.submit("q" + (i + 1), texts.get(i));
+    }
+    core.pipe(Files.readAllLines(file).toArray(String[]::new)).finishAll();
+    List<String> expected = new ArrayList<>();
+    for (int i = 0; i < texts.size(); i++) {
+      for (Result r : core.results("q" + (i + 1))) {
+        expected.add("q" + (i + 1) + " " + r.records());
       }
     }
     System.out.println(flink);
-    assertThat(flink).isEqualTo(embedded);
+    assertThat(flink).isEqualTo(expected);
   }
 }

@@ -4,7 +4,7 @@ import io.spyglass.core.result.Result;
 import io.spyglass.engine.Engine;
 import io.spyglass.engine.EngineConfig;
 import io.spyglass.engine.QueryHandle;
-import io.spyglass.engine.source.GeneratorSource;
+import io.spyglass.sources.GeneratorSource;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;

@@ -1,9 +1,9 @@
 package io.spyglass.scenarios;
 
-import io.spyglass.engine.source.EventGenerator;
-import io.spyglass.engine.source.Pacer;
-import io.spyglass.engine.source.RawBatch;
-import io.spyglass.engine.source.Source;
+import io.spyglass.sources.EventGenerator;
+import io.spyglass.sources.Pacer;
+import io.spyglass.sources.RawBatch;
+import io.spyglass.sources.Source;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Queue;

@@ -2,7 +2,6 @@ package io.spyglass.scenarios;
 
 import com.sun.net.httpserver.HttpServer;
 import io.spyglass.engine.EngineConfig;
-import io.spyglass.engine.source.GeneratorSource;
 import io.spyglass.service.ServiceConfig;
 import io.spyglass.service.SpyglassService;
 import io.spyglass.service.runtime.EmbeddedRuntime;
@@ -11,6 +10,7 @@ import io.spyglass.sinks.SinkPolicy;
 import io.spyglass.sinks.SinkSettings;
 import io.spyglass.sinks.SinkSpec;
 import io.spyglass.sinks.Sinks;
+import io.spyglass.sources.GeneratorSource;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;

@@ -1,7 +1,7 @@
 package io.spyglass.scenarios;
 
-import io.spyglass.engine.source.RawBatch;
-import io.spyglass.engine.source.Source;
+import io.spyglass.sources.RawBatch;
+import io.spyglass.sources.Source;
 
 /**
  * Abacus-style usage documents, {@code orgs x instances x docs} of them, made as they are read:

@@ -1,6 +1,6 @@
 package io.spyglass.scenarios;
 
-import io.spyglass.engine.source.Source;
+import io.spyglass.sources.Source;
 
 /**
  * How metering usage documents reach the engine: through a {@link Source} in the same process, or

@@ -7,7 +7,7 @@ import io.spyglass.core.query.Query;
 import io.spyglass.core.record.JsonRecordReader;
 import io.spyglass.core.record.MalformedRecordException;
 import io.spyglass.core.record.Record;
-import io.spyglass.engine.source.EventGenerator;
+import io.spyglass.sources.EventGenerator;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;

@@ -175,7 +175,7 @@ class ScenariosTest {
   @Test
   void usageDocumentsKeepExactTotals() throws Exception {
     UsageDocuments d = new UsageDocuments(3, 2, 5);
-    io.spyglass.engine.source.RawBatch b = new io.spyglass.engine.source.RawBatch();
+    io.spyglass.sources.RawBatch b = new io.spyglass.sources.RawBatch();
     while (d.poll(b, 7, 0)) {
       // read to the end
     }

@@ -1,8 +1,6 @@
 package io.spyglass.service;
 
 import io.spyglass.engine.EngineConfig;
-import io.spyglass.engine.source.Source;
-import io.spyglass.engine.source.UnionSource;
 import io.spyglass.service.alerts.AlertStore;
 import io.spyglass.service.alerts.Alerts;
 import io.spyglass.service.auth.Tokens;
@@ -22,6 +20,8 @@ import io.spyglass.service.store.Database;
 import io.spyglass.service.store.History;
 import io.spyglass.service.store.SavedQueries;
 import io.spyglass.sinks.Sinks;
+import io.spyglass.sources.Source;
+import io.spyglass.sources.UnionSource;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -165,7 +165,8 @@ public final class SpyglassService implements AutoCloseable {
                   config.edge(),
                   listening,
                   config.guards(),
-                  config.tls() == null ? null : Tls.load(config.tls())),
+                  config.tls() == null ? null : Tls.load(config.tls()),
+                  clock),
               tokens,
               runtime,
               queries,

@@ -48,16 +48,13 @@ class ArchitectureTest {
   private static final Map<String, Integer> WALL_CLOCK_READS_TODAY =
       Map.ofEntries(
           Map.entry("io.spyglass.service.SpyglassService", 8),
-          Map.entry("io.spyglass.service.http.ApiServer", 5),
+          Map.entry("io.spyglass.service.http.ApiServer", 2),
           Map.entry("io.spyglass.service.http.Bodies", 4),
           Map.entry("io.spyglass.service.http.InFlight", 2),
           Map.entry("io.spyglass.service.http.MeteringApi", 1),
           Map.entry("io.spyglass.service.http.QueriesApi", 1),
           Map.entry("io.spyglass.service.http.SlowHeaderGuard", 1),
-          Map.entry("io.spyglass.service.http.SseStream", 3),
-          Map.entry("io.spyglass.service.http.Streams", 2),
           Map.entry("io.spyglass.service.http.Tls", 1),
-          Map.entry("io.spyglass.service.http.WebSocketApi", 4),
           Map.entry("io.spyglass.service.metering.Checkpointer", 1),
           Map.entry("io.spyglass.service.metering.Metering", 2),
           Map.entry("io.spyglass.service.metering.StandingQuery", 1),

@@ -3,7 +3,6 @@ package io.spyglass.service;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.spyglass.engine.source.GeneratorSource;
 import io.spyglass.service.ServiceFixture.Event;
 import io.spyglass.service.ServiceFixture.Sse;
 import io.spyglass.service.auth.User;
@@ -12,6 +11,7 @@ import io.spyglass.service.query.ResultLimits;
 import io.spyglass.service.query.ResultLog;
 import io.spyglass.service.query.ServiceQuery;
 import io.spyglass.service.store.Database;
+import io.spyglass.sources.GeneratorSource;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;

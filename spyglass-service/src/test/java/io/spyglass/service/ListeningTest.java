@@ -3,9 +3,9 @@ package io.spyglass.service;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spyglass.engine.EngineConfig;
-import io.spyglass.engine.source.GeneratorSource;
 import io.spyglass.service.http.Listening;
 import io.spyglass.service.runtime.EmbeddedRuntime;
+import io.spyglass.sources.GeneratorSource;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -3,7 +3,7 @@ package io.spyglass.engine.ingest;
 import static io.spyglass.engine.ingest.LogFormat.MARKER;
 import static io.spyglass.engine.ingest.LogFormat.MARKER_TAG;
 
-import io.spyglass.engine.source.RawBatch;
+import io.spyglass.sources.RawBatch;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;

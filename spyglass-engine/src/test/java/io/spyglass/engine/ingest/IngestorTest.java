@@ -3,7 +3,7 @@ package io.spyglass.engine.ingest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.spyglass.engine.source.RawBatch;
+import io.spyglass.sources.RawBatch;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;

@@ -21,7 +21,7 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  * by Flink's POJO serializer, alternated in one JVM, CPU time of the thread per batch.
  *
  * <pre>{@code
- * java -cp spyglass-cli/target/spyglass.jar io.spyglass.flink.bench.BatchSerializerBench 64 1843
+ * java -cp spyglass-bench-cli/target/spyglass-bench.jar io.spyglass.flink.bench.BatchSerializerBench 64 1843
  * }</pre>
  */
 public final class BatchSerializerBench {

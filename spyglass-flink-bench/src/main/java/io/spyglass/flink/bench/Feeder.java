@@ -1,6 +1,6 @@
 package io.spyglass.flink.bench;
 
-import io.spyglass.engine.source.EventGenerator;
+import io.spyglass.sources.EventGenerator;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

@@ -29,7 +29,8 @@ import jdk.jfr.consumer.RecordingFile;
  * per runtime and workload, {@code profile-LABEL.txt} sums them over the measured runs: CPU by
  * thread, samples by top frame, by thread, and by the nearest Spyglass frame under the top.
  *
- * <p>{@code java -cp spyglass-cli/target/spyglass.jar io.spyglass.flink.bench.JobProfile --help}
+ * <p>{@code java -cp spyglass-bench-cli/target/spyglass-bench.jar
+ * io.spyglass.flink.bench.JobProfile --help}
  */
 public final class JobProfile {
   private static final int TOP = 25;

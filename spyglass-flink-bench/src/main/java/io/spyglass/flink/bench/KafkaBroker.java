@@ -23,7 +23,7 @@ import org.apache.kafka.common.Uuid;
  * The Kafka broker a benchmark reads and writes: an existing one, or a single-node KRaft broker on
  * loopback that this starts in a process of its own and stops at {@link #close}. Its jars are those
  * the build resolved into the local Maven repository (module {@code spyglass-kafka-broker} lists
- * them), so the spyglass jar carries none of them; its CPU time is its process's, apart from the
+ * them), so the bench's jar carries none of them; its CPU time is its process's, apart from the
  * bench's.
  */
 final class KafkaBroker implements AutoCloseable {

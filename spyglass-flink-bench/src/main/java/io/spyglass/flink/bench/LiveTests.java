@@ -1,9 +1,9 @@
 package io.spyglass.flink.bench;
 
 import io.spyglass.core.result.Result;
-import io.spyglass.engine.source.EventGenerator;
 import io.spyglass.scenarios.Delays;
 import io.spyglass.scenarios.Report;
+import io.spyglass.sources.EventGenerator;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;

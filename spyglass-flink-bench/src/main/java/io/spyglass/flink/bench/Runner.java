@@ -2,8 +2,8 @@ package io.spyglass.flink.bench;
 
 import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
-import io.spyglass.engine.source.EventGenerator;
 import io.spyglass.scenarios.Report;
+import io.spyglass.sources.EventGenerator;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;

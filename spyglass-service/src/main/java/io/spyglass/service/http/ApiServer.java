@@ -33,6 +33,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
 import org.eclipse.jetty.server.handler.CrossOriginHandler;
 import org.slf4j.Logger;
@@ -61,6 +62,8 @@ public final class ApiServer implements AutoCloseable {
    * @param guards which proxies are believed about a client's address; the memory request bodies
    *     may hold
    * @param tls the certificate and key of HTTPS; null for plain HTTP
+   * @param clock the service's clock (epoch milliseconds): the streams' slow-client watch, tickets,
+   *     the throttle of failed logins, the uptime
    */
   public record Settings(
       String bind,
@@ -71,7 +74,8 @@ public final class ApiServer implements AutoCloseable {
       EdgeSettings edge,
       Listening listening,
       EdgeGuards guards,
-      Tls tls) {}
+      Tls tls,
+      LongSupplier clock) {}
 
   private final Javalin app;
   private final Streams streams;
@@ -100,17 +104,17 @@ public final class ApiServer implements AutoCloseable {
       AuditLog audit,
       Alerts alerts) {
     this.tls = settings.tls();
-    this.streams = new Streams(settings.streams());
+    SlowClients slowClients = new SlowClients(settings.streams(), settings.clock());
+    this.streams = new Streams(slowClients);
     StreamQuota quota = new StreamQuota(settings.edge().maxStreamsPerUser());
-    this.ws = new WebSocketApi(manager, metrics, settings.streams(), quota);
-    Tickets tickets = new Tickets(System::currentTimeMillis);
+    this.ws = new WebSocketApi(manager, metrics, slowClients, quota);
+    Tickets tickets = new Tickets(settings.clock());
     TrustedProxies proxies = settings.guards().proxies();
     Auth auth =
         new Auth(
             tokens,
             tickets,
-            new FailureThrottle(
-                settings.edge().maxAuthFailuresPerMinute(), System::currentTimeMillis),
+            new FailureThrottle(settings.edge().maxAuthFailuresPerMinute(), settings.clock()),
             proxies);
     this.queries = new QueriesApi(manager, metrics, streams, quota, schema);
     SavedApi savedApi = new SavedApi(saved, history, manager.limits().queryLimits());
@@ -389,7 +393,7 @@ public final class ApiServer implements AutoCloseable {
     }
     RuntimeStats s = runtime.stats();
     body.put("runtime", runtime.describe());
-    body.put("uptimeMs", System.currentTimeMillis() - settings.startedMs());
+    body.put("uptimeMs", settings.clock().getAsLong() - settings.startedMs());
     body.put("recordsRead", s.recordsRead());
     body.put("recordsMalformed", s.recordsMalformed());
     body.put("recordsPerSecond", Math.round(s.recordsPerSecond()));

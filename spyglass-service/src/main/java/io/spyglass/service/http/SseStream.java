@@ -37,13 +37,14 @@ import org.eclipse.jetty.util.Callback;
  *
  * <p>A client that stops reading is dropped, with a last {@code event: error}, when more than
  * {@link StreamSettings#bufferResults()} results arrived while its connection was full, when it
- * stayed full for {@link StreamSettings#slowClientMs()}, or when results it had not read are no
- * longer kept. The error event reaches it even though its connection is full: the connection's
- * kernel send buffer is kept small ({@link #SEND_BUFFER_BYTES}) and is raised by {@link
- * #LAST_WORDS_ROOM} at the drop, which makes room for the rest of the result being written and the
- * error after it; the connection then closes and the kernel delivers all of it, the error last,
- * when the client reads again. Where the room is not enough, the error goes out as the client
- * reads, and a client that reads nothing more for {@code slowClientMs} is cut off.
+ * stayed full for {@link StreamSettings#slowClientMs()} ({@link SlowClients}, as a WebSocket), or
+ * when results it had not read are no longer kept. The error event reaches it even though its
+ * connection is full: the connection's kernel send buffer is kept small ({@link
+ * #SEND_BUFFER_BYTES}) and is raised by {@link #LAST_WORDS_ROOM} at the drop, which makes room for
+ * the rest of the result being written and the error after it; the connection then closes and the
+ * kernel delivers all of it, the error last, when the client reads again. Where the room is not
+ * enough, the error goes out as the client reads, and a client that reads nothing more for {@code
+ * slowClientMs} is cut off.
  */
 final class SseStream implements Connection, Connection.UpgradeTo, ResultLog.Subscriber, Callback {
   static final String KIND = "sse";
@@ -70,7 +71,10 @@ final class SseStream implements Connection, Connection.UpgradeTo, ResultLog.Sub
   private final Streams streams;
   private final StreamQuota quota;
   private final String user; // whose place among the streams of --max-streams-per-user it holds
-  private final long createdMs = System.currentTimeMillis();
+  private final long createdMs;
+
+  /** Whether its connection is full, and whether it is too slow: the policy of both transports. */
+  private final SlowClients.Watch watch;
 
   /** The connector's connection listeners, told of its opening and closing; null when none. */
   private Connection.Listener[] listeners;
@@ -89,8 +93,6 @@ final class SseStream implements Connection, Connection.UpgradeTo, ResultLog.Sub
   private byte[] lastWords;
   private boolean dropped;
   private boolean finished;
-  private long blockedSinceMs;
-  private long blockedAtLastId;
   private long writesCompleted; // times the connection took a pending write: progress
   private long writesCompletedAtCheck = -1;
 
@@ -111,6 +113,8 @@ final class SseStream implements Connection, Connection.UpgradeTo, ResultLog.Sub
     this.streams = streams;
     this.quota = quota;
     this.user = user;
+    this.createdMs = streams.slowClients().now();
+    this.watch = streams.slowClients().watch();
   }
 
   /**
@@ -379,7 +383,7 @@ final class SseStream implements Connection, Connection.UpgradeTo, ResultLog.Sub
     ResultLog log = query.log();
     try {
       while (!writing && !finished) {
-        blockedSinceMs = 0;
+        watch.free();
         if (dropped || errorSent) {
           if (lastWords != null) {
             byte[] w = lastWords;
@@ -410,7 +414,7 @@ final class SseStream implements Connection, Connection.UpgradeTo, ResultLog.Sub
             cursor = e.id();
             finalSent = e.isFinal();
             if (e.id() > liveAfterId) { // a result sent again (late or reconnecting) is not timed
-              metrics.delivered(KIND, e.emitMs(), System.currentTimeMillis());
+              metrics.delivered(KIND, e.emitMs(), streams.slowClients().now());
             }
             send(e.sse());
             continue;
@@ -436,13 +440,8 @@ final class SseStream implements Connection, Connection.UpgradeTo, ResultLog.Sub
       if (finished) {
         return;
       }
-      long now = System.currentTimeMillis();
-      if (blockedSinceMs == 0) {
-        blockedSinceMs = now;
-        blockedAtLastId = log.lastId();
-      } else if (!dropped
-          && (log.lastId() - blockedAtLastId > streams.settings().bufferResults()
-              || now - blockedSinceMs > streams.settings().slowClientMs())) {
+      // its connection is full: results that arrive meanwhile are counted by their numbers
+      if (!dropped && watch.full(log.lastId())) {
         drop(
             "This stream fell too far behind and was dropped: the client did not read its"
                 + " results as fast as they came",

@@ -8,10 +8,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The open SSE streams, and the timer that sends them heartbeats (spread over the period) and
- * aborts dropped ones.
+ * aborts dropped ones; the slow-client policy they share with WebSocket sockets.
  */
 final class Streams implements AutoCloseable {
   private final StreamSettings settings;
+  private final SlowClients slowClients;
   private final Set<SseStream> open = ConcurrentHashMap.newKeySet();
   private final ScheduledExecutorService timer =
       Executors.newSingleThreadScheduledExecutor(
@@ -30,8 +31,9 @@ final class Streams implements AutoCloseable {
 
   private int phase;
 
-  Streams(StreamSettings settings) {
-    this.settings = settings;
+  Streams(SlowClients slowClients) {
+    this.slowClients = slowClients;
+    this.settings = slowClients.settings();
     long every = Math.max(1, Math.min(settings.heartbeatMs(), settings.slowClientMs() / 2));
     long tick = Math.max(1, every / PHASES);
     timer.scheduleWithFixedDelay(this::beat, tick, tick, TimeUnit.MILLISECONDS);
@@ -39,6 +41,11 @@ final class Streams implements AutoCloseable {
 
   StreamSettings settings() {
     return settings;
+  }
+
+  /** The slow-client policy and the service's clock. */
+  SlowClients slowClients() {
+    return slowClients;
   }
 
   void add(SseStream s) {
@@ -62,9 +69,9 @@ final class Streams implements AutoCloseable {
    * none is left within {@code timeoutMs}.
    */
   boolean awaitEnded(long timeoutMs) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    long deadline = slowClients.now() + timeoutMs;
     while (!open.isEmpty()) {
-      if (System.nanoTime() - deadline >= 0) {
+      if (slowClients.now() - deadline >= 0) {
         return false;
       }
       Thread.sleep(10);

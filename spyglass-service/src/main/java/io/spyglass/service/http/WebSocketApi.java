@@ -40,7 +40,7 @@ import org.eclipse.jetty.websocket.api.Callback;
  *
  * <p>Sends never block: each frame is queued in Jetty with a callback, at most {@link
  * StreamSettings#bufferResults()} frames in flight per socket. A socket whose client does not read
- * is closed after an error message, as an SSE stream is dropped.
+ * is closed after an error message, by the rules an SSE stream is dropped by ({@link SlowClients}).
  */
 final class WebSocketApi {
   static final String KIND = "websocket";
@@ -65,6 +65,7 @@ final class WebSocketApi {
   private final QueryManager manager;
   private final ServiceMetrics metrics;
   private final StreamSettings settings;
+  private final SlowClients slowClients;
   private final StreamQuota quota;
   private final Map<String, Connection> connections = new ConcurrentHashMap<>();
   private ScheduledFuture<?> progressTask;
@@ -79,10 +80,11 @@ final class WebSocketApi {
   volatile Consumer<Runnable> beforeSubscribe = close -> {};
 
   WebSocketApi(
-      QueryManager manager, ServiceMetrics metrics, StreamSettings settings, StreamQuota quota) {
+      QueryManager manager, ServiceMetrics metrics, SlowClients slowClients, StreamQuota quota) {
     this.manager = manager;
     this.metrics = metrics;
-    this.settings = settings;
+    this.settings = slowClients.settings();
+    this.slowClients = slowClients;
     this.quota = quota;
   }
 
@@ -133,9 +135,9 @@ final class WebSocketApi {
    * Call it once the queries have ended.
    */
   boolean awaitDelivered(long timeoutMs) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    long deadline = slowClients.now() + timeoutMs;
     while (!connections.values().stream().allMatch(Connection::delivered)) {
-      if (System.nanoTime() - deadline >= 0) {
+      if (slowClients.now() - deadline >= 0) {
         return false;
       }
       Thread.sleep(10);
@@ -164,7 +166,7 @@ final class WebSocketApi {
         return;
       }
       Map<String, QueryProgress> live = manager.progress();
-      long now = System.currentTimeMillis();
+      long now = slowClients.now();
       for (Connection c : connections.values()) {
         c.sendProgress(live, now);
       }
@@ -202,8 +204,15 @@ final class WebSocketApi {
     private final StreamQuota.Permit permit;
     private final Map<String, Subscription> subs = new LinkedHashMap<>();
     private int inFlight;
-    private long blockedSinceMs;
-    private long wokenWhileBlocked;
+
+    /**
+     * Whether its connection is full, and whether it is too slow: the policy of both transports.
+     */
+    private final SlowClients.Watch watch = slowClients.watch();
+
+    /** Times a subscription was woken (a result arrived, or its query ended): only grows. */
+    private long wakes;
+
     private boolean closed;
     private Thread pumping;
 
@@ -355,7 +364,7 @@ final class WebSocketApi {
 
     /** The progress of the queries followed with progress, while they run. */
     synchronized void sendProgress(Map<String, QueryProgress> live, long now) {
-      if (closed || inFlight >= settings.bufferResults()) {
+      if (closed || !slowClients.hasRoom(inFlight)) {
         return; // a client that does not read gets no more to read
       }
       for (Subscription s : subs.values()) {
@@ -379,11 +388,11 @@ final class WebSocketApi {
     }
 
     private void pumpNow() {
-      long now = System.currentTimeMillis();
+      long now = slowClients.now();
       for (Subscription s : new ArrayList<>(subs.values())) {
         ResultLog log = s.query.log();
         skipGap(s);
-        while (inFlight < settings.bufferResults()) {
+        while (slowClients.hasRoom(inFlight)) {
           List<ResultLog.Event> next = log.after(s.cursor, 1);
           if (next.isEmpty()) {
             break;
@@ -413,13 +422,9 @@ final class WebSocketApi {
           unsubscribe(s);
         }
       }
-      if (inFlight < settings.bufferResults()) {
-        blockedSinceMs = 0;
-        wokenWhileBlocked = 0;
-      } else if (blockedSinceMs == 0) {
-        blockedSinceMs = now;
-      } else if (wokenWhileBlocked > settings.bufferResults()
-          || now - blockedSinceMs > settings.slowClientMs()) {
+      if (slowClients.hasRoom(inFlight)) {
+        watch.free();
+      } else if (watch.full(wakes)) { // results that arrive meanwhile are counted by the wakes
         drop("This socket fell too far behind and was closed: its client did not read as fast");
       }
     }
@@ -513,9 +518,7 @@ final class WebSocketApi {
       @Override
       public void wake() {
         synchronized (Connection.this) {
-          if (blockedSinceMs != 0) {
-            wokenWhileBlocked++;
-          }
+          wakes++;
         }
         pump();
       }

@@ -5,7 +5,7 @@ import io.spyglass.engine.Engine;
 import io.spyglass.engine.ingest.IngestLog;
 import io.spyglass.engine.ingest.IngestSource;
 import io.spyglass.engine.ingest.Ingestor;
-import io.spyglass.engine.source.Source;
+import io.spyglass.sources.Source;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.spyglass.engine.EngineConfig;
-import io.spyglass.engine.source.GeneratorSource;
 import io.spyglass.service.ServiceConfig;
 import io.spyglass.service.SpyglassService;
 import io.spyglass.service.runtime.EmbeddedRuntime;
+import io.spyglass.sources.GeneratorSource;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;

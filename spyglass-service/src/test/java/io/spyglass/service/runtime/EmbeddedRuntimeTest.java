@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spyglass.core.result.Result;
 import io.spyglass.engine.EngineConfig;
-import io.spyglass.engine.source.GeneratorSource;
+import io.spyglass.sources.GeneratorSource;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
