@@ -3,6 +3,7 @@ package io.spyglass.cli;
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.query.Query;
 import io.spyglass.core.result.Result;
+import io.spyglass.core.run.CheckedQuery;
 import io.spyglass.core.syntax.BqlException;
 import io.spyglass.engine.Engine;
 import io.spyglass.engine.EngineConfig;
@@ -219,9 +220,10 @@ final class QueryCommand implements Callable<Integer> {
       config = config.withWorkers(workers);
     }
     boolean invalid = false;
+    List<CheckedQuery> checked = new ArrayList<>(); // compiled once: each runtime runs these plans
     for (QueryText q : texts) {
       try {
-        Query.parse("check", q.text(), config.limits(), 0);
+        checked.add(CheckedQuery.check(q.text(), config.limits()));
       } catch (BqlException e) {
         Errors.print(err, q.label(), q.text(), Math.max(0, q.line() - 1), e);
         invalid = true;
@@ -231,7 +233,7 @@ final class QueryCommand implements Callable<Integer> {
       return SpyglassCommand.BAD_QUERY;
     }
     if (runtime == QueryRuntime.flink) {
-      return runOnFlink(texts, config, durationMs, err);
+      return runOnFlink(checked, config, durationMs, err);
     }
     Source src;
     try {
@@ -250,8 +252,8 @@ final class QueryCommand implements Callable<Integer> {
     // paused until every query runs on the workers: a short file is not over before they start
     try (Engine engine = Engine.startPaused(src, config)) {
       List<QueryHandle> handles = new ArrayList<>();
-      for (int i = 0; i < texts.size(); i++) {
-        handles.add(engine.submit("q" + (i + 1), texts.get(i).text()));
+      for (int i = 0; i < checked.size(); i++) {
+        handles.add(engine.submit("q" + (i + 1), checked.get(i)));
       }
       for (QueryHandle h : handles) {
         h.awaitRunning(30, TimeUnit.SECONDS);
@@ -297,9 +299,9 @@ final class QueryCommand implements Callable<Integer> {
 
   /** The same queries, sources and output, on the Flink job in a local mini cluster. */
   private int runOnFlink(
-      List<QueryText> texts, EngineConfig config, Long durationMs, PrintWriter err) {
+      List<CheckedQuery> checked, EngineConfig config, Long durationMs, PrintWriter err) {
     if (kafka != null) {
-      return runOnFlinkJob(texts, durationMs, err);
+      return runOnFlinkJob(checked, durationMs, err);
     }
     if (!source.equals("-") && !source.startsWith("stdin")) {
       // the job opens the source itself: check it here first, for the same error as embedded
@@ -313,8 +315,8 @@ final class QueryCommand implements Callable<Integer> {
     }
     List<Query> queries = new ArrayList<>();
     long now = System.currentTimeMillis();
-    for (int i = 0; i < texts.size(); i++) {
-      queries.add(Query.parse("q" + (i + 1), texts.get(i).text(), config.limits(), now));
+    for (int i = 0; i < checked.size(); i++) {
+      queries.add(checked.get(i).toQuery("q" + (i + 1), now));
     }
     try (LocalRun run = LocalRun.start(source, queries, config.workers(), kafkaClientProperties)) {
       for (RemoteQuery q : run.queries()) {
@@ -322,7 +324,7 @@ final class QueryCommand implements Callable<Integer> {
       }
       CountDownLatch printed = new CountDownLatch(1);
       finishOnExit(run::finishAll, printed, durationMs);
-      ResultPrinter printer = new ResultPrinter(System.out, format, texts.size() > 1);
+      ResultPrinter printer = new ResultPrinter(System.out, format, checked.size() > 1);
       List<RunningQuery> running = new ArrayList<>();
       run.queries().forEach(q -> running.add(sinks.tap(RunningQuery.of(q))));
       SourceReport sourceReport =
@@ -352,7 +354,7 @@ final class QueryCommand implements Callable<Integer> {
   }
 
   /** The queries on a Spyglass job that runs on a Flink cluster, through its Kafka topics. */
-  private int runOnFlinkJob(List<QueryText> texts, Long durationMs, PrintWriter err) {
+  private int runOnFlinkJob(List<CheckedQuery> checked, Long durationMs, PrintWriter err) {
     if (spec.commandLine().getParseResult().hasMatchedOption("--source")) {
       err.println(
           "spyglass: --source does not go with --kafka: the job reads its own records topic");
@@ -374,8 +376,8 @@ final class QueryCommand implements Callable<Integer> {
     }
     try (client) {
       List<RemoteQuery> queries = new ArrayList<>();
-      for (int i = 0; i < texts.size(); i++) {
-        queries.add(client.submit("q" + (i + 1), texts.get(i).text()));
+      for (int i = 0; i < checked.size(); i++) {
+        queries.add(client.submit("q" + (i + 1), checked.get(i), false, List.of()));
       }
       for (RemoteQuery q : queries) {
         if (!q.awaitRunning(30, TimeUnit.SECONDS)) {
@@ -392,7 +394,7 @@ final class QueryCommand implements Callable<Integer> {
       }
       CountDownLatch printed = new CountDownLatch(1);
       finishOnExit(() -> queries.forEach(q -> client.finish(q.id())), printed, durationMs);
-      ResultPrinter printer = new ResultPrinter(System.out, format, texts.size() > 1);
+      ResultPrinter printer = new ResultPrinter(System.out, format, checked.size() > 1);
       List<RunningQuery> running = new ArrayList<>();
       queries.forEach(q -> running.add(sinks.tap(RunningQuery.of(q))));
       Printed outcome = printAll(running, printer, Progress.NONE, null, err);

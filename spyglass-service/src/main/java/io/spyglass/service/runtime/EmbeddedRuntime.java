@@ -2,6 +2,7 @@ package io.spyglass.service.runtime;
 
 import io.spyglass.core.query.QueryStats;
 import io.spyglass.core.result.Result;
+import io.spyglass.core.run.CheckedQuery;
 import io.spyglass.engine.Engine;
 import io.spyglass.engine.EngineConfig;
 import io.spyglass.engine.EngineMetrics;
@@ -96,11 +97,11 @@ public final class EmbeddedRuntime implements QueryRuntime {
   }
 
   @Override
-  public void submit(String id, String bql, ResultListener listener) {
+  public void submit(String id, CheckedQuery query, ResultListener listener) {
     if (closed) {
       throw new IllegalStateException("The runtime has stopped");
     }
-    QueryHandle h = engine.submit(id, bql);
+    QueryHandle h = engine.submit(id, query);
     Running r = new Running(h, listener);
     running.put(id, r);
     h.onUpdate(r);

@@ -1,6 +1,7 @@
 package io.spyglass.service.runtime;
 
 import io.spyglass.core.result.Result;
+import io.spyglass.core.run.CheckedQuery;
 import io.spyglass.flink.client.FlinkQueryClient;
 import io.spyglass.flink.client.JobStatus;
 import io.spyglass.flink.client.RemoteQuery;
@@ -101,8 +102,8 @@ public final class FlinkRuntime implements QueryRuntime {
   }
 
   @Override
-  public void submit(String id, String bql, ResultListener listener) {
-    submit(id, bql, listener, List.of());
+  public void submit(String id, CheckedQuery query, ResultListener listener) {
+    submit(id, query, listener, List.of());
   }
 
   /**
@@ -124,12 +125,15 @@ public final class FlinkRuntime implements QueryRuntime {
 
   @Override
   public void submit(
-      String id, String bql, ResultListener listener, List<io.spyglass.sinks.SinkSpec> own) {
+      String id,
+      CheckedQuery query,
+      ResultListener listener,
+      List<io.spyglass.sinks.SinkSpec> own) {
     if (closed) {
       throw new IllegalStateException("The runtime has stopped");
     }
     List<String> topics = own.stream().map(io.spyglass.sinks.SinkSpec::target).toList();
-    RemoteQuery q = client.submit(id, bql, true, topics);
+    RemoteQuery q = client.submit(id, query, true, topics);
     Running r = new Running(q, listener, System.currentTimeMillis());
     running.put(id, r);
     q.onUpdate(() -> signal(r));

@@ -2,6 +2,7 @@ package io.spyglass.service.schema;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.spyglass.core.run.CheckedQuery;
 import io.spyglass.service.runtime.QueryProgress;
 import io.spyglass.service.runtime.QueryRuntime;
 import io.spyglass.service.runtime.ResultListener;
@@ -17,7 +18,7 @@ class SchemaSamplerTest {
   /** A runtime that runs nothing: the sampler only registers with it. */
   static final class NoRuntime implements QueryRuntime {
     @Override
-    public void submit(String id, String bql, ResultListener listener) {}
+    public void submit(String id, CheckedQuery query, ResultListener listener) {}
 
     @Override
     public void kill(String id) {}

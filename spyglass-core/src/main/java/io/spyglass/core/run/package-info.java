@@ -1,0 +1,6 @@
+/**
+ * Running a query, whatever the runtime: the {@link io.spyglass.core.run.CheckedQuery} a runtime
+ * takes (compiled once, with its limits). The last layer of the core: nothing else in it imports
+ * this package, and it names no runtime.
+ */
+package io.spyglass.core.run;
