@@ -4,17 +4,16 @@ import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.query.Query;
 import io.spyglass.core.result.Result;
 import io.spyglass.core.run.CheckedQuery;
+import io.spyglass.core.run.RunningQuery;
 import io.spyglass.core.syntax.BqlException;
 import io.spyglass.engine.Engine;
 import io.spyglass.engine.EngineConfig;
 import io.spyglass.engine.EngineMetrics;
-import io.spyglass.engine.QueryHandle;
 import io.spyglass.engine.source.BadInput;
 import io.spyglass.engine.source.Source;
 import io.spyglass.engine.source.Sources;
 import io.spyglass.flink.LocalRun;
 import io.spyglass.flink.client.FlinkQueryClient;
-import io.spyglass.flink.client.RemoteQuery;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.CharacterCodingException;
@@ -101,7 +100,7 @@ final class QueryCommand implements Callable<Integer> {
   Integer workers;
 
   /** Where the queries run. */
-  enum QueryRuntime {
+  enum RuntimeKind {
     embedded,
     flink
   }
@@ -111,7 +110,7 @@ final class QueryCommand implements Callable<Integer> {
       description =
           "embedded (default): in this process; flink: the Spyglass Flink job on a local Flink"
               + " mini cluster, --workers filter subtasks (see docs/flink.md)")
-  QueryRuntime runtime = QueryRuntime.embedded;
+  RuntimeKind runtime = RuntimeKind.embedded;
 
   @Option(
       names = "--kafka",
@@ -232,7 +231,7 @@ final class QueryCommand implements Callable<Integer> {
     if (invalid) {
       return SpyglassCommand.BAD_QUERY;
     }
-    if (runtime == QueryRuntime.flink) {
+    if (runtime == RuntimeKind.flink) {
       return runOnFlink(checked, config, durationMs, err);
     }
     Source src;
@@ -251,11 +250,11 @@ final class QueryCommand implements Callable<Integer> {
     Configurator.setLevel(Engine.SOURCE_LOGGER, Level.OFF);
     // paused until every query runs on the workers: a short file is not over before they start
     try (Engine engine = Engine.startPaused(src, config)) {
-      List<QueryHandle> handles = new ArrayList<>();
+      List<RunningQuery> handles = new ArrayList<>();
       for (int i = 0; i < checked.size(); i++) {
         handles.add(engine.submit("q" + (i + 1), checked.get(i)));
       }
-      for (QueryHandle h : handles) {
+      for (RunningQuery h : handles) {
         h.awaitRunning(30, TimeUnit.SECONDS);
       }
       engine.resume();
@@ -264,7 +263,7 @@ final class QueryCommand implements Callable<Integer> {
       ResultPrinter printer = new ResultPrinter(System.out, format, texts.size() > 1);
       Progress progress = Progress.forTerminal(engine);
       List<RunningQuery> running = new ArrayList<>();
-      handles.forEach(h -> running.add(sinks.tap(RunningQuery.of(h))));
+      handles.forEach(h -> running.add(sinks.tap(h)));
       SourceReport sourceReport = new SourceReport(engine, source, progress, err);
       Printed outcome = printAll(running, printer, progress, sourceReport, err);
       progress.clear();
@@ -319,14 +318,14 @@ final class QueryCommand implements Callable<Integer> {
       queries.add(checked.get(i).toQuery("q" + (i + 1), now));
     }
     try (LocalRun run = LocalRun.start(source, queries, config.workers(), kafkaClientProperties)) {
-      for (RemoteQuery q : run.queries()) {
+      for (RunningQuery q : run.queries()) {
         q.awaitRunning(60, TimeUnit.SECONDS);
       }
       CountDownLatch printed = new CountDownLatch(1);
       finishOnExit(run::finishAll, printed, durationMs);
       ResultPrinter printer = new ResultPrinter(System.out, format, checked.size() > 1);
       List<RunningQuery> running = new ArrayList<>();
-      run.queries().forEach(q -> running.add(sinks.tap(RunningQuery.of(q))));
+      run.queries().forEach(q -> running.add(sinks.tap(q)));
       SourceReport sourceReport =
           new SourceReport(() -> null, () -> null, run::badInput, source, Progress.NONE, err);
       Printed outcome = printAll(running, printer, Progress.NONE, sourceReport, err);
@@ -375,11 +374,11 @@ final class QueryCommand implements Callable<Integer> {
       return 1;
     }
     try (client) {
-      List<RemoteQuery> queries = new ArrayList<>();
+      List<RunningQuery> queries = new ArrayList<>();
       for (int i = 0; i < checked.size(); i++) {
         queries.add(client.submit("q" + (i + 1), checked.get(i), false, List.of()));
       }
-      for (RemoteQuery q : queries) {
+      for (RunningQuery q : queries) {
         if (!q.awaitRunning(30, TimeUnit.SECONDS)) {
           err.println(
               "spyglass: the job did not start "
@@ -388,15 +387,15 @@ final class QueryCommand implements Callable<Integer> {
                   + queryTopic
                   + "?");
           err.flush();
-          queries.forEach(RemoteQuery::kill);
+          queries.forEach(RunningQuery::kill);
           return 1;
         }
       }
       CountDownLatch printed = new CountDownLatch(1);
-      finishOnExit(() -> queries.forEach(q -> client.finish(q.id())), printed, durationMs);
+      finishOnExit(() -> queries.forEach(RunningQuery::finish), printed, durationMs);
       ResultPrinter printer = new ResultPrinter(System.out, format, checked.size() > 1);
       List<RunningQuery> running = new ArrayList<>();
-      queries.forEach(q -> running.add(sinks.tap(RunningQuery.of(q))));
+      queries.forEach(q -> running.add(sinks.tap(q)));
       Printed outcome = printAll(running, printer, Progress.NONE, null, err);
       System.out.flush();
       boolean delivered = outcome.outputClosed() || sinks.finish(sinkWaitMs, err);
@@ -603,78 +602,6 @@ final class QueryCommand implements Callable<Integer> {
           "--duration " + text + " must be longer than zero; write e.g. 30s, 5m, 1h or 1500ms");
     }
     return ms;
-  }
-
-  /** What the printing loop needs of a query, on either runtime. */
-  interface RunningQuery {
-    String id();
-
-    Result poll(long timeout, TimeUnit unit) throws InterruptedException;
-
-    boolean isDone();
-
-    String error();
-
-    /** Calls {@code listener} (quickly, on another thread) when the query has a result or ends. */
-    void onUpdate(Runnable listener);
-
-    static RunningQuery of(QueryHandle h) {
-      return new RunningQuery() {
-        @Override
-        public String id() {
-          return h.id();
-        }
-
-        @Override
-        public Result poll(long timeout, TimeUnit unit) throws InterruptedException {
-          return h.poll(timeout, unit);
-        }
-
-        @Override
-        public boolean isDone() {
-          return h.isDone();
-        }
-
-        @Override
-        public String error() {
-          return h.error();
-        }
-
-        @Override
-        public void onUpdate(Runnable listener) {
-          h.onUpdate(listener);
-        }
-      };
-    }
-
-    static RunningQuery of(RemoteQuery q) {
-      return new RunningQuery() {
-        @Override
-        public String id() {
-          return q.id();
-        }
-
-        @Override
-        public Result poll(long timeout, TimeUnit unit) throws InterruptedException {
-          return q.poll(timeout, unit);
-        }
-
-        @Override
-        public boolean isDone() {
-          return q.isDone();
-        }
-
-        @Override
-        public String error() {
-          return q.error();
-        }
-
-        @Override
-        public void onUpdate(Runnable listener) {
-          q.onUpdate(listener);
-        }
-      };
-    }
   }
 
   /**

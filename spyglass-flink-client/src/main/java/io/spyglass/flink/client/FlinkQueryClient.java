@@ -224,7 +224,7 @@ public final class FlinkQueryClient implements AutoCloseable {
     consumer.seekToEnd(parts);
     // resolve the positions now: a reply written after this point is never skipped
     parts.forEach(tp -> consumer.position(tp, Duration.ofSeconds(30)));
-    this.replies = new Replies(settings.resultQueue(), this::sendKill);
+    this.replies = new Replies(settings.resultQueue(), this::sendKill, this::sendFinish);
     this.reader = new Thread(this::read, "spyglass-flink-replies-" + settings.instance());
     reader.setDaemon(true);
     reader.start();
@@ -403,7 +403,11 @@ public final class FlinkQueryClient implements AutoCloseable {
 
   /** Ends a query now; it emits its final result. */
   public void finish(String id) {
-    send(ControlMessage.finish(jobId(id)));
+    sendFinish(jobId(id));
+  }
+
+  private void sendFinish(String jobId) {
+    send(ControlMessage.finish(jobId));
   }
 
   /**

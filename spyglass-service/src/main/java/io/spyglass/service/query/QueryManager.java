@@ -3,13 +3,13 @@ package io.spyglass.service.query;
 import io.spyglass.core.plan.Aggregation;
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.plan.QueryPlan;
+import io.spyglass.core.query.QueryStats;
 import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
 import io.spyglass.core.result.ResultJson;
 import io.spyglass.core.run.CheckedQuery;
 import io.spyglass.core.syntax.BqlException;
 import io.spyglass.service.auth.User;
-import io.spyglass.service.runtime.QueryProgress;
 import io.spyglass.service.runtime.QueryRuntime;
 import io.spyglass.service.runtime.ResultListener;
 import io.spyglass.sinks.QuerySinks;
@@ -337,8 +337,8 @@ public final class QueryManager {
    * Counters of every running query, by id, as the runtime has them now; each query keeps them so
    * that its last counters stay readable after it ends.
    */
-  public Map<String, QueryProgress> progress() {
-    Map<String, QueryProgress> live = runtime.progress();
+  public Map<String, QueryStats> progress() {
+    Map<String, QueryStats> live = runtime.progress();
     live.forEach(
         (id, p) -> {
           ServiceQuery q = queries.get(id);
@@ -350,8 +350,8 @@ public final class QueryManager {
   }
 
   /** A query's counters: live ones if it runs and {@code live} has them, else its last. */
-  public static QueryProgress progress(ServiceQuery q, Map<String, QueryProgress> live) {
-    QueryProgress p = q.isRunning() ? live.get(q.id()) : null;
+  public static QueryStats progress(ServiceQuery q, Map<String, QueryStats> live) {
+    QueryStats p = q.isRunning() ? live.get(q.id()) : null;
     return p != null ? p : q.lastProgress();
   }
 
@@ -562,7 +562,7 @@ public final class QueryManager {
     }
 
     @Override
-    public void onEnd(String error, QueryProgress last) {
+    public void onEnd(String error, QueryStats last) {
       q.progress(last); // a query that ended between two sweeps has no counters from them
       q.ended(clock.getAsLong());
       release(q.owner());

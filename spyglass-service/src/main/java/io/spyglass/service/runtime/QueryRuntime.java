@@ -1,5 +1,6 @@
 package io.spyglass.service.runtime;
 
+import io.spyglass.core.query.QueryStats;
 import io.spyglass.core.run.CheckedQuery;
 import io.spyglass.service.health.Health;
 import java.util.List;
@@ -57,13 +58,13 @@ public interface QueryRuntime extends AutoCloseable {
   void killAll();
 
   /** Counters of every running query, by id (as of the runtime's last tick). */
-  Map<String, QueryProgress> progress();
+  Map<String, QueryStats> progress();
 
   /**
    * Counters of one query: while its listener receives its final result, the counters that result
    * holds. Empty when the runtime does not know the query or has not counted it yet.
    */
-  Optional<QueryProgress> progress(String id);
+  Optional<QueryStats> progress(String id);
 
   /** Counters of the stream. */
   RuntimeStats stats();

@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.query.Query;
+import io.spyglass.core.query.QueryStats;
 import io.spyglass.core.run.CheckedQuery;
 import io.spyglass.engine.EngineConfig;
 import io.spyglass.engine.source.GeneratorSource;
 import io.spyglass.service.auth.User;
 import io.spyglass.service.runtime.EmbeddedRuntime;
-import io.spyglass.service.runtime.QueryProgress;
 import io.spyglass.service.runtime.QueryRuntime;
 import io.spyglass.service.runtime.ResultListener;
 import io.spyglass.service.runtime.RuntimeStats;
@@ -54,12 +54,12 @@ class QueryManagerCheckedTest {
     }
 
     @Override
-    public Map<String, QueryProgress> progress() {
+    public Map<String, QueryStats> progress() {
       return inner.progress();
     }
 
     @Override
-    public Optional<QueryProgress> progress(String id) {
+    public Optional<QueryStats> progress(String id) {
       return inner.progress(id);
     }
 

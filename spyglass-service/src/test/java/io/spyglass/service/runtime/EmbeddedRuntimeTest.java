@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.query.Query;
+import io.spyglass.core.query.QueryStats;
 import io.spyglass.core.result.Result;
 import io.spyglass.core.run.CheckedQuery;
 import io.spyglass.engine.EngineConfig;
@@ -37,7 +38,7 @@ class EmbeddedRuntimeTest {
     }
 
     @Override
-    public void onEnd(String error, QueryProgress last) {
+    public void onEnd(String error, QueryStats last) {
       end.complete(error == null ? "" : error);
     }
   }

@@ -2,8 +2,8 @@ package io.spyglass.service.schema;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.spyglass.core.query.QueryStats;
 import io.spyglass.core.run.CheckedQuery;
-import io.spyglass.service.runtime.QueryProgress;
 import io.spyglass.service.runtime.QueryRuntime;
 import io.spyglass.service.runtime.ResultListener;
 import io.spyglass.service.runtime.RuntimeStats;
@@ -27,12 +27,12 @@ class SchemaSamplerTest {
     public void killAll() {}
 
     @Override
-    public Map<String, QueryProgress> progress() {
+    public Map<String, QueryStats> progress() {
       return Map.of();
     }
 
     @Override
-    public Optional<QueryProgress> progress(String id) {
+    public Optional<QueryStats> progress(String id) {
       return Optional.empty();
     }
 
