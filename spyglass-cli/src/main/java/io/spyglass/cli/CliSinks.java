@@ -1,6 +1,9 @@
 package io.spyglass.cli;
 
+import io.spyglass.core.query.Query;
+import io.spyglass.core.query.QueryStats;
 import io.spyglass.core.result.Result;
+import io.spyglass.core.run.RunningQuery;
 import io.spyglass.sinks.DeliverySettings;
 import io.spyglass.sinks.QuerySinks;
 import io.spyglass.sinks.SinkPolicy;
@@ -12,6 +15,7 @@ import java.io.PrintWriter;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -66,7 +70,7 @@ final class CliSinks implements AutoCloseable {
   }
 
   /** {@code q}, whose every result polled is also offered to the sinks. */
-  QueryCommand.RunningQuery tap(QueryCommand.RunningQuery q) {
+  RunningQuery tap(RunningQuery q) {
     if (sinks == null) {
       return q;
     }
@@ -74,41 +78,79 @@ final class CliSinks implements AutoCloseable {
     synchronized (queries) {
       queries.add(out);
     }
-    return new QueryCommand.RunningQuery() {
-      @Override
-      public String id() {
-        return q.id();
-      }
+    return new Tapped(q, out);
+  }
 
-      @Override
-      public Result poll(long timeout, TimeUnit unit) throws InterruptedException {
-        Result r = q.poll(timeout, unit);
-        if (r != null) {
-          out.offer(r);
-        }
-        return r;
-      }
+  /** A running query whose every result polled is also offered to its sinks. */
+  private record Tapped(RunningQuery q, QuerySinks out) implements RunningQuery {
+    @Override
+    public String id() {
+      return q.id();
+    }
 
-      @Override
-      public boolean isDone() {
-        return q.isDone();
-      }
+    @Override
+    public Query query() {
+      return q.query();
+    }
 
-      @Override
-      public String error() {
-        return q.error();
+    @Override
+    public Result poll(long timeout, TimeUnit unit) throws InterruptedException {
+      Result r = q.poll(timeout, unit);
+      if (r != null) {
+        out.offer(r);
       }
+      return r;
+    }
 
-      @Override
-      public void onUpdate(Runnable listener) {
-        q.onUpdate(listener);
-      }
-    };
+    @Override
+    public boolean isDone() {
+      return q.isDone();
+    }
+
+    @Override
+    public boolean awaitDone(long timeout, TimeUnit unit) throws InterruptedException {
+      return q.awaitDone(timeout, unit);
+    }
+
+    @Override
+    public boolean awaitRunning(long timeout, TimeUnit unit) throws InterruptedException {
+      return q.awaitRunning(timeout, unit);
+    }
+
+    @Override
+    public String error() {
+      return q.error();
+    }
+
+    @Override
+    public long emitted() {
+      return q.emitted();
+    }
+
+    @Override
+    public Optional<QueryStats> stats() {
+      return q.stats();
+    }
+
+    @Override
+    public void kill() {
+      q.kill();
+    }
+
+    @Override
+    public void finish() {
+      q.finish();
+    }
+
+    @Override
+    public void onUpdate(Runnable listener) {
+      q.onUpdate(listener);
+    }
   }
 
   /** Every query's results, offered to the sinks. */
-  List<QueryCommand.RunningQuery> tap(List<QueryCommand.RunningQuery> qs) {
-    List<QueryCommand.RunningQuery> out = new ArrayList<>();
+  List<RunningQuery> tap(List<RunningQuery> qs) {
+    List<RunningQuery> out = new ArrayList<>();
     qs.forEach(q -> out.add(tap(q)));
     return out;
   }

@@ -3,14 +3,14 @@ package io.spyglass.cli;
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.query.Query;
 import io.spyglass.core.result.Result;
+import io.spyglass.core.run.CheckedQuery;
+import io.spyglass.core.run.RunningQuery;
 import io.spyglass.core.syntax.BqlException;
 import io.spyglass.engine.Engine;
 import io.spyglass.engine.EngineConfig;
 import io.spyglass.engine.EngineMetrics;
-import io.spyglass.engine.QueryHandle;
 import io.spyglass.flink.LocalRun;
 import io.spyglass.flink.client.FlinkQueryClient;
-import io.spyglass.flink.client.RemoteQuery;
 import io.spyglass.sources.BadInput;
 import io.spyglass.sources.Source;
 import io.spyglass.sources.Sources;
@@ -100,7 +100,7 @@ final class QueryCommand implements Callable<Integer> {
   Integer workers;
 
   /** Where the queries run. */
-  enum QueryRuntime {
+  enum RuntimeKind {
     embedded,
     flink
   }
@@ -110,7 +110,7 @@ final class QueryCommand implements Callable<Integer> {
       description =
           "embedded (default): in this process; flink: the Spyglass Flink job on a local Flink"
               + " mini cluster, --workers filter subtasks (see docs/flink.md)")
-  QueryRuntime runtime = QueryRuntime.embedded;
+  RuntimeKind runtime = RuntimeKind.embedded;
 
   @Option(
       names = "--kafka",
@@ -219,9 +219,10 @@ final class QueryCommand implements Callable<Integer> {
       config = config.withWorkers(workers);
     }
     boolean invalid = false;
+    List<CheckedQuery> checked = new ArrayList<>(); // compiled once: each runtime runs these plans
     for (QueryText q : texts) {
       try {
-        Query.parse("check", q.text(), config.limits(), 0);
+        checked.add(CheckedQuery.check(q.text(), config.limits()));
       } catch (BqlException e) {
         Errors.print(err, q.label(), q.text(), Math.max(0, q.line() - 1), e);
         invalid = true;
@@ -230,8 +231,8 @@ final class QueryCommand implements Callable<Integer> {
     if (invalid) {
       return SpyglassCommand.BAD_QUERY;
     }
-    if (runtime == QueryRuntime.flink) {
-      return runOnFlink(texts, config, durationMs, err);
+    if (runtime == RuntimeKind.flink) {
+      return runOnFlink(checked, config, durationMs, err);
     }
     Source src;
     try {
@@ -249,11 +250,11 @@ final class QueryCommand implements Callable<Integer> {
     Configurator.setLevel(Engine.SOURCE_LOGGER, Level.OFF);
     // paused until every query runs on the workers: a short file is not over before they start
     try (Engine engine = Engine.startPaused(src, config)) {
-      List<QueryHandle> handles = new ArrayList<>();
-      for (int i = 0; i < texts.size(); i++) {
-        handles.add(engine.submit("q" + (i + 1), texts.get(i).text()));
+      List<RunningQuery> handles = new ArrayList<>();
+      for (int i = 0; i < checked.size(); i++) {
+        handles.add(engine.submit("q" + (i + 1), checked.get(i)));
       }
-      for (QueryHandle h : handles) {
+      for (RunningQuery h : handles) {
         h.awaitRunning(30, TimeUnit.SECONDS);
       }
       engine.resume();
@@ -262,7 +263,7 @@ final class QueryCommand implements Callable<Integer> {
       ResultPrinter printer = new ResultPrinter(System.out, format, texts.size() > 1);
       Progress progress = Progress.forTerminal(engine);
       List<RunningQuery> running = new ArrayList<>();
-      handles.forEach(h -> running.add(sinks.tap(RunningQuery.of(h))));
+      handles.forEach(h -> running.add(sinks.tap(h)));
       SourceReport sourceReport = new SourceReport(engine, source, progress, err);
       Printed outcome = printAll(running, printer, progress, sourceReport, err);
       progress.clear();
@@ -297,9 +298,9 @@ final class QueryCommand implements Callable<Integer> {
 
   /** The same queries, sources and output, on the Flink job in a local mini cluster. */
   private int runOnFlink(
-      List<QueryText> texts, EngineConfig config, Long durationMs, PrintWriter err) {
+      List<CheckedQuery> checked, EngineConfig config, Long durationMs, PrintWriter err) {
     if (kafka != null) {
-      return runOnFlinkJob(texts, durationMs, err);
+      return runOnFlinkJob(checked, durationMs, err);
     }
     if (!source.equals("-") && !source.startsWith("stdin")) {
       // the job opens the source itself: check it here first, for the same error as embedded
@@ -313,18 +314,18 @@ final class QueryCommand implements Callable<Integer> {
     }
     List<Query> queries = new ArrayList<>();
     long now = System.currentTimeMillis();
-    for (int i = 0; i < texts.size(); i++) {
-      queries.add(Query.parse("q" + (i + 1), texts.get(i).text(), config.limits(), now));
+    for (int i = 0; i < checked.size(); i++) {
+      queries.add(checked.get(i).toQuery("q" + (i + 1), now));
     }
     try (LocalRun run = LocalRun.start(source, queries, config.workers(), kafkaClientProperties)) {
-      for (RemoteQuery q : run.queries()) {
+      for (RunningQuery q : run.queries()) {
         q.awaitRunning(60, TimeUnit.SECONDS);
       }
       CountDownLatch printed = new CountDownLatch(1);
       finishOnExit(run::finishAll, printed, durationMs);
-      ResultPrinter printer = new ResultPrinter(System.out, format, texts.size() > 1);
+      ResultPrinter printer = new ResultPrinter(System.out, format, checked.size() > 1);
       List<RunningQuery> running = new ArrayList<>();
-      run.queries().forEach(q -> running.add(sinks.tap(RunningQuery.of(q))));
+      run.queries().forEach(q -> running.add(sinks.tap(q)));
       SourceReport sourceReport =
           new SourceReport(() -> null, () -> null, run::badInput, source, Progress.NONE, err);
       Printed outcome = printAll(running, printer, Progress.NONE, sourceReport, err);
@@ -352,7 +353,7 @@ final class QueryCommand implements Callable<Integer> {
   }
 
   /** The queries on a Spyglass job that runs on a Flink cluster, through its Kafka topics. */
-  private int runOnFlinkJob(List<QueryText> texts, Long durationMs, PrintWriter err) {
+  private int runOnFlinkJob(List<CheckedQuery> checked, Long durationMs, PrintWriter err) {
     if (spec.commandLine().getParseResult().hasMatchedOption("--source")) {
       err.println(
           "spyglass: --source does not go with --kafka: the job reads its own records topic");
@@ -373,11 +374,11 @@ final class QueryCommand implements Callable<Integer> {
       return 1;
     }
     try (client) {
-      List<RemoteQuery> queries = new ArrayList<>();
-      for (int i = 0; i < texts.size(); i++) {
-        queries.add(client.submit("q" + (i + 1), texts.get(i).text()));
+      List<RunningQuery> queries = new ArrayList<>();
+      for (int i = 0; i < checked.size(); i++) {
+        queries.add(client.submit("q" + (i + 1), checked.get(i), false, List.of()));
       }
-      for (RemoteQuery q : queries) {
+      for (RunningQuery q : queries) {
         if (!q.awaitRunning(30, TimeUnit.SECONDS)) {
           err.println(
               "spyglass: the job did not start "
@@ -386,15 +387,15 @@ final class QueryCommand implements Callable<Integer> {
                   + queryTopic
                   + "?");
           err.flush();
-          queries.forEach(RemoteQuery::kill);
+          queries.forEach(RunningQuery::kill);
           return 1;
         }
       }
       CountDownLatch printed = new CountDownLatch(1);
-      finishOnExit(() -> queries.forEach(q -> client.finish(q.id())), printed, durationMs);
-      ResultPrinter printer = new ResultPrinter(System.out, format, texts.size() > 1);
+      finishOnExit(() -> queries.forEach(RunningQuery::finish), printed, durationMs);
+      ResultPrinter printer = new ResultPrinter(System.out, format, checked.size() > 1);
       List<RunningQuery> running = new ArrayList<>();
-      queries.forEach(q -> running.add(sinks.tap(RunningQuery.of(q))));
+      queries.forEach(q -> running.add(sinks.tap(q)));
       Printed outcome = printAll(running, printer, Progress.NONE, null, err);
       System.out.flush();
       boolean delivered = outcome.outputClosed() || sinks.finish(sinkWaitMs, err);
@@ -601,78 +602,6 @@ final class QueryCommand implements Callable<Integer> {
           "--duration " + text + " must be longer than zero; write e.g. 30s, 5m, 1h or 1500ms");
     }
     return ms;
-  }
-
-  /** What the printing loop needs of a query, on either runtime. */
-  interface RunningQuery {
-    String id();
-
-    Result poll(long timeout, TimeUnit unit) throws InterruptedException;
-
-    boolean isDone();
-
-    String error();
-
-    /** Calls {@code listener} (quickly, on another thread) when the query has a result or ends. */
-    void onUpdate(Runnable listener);
-
-    static RunningQuery of(QueryHandle h) {
-      return new RunningQuery() {
-        @Override
-        public String id() {
-          return h.id();
-        }
-
-        @Override
-        public Result poll(long timeout, TimeUnit unit) throws InterruptedException {
-          return h.poll(timeout, unit);
-        }
-
-        @Override
-        public boolean isDone() {
-          return h.isDone();
-        }
-
-        @Override
-        public String error() {
-          return h.error();
-        }
-
-        @Override
-        public void onUpdate(Runnable listener) {
-          h.onUpdate(listener);
-        }
-      };
-    }
-
-    static RunningQuery of(RemoteQuery q) {
-      return new RunningQuery() {
-        @Override
-        public String id() {
-          return q.id();
-        }
-
-        @Override
-        public Result poll(long timeout, TimeUnit unit) throws InterruptedException {
-          return q.poll(timeout, unit);
-        }
-
-        @Override
-        public boolean isDone() {
-          return q.isDone();
-        }
-
-        @Override
-        public String error() {
-          return q.error();
-        }
-
-        @Override
-        public void onUpdate(Runnable listener) {
-          q.onUpdate(listener);
-        }
-      };
-    }
   }
 
   /**

@@ -2,8 +2,12 @@ package io.spyglass.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.spyglass.core.plan.QueryLimits;
+import io.spyglass.core.query.Query;
+import io.spyglass.core.query.QueryStats;
 import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
+import io.spyglass.core.run.RunningQuery;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -24,7 +28,7 @@ class PrintAllTest {
    * first poll finds nothing, and by the time it asks whether the query is done, it is. The result
    * must still be printed (it once was dropped: the query was taken for done and empty).
    */
-  private static final class EndsDuringPoll implements QueryCommand.RunningQuery {
+  private static final class EndsDuringPoll implements RunningQuery {
     private final String id;
     private final Queue<Result> queue = new ArrayDeque<>();
     private boolean done;
@@ -67,6 +71,38 @@ class PrintAllTest {
     public void onUpdate(Runnable listener) {
       this.listener = listener;
     }
+
+    @Override
+    public Query query() {
+      return Query.parse(
+          id, "SELECT COUNT(*) AS n FROM STREAM(MAX, TIME)", QueryLimits.DEFAULTS, 1);
+    }
+
+    @Override
+    public boolean awaitDone(long timeout, TimeUnit unit) {
+      return done;
+    }
+
+    @Override
+    public boolean awaitRunning(long timeout, TimeUnit unit) {
+      return true;
+    }
+
+    @Override
+    public long emitted() {
+      return ended ? 1 : 0;
+    }
+
+    @Override
+    public Optional<QueryStats> stats() {
+      return Optional.empty();
+    }
+
+    @Override
+    public void kill() {}
+
+    @Override
+    public void finish() {}
   }
 
   private static Result result(String id) {

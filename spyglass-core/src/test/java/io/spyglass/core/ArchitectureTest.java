@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The layers of the core, one way: record and syntax, then plan, then exec and partial, then result
- * and query. No layer imports one after it; the core imports no threads or clocks.
+ * and query, then run. No layer imports one after it; the core imports no threads or clocks.
  */
 class ArchitectureTest {
   private static final JavaClasses CORE =
@@ -113,6 +113,18 @@ class ArchitectureTest {
                             org.apache.datasketches.quantilescommon.QuantilesDoublesAPI.class,
                             org.apache.datasketches.quantilescommon.QuantilesAPI.class,
                             org.apache.datasketches.common.ArrayOfItemsSerDe.class))))
+        .check(CORE);
+  }
+
+  /** Running a query comes last: no other layer knows of it. */
+  @Test
+  void runningAQueryIsTheLastLayer() {
+    noClasses()
+        .that()
+        .resideOutsideOfPackage("..core.run..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("..core.run..")
         .check(CORE);
   }
 

@@ -5,6 +5,7 @@ import io.spyglass.core.query.Query;
 import io.spyglass.core.query.QueryCombiner;
 import io.spyglass.core.query.QueryStats;
 import io.spyglass.core.record.BadRecord;
+import io.spyglass.core.run.CheckedQuery;
 import io.spyglass.core.syntax.BqlException;
 import io.spyglass.sources.BadInput;
 import io.spyglass.sources.RawBatch;
@@ -277,8 +278,9 @@ public final class Engine implements AutoCloseable {
    * @param backPressure whether this query's results are never dropped: the engine stops reading
    *     its source while they wait unread (see {@link EngineConfig#resultBackPressure()}, which
    *     sets it for every query)
-   * @param limits the limits this query is bound and run with (e.g. fewer exact groups than
-   *     others); null for the engine's ({@link EngineConfig#limits()})
+   * @param limits the limits this query's text is checked and run with (e.g. fewer exact groups
+   *     than others); null for the engine's ({@link EngineConfig#limits()}). A {@link CheckedQuery}
+   *     brings its own
    */
   public record SubmitOptions(
       long receiveTimeMs, byte[] restore, boolean backPressure, QueryLimits limits) {
@@ -291,19 +293,35 @@ public final class Engine implements AutoCloseable {
   }
 
   /**
-   * Starts a query with a chosen id, which must not be running already, as {@code options} say.
+   * Starts a query with a chosen id, which must not be running already, as {@code options} say: its
+   * text is checked here under {@link SubmitOptions#limits()} (or the engine's).
    *
    * @throws BqlException when the text is not a valid query
    * @throws IllegalStateException when too many queries run, or the engine has stopped
    */
   public QueryHandle submit(String id, String bql, SubmitOptions options) {
-    if (closing || stopped.getCount() == 0) {
-      throw new IllegalStateException("The engine has stopped; start a new one to run queries");
-    }
+    requireRunning();
+    QueryLimits limits = options.limits() != null ? options.limits() : config.limits();
+    return submit(id, CheckedQuery.check(bql, limits), options);
+  }
+
+  /** Starts a checked query with a chosen id, which must not be running already. */
+  public QueryHandle submit(String id, CheckedQuery query) {
+    return submit(id, query, SubmitOptions.DEFAULTS);
+  }
+
+  /**
+   * Starts a checked query with a chosen id, which must not be running already, as {@code options}
+   * say: its plan runs as it is, under its own limits ({@link SubmitOptions#limits()} is not used),
+   * without compiling its text again.
+   *
+   * @throws IllegalStateException when too many queries run, or the engine has stopped
+   */
+  public QueryHandle submit(String id, CheckedQuery checked, SubmitOptions options) {
+    requireRunning();
     long receivedMs =
         options.receiveTimeMs() >= 0 ? options.receiveTimeMs() : config.clock().getAsLong();
-    QueryLimits limits = options.limits() != null ? options.limits() : config.limits();
-    Query query = Query.parse(id, bql, limits, receivedMs);
+    Query query = checked.toQuery(id, receivedMs);
     if (running.incrementAndGet() > config.maxQueries()) {
       running.decrementAndGet();
       throw new IllegalStateException(
@@ -320,6 +338,12 @@ public final class Engine implements AutoCloseable {
     started.increment();
     combiner.start(h, options.restore());
     return h;
+  }
+
+  private void requireRunning() {
+    if (closing || stopped.getCount() == 0) {
+      throw new IllegalStateException("The engine has stopped; start a new one to run queries");
+    }
   }
 
   /**

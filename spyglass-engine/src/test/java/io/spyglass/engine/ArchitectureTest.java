@@ -31,7 +31,7 @@ class ArchitectureTest {
   private static final Map<String, Integer> WALL_CLOCK_READS_TODAY =
       Map.ofEntries(
           Map.entry("io.spyglass.engine.EngineConfig", 1),
-          Map.entry("io.spyglass.engine.QueryHandle", 5),
+          Map.entry("io.spyglass.engine.QueryHandle", 2),
           Map.entry("io.spyglass.engine.ingest.IngestLog", 2));
 
   @Test

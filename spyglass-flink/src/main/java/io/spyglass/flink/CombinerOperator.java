@@ -227,7 +227,8 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     }
 
     QueryCombiner newCombiner() {
-      return new QueryCombiner(query, LIMITS, this::onResult, CombinerOperator.this::nowMs);
+      return new QueryCombiner(
+          query, query.limitsOr(LIMITS), this::onResult, CombinerOperator.this::nowMs);
     }
 
     void keepStats(int subtask, Reply.Progress p) {
@@ -526,11 +527,13 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
   }
 
   private static Query parse(ControlMessage m) {
-    return Query.parse(m.queryId(), m.bql(), LIMITS, m.receiveTimeMs());
+    // under the limits it was checked with where it was submitted, else the defaults
+    return Query.parse(m.queryId(), m.bql(), m.limitsOr(LIMITS), m.receiveTimeMs());
   }
 
   private long forgetAt(Active a) {
-    long end = a.query == null ? nowMs() : Math.max(a.query.endTimeMs(LIMITS), nowMs());
+    long end =
+        a.query == null ? nowMs() : Math.max(a.query.endTimeMs(a.query.limitsOr(LIMITS)), nowMs());
     return end > Long.MAX_VALUE - REMEMBER_MS ? Long.MAX_VALUE - 1 : end + REMEMBER_MS;
   }
 
@@ -794,7 +797,9 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     a.forgetAtMs = in.readLong();
     if (in.readBoolean()) {
       a.query = parse(a.message);
-      a.combiner = QueryCombiner.restore(a.query, LIMITS, a::onResult, this::nowMs, in.readBytes());
+      a.combiner =
+          QueryCombiner.restore(
+              a.query, a.query.limitsOr(LIMITS), a::onResult, this::nowMs, in.readBytes());
     }
     int n = in.readCount(4);
     a.stats = new Reply.Progress[n];

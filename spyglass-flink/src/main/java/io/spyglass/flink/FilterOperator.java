@@ -444,7 +444,10 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
     boolean jobTime = m.receiveTimeMs() == ControlMessage.JOB_TIME;
     Query query;
     try {
-      query = Query.parse(id, m.bql(), LIMITS, jobTime ? Math.max(0, clockMs) : m.receiveTimeMs());
+      // under the limits it was checked with where it was submitted, else the defaults
+      query =
+          Query.parse(
+              id, m.bql(), m.limitsOr(LIMITS), jobTime ? Math.max(0, clockMs) : m.receiveTimeMs());
     } catch (BqlException e) {
       reject(id, json, describe(e));
       return;
@@ -455,7 +458,7 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
       return;
     }
     // the combiner times a query the job starts: it ends here when the combiner says so
-    long end = jobTime ? Long.MAX_VALUE : query.endTimeMs(LIMITS);
+    long end = jobTime ? Long.MAX_VALUE : query.endTimeMs(query.limitsOr(LIMITS));
     if (announce && end <= clockMs) {
       reject(id, json, "The query arrived after its end time; submit it again");
       return;

@@ -80,7 +80,8 @@ public final class LocalRun implements AutoCloseable {
    * Starts the job.
    *
    * @param source a source spec of the embedded engine
-   * @param queries parsed queries; each starts (its receive time) when the job first has it
+   * @param queries parsed queries, each run under the limits it was parsed with; each starts (its
+   *     receive time) when the job first has it
    * @param parallelism filter and combiner subtasks (the source is one subtask)
    */
   public static LocalRun start(String source, List<Query> queries, int parallelism)
@@ -131,7 +132,9 @@ public final class LocalRun implements AutoCloseable {
     List<byte[]> messages = new ArrayList<>();
     for (Query q : queries) {
       messages.add(
-          ControlMessage.query(q.id(), q.text(), ControlMessage.JOB_TIME, REPLY_TO, null).toJson());
+          ControlMessage.query(q.id(), q.text(), ControlMessage.JOB_TIME, REPLY_TO, null)
+              .withLimits(q.limits())
+              .toJson());
     }
     DataStream<RecordBatch> records =
         env.fromSource(

@@ -60,4 +60,41 @@ class LocalRunTest {
     System.out.println(flink);
     assertThat(flink).isEqualTo(expected);
   }
+
+  /**
+   * A query runs on the job under the limits it was checked with where it was submitted, not the
+   * job's defaults: here a raw query without LIMIT gets 3 records (the defaults would give 100).
+   */
+  @Test
+  void theJobKeepsToTheLimitsTheQueryWasCheckedWith() throws Exception {
+    Path file = Events.writeFile(dir, 7, 2_000);
+    QueryLimits small =
+        new QueryLimits(
+            30_000L,
+            24L * 60 * 60 * 1000,
+            3,
+            3,
+            512,
+            1_000_000,
+            16_384,
+            1_024,
+            100,
+            1_024,
+            1_000,
+            100L,
+            64 * 1024,
+            500);
+    Query q = Query.parse("raw", "SELECT * FROM STREAM(MAX, TIME)", small, 0);
+    List<Result> results = new ArrayList<>();
+    try (LocalRun run = LocalRun.start("file:" + file, List.of(q), 1)) {
+      RemoteQuery r = run.queries().get(0);
+      r.awaitRunning(60, TimeUnit.SECONDS);
+      Result one;
+      while ((one = r.poll(60, TimeUnit.SECONDS)) != null) {
+        results.add(one);
+      }
+      assertThat(r.error()).isNull();
+    }
+    assertThat(results.stream().mapToInt(x -> x.records().size()).sum()).isEqualTo(3);
+  }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import io.spyglass.core.plan.QueryLimits;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -17,7 +18,8 @@ import java.util.Objects;
  * <pre>
  * {"v": 1, "type": "query", "id": "a-17", "bql": "SELECT ...", "receiveTime": 1700000000000,
  *  "replyTo": "spyglass-results-a", "instance": "a", "progress": true,
- *  "sinks": {"query": "17", "kafka": ["results"]}}
+ *  "sinks": {"query": "17", "kafka": ["results"]},
+ *  "limits": {"maxDurationMs": 86400000, "maxRawLimit": 10000, ...}}
  * {"v": 1, "type": "kill", "id": "a-17"}      stop at once, no result
  * {"v": 1, "type": "finish", "id": "a-17"}    end now with the final result
  * {"v": 1, "type": "ended", "id": "a-17"}     written by the job: the query finished early
@@ -30,14 +32,19 @@ import java.util.Objects;
  * Kafka topics, on the job's own cluster, that each result of the query also goes to, written by
  * the job with its replies (in the same transaction when the job delivers exactly once), as the
  * documents of sinks ({@code io.spyglass.sinks.SinkDocument}) keyed by {@code sinks.query} (the
- * query's id where it was submitted) and the window. Unknown fields are ignored, so newer senders
- * can add fields, and a message without {@code sinks} reads as before; a higher {@code v} is
- * refused.
+ * query's id where it was submitted) and the window. {@code limits} (optional) are the query limits
+ * it was checked under where it was submitted ({@code QueryLimits}, each by its name; one left out
+ * is the default's): the job compiles the text under them and its operators keep to them. Unknown
+ * fields are ignored, so newer senders can add fields, and a message without {@code sinks} or
+ * {@code limits} reads as before (a query without limits runs under the defaults); a higher {@code
+ * v} is refused.
  *
  * @param receiveTimeMs for {@code query}: when the query was received, epoch ms; {@link #JOB_TIME}
  *     to let the job start it; 0 for other types
  * @param sinks for {@code query}: the Kafka topics the job writes each result to as well; null for
  *     none
+ * @param limits for {@code query}: the limits it was checked under where it was submitted, which
+ *     the job runs it with; null for the job's defaults (a message of an older sender)
  */
 public record ControlMessage(
     Type type,
@@ -47,7 +54,8 @@ public record ControlMessage(
     String replyTo,
     String instance,
     boolean progress,
-    Sinks sinks) {
+    Sinks sinks,
+    QueryLimits limits) {
   public static final int VERSION = 1;
 
   /** A query's receive time when the job's combiner sets it, as it first has the query. */
@@ -80,7 +88,7 @@ public record ControlMessage(
     }
   }
 
-  /** A message without sinks. */
+  /** A message without sinks or limits. */
   public ControlMessage(
       Type type,
       String queryId,
@@ -89,7 +97,20 @@ public record ControlMessage(
       String replyTo,
       String instance,
       boolean progress) {
-    this(type, queryId, bql, receiveTimeMs, replyTo, instance, progress, null);
+    this(type, queryId, bql, receiveTimeMs, replyTo, instance, progress, null, null);
+  }
+
+  /** A message without limits. */
+  public ControlMessage(
+      Type type,
+      String queryId,
+      String bql,
+      long receiveTimeMs,
+      String replyTo,
+      String instance,
+      boolean progress,
+      Sinks sinks) {
+    this(type, queryId, bql, receiveTimeMs, replyTo, instance, progress, sinks, null);
   }
 
   public ControlMessage {
@@ -120,17 +141,30 @@ public record ControlMessage(
 
   /** The same query, received at {@code ms}. */
   public ControlMessage withReceiveTime(long ms) {
-    return new ControlMessage(type, queryId, bql, ms, replyTo, instance, progress, sinks);
+    return new ControlMessage(type, queryId, bql, ms, replyTo, instance, progress, sinks, limits);
   }
 
   /** The same query, asking for progress replies. */
   public ControlMessage withProgress(boolean on) {
-    return new ControlMessage(type, queryId, bql, receiveTimeMs, replyTo, instance, on, sinks);
+    return new ControlMessage(
+        type, queryId, bql, receiveTimeMs, replyTo, instance, on, sinks, limits);
   }
 
   /** The same query, its results also written to {@code s} (null: none). */
   public ControlMessage withSinks(Sinks s) {
-    return new ControlMessage(type, queryId, bql, receiveTimeMs, replyTo, instance, progress, s);
+    return new ControlMessage(
+        type, queryId, bql, receiveTimeMs, replyTo, instance, progress, s, limits);
+  }
+
+  /** The same query, run under {@code l} (null: the job's defaults). */
+  public ControlMessage withLimits(QueryLimits l) {
+    return new ControlMessage(
+        type, queryId, bql, receiveTimeMs, replyTo, instance, progress, sinks, l);
+  }
+
+  /** The limits the query runs under: its own, or {@code defaults} when it names none. */
+  public QueryLimits limitsOr(QueryLimits defaults) {
+    return limits != null ? limits : defaults;
   }
 
   /** The JSON form, UTF-8. */
@@ -163,6 +197,14 @@ public record ControlMessage(
           g.writeEndArray();
           g.writeEndObject();
         }
+        if (limits != null) {
+          g.writeObjectFieldStart("limits");
+          long[] v = values(limits);
+          for (int i = 0; i < LIMIT_NAMES.length; i++) {
+            g.writeNumberField(LIMIT_NAMES[i], v[i]);
+          }
+          g.writeEndObject();
+        }
       }
       g.writeEndObject();
     } catch (IOException e) {
@@ -190,6 +232,7 @@ public record ControlMessage(
     String instance = null;
     boolean progress = false;
     Sinks sinks = null;
+    QueryLimits limits = null;
     try (JsonParser p = JSON.createParser(json)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         throw new MessageFormatException("a control message is a JSON object");
@@ -212,6 +255,7 @@ public record ControlMessage(
           }
           case "progress" -> progress = t == JsonToken.VALUE_TRUE;
           case "sinks" -> sinks = sinks(p, t);
+          case "limits" -> limits = limits(p, t);
           default -> p.skipChildren();
         }
       }
@@ -236,8 +280,108 @@ public record ControlMessage(
       throw new MessageFormatException("a query message needs bql and replyTo: query " + id);
     }
     long receive = kind == Type.QUERY ? receiveTime : 0;
+    boolean query = kind == Type.QUERY;
     return new ControlMessage(
-        kind, id, bql, receive, replyTo, instance, progress, kind == Type.QUERY ? sinks : null);
+        kind,
+        id,
+        bql,
+        receive,
+        replyTo,
+        instance,
+        progress,
+        query ? sinks : null,
+        query ? limits : null);
+  }
+
+  /** The JSON names of the settings of {@link QueryLimits}, in the order of its components. */
+  private static final String[] LIMIT_NAMES = {
+    "defaultDurationMs",
+    "maxDurationMs",
+    "defaultRawLimit",
+    "maxRawLimit",
+    "maxGroups",
+    "maxExactGroups",
+    "countDistinctEntries",
+    "distributionEntries",
+    "maxDistributionPoints",
+    "topKEntries",
+    "maxTopK",
+    "minWindowEmitMs",
+    "maxQueryLength",
+    "maxEmitsPerSecond"
+  };
+
+  /** Which settings of {@link QueryLimits} are longs (the others are ints), by index. */
+  private static final boolean[] LIMIT_IS_LONG = {
+    true, true, false, false, false, false, false, false, false, false, false, true, false, false
+  };
+
+  private static long[] values(QueryLimits l) {
+    return new long[] {
+      l.defaultDurationMs(),
+      l.maxDurationMs(),
+      l.defaultRawLimit(),
+      l.maxRawLimit(),
+      l.maxGroups(),
+      l.maxExactGroups(),
+      l.countDistinctEntries(),
+      l.distributionEntries(),
+      l.maxDistributionPoints(),
+      l.topKEntries(),
+      l.maxTopK(),
+      l.minWindowEmitMs(),
+      l.maxQueryLength(),
+      l.maxEmitsPerSecond()
+    };
+  }
+
+  /**
+   * {@code {"maxRawLimit": 10000, ...}}: each setting a non-negative integer, one left out the
+   * default's, unknown ones ignored; null for JSON null.
+   */
+  private static QueryLimits limits(JsonParser p, JsonToken t) throws IOException {
+    if (t == JsonToken.VALUE_NULL) {
+      return null;
+    }
+    if (t != JsonToken.START_OBJECT) {
+      throw new MessageFormatException("field limits must be an object");
+    }
+    long[] v = values(QueryLimits.DEFAULTS);
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String name = p.currentName();
+      JsonToken value = p.nextToken();
+      int i = java.util.Arrays.asList(LIMIT_NAMES).indexOf(name);
+      if (i < 0) {
+        p.skipChildren();
+        continue;
+      }
+      if (value != JsonToken.VALUE_NUMBER_INT
+          || p.getNumberType() == JsonParser.NumberType.BIG_INTEGER
+          || p.getLongValue() < 0
+          || (!LIMIT_IS_LONG[i] && p.getLongValue() > Integer.MAX_VALUE)) {
+        throw new MessageFormatException(
+            "field limits."
+                + name
+                + " must be a non-negative integer"
+                + (LIMIT_IS_LONG[i] ? "" : " of 32 bits"));
+      }
+      v[i] = p.getLongValue();
+    }
+    return new QueryLimits(
+        v[0],
+        v[1],
+        (int) v[2],
+        (int) v[3],
+        (int) v[4],
+        (int) v[5],
+        (int) v[6],
+        (int) v[7],
+        (int) v[8],
+        (int) v[9],
+        (int) v[10],
+        v[11],
+        (int) v[12],
+        (int) v[13]);
   }
 
   /** {@code {"query": ID, "kafka": [TOPIC, ...]}}; null for JSON null. */

@@ -2,6 +2,7 @@ package io.spyglass.flink.client;
 
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.query.Query;
+import io.spyglass.core.run.CheckedQuery;
 import io.spyglass.core.syntax.BqlException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -223,7 +224,7 @@ public final class FlinkQueryClient implements AutoCloseable {
     consumer.seekToEnd(parts);
     // resolve the positions now: a reply written after this point is never skipped
     parts.forEach(tp -> consumer.position(tp, Duration.ofSeconds(30)));
-    this.replies = new Replies(settings.resultQueue(), this::sendKill);
+    this.replies = new Replies(settings.resultQueue(), this::sendKill, this::sendFinish);
     this.reader = new Thread(this::read, "spyglass-flink-replies-" + settings.instance());
     reader.setDaemon(true);
     reader.start();
@@ -347,15 +348,31 @@ public final class FlinkQueryClient implements AutoCloseable {
    * As {@link #submit(String, String, boolean)}, the job also writing each result to {@code
    * kafkaSinkTopics} (topics on its own cluster, which must exist) as the documents of sinks keyed
    * by {@code id}, with its replies: in the same transaction when the job delivers exactly once.
+   * The text is checked under {@link Settings#limits()}.
    */
   public RemoteQuery submit(String id, String bql, boolean progress, List<String> kafkaSinkTopics) {
+    return submit(id, CheckedQuery.check(bql, settings.limits()), progress, kafkaSinkTopics);
+  }
+
+  /**
+   * Sends a checked query with its limits: the job runs it under them (not its defaults), as it
+   * would run here. Its results also go to {@code kafkaSinkTopics} as {@link #submit(String,
+   * String, boolean, List)} says.
+   *
+   * @throws IllegalArgumentException when a query with this id runs here already
+   * @throws IllegalStateException when the query could not be sent to Kafka
+   */
+  public RemoteQuery submit(
+      String id, CheckedQuery checked, boolean progress, List<String> kafkaSinkTopics) {
     long now = settings.clock().getAsLong();
-    Query query = Query.parse(id, bql, settings.limits(), now);
+    Query query = checked.toQuery(id, now);
     String jobId = jobId(id);
     RemoteQuery q = replies.register(query, jobId);
     ControlMessage m =
-        ControlMessage.query(jobId, bql, now, settings.resultTopic(), settings.instance())
+        ControlMessage.query(
+                jobId, checked.text(), now, settings.resultTopic(), settings.instance())
             .withProgress(progress)
+            .withLimits(checked.limits())
             .withSinks(
                 kafkaSinkTopics.isEmpty() ? null : new ControlMessage.Sinks(id, kafkaSinkTopics));
     try {
@@ -386,7 +403,11 @@ public final class FlinkQueryClient implements AutoCloseable {
 
   /** Ends a query now; it emits its final result. */
   public void finish(String id) {
-    send(ControlMessage.finish(jobId(id)));
+    sendFinish(jobId(id));
+  }
+
+  private void sendFinish(String jobId) {
+    send(ControlMessage.finish(jobId));
   }
 
   /**

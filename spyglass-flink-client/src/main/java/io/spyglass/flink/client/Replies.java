@@ -18,15 +18,27 @@ public final class Replies {
   private final Map<String, RemoteQuery> queries = new ConcurrentHashMap<>();
   private final int resultQueue;
   private final Consumer<String> killer;
+  private final Consumer<String> finisher;
 
   /**
    * @param resultQueue results a reader may leave unread before it is cut off
    * @param killer asks the job to kill a query (a reader that fell behind, or {@link
-   *     RemoteQuery#kill})
+   *     RemoteQuery#kill}), by its id in the job
+   * @param finisher asks the job to end a query now with its final result ({@link
+   *     RemoteQuery#finish}), by its id in the job
    */
-  public Replies(int resultQueue, Consumer<String> killer) {
+  public Replies(int resultQueue, Consumer<String> killer, Consumer<String> finisher) {
     this.resultQueue = resultQueue;
     this.killer = killer;
+    this.finisher = finisher;
+  }
+
+  /**
+   * Replies whose queries cannot be finished one by one ({@link RemoteQuery#finish} does nothing):
+   * where every query ends with the job.
+   */
+  public Replies(int resultQueue, Consumer<String> killer) {
+    this(resultQueue, killer, id -> {});
   }
 
   /**
@@ -36,7 +48,7 @@ public final class Replies {
    *     query's own id
    */
   public RemoteQuery register(Query query, String jobId) {
-    RemoteQuery q = new RemoteQuery(query, jobId, resultQueue, killer);
+    RemoteQuery q = new RemoteQuery(query, jobId, resultQueue, killer, finisher);
     if (queries.putIfAbsent(jobId, q) != null) {
       throw new IllegalArgumentException("A query with id " + query.id() + " is already running");
     }

@@ -9,6 +9,7 @@ import io.spyglass.core.plan.Bql;
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.plan.QueryPlan;
 import io.spyglass.core.query.Explain;
+import io.spyglass.core.query.QueryStats;
 import io.spyglass.core.syntax.BqlException;
 import io.spyglass.service.auth.User;
 import io.spyglass.service.metrics.ServiceMetrics;
@@ -16,7 +17,6 @@ import io.spyglass.service.query.AdmissionException;
 import io.spyglass.service.query.QueryManager;
 import io.spyglass.service.query.ResultLog;
 import io.spyglass.service.query.ServiceQuery;
-import io.spyglass.service.runtime.QueryProgress;
 import io.spyglass.service.schema.SchemaSampler;
 import io.spyglass.service.schema.UnseenFields;
 import io.spyglass.sinks.SinkSpec;
@@ -236,7 +236,7 @@ final class QueriesApi {
 
   void list(Context ctx) {
     User user = Auth.user(ctx);
-    Map<String, QueryProgress> live = manager.progress();
+    Map<String, QueryStats> live = manager.progress();
     ObjectNode body = Json.object();
     ArrayNode list = body.putArray("queries");
     for (ServiceQuery q : manager.list(user)) {
@@ -261,7 +261,7 @@ final class QueriesApi {
     ctx.status(204);
   }
 
-  private ObjectNode describe(ServiceQuery q, Map<String, QueryProgress> live, boolean last) {
+  private ObjectNode describe(ServiceQuery q, Map<String, QueryStats> live, boolean last) {
     long now = System.currentTimeMillis();
     ObjectNode o = Json.object();
     o.put("id", q.id());
@@ -295,7 +295,7 @@ final class QueriesApi {
     } else {
       o.putObject("stoppedBy").put("reason", stop.reason()).put("by", stop.by());
     }
-    QueryProgress p = QueryManager.progress(q, live);
+    QueryStats p = QueryManager.progress(q, live);
     ObjectNode progress = o.putObject("progress");
     progress.put("elapsedMs", q.elapsedMs(now));
     if (q.runsForever()) {
@@ -303,8 +303,8 @@ final class QueriesApi {
     } else {
       progress.put("durationMs", q.durationMs());
     }
-    progress.put("recordsSeen", p.recordsSeen());
-    progress.put("recordsMatched", p.recordsMatched());
+    progress.put("recordsSeen", p.seen());
+    progress.put("recordsMatched", p.matched());
     progress.put("resultsEmitted", q.log().lastId());
     if (q.error() != null) {
       o.putObject("error")

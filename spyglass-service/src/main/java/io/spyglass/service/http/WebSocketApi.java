@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.websocket.WsConfig;
 import io.javalin.websocket.WsContext;
+import io.spyglass.core.query.QueryStats;
 import io.spyglass.core.syntax.BqlException;
 import io.spyglass.service.auth.User;
 import io.spyglass.service.metrics.ServiceMetrics;
@@ -11,7 +12,6 @@ import io.spyglass.service.query.AdmissionException;
 import io.spyglass.service.query.QueryManager;
 import io.spyglass.service.query.ResultLog;
 import io.spyglass.service.query.ServiceQuery;
-import io.spyglass.service.runtime.QueryProgress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -165,7 +165,7 @@ final class WebSocketApi {
         }
         return;
       }
-      Map<String, QueryProgress> live = manager.progress();
+      Map<String, QueryStats> live = manager.progress();
       long now = slowClients.now();
       for (Connection c : connections.values()) {
         c.sendProgress(live, now);
@@ -179,7 +179,7 @@ final class WebSocketApi {
    * A query's progress as {@code GET /api/queries/{id}} has it; {@code durationMs} is null for a
    * query that runs until stopped.
    */
-  static ObjectNode progress(ServiceQuery q, Map<String, QueryProgress> live, long now) {
+  static ObjectNode progress(ServiceQuery q, Map<String, QueryStats> live, long now) {
     ObjectNode m = message("progress", q.id());
     m.put("state", q.state());
     ObjectNode p = m.putObject("progress");
@@ -190,9 +190,9 @@ final class WebSocketApi {
     } else {
       p.put("durationMs", d);
     }
-    QueryProgress qp = QueryManager.progress(q, live);
-    p.put("recordsSeen", qp.recordsSeen());
-    p.put("recordsMatched", qp.recordsMatched());
+    QueryStats qp = QueryManager.progress(q, live);
+    p.put("recordsSeen", qp.seen());
+    p.put("recordsMatched", qp.matched());
     p.put("resultsEmitted", q.log().lastId());
     return m;
   }
@@ -363,7 +363,7 @@ final class WebSocketApi {
     }
 
     /** The progress of the queries followed with progress, while they run. */
-    synchronized void sendProgress(Map<String, QueryProgress> live, long now) {
+    synchronized void sendProgress(Map<String, QueryStats> live, long now) {
       if (closed || !slowClients.hasRoom(inFlight)) {
         return; // a client that does not read gets no more to read
       }

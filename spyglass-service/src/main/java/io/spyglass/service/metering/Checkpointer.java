@@ -87,9 +87,8 @@ final class Checkpointer {
                 added.handle =
                     engine.submit(
                         added.id(),
-                        added.stored.query(),
-                        new Engine.SubmitOptions(
-                            added.stored.createdMs(), null, true, added.limits));
+                        added.checked(),
+                        new Engine.SubmitOptions(added.stored.createdMs(), null, true));
               }
               Collection<String> ids = new ArrayList<>();
               for (StandingQuery q : queries.values()) {

@@ -1,11 +1,11 @@
 package io.spyglass.service.metering;
 
-import io.spyglass.core.plan.Bql;
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.query.Query;
 import io.spyglass.core.query.QueryCombiner;
 import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
+import io.spyglass.core.run.CheckedQuery;
 import io.spyglass.engine.Engine;
 import io.spyglass.engine.ingest.Ingestor;
 import io.spyglass.service.auth.User;
@@ -235,9 +235,7 @@ public final class StandingQueries implements AutoCloseable {
         try {
           q.handle =
               engine.submit(
-                  q.id(),
-                  st.query(),
-                  new Engine.SubmitOptions(st.createdMs(), st.state(), true, q.limits));
+                  q.id(), q.checked(), new Engine.SubmitOptions(st.createdMs(), st.state(), true));
           s.listen(q);
         } catch (RuntimeException e) {
           q.error = "cannot restart: " + e.getMessage();
@@ -410,7 +408,9 @@ public final class StandingQueries implements AutoCloseable {
               + "' is not",
           "Name it e.g. usage-by-org");
     }
-    if (!Bql.compile(query, limits.withMaxExactGroups(maxGroups)).runsForever()) {
+    // checked once, here: the engine runs this plan
+    CheckedQuery checked = CheckedQuery.check(query, limits.withMaxExactGroups(maxGroups));
+    if (!checked.plan().runsForever()) {
       throw new Refused(
           400,
           "A standing query runs until it is deleted: its stream is STREAM(FOREVER), e.g. SELECT"
@@ -448,7 +448,8 @@ public final class StandingQueries implements AutoCloseable {
                       maxGroups,
                       sinkSpecs.isEmpty() ? null : SinkSpec.toJson(sinkSpecs)),
                   limits,
-                  standing.tenantField());
+                  standing.tenantField(),
+                  checked);
           q.sinks = sinksOf(q);
           try {
             checkpoint(q, null);
@@ -750,7 +751,7 @@ public final class StandingQueries implements AutoCloseable {
       return;
     }
     try {
-      Query query = Query.parse(q.id(), q.stored.query(), q.limits, q.stored.createdMs());
+      Query query = q.checked().toQuery(q.id(), q.stored.createdMs());
       QueryCombiner c = QueryCombiner.restore(query, q.limits, (x, r) -> {}, clock, state);
       q.open.clear();
       for (Result r : c.peek(clock.getAsLong())) {

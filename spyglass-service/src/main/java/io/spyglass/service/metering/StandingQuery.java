@@ -1,9 +1,9 @@
 package io.spyglass.service.metering;
 
-import io.spyglass.core.plan.Bql;
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
+import io.spyglass.core.run.CheckedQuery;
 import io.spyglass.engine.QueryHandle;
 import io.spyglass.sinks.QuerySinks;
 import java.util.ArrayList;
@@ -52,25 +52,56 @@ final class StandingQuery {
   final boolean tenantColumn;
 
   /**
+   * Its text checked under {@link #limits}, once: what the engine runs; null when it does not
+   * compile (a query stored by an older version), then {@link #checkError} says why.
+   */
+  private final CheckedQuery checked;
+
+  private final RuntimeException checkError;
+
+  /**
    * @param engineLimits the limits of other queries; the query keeps {@link
    *     StandingStore.Stored#maxGroups()} exact groups (those of the engine when null)
    * @param tenantField the field that names a document's tenant
+   * @param checked its text checked under those limits already; null to check it here
    */
-  StandingQuery(StandingStore.Stored stored, QueryLimits engineLimits, String tenantField) {
+  StandingQuery(
+      StandingStore.Stored stored,
+      QueryLimits engineLimits,
+      String tenantField,
+      CheckedQuery checked) {
     this.stored = stored;
     this.limits =
         stored.maxGroups() == null
             ? engineLimits
             : engineLimits.withMaxExactGroups(stored.maxGroups());
-    this.tenantColumn = hasTenantColumn(stored.query(), limits, tenantField);
+    RuntimeException error = null;
+    if (checked == null) {
+      try {
+        checked = CheckedQuery.check(stored.query(), limits);
+      } catch (RuntimeException e) {
+        error = e; // it cannot run: it says so
+      }
+    }
+    this.checked = checked;
+    this.checkError = error;
+    this.tenantColumn = checked != null && Tenancy.hasTenantColumn(checked.plan(), tenantField);
   }
 
-  private static boolean hasTenantColumn(String query, QueryLimits limits, String tenantField) {
-    try {
-      return Tenancy.hasTenantColumn(Bql.compile(query, limits), tenantField);
-    } catch (RuntimeException e) {
-      return false; // it cannot run either: it says so
+  StandingQuery(StandingStore.Stored stored, QueryLimits engineLimits, String tenantField) {
+    this(stored, engineLimits, tenantField, null);
+  }
+
+  /**
+   * Its checked text, under {@link #limits}.
+   *
+   * @throws RuntimeException why its text does not compile (a {@code BqlException})
+   */
+  CheckedQuery checked() {
+    if (checked == null) {
+      throw checkError;
     }
+    return checked;
   }
 
   String name() {

@@ -1,15 +1,15 @@
 package io.spyglass.service.query;
 
 import io.spyglass.core.plan.Aggregation;
-import io.spyglass.core.plan.Bql;
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.plan.QueryPlan;
+import io.spyglass.core.query.QueryStats;
 import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
 import io.spyglass.core.result.ResultJson;
+import io.spyglass.core.run.CheckedQuery;
 import io.spyglass.core.syntax.BqlException;
 import io.spyglass.service.auth.User;
-import io.spyglass.service.runtime.QueryProgress;
 import io.spyglass.service.runtime.QueryRuntime;
 import io.spyglass.service.runtime.ResultListener;
 import io.spyglass.sinks.QuerySinks;
@@ -122,9 +122,9 @@ public final class QueryManager {
     if (!sinkSpecs.isEmpty() && sinks == null) {
       throw new IllegalArgumentException("this service delivers results to no sink");
     }
-    QueryPlan plan;
+    CheckedQuery checked; // compiled here once: the runtime runs this plan, under these limits
     try {
-      plan = Bql.compile(text, limits.queryLimits());
+      checked = CheckedQuery.check(text, limits.queryLimits());
     } catch (BqlException e) {
       observers.forEach(o -> o.rejected("invalid"));
       throw e;
@@ -138,9 +138,9 @@ public final class QueryManager {
             text,
             detached,
             now,
-            plan.durationMs(limits.queryLimits()),
+            checked.durationMs(),
             new ResultLog(limits.keepResults(), limits.keepBytes(), memory.account(user.name())));
-    long hold = hold(plan);
+    long hold = hold(checked.plan());
     admit(user, now, hold);
     queries.put(id, q);
     q.hold(hold);
@@ -154,7 +154,7 @@ public final class QueryManager {
         own = runtime.ownSinks(resolved); // the Flink job writes Kafka sinks on its cluster
         q.sinks(sinks.forQuery(id, sinkSpecs, own));
       }
-      runtime.submit(id, text, new Listener(q), own);
+      runtime.submit(id, checked, new Listener(q), own);
     } catch (RuntimeException e) {
       queries.remove(id);
       release(user.name());
@@ -337,8 +337,8 @@ public final class QueryManager {
    * Counters of every running query, by id, as the runtime has them now; each query keeps them so
    * that its last counters stay readable after it ends.
    */
-  public Map<String, QueryProgress> progress() {
-    Map<String, QueryProgress> live = runtime.progress();
+  public Map<String, QueryStats> progress() {
+    Map<String, QueryStats> live = runtime.progress();
     live.forEach(
         (id, p) -> {
           ServiceQuery q = queries.get(id);
@@ -350,8 +350,8 @@ public final class QueryManager {
   }
 
   /** A query's counters: live ones if it runs and {@code live} has them, else its last. */
-  public static QueryProgress progress(ServiceQuery q, Map<String, QueryProgress> live) {
-    QueryProgress p = q.isRunning() ? live.get(q.id()) : null;
+  public static QueryStats progress(ServiceQuery q, Map<String, QueryStats> live) {
+    QueryStats p = q.isRunning() ? live.get(q.id()) : null;
     return p != null ? p : q.lastProgress();
   }
 
@@ -562,7 +562,7 @@ public final class QueryManager {
     }
 
     @Override
-    public void onEnd(String error, QueryProgress last) {
+    public void onEnd(String error, QueryStats last) {
       q.progress(last); // a query that ended between two sweeps has no counters from them
       q.ended(clock.getAsLong());
       release(q.owner());

@@ -1,6 +1,6 @@
 package io.spyglass.service.query;
 
-import io.spyglass.service.runtime.QueryProgress;
+import io.spyglass.core.query.QueryStats;
 import io.spyglass.sinks.QuerySinks;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -24,7 +24,7 @@ public final class ServiceQuery {
   private volatile boolean killed;
   private volatile boolean interrupted;
   private volatile String failure;
-  private volatile QueryProgress progress = QueryProgress.NONE;
+  private volatile QueryStats progress = QueryStats.NONE;
   private volatile Stop stop;
   private volatile QuerySinks sinks;
 
@@ -212,11 +212,11 @@ public final class ServiceQuery {
   }
 
   /** Its counters as last seen while it ran. */
-  public QueryProgress lastProgress() {
+  public QueryStats lastProgress() {
     return progress;
   }
 
-  void progress(QueryProgress p) {
+  void progress(QueryStats p) {
     if (p != null) {
       progress = p;
     }

@@ -1,6 +1,8 @@
 package io.spyglass.service.runtime;
 
-import io.spyglass.core.result.Result;
+import io.spyglass.core.query.QueryStats;
+import io.spyglass.core.run.CheckedQuery;
+import io.spyglass.core.run.RunningQuery;
 import io.spyglass.flink.client.FlinkQueryClient;
 import io.spyglass.flink.client.JobStatus;
 import io.spyglass.flink.client.RemoteQuery;
@@ -9,12 +11,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,34 +36,16 @@ public final class FlinkRuntime implements QueryRuntime {
   /** The job's Kafka, {@code HOST:PORT} as given. */
   private final String kafka;
 
-  private final Map<String, Running> running = new ConcurrentHashMap<>();
-  private final BlockingQueue<Running> news = new LinkedBlockingQueue<>();
-  private final LongAdder emitted = new LongAdder();
-  private final Thread dispatcher;
+  private final ResultDispatcher dispatcher;
   private volatile boolean closed;
   private long rateSinceMs = -1;
   private long rateSinceRecords;
   private double rate;
 
-  private static final class Running {
-    final RemoteQuery query;
-    final ResultListener listener;
-    final long submittedMs;
-    final AtomicBoolean queued = new AtomicBoolean();
-    boolean ended;
-
-    Running(RemoteQuery query, ResultListener listener, long submittedMs) {
-      this.query = query;
-      this.listener = listener;
-      this.submittedMs = submittedMs;
-    }
-  }
-
   private FlinkRuntime(FlinkQueryClient client, String kafka) {
     this.client = client;
     this.kafka = kafka;
-    this.dispatcher = new Thread(this::dispatch, "spyglass-flink-results");
-    dispatcher.setDaemon(true);
+    this.dispatcher = new ResultDispatcher("spyglass-flink-results", 200, this::abandonUnstarted);
     dispatcher.start();
   }
 
@@ -101,8 +80,8 @@ public final class FlinkRuntime implements QueryRuntime {
   }
 
   @Override
-  public void submit(String id, String bql, ResultListener listener) {
-    submit(id, bql, listener, List.of());
+  public void submit(String id, CheckedQuery query, ResultListener listener) {
+    submit(id, query, listener, List.of());
   }
 
   /**
@@ -124,66 +103,16 @@ public final class FlinkRuntime implements QueryRuntime {
 
   @Override
   public void submit(
-      String id, String bql, ResultListener listener, List<io.spyglass.sinks.SinkSpec> own) {
+      String id,
+      CheckedQuery query,
+      ResultListener listener,
+      List<io.spyglass.sinks.SinkSpec> own) {
     if (closed) {
       throw new IllegalStateException("The runtime has stopped");
     }
     List<String> topics = own.stream().map(io.spyglass.sinks.SinkSpec::target).toList();
-    RemoteQuery q = client.submit(id, bql, true, topics);
-    Running r = new Running(q, listener, System.currentTimeMillis());
-    running.put(id, r);
-    q.onUpdate(() -> signal(r));
-    signal(r);
-  }
-
-  private void signal(Running r) {
-    if (r.queued.compareAndSet(false, true)) {
-      news.add(r);
-    }
-  }
-
-  private void dispatch() {
-    while (!closed) {
-      try {
-        Running r = news.poll(200, TimeUnit.MILLISECONDS);
-        if (r != null) {
-          r.queued.set(false);
-          deliverOrFail(r);
-        }
-        abandonUnstarted();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      } catch (RuntimeException e) {
-        LOG.error("results dispatch failed; going on", e);
-      }
-    }
-  }
-
-  /** Delivers; when the listener throws, the query is stopped and ends with the error. */
-  private void deliverOrFail(Running r) throws InterruptedException {
-    try {
-      deliver(r);
-    } catch (InterruptedException e) {
-      throw e;
-    } catch (Throwable t) { // one query's failure must not stop every query's results
-      LOG.error("delivering the results of {} failed; the query is stopped", r.query.id(), t);
-      if (r.ended) {
-        return;
-      }
-      r.ended = true;
-      running.remove(r.query.id(), r);
-      try {
-        r.query.kill();
-      } catch (RuntimeException e) {
-        LOG.warn("could not kill {} in the job: {}", r.query.id(), e.toString());
-      }
-      try {
-        r.listener.onEnd(ResultListener.failure(t), null);
-      } catch (Throwable again) {
-        LOG.error("result listener of {} failed at its end", r.query.id(), again);
-      }
-    }
+    RemoteQuery q = client.submit(id, query, true, topics);
+    dispatcher.add(id, q, listener, System.currentTimeMillis());
   }
 
   @Override
@@ -197,17 +126,14 @@ public final class FlinkRuntime implements QueryRuntime {
     return List.of();
   }
 
-  /** Ends the queries the job has not started in time. */
-  private void abandonUnstarted() throws InterruptedException {
+  /** Ends the queries the job has not started in time (on the dispatching thread). */
+  private void abandonUnstarted() {
     long now = System.currentTimeMillis();
-    for (Running r : running.values()) {
-      if (!r.ended
-          && now - r.submittedMs > START_TIMEOUT_MS
-          && !r.query.awaitRunning(0, TimeUnit.MILLISECONDS)) {
+    for (ResultDispatcher.Running r : dispatcher.running()) {
+      if (!r.ended && now - r.submittedMs > START_TIMEOUT_MS && !isRunning(r.query)) {
         r.query.kill();
-        r.ended = true;
-        running.remove(r.query.id(), r);
-        r.listener.onEnd(
+        dispatcher.end(
+            r,
             "The Flink job did not start the query within "
                 + START_TIMEOUT_MS / 1000
                 + " s: is it running and reading "
@@ -218,56 +144,44 @@ public final class FlinkRuntime implements QueryRuntime {
     }
   }
 
-  private void deliver(Running r) throws InterruptedException {
-    if (r.ended) {
-      return;
-    }
-    Result result;
-    while ((result = r.query.poll(0, TimeUnit.MILLISECONDS)) != null) {
-      emitted.increment();
-      r.listener.onResult(result);
-    }
-    if (r.query.isDone()) {
-      while ((result = r.query.poll(0, TimeUnit.MILLISECONDS)) != null) {
-        emitted.increment();
-        r.listener.onResult(result);
-      }
-      r.ended = true;
-      running.remove(r.query.id(), r);
-      r.listener.onEnd(r.query.error(), progress(r));
+  private static boolean isRunning(RunningQuery q) {
+    try {
+      return q.awaitRunning(0, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return true; // closing: not abandoned
     }
   }
 
   /** Ends the query now with its final result (the job's {@code finish}). */
   @Override
   public void kill(String id) {
-    if (running.containsKey(id)) {
-      client.finish(id);
+    ResultDispatcher.Running r = dispatcher.get(id);
+    if (r != null) {
+      r.query.finish();
     }
   }
 
   @Override
   public void killAll() {
-    for (String id : running.keySet()) {
-      kill(id);
+    for (ResultDispatcher.Running r : dispatcher.running()) {
+      r.query.finish();
     }
   }
 
   @Override
-  public Map<String, QueryProgress> progress() {
-    Map<String, QueryProgress> out = new HashMap<>();
-    running.forEach((id, r) -> out.put(id, progress(r)));
+  public Map<String, QueryStats> progress() {
+    Map<String, QueryStats> out = new HashMap<>();
+    for (ResultDispatcher.Running r : dispatcher.running()) {
+      out.put(r.id, r.query.stats().orElse(QueryStats.NONE));
+    }
     return out;
   }
 
   @Override
-  public Optional<QueryProgress> progress(String id) {
-    Running r = running.get(id);
-    return r == null ? Optional.empty() : Optional.of(progress(r));
-  }
-
-  private static QueryProgress progress(Running r) {
-    return new QueryProgress(r.query.progress().seen(), r.query.progress().matched());
+  public Optional<QueryStats> progress(String id) {
+    ResultDispatcher.Running r = dispatcher.get(id);
+    return r == null ? Optional.empty() : r.query.stats();
   }
 
   @Override
@@ -296,7 +210,8 @@ public final class FlinkRuntime implements QueryRuntime {
             : now - newest > 10_000
                 ? "the Flink job has not told its status for " + (now - newest) / 1000 + " s"
                 : null;
-    return new RuntimeStats(records, bad, rate, running.size(), emitted.sum(), problem);
+    return new RuntimeStats(
+        records, bad, rate, dispatcher.running().size(), dispatcher.delivered(), problem);
   }
 
   /**
@@ -324,22 +239,14 @@ public final class FlinkRuntime implements QueryRuntime {
   @Override
   public void close() {
     closed = true;
-    for (Running r : running.values()) {
+    for (ResultDispatcher.Running r : dispatcher.running()) {
       try {
         r.query.kill();
       } catch (RuntimeException e) {
-        LOG.warn("could not kill {} in the job: {}", r.query.id(), e.toString());
+        LOG.warn("could not kill {} in the job: {}", r.id, e.toString());
       }
     }
-    client.close();
-    dispatcher.interrupt();
-    try {
-      dispatcher.join(2_000);
-      for (Running r : running.values()) {
-        deliverOrFail(r);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    client.close(); // the queries end here with an error that says so
+    dispatcher.close();
   }
 }

@@ -1,6 +1,7 @@
 package io.spyglass.service.runtime;
 
-import io.spyglass.core.syntax.BqlException;
+import io.spyglass.core.query.QueryStats;
+import io.spyglass.core.run.CheckedQuery;
 import io.spyglass.service.health.Health;
 import java.util.List;
 import java.util.Map;
@@ -9,21 +10,22 @@ import java.util.Optional;
 /**
  * Where the service's queries run: the embedded engine in this process ({@link EmbeddedRuntime}),
  * or a runtime elsewhere reached through a message bus. The service's routes only see this
- * interface: submit a query, end it, read its progress and the stream's counters.
+ * interface: submit a query, end it, read its progress and the stream's counters. A query comes
+ * checked ({@link CheckedQuery}: compiled once, under the service's limits), and runs as checked:
+ * the runtime does not compile it again, and keeps to its limits.
  *
  * <p>Implementations are thread-safe. Results and ends are delivered to each query's {@link
  * ResultListener} on a thread of the runtime's, in order.
  */
 public interface QueryRuntime extends AutoCloseable {
   /**
-   * Starts a query over the records read from now on.
+   * Starts a query over the records read from now on, its plan and limits as checked.
    *
    * @param id the query's id, unique among the running ones
    * @param listener receives its results, then its end, on a runtime thread; it must not block
-   * @throws BqlException when the text is not a valid query
    * @throws IllegalStateException when the runtime cannot take more queries or has stopped
    */
-  void submit(String id, String bql, ResultListener listener);
+  void submit(String id, CheckedQuery query, ResultListener listener);
 
   /**
    * Which of a query's sinks (checked and resolved already) this runtime writes itself, better than
@@ -35,12 +37,15 @@ public interface QueryRuntime extends AutoCloseable {
   }
 
   /**
-   * As {@link #submit(String, String, ResultListener)}, the runtime also writing each result to
-   * {@code own} (what {@link #ownSinks} chose). By default it has none and ignores them.
+   * As {@link #submit(String, CheckedQuery, ResultListener)}, the runtime also writing each result
+   * to {@code own} (what {@link #ownSinks} chose). By default it has none and ignores them.
    */
   default void submit(
-      String id, String bql, ResultListener listener, List<io.spyglass.sinks.SinkSpec> own) {
-    submit(id, bql, listener);
+      String id,
+      CheckedQuery query,
+      ResultListener listener,
+      List<io.spyglass.sinks.SinkSpec> own) {
+    submit(id, query, listener);
   }
 
   /**
@@ -53,13 +58,13 @@ public interface QueryRuntime extends AutoCloseable {
   void killAll();
 
   /** Counters of every running query, by id (as of the runtime's last tick). */
-  Map<String, QueryProgress> progress();
+  Map<String, QueryStats> progress();
 
   /**
    * Counters of one query: while its listener receives its final result, the counters that result
    * holds. Empty when the runtime does not know the query or has not counted it yet.
    */
-  Optional<QueryProgress> progress(String id);
+  Optional<QueryStats> progress(String id);
 
   /** Counters of the stream. */
   RuntimeStats stats();

@@ -1,5 +1,6 @@
 package io.spyglass.service.runtime;
 
+import io.spyglass.core.query.QueryStats;
 import io.spyglass.core.result.Result;
 
 /** Receives one query's results and then its end, in order, on one runtime thread at a time. */
@@ -12,7 +13,7 @@ public interface ResultListener {
    * @param error why it failed, or null when it ended normally
    * @param last its counters when it ended, or null when the runtime does not know them
    */
-  void onEnd(String error, QueryProgress last);
+  void onEnd(String error, QueryStats last);
 
   /**
    * The error of a query whose results could not be handled because {@code t} was thrown while

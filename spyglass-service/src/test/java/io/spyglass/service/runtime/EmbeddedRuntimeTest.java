@@ -2,7 +2,11 @@ package io.spyglass.service.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.spyglass.core.plan.QueryLimits;
+import io.spyglass.core.query.Query;
+import io.spyglass.core.query.QueryStats;
 import io.spyglass.core.result.Result;
+import io.spyglass.core.run.CheckedQuery;
 import io.spyglass.engine.EngineConfig;
 import io.spyglass.sources.GeneratorSource;
 import java.util.List;
@@ -34,7 +38,7 @@ class EmbeddedRuntimeTest {
     }
 
     @Override
-    public void onEnd(String error, QueryProgress last) {
+    public void onEnd(String error, QueryStats last) {
       end.complete(error == null ? "" : error);
     }
   }
@@ -48,9 +52,13 @@ class EmbeddedRuntimeTest {
       Listener failing = new Listener(new StackOverflowError("injected"));
       Listener fine = new Listener(null);
       runtime.submit(
-          "bad", "SELECT COUNT(*) FROM STREAM(5s, TIME) WINDOWING TUMBLING(100, TIME)", failing);
+          "bad",
+          checked("SELECT COUNT(*) FROM STREAM(5s, TIME) WINDOWING TUMBLING(100, TIME)"),
+          failing);
       runtime.submit(
-          "good", "SELECT COUNT(*) FROM STREAM(600, TIME) WINDOWING TUMBLING(200, TIME)", fine);
+          "good",
+          checked("SELECT COUNT(*) FROM STREAM(600, TIME) WINDOWING TUMBLING(200, TIME)"),
+          fine);
       assertThat(failing.end.get(10, TimeUnit.SECONDS))
           .contains("StackOverflowError")
           .contains("the other queries go on");
@@ -59,6 +67,33 @@ class EmbeddedRuntimeTest {
       assertThat(fine.results.get(fine.results.size() - 1).meta().isFinal()).isTrue();
       assertThat(runtime.problems()).isEmpty(); // the thread lives on
       assertThat(runtime.progress()).doesNotContainKey("bad");
+    }
+  }
+
+  private static CheckedQuery checked(String bql) {
+    return CheckedQuery.check(bql, QueryLimits.DEFAULTS);
+  }
+
+  /**
+   * A checked query runs as it was checked: the engine runs its very plan (not compiled again from
+   * the text) under its limits, not the engine's.
+   */
+  @Test
+  void aCheckedQueryRunsItsOwnPlanUnderItsOwnLimits() throws Exception {
+    GeneratorSource source =
+        new GeneratorSource(GeneratorSource.Options.DEFAULTS.withRate(2_000).withRecordBytes(200));
+    QueryLimits small = QueryLimits.DEFAULTS.withMaxExactGroups(7);
+    CheckedQuery q = CheckedQuery.check("SELECT COUNT(*) FROM STREAM(FOREVER)", small);
+    try (EmbeddedRuntime runtime =
+        EmbeddedRuntime.start(source, EngineConfig.defaults().withWorkers(1).withTickMs(20))) {
+      Listener l = new Listener(null);
+      runtime.submit("once", q, l);
+      List<Query> running = runtime.engine().running();
+      assertThat(running).hasSize(1);
+      assertThat(running.get(0).plan()).isSameAs(q.plan());
+      assertThat(running.get(0).limits()).isSameAs(small);
+      runtime.kill("once");
+      assertThat(l.end.get(10, TimeUnit.SECONDS)).isEmpty();
     }
   }
 }

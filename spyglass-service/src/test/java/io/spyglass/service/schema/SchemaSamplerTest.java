@@ -2,7 +2,8 @@ package io.spyglass.service.schema;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.spyglass.service.runtime.QueryProgress;
+import io.spyglass.core.query.QueryStats;
+import io.spyglass.core.run.CheckedQuery;
 import io.spyglass.service.runtime.QueryRuntime;
 import io.spyglass.service.runtime.ResultListener;
 import io.spyglass.service.runtime.RuntimeStats;
@@ -17,7 +18,7 @@ class SchemaSamplerTest {
   /** A runtime that runs nothing: the sampler only registers with it. */
   static final class NoRuntime implements QueryRuntime {
     @Override
-    public void submit(String id, String bql, ResultListener listener) {}
+    public void submit(String id, CheckedQuery query, ResultListener listener) {}
 
     @Override
     public void kill(String id) {}
@@ -26,12 +27,12 @@ class SchemaSamplerTest {
     public void killAll() {}
 
     @Override
-    public Map<String, QueryProgress> progress() {
+    public Map<String, QueryStats> progress() {
       return Map.of();
     }
 
     @Override
-    public Optional<QueryProgress> progress(String id) {
+    public Optional<QueryStats> progress(String id) {
       return Optional.empty();
     }
 
