@@ -11,9 +11,10 @@ archive=/opt/spyglass/lib/spyglass.jsa
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 
-# the image's PATH only; no JAVA_HOME of this machine
+# the image's PATH only; no JAVA_HOME of this machine. Without an archive that fits (and root may
+# write lib/), bin/spyglass serve has its JVM write one as it exits, and lib/spyglass.jsa.fits
+rm -f "$root$archive" "$root$archive.fits"
 env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
-  SPYGLASS_JAVA_OPTS="-XX:ArchiveClassesAtExit=$archive -Xlog:cds=off -Xlog:cds+dynamic=off" \
   chroot "$root" /opt/spyglass/bin/spyglass serve --port 0 --data /tmp/spyglass-cds > "$log" 2>&1 &
 pid=$!
 port=
@@ -48,10 +49,10 @@ case $status in
     ;;
 esac
 rm -rf "$root/tmp/spyglass-cds" "$root"/tmp/hsperfdata_* "$root"/tmp/sqlite-*
-[ -s "$root$archive" ] || {
+[ -s "$root$archive" ] && [ -s "$root$archive.fits" ] || {
   cat "$log" >&2
   echo "cds-archive: no $archive was written" >&2
   exit 1
 }
-chmod 0444 "$root$archive"
+chmod 0444 "$root$archive" "$root$archive.fits"
 echo "cds-archive: $archive, $(du -h "$root$archive" | cut -f1)" >&2

@@ -53,9 +53,11 @@ class ArchiveIT {
 
   @Test
   void holdsTheCommandTheConfigurationAndTheLegalFiles() throws Exception {
-    Path launcher = home.resolve("bin/spyglass");
-    assertThat(Files.getPosixFilePermissions(launcher))
-        .contains(PosixFilePermission.OWNER_EXECUTE, PosixFilePermission.OTHERS_EXECUTE);
+    for (String command : List.of("bin/spyglass", "bin/spyglass-cds")) {
+      assertThat(Files.getPosixFilePermissions(home.resolve(command)))
+          .as(command)
+          .contains(PosixFilePermission.OWNER_EXECUTE, PosixFilePermission.OTHERS_EXECUTE);
+    }
     for (String f :
         List.of(
             "lib/spyglass.jar",
@@ -67,6 +69,7 @@ class ArchiveIT {
             "README.md")) {
       assertThat(home.resolve(f)).as(f).isRegularFile();
     }
+
     String version = System.getProperty("spyglass.version");
     try (ZipFile ui = new ZipFile(home.resolve("lib/spyglass-ui-" + version + ".jar").toFile())) {
       assertThat(ui.getEntry("spyglass-ui/index.html")).as("the web UI inside").isNotNull();
@@ -79,7 +82,9 @@ class ArchiveIT {
       classPath = List.of(main.getValue("Class-Path").split(" "));
     }
     try (Stream<Path> jars = Files.list(home.resolve("lib"))) {
-      assertThat(jars.map(p -> p.getFileName().toString()).filter(n -> !n.equals("spyglass.jar")))
+      assertThat(
+              jars.map(p -> p.getFileName().toString())
+                  .filter(n -> n.endsWith(".jar") && !n.equals("spyglass.jar")))
           .containsExactlyInAnyOrderElementsOf(classPath);
     }
     assertThat(classPath.indexOf("spyglass-core-" + version + ".jar"))
@@ -172,6 +177,8 @@ class ArchiveIT {
             "SELECT COUNT(DISTINCT ip_address) AS u FROM STREAM(500, TIME)");
     assertThat(served.answer().at("/records/0/u").asDouble()).isPositive();
     assertThat(served.stopped().stderr()).doesNotContain("WARNING");
+    // the release's class-data archive is the build's Java's (17): Java 25 ignores it quietly
+    assertQuiet(served.stopped().stdout());
   }
 
   record Served(JsonNode answer, Commands.Run stopped) {}
@@ -320,11 +327,141 @@ class ArchiveIT {
     assertThat(version.stdout()).contains(System.getProperty("spyglass.version"));
   }
 
+  /** What the JVM says where it loads the launcher's main class from a class-data archive. */
+  private static final String MAPPED =
+      "io.spyglass.cli.SpyglassCommand source: shared objects file (top)";
+
+  /** Says nothing of class-data sharing: no warning, no error, no log line of the JVM's. */
+  private static void assertQuiet(String output) {
+    assertThat(output)
+        .doesNotContain("[warning]")
+        .doesNotContain("VM warning")
+        .doesNotContain("[error]")
+        .doesNotContain("[cds");
+  }
+
+  @Test
+  void writesItsClassDataArchiveAtItsFirstServeWhereItIsAndForItsJava() throws Exception {
+    // a release of its own: the first serve writes lib/spyglass.jsa as it stops
+    Path unpacked = Files.createDirectories(dir.resolve("cds/a"));
+    Commands.Run tar =
+        Commands.run(
+            new ProcessBuilder(
+                "tar", "-xzf", System.getProperty("spyglass.archive"), "-C", unpacked.toString()));
+    assertThat(tar.exitCode()).as(tar.toString()).isZero();
+    Path release = unpacked.resolve(System.getProperty("spyglass.release"));
+    Path jsa = release.resolve("lib/spyglass.jsa");
+    assertThat(jsa).as("none in the archive: it fits one folder and one Java").doesNotExist();
+    Map<String, String> env = env(tools("cds"), System.getProperty("java.home"));
+    Commands.Run first = serveOnce(release, env, "first-start");
+    assertQuiet(first.stdout() + first.stderr());
+    assertThat(jsa).isNotEmptyFile();
+    assertThat(Files.readString(release.resolve("lib/spyglass.jsa.fits")))
+        .startsWith(release.toRealPath() + " ");
+
+    // the next start maps it (-Xshare:on: it fails where it cannot), quietly by default
+    assertThat(version(release, env, "-Xshare:on -Xlog:class+load=info").stdout()).contains(MAPPED);
+    Commands.Run quiet = version(release, env, null);
+    assertThat(quiet.stderr()).as(quiet.toString()).isEmpty();
+    assertQuiet(quiet.stdout());
+    assertThat(version(release, env, "-Xshare:off -Xlog:class+load=info").stdout())
+        .doesNotContain("shared objects file");
+    env.put("SPYGLASS_CDS", "off");
+    assertThat(version(release, env, "-Xlog:class+load=info").stdout())
+        .doesNotContain("shared objects file (top)");
+    env.remove("SPYGLASS_CDS");
+
+    // moved elsewhere, it starts as without it (Java 17 checks the jars' paths), without a word;
+    // bin/spyglass-cds writes it anew, here for Java 25 where there is one
+    Path moved = Files.move(unpacked, dir.resolve("cds/b"));
+    release = moved.resolve(System.getProperty("spyglass.release"));
+    Commands.Run elsewhere = version(release, env, "-Xlog:class+load=info");
+    assertThat(elsewhere.exitCode()).as(elsewhere.toString()).isZero();
+    assertThat(elsewhere.stdout()).doesNotContain(MAPPED);
+    assertQuiet(elsewhere.stdout());
+    assertThat(elsewhere.stderr()).isEmpty();
+    Path jdk25 = Path.of(System.getProperty("jdk25.home"));
+    String javaHome =
+        Files.isExecutable(jdk25.resolve("bin/java"))
+            ? jdk25.toString()
+            : System.getProperty("java.home");
+    Map<String, String> other = env(dir, javaHome);
+    other.put("PATH", System.getenv("PATH")); // bash and the utilities of the machine
+    other.put("TMPDIR", Files.createDirectories(dir.resolve("tmp-cds")).toString());
+    Commands.Run cds = Commands.run(pb(dir, other, release.resolve("bin/spyglass-cds").toString()));
+    assertThat(cds.exitCode()).as(cds.toString()).isZero();
+    assertThat(cds.stderr()).contains("spyglass-cds: wrote " + release.resolve("lib/spyglass.jsa"));
+    try (Stream<Path> left = Files.list(dir.resolve("tmp-cds"))) {
+      assertThat(left).as("its working folder removed").isEmpty();
+    }
+    Map<String, String> java = env(tools("cds-other"), javaHome);
+    assertThat(version(release, java, "-Xshare:on -Xlog:class+load=info").stdout())
+        .contains(MAPPED);
+
+    // an archive that does not fit its Java (damaged here) is ignored without a word
+    Files.writeString(release.resolve("lib/spyglass.jsa"), "not a class-data sharing archive");
+    Commands.Run damaged = version(release, java, null);
+    assertThat(damaged.exitCode()).as(damaged.toString()).isZero();
+    assertThat(damaged.stderr()).isEmpty();
+    assertQuiet(damaged.stdout());
+  }
+
+  /** bin/spyglass --version of {@code release}, with {@code javaOpts} (null: none). */
+  private static Commands.Run version(Path release, Map<String, String> env, String javaOpts)
+      throws Exception {
+    Map<String, String> e = new java.util.HashMap<>(env);
+    if (javaOpts != null) {
+      e.put("SPYGLASS_JAVA_OPTS", javaOpts);
+    }
+    Commands.Run run =
+        Commands.run(pb(dir, e, release.resolve("bin/spyglass").toString(), "--version"));
+    assertThat(run.exitCode()).as(run.toString()).isZero();
+    return run;
+  }
+
+  /** bin/spyglass serve of {@code release} on a free port, one query answered, SIGTERM. */
+  private static Commands.Run serveOnce(Path release, Map<String, String> env, String name)
+      throws Exception {
+    Path work = Files.createDirectories(dir.resolve("serve-" + name));
+    try (Commands.Server server =
+        Commands.start(
+            pb(
+                work,
+                env,
+                release.resolve("bin/spyglass").toString(),
+                "serve",
+                "--port",
+                "0",
+                "--data",
+                work.resolve("data").toString()))) {
+      URI base = URI.create(server.awaitLine(SERVING).group(1));
+      String body =
+          JSON.writeValueAsString(
+              Map.of("query", "SELECT COUNT(*) AS n FROM STREAM(10s, TIME) LIMIT 1"));
+      HttpResponse<String> answer =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(base.resolve("api/query"))
+                      .header("Content-Type", "application/json")
+                      .POST(HttpRequest.BodyPublishers.ofString(body))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
+      assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+      Commands.Run stopped = server.stop();
+      assertThat(stopped.exitCode()).as(stopped.toString()).isZero();
+      return stopped;
+    }
+  }
+
   @Test
   void ignoresAClassDataArchiveThatDoesNotFitItsJava() throws Exception {
-    // the container image writes lib/spyglass.jsa for its Java; any other JVM goes on without it
+    // one written by another Java, or for the folder elsewhere: any other JVM goes on without it
     Path jsa = home.resolve("lib/spyglass.jsa");
+    Path fits = home.resolve("lib/spyglass.jsa.fits");
+    Path kept = Files.exists(jsa) ? Files.move(jsa, dir.resolve("kept.jsa")) : null;
+    Path keptFits = Files.exists(fits) ? Files.move(fits, dir.resolve("kept.jsa.fits")) : null;
     Files.writeString(jsa, "not a class-data sharing archive of this JVM");
+    Files.writeString(fits, "/elsewhere /usr/lib/jvm/another 17.0.1\n");
     try {
       Commands.Run version =
           Commands.run(
@@ -335,8 +472,16 @@ class ArchiveIT {
                   "--version"));
       assertThat(version.exitCode()).as(version.toString()).isZero();
       assertThat(version.stderr()).isEmpty();
+      assertQuiet(version.stdout());
     } finally {
       Files.delete(jsa);
+      Files.delete(fits);
+      if (kept != null) {
+        Files.move(kept, jsa);
+      }
+      if (keptFits != null) {
+        Files.move(keptFits, fits);
+      }
     }
   }
 

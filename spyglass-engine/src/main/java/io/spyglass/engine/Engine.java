@@ -11,10 +11,13 @@ import io.spyglass.sources.BadInput;
 import io.spyglass.sources.RawBatch;
 import io.spyglass.sources.Source;
 import java.io.IOException;
+import java.util.AbstractMap;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -683,11 +686,7 @@ public final class Engine implements AutoCloseable {
       lastSnapshotRecords = processed;
     }
     double rate = lastRate;
-    Map<String, QueryStats> perQuery = new HashMap<>();
-    for (Map<String, QueryStats> s : stats.values()) {
-      s.forEach((id, st) -> perQuery.merge(id, st, QueryStats::plus));
-    }
-    perQuery.keySet().retainAll(handles.keySet());
+    Map<String, QueryStats> perQuery = new QueriesSummed();
     int queued = ready.size();
     return new EngineMetrics(
         now - startMs,
@@ -704,6 +703,47 @@ public final class Engine implements AutoCloseable {
         emitted.sum(),
         perQuery,
         badInput().byKey());
+  }
+
+  /**
+   * {@link EngineMetrics#queries}: each running query's counters summed over the workers, summed at
+   * its first read. The health check and the gauges read a snapshot's other counters only: with ten
+   * thousand queries, a sum made for each of them was a map of ten thousand entries each time.
+   */
+  private final class QueriesSummed extends AbstractMap<String, QueryStats> {
+    private Map<String, QueryStats> sum;
+
+    private synchronized Map<String, QueryStats> sum() {
+      if (sum == null) {
+        Map<String, QueryStats> perQuery = new HashMap<>();
+        for (Map<String, QueryStats> s : stats.values()) {
+          s.forEach((id, st) -> perQuery.merge(id, st, QueryStats::plus));
+        }
+        perQuery.keySet().retainAll(handles.keySet());
+        sum = Collections.unmodifiableMap(perQuery);
+      }
+      return sum;
+    }
+
+    @Override
+    public Set<Map.Entry<String, QueryStats>> entrySet() {
+      return sum().entrySet();
+    }
+
+    @Override
+    public QueryStats get(Object id) {
+      return sum().get(id);
+    }
+
+    @Override
+    public boolean containsKey(Object id) {
+      return sum().containsKey(id);
+    }
+
+    @Override
+    public int size() {
+      return sum().size();
+    }
   }
 
   /** Queries running now. */

@@ -164,6 +164,11 @@ public final class FilterSet {
     offeredSinceStats.clear();
   }
 
+  /** Its query index: for tests that look at what it holds. */
+  QueryIndex index() {
+    return index;
+  }
+
   /** The filter of a query here, or null: for tests that look at what it holds. */
   QueryFilter filter(String queryId) {
     return filters.get(queryId);
@@ -433,7 +438,7 @@ public final class FilterSet {
   }
 
   private QueryStats stats(QueryFilter f) {
-    return new QueryStats(processed - f.seenBase, f.matched, f.stats.errors());
+    return new QueryStats(processed - f.seenBase, f.matched, f.errors());
   }
 
   /**
@@ -456,7 +461,7 @@ public final class FilterSet {
         statIds[i] = f.query.id();
         statBases[i] = f.seenBase;
         statMatched[i] = f.matched;
-        statErrors[i++] = f.stats.errors();
+        statErrors[i++] = f.errors();
       }
       for (int j = 0; j < offered.size(); j++) {
         offered.get(j).offeredSinceStats = false;
@@ -471,7 +476,7 @@ public final class FilterSet {
         f.offeredSinceStats = false;
         if (filters.get(f.query.id()) == f) {
           matched[f.statsSlot] = f.matched;
-          errors[f.statsSlot] = f.stats.errors();
+          errors[f.statsSlot] = f.errors();
         }
       }
       statMatched = matched;

@@ -34,16 +34,24 @@ import java.util.function.LongSupplier;
  *
  * <p>What only a matching record needs, the partial state and what feeds it, is made at the first
  * record that passes the filter: a query whose filter passes nothing (most of ten thousand needle
- * queries, each waiting for its id) holds its compiled filter only.
+ * queries, each waiting for its id) holds its compiled filter only. The filter itself is compiled
+ * at the first record offered: a query that the index routes no record to in this partition (a
+ * needle query whose id has not come) holds no evaluators in it, only its place in the index.
  */
 final class QueryFilter {
   final Query query;
-  final EvalStats stats = new EvalStats();
   private final QueryLimits limits;
   private final LongSupplier clock;
-  private final Eval where;
-  private final View[] views;
   private final int rawCapacity;
+
+  /** Counts what its evaluators could not evaluate; made with them. */
+  private EvalStats stats;
+
+  /** Whether {@link #compile} made its evaluators: at the first record offered. */
+  private boolean compiled;
+
+  private Eval where;
+  private View[] views;
 
   /** The state records fed since the last flush; null until a record passed the filter. */
   private Partial partial;
@@ -52,9 +60,11 @@ final class QueryFilter {
   private Feeder feeder;
 
   /** The event time of event-time windows; null for other windows. */
-  private final Eval eventTime;
+  private Eval eventTime;
 
-  private final Record exploded;
+  /** A scratch copy of the record that lateral views explode; null without views. */
+  private Record exploded;
+
   long matched;
 
   /** Whether the filter set has this raw query on its list to flush at the end of the batch. */
@@ -80,29 +90,54 @@ final class QueryFilter {
     this.limits = limits;
     this.clock = clock;
     QueryPlan plan = query.plan();
-    ExprCompiler compiler = new ExprCompiler(clock, stats);
-    this.where = plan.where().map(compiler::compile).orElse(null);
-    this.views =
+    if (plan.window() instanceof Window.EventTime) {
+      this.rawCapacity = 0; // flushed like aggregations: its windows close on event time
+    } else {
+      this.rawCapacity =
+          plan.aggregation() instanceof Aggregation.Raw ? PartialFactory.rawCapacity(plan) : 0;
+    }
+  }
+
+  /** Compiles the filter, its lateral views and its event time, at the first record offered. */
+  private void compile() {
+    QueryPlan plan = query.plan();
+    ExprCompiler compiler = new ExprCompiler(clock, evalStats());
+    Eval w = plan.where().map(compiler::compile).orElse(null);
+    View[] v =
         plan.lateralViews().isEmpty()
             ? NO_VIEWS
             : plan.lateralViews().stream()
                 .map(
-                    v ->
+                    view ->
                         new View(
-                            compiler.compile(v.source()),
-                            v.alias(),
-                            v.valueAlias().orElse(null),
-                            v.outer()))
+                            compiler.compile(view.source()),
+                            view.alias(),
+                            view.valueAlias().orElse(null),
+                            view.outer()))
                 .toArray(View[]::new);
-    this.exploded = views.length == 0 ? null : new Record(32);
-    if (plan.window() instanceof Window.EventTime w) {
-      this.eventTime = compiler.compile(w.time());
-      this.rawCapacity = 0; // flushed like aggregations: its windows close on event time
-    } else {
-      this.eventTime = null;
-      this.rawCapacity =
-          plan.aggregation() instanceof Aggregation.Raw ? PartialFactory.rawCapacity(plan) : 0;
+    Eval time = plan.window() instanceof Window.EventTime et ? compiler.compile(et.time()) : null;
+    this.where = w;
+    this.views = v;
+    this.eventTime = time;
+    this.exploded = v.length == 0 ? null : new Record(32);
+    this.compiled = true;
+  }
+
+  /** Whether its filter is compiled: a record was offered to it here. For tests. */
+  boolean isCompiled() {
+    return compiled;
+  }
+
+  private EvalStats evalStats() {
+    if (stats == null) {
+      stats = new EvalStats();
     }
+    return stats;
+  }
+
+  /** What its evaluators could not evaluate (a value NULL for a record instead) so far. */
+  long errors() {
+    return stats == null ? 0 : stats.errors();
   }
 
   /** Its state since the last flush; null when no record has passed the filter yet. */
@@ -127,7 +162,7 @@ final class QueryFilter {
   private void makeState() {
     QueryPlan plan = query.plan();
     Partial state = PartialFactory.create(plan, limits);
-    ExprCompiler compiler = new ExprCompiler(clock, stats);
+    ExprCompiler compiler = new ExprCompiler(clock, evalStats());
     this.partial =
         plan.window() instanceof Window.EventTime w
             ? new EventTimePartial(w.sizeMs(), state)
@@ -155,6 +190,9 @@ final class QueryFilter {
    *     be flushed before the next record
    */
   int consume(Record record) {
+    if (!compiled) {
+      compile();
+    }
     if (views.length == 0) {
       return accept(record);
     }

@@ -197,7 +197,7 @@ final class QueryIndex {
         b = new Bucket();
         index.byValue.put(v, b);
         if (v instanceof String) {
-          index.strings.put(Surrogates.encode((String) v), b);
+          index.strings.put((String) v, b);
         }
       }
       b.add(filter);
@@ -232,7 +232,7 @@ final class QueryIndex {
       if (b != null && b.remove(filter) && b.size == 0) {
         index.byValue.remove(v);
         if (v instanceof String) {
-          index.strings.remove(Surrogates.encode((String) v));
+          index.strings.remove((String) v);
         }
       }
     }
@@ -329,6 +329,15 @@ final class QueryIndex {
     return fieldNames[i].field();
   }
 
+  /**
+   * What the index of top-level field {@code field} keeps for string {@code value} to find it by
+   * its UTF-8 bytes (the string itself, or its bytes), or null: for tests.
+   */
+  Object storedKey(String field, String value) {
+    FieldIndex index = fields.get(new Path(field, null));
+    return index == null ? null : index.strings.stored(value);
+  }
+
   /** The name of range-indexed field {@code i}. */
   String rangeField(int i) {
     return rangeNames[i];
@@ -387,9 +396,15 @@ final class QueryIndex {
   /**
    * Buckets by the UTF-8 bytes of their keys, looked up by bytes where they lie in a record: open
    * addressing with linear probing and deletion by backward shift.
+   *
+   * <p>A key of ASCII characters only (ids, names: nearly all) is kept as the string itself, whose
+   * characters are its UTF-8 bytes: the query's own constant, which every worker's index shares,
+   * rather than a copy of its bytes in each. Any other key is kept as its bytes.
    */
   static final class Utf8Keys {
-    private byte[][] keys = new byte[8][];
+    /** Each key: a {@link String} of ASCII characters, or the UTF-8 bytes of any other. */
+    private Object[] keys = new Object[8];
+
     private int[] hashes = new int[8];
     private Bucket[] values = new Bucket[8];
     private int size;
@@ -400,43 +415,45 @@ final class QueryIndex {
       }
       int h = Utf8Bytes.hash(b, from, to);
       int mask = keys.length - 1;
-      int len = to - from;
       for (int i = h & mask; ; i = (i + 1) & mask) {
-        byte[] k = keys[i];
+        Object k = keys[i];
         if (k == null) {
           return null;
         }
-        if (hashes[i] == h && k.length == len && Arrays.equals(k, 0, len, b, from, to)) {
+        if (hashes[i] == h && matches(k, b, from, to)) {
           return values[i];
         }
       }
     }
 
-    void put(byte[] key, Bucket value) {
+    void put(String key, Bucket value) {
       if ((size + 1) * 2 > keys.length) {
         grow();
       }
-      int h = Utf8Bytes.hash(key, 0, key.length);
+      byte[] bytes = Surrogates.encode(key);
+      int h = Utf8Bytes.hash(bytes, 0, bytes.length);
       int mask = keys.length - 1;
       int i = h & mask;
       while (keys[i] != null) {
-        if (hashes[i] == h && Arrays.equals(keys[i], key)) {
+        if (hashes[i] == h && matches(keys[i], bytes, 0, bytes.length)) {
           values[i] = value;
           return;
         }
         i = (i + 1) & mask;
       }
-      keys[i] = key;
+      // as many bytes as characters: ASCII only, each character its byte
+      keys[i] = bytes.length == key.length() ? key : bytes;
       hashes[i] = h;
       values[i] = value;
       size++;
     }
 
-    void remove(byte[] key) {
-      int h = Utf8Bytes.hash(key, 0, key.length);
+    void remove(String key) {
+      byte[] bytes = Surrogates.encode(key);
+      int h = Utf8Bytes.hash(bytes, 0, bytes.length);
       int mask = keys.length - 1;
       int i = h & mask;
-      while (keys[i] != null && !(hashes[i] == h && Arrays.equals(keys[i], key))) {
+      while (keys[i] != null && !(hashes[i] == h && matches(keys[i], bytes, 0, bytes.length))) {
         i = (i + 1) & mask;
       }
       if (keys[i] == null) {
@@ -458,11 +475,42 @@ final class QueryIndex {
       values[hole] = null;
     }
 
+    /** The key kept for {@code key}, or null: for tests that look at what is kept. */
+    Object stored(String key) {
+      byte[] bytes = Surrogates.encode(key);
+      int h = Utf8Bytes.hash(bytes, 0, bytes.length);
+      int mask = keys.length - 1;
+      for (int i = h & mask; keys[i] != null; i = (i + 1) & mask) {
+        if (hashes[i] == h && matches(keys[i], bytes, 0, bytes.length)) {
+          return keys[i];
+        }
+      }
+      return null;
+    }
+
+    /** Whether key {@code k} (an ASCII string, or bytes) is {@code b[from, to)}. */
+    private static boolean matches(Object k, byte[] b, int from, int to) {
+      int len = to - from;
+      if (k instanceof String ascii) {
+        if (ascii.length() != len) {
+          return false;
+        }
+        for (int i = 0; i < len; i++) {
+          if (ascii.charAt(i) != b[from + i]) { // a byte of 0x80 or more is negative: no match
+            return false;
+          }
+        }
+        return true;
+      }
+      byte[] bytes = (byte[]) k;
+      return bytes.length == len && Arrays.equals(bytes, 0, len, b, from, to);
+    }
+
     private void grow() {
-      byte[][] oldKeys = keys;
+      Object[] oldKeys = keys;
       int[] oldHashes = hashes;
       Bucket[] oldValues = values;
-      keys = new byte[oldKeys.length * 2][];
+      keys = new Object[oldKeys.length * 2];
       hashes = new int[keys.length];
       values = new Bucket[keys.length];
       int mask = keys.length - 1;

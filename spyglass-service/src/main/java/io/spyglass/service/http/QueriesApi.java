@@ -253,7 +253,8 @@ final class QueriesApi {
   }
 
   void get(Context ctx) {
-    Json.send(ctx, 200, describe(find(ctx), manager.progress(), true));
+    ServiceQuery q = find(ctx);
+    Json.send(ctx, 200, describe(q, manager.liveProgress(q), true));
   }
 
   void delete(Context ctx) {

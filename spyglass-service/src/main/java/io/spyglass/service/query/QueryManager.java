@@ -349,6 +349,20 @@ public final class QueryManager {
     return live;
   }
 
+  /**
+   * One query's counters as {@link #progress()} has them, asked of the runtime for that query alone
+   * (with ten thousand running, every query's made a map of ten thousand): by its id, empty when it
+   * does not run or the runtime has not counted it yet.
+   */
+  public Map<String, QueryProgress> liveProgress(ServiceQuery q) {
+    if (!q.isRunning()) {
+      return Map.of();
+    }
+    Optional<QueryProgress> p = runtime.progress(q.id());
+    p.ifPresent(q::progress);
+    return p.isPresent() ? Map.of(q.id(), p.get()) : Map.of();
+  }
+
   /** A query's counters: live ones if it runs and {@code live} has them, else its last. */
   public static QueryStats progress(ServiceQuery q, Map<String, QueryStats> live) {
     QueryStats p = q.isRunning() ? live.get(q.id()) : null;
