@@ -354,11 +354,11 @@ public final class QueryManager {
    * (with ten thousand running, every query's made a map of ten thousand): by its id, empty when it
    * does not run or the runtime has not counted it yet.
    */
-  public Map<String, QueryProgress> liveProgress(ServiceQuery q) {
+  public Map<String, QueryStats> liveProgress(ServiceQuery q) {
     if (!q.isRunning()) {
       return Map.of();
     }
-    Optional<QueryProgress> p = runtime.progress(q.id());
+    Optional<QueryStats> p = runtime.progress(q.id());
     p.ifPresent(q::progress);
     return p.isPresent() ? Map.of(q.id(), p.get()) : Map.of();
   }
