@@ -79,6 +79,7 @@ public final class Sinks implements AutoCloseable {
   private int inFlight;
 
   private volatile HttpClient http;
+  private volatile Http1Client plain;
   private volatile boolean closed;
 
   /** Sinks under {@code policy}, within {@code settings}, timed by {@link System#nanoTime()}. */
@@ -243,8 +244,12 @@ public final class Sinks implements AutoCloseable {
 
   private Sender sender(SinkSpec s) {
     return switch (s.type()) {
-      case WEBHOOK ->
-          new WebhookSender(http(), URI.create(s.target()), settings.requestTimeoutMs());
+      case WEBHOOK -> {
+        URI uri = URI.create(s.target());
+        yield Http1Client.takes(uri)
+            ? new WebhookSender(null, plain(), uri, settings.requestTimeoutMs())
+            : new WebhookSender(http(), null, uri, settings.requestTimeoutMs());
+      }
       case FILE ->
           new FileSender(
               files.computeIfAbsent(Path.of(s.target()), p -> new FileSender.Appender(p, policy)));
@@ -267,6 +272,20 @@ public final class Sinks implements AutoCloseable {
                   .version(HttpClient.Version.HTTP_1_1)
                   .build();
           http = c;
+        }
+      }
+    }
+    return c;
+  }
+
+  private Http1Client plain() {
+    Http1Client c = plain;
+    if (c == null) {
+      synchronized (this) {
+        c = plain;
+        if (c == null) {
+          c = new Http1Client("spyglass-sink-http");
+          plain = c;
         }
       }
     }
@@ -535,7 +554,11 @@ public final class Sinks implements AutoCloseable {
         dropped += n;
       }
     }
-    producers.values().forEach(p -> p.close(Duration.ofSeconds(5)));
+    Http1Client p = plain;
+    if (p != null) {
+      p.close();
+    }
+    producers.values().forEach(pr -> pr.close(Duration.ofSeconds(5)));
     files.values().forEach(FileSender.Appender::close);
     if (dropped > 0) {
       LOG.warn(
