@@ -22,7 +22,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
 /**
@@ -270,17 +272,18 @@ final class SinksPart {
       }
       long n0 = runtime.engine().metrics().recordsProcessed();
       Cpu c0 = Cpu.now();
-      long d0 = deliveryCpuNanos();
+      Map<Long, Long> d0 = deliveryCpuNanos();
       long start = System.nanoTime();
       Thread.sleep(measureMs);
       long n1 = runtime.engine().metrics().recordsProcessed();
       Cpu c1 = Cpu.now();
-      long d1 = deliveryCpuNanos();
+      Map<Long, Long> d1 = deliveryCpuNanos();
+      long delivery = since(d0, d1);
       double seconds = (System.nanoTime() - start) / 1e9;
       double rate = (n1 - n0) / seconds;
       double cores = c1.since(c0).processCores();
       if (receiver == null) {
-        return new Run(rate, cores, (d1 - d0) / 1e9 / seconds, 0, 0, 0, 0, 0, 0, load);
+        return new Run(rate, cores, delivery / 1e9 / seconds, 0, 0, 0, 0, 0, 0, load);
       }
       SinkReceiver.Stats r1 = receiver.stats();
       // the documents of the last windows measured are still on their way: a while for them
@@ -291,7 +294,7 @@ final class SinksPart {
       return new Run(
           rate,
           cores,
-          (d1 - d0) / 1e9 / seconds,
+          delivery / 1e9 / seconds,
           (r1.cpuNanos() - r0.cpuNanos()) / 1e9 / seconds,
           r2.received(),
           r2.p50(),
@@ -309,9 +312,11 @@ final class SinksPart {
     }
   }
 
-  /** CPU time of the threads that deliver: the sinks' and the JDK HTTP client's, in ns. */
-  private static long deliveryCpuNanos() {
-    long sum = 0;
+  /**
+   * CPU time of the threads that deliver (the sinks' and their HTTP clients'), by thread, in ns.
+   */
+  private static Map<Long, Long> deliveryCpuNanos() {
+    Map<Long, Long> out = new HashMap<>();
     for (ThreadInfo info : THREADS.getThreadInfo(THREADS.getAllThreadIds())) {
       if (info == null) {
         continue;
@@ -320,9 +325,21 @@ final class SinksPart {
       if (name.startsWith("spyglass-sink") || name.startsWith("HttpClient-")) {
         long t = THREADS.getThreadCpuTime(info.getThreadId());
         if (t > 0) {
-          sum += t;
+          out.put(info.getThreadId(), t);
         }
       }
+    }
+    return out;
+  }
+
+  /**
+   * The CPU time the threads of {@code after} used since {@code before}: a thread that ended
+   * meanwhile (a former service's) counts nothing, one that started counts all its time.
+   */
+  private static long since(Map<Long, Long> before, Map<Long, Long> after) {
+    long sum = 0;
+    for (Map.Entry<Long, Long> e : after.entrySet()) {
+      sum += e.getValue() - before.getOrDefault(e.getKey(), 0L);
     }
     return sum;
   }
