@@ -1,6 +1,5 @@
 package io.spyglass.scenarios;
 
-import com.sun.net.httpserver.HttpServer;
 import io.spyglass.engine.EngineConfig;
 import io.spyglass.service.ServiceConfig;
 import io.spyglass.service.SpyglassService;
@@ -12,36 +11,46 @@ import io.spyglass.sinks.SinkSpec;
 import io.spyglass.sinks.Sinks;
 import io.spyglass.sources.GeneratorSource;
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.Map;
 import java.util.stream.Stream;
 
 /**
  * {@code spyglass bench service}, part 6: many windowed queries, each with a webhook sink, against
  * the same queries without sinks, alternated in rounds on one machine: the engine's record rate
- * with sinks over without, and the delay from a window's end (its {@code meta.window.emitTime}) to
- * its document at the receiver, a real HTTP server in this process on a loopback port.
+ * with sinks over without, by the wall clock and per CPU-second of the service's process, and the
+ * delay from a window's end (its {@code meta.window.emitTime}) to its document at the receiver.
+ *
+ * <p>The receiver is a real HTTP server on a loopback port in a process of its own ({@link
+ * SinkReceiver}), as a deployment's receiver runs elsewhere: its CPU is counted apart from the
+ * service's. The service runs in this process, whose other threads (the bench's client) are idle
+ * while the rate is measured. The queries are submitted spread over one window (as users come and
+ * go), so that their windows end spread over it; {@code -Dspyglass.bench.sinks.spreadMs=0} submits
+ * them as fast as one client can instead (their windows then end in a burst).
  */
 final class SinksPart {
+  private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
   private final Settings s;
   private final Report report;
   private final HttpClient http;
   private final int queries;
   private final long windowMs;
+  private final long spreadMs;
+  private final int rounds;
+  private final String only;
 
   SinksPart(Settings s, Report report, HttpClient http) {
     this.s = s;
@@ -49,129 +58,137 @@ final class SinksPart {
     this.http = http;
     this.queries = s.queriesOr(List.of(s.quick() ? 500 : 10_000)).get(0);
     this.windowMs = s.quick() ? 2_000 : 10_000;
+    // -Dspyglass.bench.sinks.spreadMs=0: every query submitted at once (their windows end together)
+    this.spreadMs = Long.getLong("spyglass.bench.sinks.spreadMs", windowMs);
+    this.rounds = Integer.getInteger("spyglass.bench.sinks.rounds", s.quick() ? 1 : 2);
+    // -Dspyglass.bench.sinks.only=with (or without): one variant, to profile it
+    this.only = System.getProperty("spyglass.bench.sinks.only", "");
   }
 
-  /** The webhook receiver: counts documents and times each from its window's end. */
-  private static final class Receiver implements AutoCloseable {
-    final HttpServer server;
-    final ExecutorService threads = Executors.newFixedThreadPool(4);
-    final AtomicLong received = new AtomicLong();
-    final Delays delays = new Delays();
-    volatile long measureFromMs = Long.MAX_VALUE;
-
-    Receiver() throws IOException {
-      server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1024);
-      server.setExecutor(threads);
-      server.createContext(
-          "/",
-          ex -> {
-            byte[] body;
-            try (InputStream in = ex.getRequestBody()) {
-              body = in.readAllBytes();
-            }
-            long now = System.currentTimeMillis();
-            long emit = emitTime(new String(body, StandardCharsets.UTF_8));
-            if (emit > 0 && emit >= measureFromMs) {
-              received.incrementAndGet();
-              synchronized (delays) {
-                delays.record(now - emit);
-              }
-            }
-            ex.sendResponseHeaders(204, -1);
-            ex.close();
-          });
-      server.start();
-    }
-
-    /** {@code meta.window.emitTime} of a document, found in its text; 0 when it has none. */
-    static long emitTime(String doc) {
-      int at = doc.indexOf("\"emitTime\":");
-      if (at < 0) {
-        return 0;
-      }
-      int from = at + "\"emitTime\":".length();
-      int to = from;
-      while (to < doc.length() && Character.isDigit(doc.charAt(to))) {
-        to++;
-      }
-      return to > from ? Long.parseLong(doc.substring(from, to)) : 0;
-    }
-
-    String hostPort() {
-      return "127.0.0.1:" + server.getAddress().getPort();
-    }
-
-    @Override
-    public void close() {
-      server.stop(0);
-      threads.shutdownNow();
-    }
-  }
-
-  /** One measured run: the engine's rate, and for the run with sinks what its receiver saw. */
+  /**
+   * One measured run.
+   *
+   * @param recordsPerSecond the engine's records per wall second
+   * @param serviceCores the service's process: CPU seconds per wall second
+   * @param deliveryCores of which the threads that deliver (the sinks' and the HTTP client's)
+   * @param receiverCores the receiver's process, CPU seconds per wall second
+   * @param documents documents of the windows that ended in the measured time, received
+   * @param p50 window end to its document at the receiver, ms
+   * @param load the machine's load average (1 min) when the measured time began
+   */
   private record Run(
-      double recordsPerSecond, long documents, double p50, double p99, double max, long dropped) {}
+      double recordsPerSecond,
+      double serviceCores,
+      double deliveryCores,
+      double receiverCores,
+      long documents,
+      double p50,
+      double p99,
+      double max,
+      long dropped,
+      double load) {
+    double perCpuSecond() {
+      return recordsPerSecond / serviceCores;
+    }
+  }
+
+  private static final Run NONE =
+      new Run(Double.NaN, Double.NaN, Double.NaN, Double.NaN, 0, 0, 0, 0, 0, Double.NaN);
 
   void run() throws Exception {
     report.heading(
-        "6. " + Table.count(queries) + " windowed queries, each with a webhook sink, and without");
-    int rounds = s.quick() ? 1 : 2;
+        "6. "
+            + Table.count(queries)
+            + " windowed queries, each with a webhook sink, and without"
+            + (spreadMs < windowMs ? " (submitted over " + spreadMs + " ms: a burst)" : ""));
     List<Object[]> rows = new ArrayList<>();
     double without = 0;
     double with = 0;
+    double withoutPerCpu = 0;
+    double withPerCpu = 0;
     Run last = null;
-    try (Receiver receiver = new Receiver()) {
+    try (SinkReceiver.Process receiver = SinkReceiver.Process.start()) {
       for (int round = 1; round <= rounds; round++) {
         // the order alternates: the first run of a JVM pays for its compilation
-        Run a;
-        Run b;
-        if (round % 2 == 1) {
+        boolean withoutFirst = round % 2 == 1;
+        Run a = NONE;
+        Run b = NONE;
+        if (withoutFirst && !only.equals("with")) {
           a = measure(null);
+        }
+        if (!only.equals("without")) {
           b = measure(receiver);
-        } else {
-          b = measure(receiver);
+        }
+        if (!withoutFirst && !only.equals("with")) {
           a = measure(null);
         }
         without += a.recordsPerSecond();
         with += b.recordsPerSecond();
+        withoutPerCpu += a.perCpuSecond();
+        withPerCpu += b.perCpuSecond();
         last = b;
         rows.add(
             new Object[] {
-              round,
+              round + (withoutFirst ? " (without first)" : " (with first)"),
               Table.count(a.recordsPerSecond()),
               Table.count(b.recordsPerSecond()),
               Table.num(b.recordsPerSecond() / a.recordsPerSecond(), 2),
+              Table.num(a.serviceCores(), 2),
+              Table.num(b.serviceCores(), 2),
+              Table.num(b.perCpuSecond() / a.perCpuSecond(), 2),
+              Table.num(b.deliveryCores(), 2),
+              Table.num(b.receiverCores(), 2),
               Table.count(b.documents()),
               Table.num(b.p50(), 0),
               Table.num(b.p99(), 0),
               Table.num(b.max(), 0),
-              Table.count(b.dropped())
+              Table.count(b.dropped()),
+              Table.num(a.load(), 1) + ", " + Table.num(b.load(), 1)
             });
         report.progress(
             String.format(
-                "round %d: %,.0f records/s without sinks, %,.0f with; delivery p99 %.0f ms",
-                round, a.recordsPerSecond(), b.recordsPerSecond(), b.p99()));
+                "round %d: %,.0f records/s without sinks (%.2f cores), %,.0f with (%.2f cores);"
+                    + " per CPU-second %.2f of without; delivery p50 %.0f ms, p99 %.0f ms",
+                round,
+                a.recordsPerSecond(),
+                a.serviceCores(),
+                b.recordsPerSecond(),
+                b.serviceCores(),
+                b.perCpuSecond() / a.perCpuSecond(),
+                b.p50(),
+                b.p99()));
       }
     }
     Table t =
         new Table(
-            "service-sinks",
+            spreadMs < windowMs ? "service-sinks-burst" : "service-sinks",
             Table.count(queries)
                 + " queries SELECT COUNT(*) ... WHERE duration = i WINDOWING TUMBLING("
                 + windowMs
-                + ", TIME), submitted over one window, generator unpaced ("
+                + ", TIME), submitted over "
+                + spreadMs
+                + " ms, generator unpaced ("
                 + s.recordBytes()
-                + " B records); with sinks each POSTs each window to a receiver in this process"
-                + " on loopback. Rounds alternate which runs first; compare within a round",
+                + " B records); with sinks each POSTs each window to a receiver in a process of its"
+                + " own on loopback. The rate over "
+                + measureMs() / 1000
+                + " s; CPU in cores (CPU seconds per second) of the service's process and of the"
+                + " receiver's. Rounds alternate which runs first; compare within a round",
             "round",
             "records/s without sinks",
             "with sinks",
             "ratio",
+            "service CPU without (cores)",
+            "with",
+            "ratio per CPU-second",
+            "of which delivery threads (cores)",
+            "receiver CPU (cores)",
             "documents received",
             "window end -> received, p50 (ms)",
             "p99 (ms)",
             "max (ms)",
-            "dropped");
+            "dropped",
+            "load (1 min) at start, without, with");
     for (Object[] r : rows) {
       t.row(r);
     }
@@ -182,12 +199,8 @@ final class SinksPart {
         Table.num(with / without, 2),
         "",
         "",
+        Table.num(withPerCpu / withoutPerCpu, 2),
         "",
-        "",
-        "");
-    t.row(
-        "machine load (1 min) at the end",
-        Table.num(Machine.loadAverage(), 1),
         "",
         "",
         "",
@@ -201,8 +214,13 @@ final class SinksPart {
     }
   }
 
+  /** How long the rate is measured: three windows. */
+  private long measureMs() {
+    return Math.max(s.probeMs(), 3 * windowMs);
+  }
+
   /** A service with {@link #queries} windowed queries, with a sink to {@code receiver} or none. */
-  private Run measure(Receiver receiver) throws Exception {
+  private Run measure(SinkReceiver.Process receiver) throws Exception {
     GeneratorSource source =
         new GeneratorSource(GeneratorSource.Options.DEFAULTS.withRecordBytes(s.recordBytes()));
     EmbeddedRuntime runtime =
@@ -237,42 +255,53 @@ final class SinksPart {
       long t0 = System.nanoTime();
       for (int i = 0; i < queries; i++) {
         submit(base, i, hook);
-        long due = t0 + (long) ((i + 1) * (windowMs * 1e6 / queries));
+        long due = t0 + (long) ((i + 1) * (spreadMs * 1e6 / queries));
         long wait = due - System.nanoTime();
         if (wait > 1_000_000) {
           Thread.sleep(wait / 1_000_000);
         }
       }
       Thread.sleep(windowMs + s.warmupMs());
-      long measureFrom = System.currentTimeMillis();
+      long measureMs = measureMs();
+      long from = System.currentTimeMillis();
+      double load = Machine.loadAverage();
+      SinkReceiver.Stats r0 = null;
       if (receiver != null) {
-        receiver.received.set(0);
-        synchronized (receiver.delays) {
-          receiver.delays.clear();
-        }
-        receiver.measureFromMs = measureFrom;
+        receiver.measure(from, from + measureMs);
+        r0 = receiver.stats();
       }
       long n0 = runtime.engine().metrics().recordsProcessed();
+      Cpu c0 = Cpu.now();
+      Map<Long, Long> d0 = deliveryCpuNanos();
       long start = System.nanoTime();
-      Thread.sleep(Math.max(s.probeMs(), 3 * windowMs));
-      double rate =
-          (runtime.engine().metrics().recordsProcessed() - n0)
-              / ((System.nanoTime() - start) / 1e9);
+      Thread.sleep(measureMs);
+      long n1 = runtime.engine().metrics().recordsProcessed();
+      Cpu c1 = Cpu.now();
+      Map<Long, Long> d1 = deliveryCpuNanos();
+      long delivery = since(d0, d1);
+      double seconds = (System.nanoTime() - start) / 1e9;
+      double rate = (n1 - n0) / seconds;
+      double cores = c1.since(c0).processCores();
       if (receiver == null) {
-        return new Run(rate, 0, 0, 0, 0, 0);
+        return new Run(rate, cores, delivery / 1e9 / seconds, 0, 0, 0, 0, 0, 0, load);
       }
-      receiver.measureFromMs = Long.MAX_VALUE;
+      SinkReceiver.Stats r1 = receiver.stats();
+      // the documents of the last windows measured are still on their way: a while for them
+      Thread.sleep(s.quick() ? 2_000 : 5_000);
+      SinkReceiver.Stats r2 = receiver.stats();
       Sinks hub = service.sinks();
       long dropped = hub.count(SinkSpec.Type.WEBHOOK, Sinks.Count.DROPPED);
-      synchronized (receiver.delays) {
-        return new Run(
-            rate,
-            receiver.received.get(),
-            receiver.delays.percentile(50),
-            receiver.delays.percentile(99),
-            receiver.delays.max(),
-            dropped);
-      }
+      return new Run(
+          rate,
+          cores,
+          delivery / 1e9 / seconds,
+          (r1.cpuNanos() - r0.cpuNanos()) / 1e9 / seconds,
+          r2.received(),
+          r2.p50(),
+          r2.p99(),
+          r2.max(),
+          dropped,
+          load);
     } finally {
       service.close();
       try (Stream<Path> files = Files.walk(data)) {
@@ -281,6 +310,38 @@ final class SinksPart {
         }
       }
     }
+  }
+
+  /**
+   * CPU time of the threads that deliver (the sinks' and their HTTP clients'), by thread, in ns.
+   */
+  private static Map<Long, Long> deliveryCpuNanos() {
+    Map<Long, Long> out = new HashMap<>();
+    for (ThreadInfo info : THREADS.getThreadInfo(THREADS.getAllThreadIds())) {
+      if (info == null) {
+        continue;
+      }
+      String name = info.getThreadName();
+      if (name.startsWith("spyglass-sink") || name.startsWith("HttpClient-")) {
+        long t = THREADS.getThreadCpuTime(info.getThreadId());
+        if (t > 0) {
+          out.put(info.getThreadId(), t);
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The CPU time the threads of {@code after} used since {@code before}: a thread that ended
+   * meanwhile (a former service's) counts nothing, one that started counts all its time.
+   */
+  private static long since(Map<Long, Long> before, Map<Long, Long> after) {
+    long sum = 0;
+    for (Map.Entry<Long, Long> e : after.entrySet()) {
+      sum += e.getValue() - before.getOrDefault(e.getKey(), 0L);
+    }
+    return sum;
   }
 
   private void submit(String base, int i, String sinks) throws IOException, InterruptedException {

@@ -18,6 +18,7 @@ import java.util.concurrent.ThreadLocalRandom;
 public final class Delivery {
   private final Sinks hub;
   private final SinkSpec spec;
+  private final String target;
   private final Sender sender;
   private final DeliverySettings settings;
   private final ArrayDeque<SinkDocument> queue = new ArrayDeque<>();
@@ -40,9 +41,10 @@ public final class Delivery {
   private boolean failing;
   private String lastError;
 
-  Delivery(Sinks hub, SinkSpec spec, Sender sender, DeliverySettings settings) {
+  Delivery(Sinks hub, SinkSpec spec, String target, Sender sender, DeliverySettings settings) {
     this.hub = hub;
     this.spec = spec;
+    this.target = target;
     this.sender = sender;
     this.settings = settings;
   }
@@ -50,6 +52,11 @@ public final class Delivery {
   /** The sink, as it was given. */
   public SinkSpec spec() {
     return spec;
+  }
+
+  /** What it shares the bound on attempts under way with ({@link Sinks#targetOf}). */
+  String target() {
+    return target;
   }
 
   /**

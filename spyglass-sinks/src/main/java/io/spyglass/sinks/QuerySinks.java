@@ -108,8 +108,14 @@ public final class QuerySinks {
    * meta.errors}; empty when none fails.
    */
   public List<String> failures() {
-    List<String> out = new ArrayList<>();
+    List<String> out = List.of();
     for (Delivery d : deliveries) {
+      if (!d.failing()) { // each result asks: no copy of the counters of a sink that works
+        continue;
+      }
+      if (out.isEmpty()) {
+        out = new ArrayList<>();
+      }
       SinkStats s = d.stats();
       if (s.failing()) {
         out.add(

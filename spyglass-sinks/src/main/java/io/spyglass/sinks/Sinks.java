@@ -6,7 +6,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
@@ -63,9 +65,21 @@ public final class Sinks implements AutoCloseable {
       new LongAdder[SinkSpec.Type.values().length][Count.values().length];
   private final AtomicLong buffered = new AtomicLong();
   private final Object slots = new Object();
-  private final ArrayDeque<Delivery> waiting = new ArrayDeque<>();
+
+  /** The targets with a delivery attempting or waiting, by {@link #targetOf}; guarded by slots. */
+  private final Map<String, Target> targets = new HashMap<>();
+
+  /**
+   * The targets with deliveries waiting and room for another attempt, served in turn; guarded by
+   * slots.
+   */
+  private final ArrayDeque<Target> inLine = new ArrayDeque<>();
+
+  /** Attempts under way, over all targets; guarded by slots. */
   private int inFlight;
+
   private volatile HttpClient http;
+  private volatile Http1Client plain;
   private volatile boolean closed;
 
   /** Sinks under {@code policy}, within {@code settings}, timed by {@link System#nanoTime()}. */
@@ -125,8 +139,10 @@ public final class Sinks implements AutoCloseable {
       throw new IllegalStateException("the sinks are closed");
     }
     Sender sender;
+    String target = targetOf(spec);
     try {
       SinkSpec resolved = policy.check(spec, "sink");
+      target = targetOf(resolved);
       sender = sender(resolved);
     } catch (SinkSpecException e) {
       String error = "not allowed here: " + e.getMessage();
@@ -135,7 +151,7 @@ public final class Sinks implements AutoCloseable {
       String error = "cannot reach it: " + Sender.describe(e);
       sender = doc -> CompletableFuture.completedFuture(Sender.Outcome.giveUp(error));
     }
-    Delivery d = new Delivery(this, spec, sender, settings);
+    Delivery d = new Delivery(this, spec, target, sender, settings);
     all.add(d);
     return d;
   }
@@ -169,6 +185,7 @@ public final class Sinks implements AutoCloseable {
             new Delivery(
                 this,
                 s,
+                targetOf(resolved),
                 doc -> CompletableFuture.completedFuture(Sender.Outcome.DELIVERED),
                 settings);
         all.add(d);
@@ -227,8 +244,12 @@ public final class Sinks implements AutoCloseable {
 
   private Sender sender(SinkSpec s) {
     return switch (s.type()) {
-      case WEBHOOK ->
-          new WebhookSender(http(), URI.create(s.target()), settings.requestTimeoutMs());
+      case WEBHOOK -> {
+        URI uri = URI.create(s.target());
+        yield Http1Client.takes(uri)
+            ? new WebhookSender(null, plain(), uri, settings.requestTimeoutMs())
+            : new WebhookSender(http(), null, uri, settings.requestTimeoutMs());
+      }
       case FILE ->
           new FileSender(
               files.computeIfAbsent(Path.of(s.target()), p -> new FileSender.Appender(p, policy)));
@@ -251,6 +272,20 @@ public final class Sinks implements AutoCloseable {
                   .version(HttpClient.Version.HTTP_1_1)
                   .build();
           http = c;
+        }
+      }
+    }
+    return c;
+  }
+
+  private Http1Client plain() {
+    Http1Client c = plain;
+    if (c == null) {
+      synchronized (this) {
+        c = plain;
+        if (c == null) {
+          c = new Http1Client("spyglass-sink-http");
+          plain = c;
         }
       }
     }
@@ -297,32 +332,112 @@ public final class Sinks implements AutoCloseable {
     counts[type.ordinal()][what.ordinal()].add(n);
   }
 
+  /**
+   * What the bound on attempts per target counts together: a webhook's scheme, host and port (one
+   * receiver, one pool of connections), a file, a Kafka cluster.
+   */
+  static String targetOf(SinkSpec s) {
+    return switch (s.type()) {
+      case WEBHOOK -> {
+        try {
+          URI u = URI.create(s.target());
+          String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
+          int port = u.getPort() >= 0 ? u.getPort() : scheme.equals("https") ? 443 : 80;
+          yield "webhook " + scheme + "://" + u.getHost() + ":" + port;
+        } catch (IllegalArgumentException e) {
+          yield "webhook " + s.target();
+        }
+      }
+      case FILE -> "file " + s.target();
+      case KAFKA -> "kafka " + s.bootstrap();
+    };
+  }
+
+  /** One target's attempts under way and its deliveries waiting for a slot. Guarded by slots. */
+  private static final class Target {
+    final String key;
+    final ArrayDeque<Delivery> waiting = new ArrayDeque<>();
+    int inFlight;
+
+    /** Whether it is in line for a slot. */
+    boolean queued;
+
+    Target(String key) {
+      this.key = key;
+    }
+  }
+
+  /** Puts {@code t} in line for a slot if it has deliveries waiting and room. Guarded by slots. */
+  private void enqueue(Target t) {
+    if (!t.queued && !t.waiting.isEmpty() && t.inFlight < settings.maxInFlightPerTarget()) {
+      t.queued = true;
+      inLine.addLast(t);
+    }
+  }
+
   /** A delivery has something to send: it gets a slot now, or waits for one. */
   void ready(Delivery d) {
     synchronized (slots) {
-      if (inFlight >= settings.maxInFlight()) {
-        waiting.addLast(d);
+      Target t = targets.computeIfAbsent(d.target(), Target::new);
+      if (inFlight >= settings.maxInFlight()
+          || t.inFlight >= settings.maxInFlightPerTarget()
+          || !t.waiting.isEmpty()) {
+        t.waiting.addLast(d);
+        enqueue(t);
         return;
       }
       inFlight++;
+      t.inFlight++;
     }
     execute(d);
   }
 
-  /** A delivery's attempt is over: its slot goes to the next waiting (it again, if it has more). */
+  /**
+   * A delivery's attempt is over: its slot goes to the next delivery waiting, the targets taking
+   * turns (it waits again, behind the others of its target, if it has more).
+   */
   void done(Delivery d, boolean again) {
-    Delivery next;
+    Delivery next = null;
+    List<Delivery> more = null;
     synchronized (slots) {
+      Target t = targets.get(d.target());
+      inFlight--;
+      t.inFlight--;
       if (again) {
-        waiting.addLast(d);
+        t.waiting.addLast(d);
       }
-      next = waiting.pollFirst();
-      if (next == null) {
-        inFlight--;
+      enqueue(t);
+      while (inFlight < settings.maxInFlight()) {
+        Target n = inLine.pollFirst();
+        if (n == null) {
+          break;
+        }
+        n.queued = false;
+        if (n.waiting.isEmpty() || n.inFlight >= settings.maxInFlightPerTarget()) {
+          continue;
+        }
+        Delivery x = n.waiting.pollFirst();
+        inFlight++;
+        n.inFlight++;
+        enqueue(n);
+        if (next == null) {
+          next = x;
+        } else {
+          if (more == null) {
+            more = new ArrayList<>();
+          }
+          more.add(x);
+        }
+      }
+      if (t.inFlight == 0 && t.waiting.isEmpty()) {
+        targets.remove(t.key);
       }
     }
     if (next != null) {
       execute(next);
+    }
+    if (more != null) {
+      more.forEach(this::execute);
     }
     if (!again && d.released() && d.idle()) {
       forget(d);
@@ -335,6 +450,10 @@ public final class Sinks implements AutoCloseable {
     } catch (RejectedExecutionException e) {
       synchronized (slots) {
         inFlight--; // stopped: what it holds is counted as dropped by close
+        Target t = targets.get(d.target());
+        if (t != null) {
+          t.inFlight--;
+        }
       }
     }
   }
@@ -435,7 +554,11 @@ public final class Sinks implements AutoCloseable {
         dropped += n;
       }
     }
-    producers.values().forEach(p -> p.close(Duration.ofSeconds(5)));
+    Http1Client p = plain;
+    if (p != null) {
+      p.close();
+    }
+    producers.values().forEach(pr -> pr.close(Duration.ofSeconds(5)));
     files.values().forEach(FileSender.Appender::close);
     if (dropped > 0) {
       LOG.warn(

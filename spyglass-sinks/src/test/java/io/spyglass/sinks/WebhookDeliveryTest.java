@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -109,6 +110,52 @@ class WebhookDeliveryTest {
     Await.until("the slow sink's documents delivered", () -> a.stats().get(0).delivered() == 20);
     assertThat(slow.accepted()).hasSize(20);
     assertThat(takenByKey(slow).values()).containsOnly(1L);
+  }
+
+  @Test
+  void aSlowTargetHoldsAtMostItsShareOfTheAttemptsAndTheOthersGoOn() throws Exception {
+    Receiver slow = closing(new Receiver());
+    CountDownLatch hold = new CountDownLatch(1);
+    AtomicInteger now = new AtomicInteger();
+    AtomicInteger most = new AtomicInteger();
+    slow.answer =
+        (i, key) -> {
+          most.accumulateAndGet(now.incrementAndGet(), Math::max);
+          try {
+            hold.await(60, TimeUnit.SECONDS);
+          } finally {
+            now.decrementAndGet();
+          }
+          return 200;
+        };
+    Receiver fast = closing(new Receiver());
+    // 4 attempts at once over all sinks, 2 to one target
+    Sinks sinks = sinks(QUICK.withInFlight(4, 2));
+    List<QuerySinks> toSlow = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      QuerySinks q = sinks.forQuery("s" + i, List.of(SinkSpec.webhook(slow.url())));
+      toSlow.add(q);
+      windows("s" + i, 3).forEach(q::offer);
+    }
+    Await.until("the slow target's share under way", () -> slow.arrivals() == 2);
+    QuerySinks other = sinks.forQuery("f", List.of(SinkSpec.webhook(fast.url())));
+    windows("f", 5).forEach(other::offer);
+    Await.until(
+        "the other target's documents delivered", () -> other.stats().get(0).delivered() == 5);
+    assertThat(slow.arrivals()).as("attempts to the slow target while it holds them").isEqualTo(2);
+
+    hold.countDown();
+    Await.until(
+        "the slow target's documents delivered",
+        () -> toSlow.stream().allMatch(q -> q.stats().get(0).delivered() == 3));
+    assertThat(most.get()).isEqualTo(2);
+    assertThat(takenByKey(slow)).hasSize(30).values().containsOnly(1L);
+    for (QuerySinks q : toSlow) { // each sink's documents in order
+      String id = q.queryId();
+      assertThat(
+              slow.accepted().stream().map(Receiver.Call::key).filter(k -> k.startsWith(id + ":")))
+          .containsExactly(id + ":1", id + ":2", id + ":3");
+    }
   }
 
   @Test
