@@ -29,9 +29,10 @@ import java.util.function.Function;
 final class Barriers {
   private record Barrier(AtCut atCut, CompletableFuture<Checkpoint> done) {}
 
-  private final Engine engine;
+  private final Closing closing;
+  private final BatchPool batches;
   private final Source source;
-  private final Combiner combiner;
+  private final CombinerInbox combiner;
   private final Queue<Barrier> waiting = new ConcurrentLinkedQueue<>();
 
   /** Futures that complete on the combiner's thread, failed at once when the engine stops. */
@@ -42,8 +43,15 @@ final class Barriers {
   /** Whether a reader thread serves the barriers; otherwise whoever asks does. */
   private volatile boolean readerRunning;
 
-  Barriers(Engine engine, Source source, Combiner combiner) {
-    this.engine = engine;
+  /**
+   * @param closing whether the engine closes: what waits then fails
+   * @param batches the batch pool, all back when every record read was processed
+   * @param source the source, for its position at a cut
+   * @param combiner the combiner's inbox, for looks after a flush of every worker
+   */
+  Barriers(Closing closing, BatchPool batches, Source source, CombinerInbox combiner) {
+    this.closing = closing;
+    this.batches = batches;
     this.source = source;
     this.combiner = combiner;
   }
@@ -55,7 +63,7 @@ final class Barriers {
     if (!readerRunning) {
       serveWaiting(); // no reader thread to do it: nothing is being read anyway
     }
-    if (engine.closing()) {
+    if (closing.isSet()) {
       failAll();
     }
     return done;
@@ -75,7 +83,7 @@ final class Barriers {
             done.completeExceptionally(e);
           }
         });
-    if (engine.closing()) {
+    if (closing.isSet()) {
       failAll();
     }
     return done;
@@ -112,10 +120,10 @@ final class Barriers {
   private void serve(Barrier b) {
     try {
       // every batch back in the pool: every record read was processed by a worker
-      while (!engine.everyBatchReturned() && !engine.closing()) {
+      while (!batches.everyBatchReturned() && !closing.isSet()) {
         LockSupport.parkNanos(100_000);
       }
-      if (engine.closing()) {
+      if (closing.isSet()) {
         b.done().completeExceptionally(stoppedException());
         return;
       }
@@ -142,7 +150,7 @@ final class Barriers {
         try {
           merged.get(50, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-          if (engine.closing()) {
+          if (closing.isSet()) {
             merged.completeExceptionally(stoppedException());
           }
         }

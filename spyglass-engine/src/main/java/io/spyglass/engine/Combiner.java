@@ -1,21 +1,26 @@
 package io.spyglass.engine;
 
-import io.spyglass.core.partial.Partial;
-import io.spyglass.core.query.Query;
 import io.spyglass.core.query.QueryCombiner;
 import io.spyglass.core.query.ResultSink;
 import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
+import io.spyglass.engine.CombinerInbox.Added;
+import io.spyglass.engine.CombinerInbox.AfterFlush;
+import io.spyglass.engine.CombinerInbox.Drained;
+import io.spyglass.engine.CombinerInbox.Failed;
+import io.spyglass.engine.CombinerInbox.Finish;
+import io.spyglass.engine.CombinerInbox.Flushed;
+import io.spyglass.engine.CombinerInbox.Kill;
+import io.spyglass.engine.CombinerInbox.Msg;
+import io.spyglass.engine.CombinerInbox.PartialMsg;
+import io.spyglass.engine.CombinerInbox.Start;
+import io.spyglass.engine.CombinerInbox.Tick;
 import io.spyglass.sources.BadInput;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -23,39 +28,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * and runs ticks. A tick asks every worker to flush; when all have answered, windows and durations
  * are advanced to the tick's time, so a window holds every record read before it closed.
  *
- * <p>Its inbox is bounded: workers wait when it is full, so a slow combiner holds up the workers,
- * which hold up the reader. The combiner itself never waits for anything but its inbox: it hands
- * commands to workers through their queues (bounded by the number of queries, see {@link
- * Worker#commandCapacity}) and results to subscribers without blocking.
+ * <p>Its {@link CombinerInbox inbox} is bounded: workers wait when it is full, so a slow combiner
+ * holds up the workers, which hold up the reader. The combiner itself never waits for anything but
+ * its inbox: it hands commands to workers through their queues (bounded by the number of queries,
+ * see {@link Worker#commandCapacity}) and results to subscribers without blocking.
+ *
+ * <p>It is given what it uses, not the engine: its inbox, the workers, the running queries, the
+ * engine's counters, what became of the source, and what to do when the source drained.
  */
 final class Combiner implements Runnable {
-  private sealed interface Msg {}
-
-  private record PartialMsg(Query query, Partial partial) implements Msg {}
-
-  private record Flushed(int worker, long tickMs) implements Msg {}
-
-  private record Drained(int worker) implements Msg {}
-
-  private record Tick(boolean finishAll) implements Msg {}
-
-  private record Start(QueryHandle handle, byte[] restore) implements Msg {}
-
-  private record Added(String queryId) implements Msg {}
-
-  private record Kill(String queryId) implements Msg {}
-
-  private record Failed(String queryId, Throwable error) implements Msg {}
-
-  private record Finish(String queryId) implements Msg {}
-
-  /**
-   * Something that needs every partial read so far merged: it runs when a flush round that started
-   * after it arrived completes (a checkpoint's snapshots, a look at a query's open state).
-   */
-  private record AfterFlush(java.util.function.Consumer<Map<String, Running>> action)
-      implements Msg {}
-
   static final class Running {
     final QueryHandle handle;
     QueryCombiner combiner;
@@ -71,10 +52,22 @@ final class Combiner implements Runnable {
     }
   }
 
-  private final Engine engine;
-  private final BlockingQueue<Msg> inbox;
-  private final AtomicBoolean tickQueued = new AtomicBoolean();
-  private volatile boolean stopping;
+  /**
+   * What the combiner calls when every worker drained after its source ended, and every query had
+   * its final result: the engine stops.
+   */
+  @FunctionalInterface
+  interface WhenDrained {
+    void sourceDrained();
+  }
+
+  private final EngineConfig config;
+  private final CombinerInbox inbox;
+  private final Workers workerCommands;
+  private final RunningQueries queries;
+  private final EngineStats stats;
+  private final SourceStatus source;
+  private final WhenDrained whenDrained;
   private volatile Thread thread;
   private final Map<String, Running> running = new LinkedHashMap<>();
   private final int workers;
@@ -99,48 +92,36 @@ final class Combiner implements Runnable {
   private int drainedCount;
   private long tickMs;
 
-  /** Messages the inbox holds: partials of a few batches per worker, and room for commands. */
-  static int inboxCapacity(int workers) {
-    return Math.max(256, 64 * workers);
-  }
-
-  Combiner(Engine engine, int workers) {
-    this.engine = engine;
-    this.workers = workers;
-    this.inbox = new ArrayBlockingQueue<>(inboxCapacity(workers));
-  }
-
-  void partial(Query q, Partial p) {
-    send(new PartialMsg(q, p));
-  }
-
-  void flushed(int worker, long tick) {
-    send(new Flushed(worker, tick));
-  }
-
-  void drained(int worker) {
-    send(new Drained(worker));
-  }
-
-  /** Asks for a tick; a tick already waiting in the inbox serves (unless this one finishes all). */
-  void tick(boolean finishAll) {
-    if (finishAll) {
-      send(new Tick(true));
-    } else if (tickQueued.compareAndSet(false, true)) {
-      send(new Tick(false));
-    }
+  /**
+   * @param inbox what it is told, taken on its thread alone
+   * @param workers the workers it sends commands to (add, remove a query, flush)
+   * @param queries the running queries, whose places it releases when a query cannot start
+   * @param stats the engine's counters: results emitted, the input skipped for each result's news
+   * @param source what became of the source, for each result's news and the final results
+   * @param whenDrained called once every worker drained after the source ended
+   */
+  Combiner(
+      EngineConfig config,
+      CombinerInbox inbox,
+      Workers workers,
+      RunningQueries queries,
+      EngineStats stats,
+      SourceStatus source,
+      WhenDrained whenDrained) {
+    this.config = config;
+    this.inbox = inbox;
+    this.workerCommands = workers;
+    this.workers = workers.count();
+    this.queries = queries;
+    this.stats = stats;
+    this.source = source;
+    this.whenDrained = whenDrained;
   }
 
   /**
-   * Runs {@code action} on the combiner thread once every partial of the records processed before
-   * now is merged (after a flush round of every worker), with the running queries by id. The action
-   * must not keep the map or the queries' combiners beyond the call.
+   * A running query's combiner and the results offered so far, for {@link
+   * CombinerInbox#afterFlush}.
    */
-  void afterFlush(java.util.function.Consumer<Map<String, Running>> action) {
-    send(new AfterFlush(action));
-  }
-
-  /** A running query's combiner and the results offered so far, for {@link #afterFlush}. */
   static QueryCombiner combiner(Running r) {
     return r.combiner;
   }
@@ -149,71 +130,25 @@ final class Combiner implements Runnable {
     return r.handle;
   }
 
-  void added(String queryId) {
-    send(new Added(queryId));
-  }
-
-  void start(QueryHandle h, byte[] restore) {
-    send(new Start(h, restore));
-  }
-
-  void kill(String id) {
-    send(new Kill(id));
-  }
-
-  /** A query threw on a worker, which dropped it: end it with the error. */
-  void failed(String queryId, Throwable error) {
-    send(new Failed(queryId, error));
-  }
-
-  /** Finishes one query at the next tick (its final result holds every record read till then). */
-  void finish(String id) {
-    send(new Finish(id));
-    send(new Tick(false));
-  }
-
-  /**
-   * Puts a message in the inbox, waiting while it is full. Dropped when the engine stops meanwhile
-   * or the caller is interrupted (engine threads are interrupted only when the engine stops).
-   */
-  private void send(Msg m) {
-    try {
-      while (!inbox.offer(m, 50, TimeUnit.MILLISECONDS)) {
-        if (stopping) {
-          return;
-        }
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
   /** Ends every running query (without a final result) and the combiner thread. */
   void stop() {
-    stopping = true;
+    inbox.close();
     Thread t = thread;
     if (t != null) {
       t.interrupt();
     }
   }
 
-  int running() {
-    return running.size();
-  }
-
   @Override
   public void run() {
     thread = Thread.currentThread();
     // what this throws is the engine's failure: its handler ends the queries with the error
-    while (!stopping) {
+    while (!inbox.isClosed()) {
       Msg m;
       try {
         m = inbox.take();
       } catch (InterruptedException e) {
         continue; // stopping
-      }
-      if (m instanceof Tick && !((Tick) m).finishAll()) {
-        tickQueued.set(false);
       }
       handle(m);
     }
@@ -224,7 +159,7 @@ final class Combiner implements Runnable {
   }
 
   private void handle(Msg m) {
-    long now = engine.config().clock().getAsLong();
+    long now = config.clock().getAsLong();
     if (m instanceof PartialMsg) {
       PartialMsg pm = (PartialMsg) m;
       Running r = running.get(pm.query().id());
@@ -273,7 +208,7 @@ final class Combiner implements Runnable {
       }
     } else if (m instanceof Drained) {
       if (++drainedCount == workers) {
-        String sourceError = engine.sourceError();
+        String sourceError = source.error();
         for (Running r : new ArrayList<>(running.values())) {
           if (sourceError == null) {
             r.combiner.finish(now);
@@ -286,7 +221,7 @@ final class Combiner implements Runnable {
           }
           settle(r);
         }
-        engine.sourceDrained();
+        whenDrained.sourceDrained();
       }
     } else if (m instanceof Failed) {
       Failed f = (Failed) m;
@@ -298,7 +233,7 @@ final class Combiner implements Runnable {
     } else if (m instanceof Start) {
       QueryHandle h = ((Start) m).handle();
       Running r = new Running(h);
-      r.badInputSeen = engine.badInput();
+      r.badInputSeen = stats.badInput();
       ResultSink sink =
           (query, result) -> {
             result = withSourceNews(r, result);
@@ -310,33 +245,25 @@ final class Combiner implements Runnable {
                 r.fatalError = e.message() + ". " + e.resolution();
               }
             }
-            engine.emitted();
+            stats.emitted();
           };
       byte[] restore = ((Start) m).restore();
       if (restore == null) {
         r.combiner =
-            new QueryCombiner(
-                h.query(),
-                h.query().limitsOr(engine.config().limits()),
-                sink,
-                engine.config().clock());
+            new QueryCombiner(h.query(), h.query().limitsOr(config.limits()), sink, config.clock());
       } else {
         try {
           r.combiner =
               QueryCombiner.restore(
-                  h.query(),
-                  h.query().limitsOr(engine.config().limits()),
-                  sink,
-                  engine.config().clock(),
-                  restore);
+                  h.query(), h.query().limitsOr(config.limits()), sink, config.clock(), restore);
         } catch (RuntimeException e) {
           h.end("The query's saved state cannot be restored: " + e.getMessage());
-          engine.released();
+          queries.released();
           return;
         }
       }
       running.put(h.id(), r);
-      engine.broadcast(new Worker.Add(h.query()));
+      workerCommands.broadcast(new Worker.Add(h.query()));
     } else if (m instanceof Added) {
       Running r = running.get(((Added) m).queryId());
       if (r != null && ++r.workersWithIt == workers) {
@@ -368,7 +295,7 @@ final class Combiner implements Runnable {
     tickMs = now;
     afterThisRound.addAll(afterNextRound);
     afterNextRound.clear();
-    engine.broadcast(new Worker.Flush(now));
+    workerCommands.broadcast(new Worker.Flush(now));
   }
 
   /**
@@ -377,12 +304,12 @@ final class Combiner implements Runnable {
    */
   private Result withSourceNews(Running r, Result result) {
     Meta meta = result.meta();
-    BadInput.Snapshot now = engine.badInput();
+    BadInput.Snapshot now = stats.badInput();
     if (now.total() != r.badInputSeen.total()) {
       meta = meta.withBadInput(now.since(r.badInputSeen));
       r.badInputSeen = now;
     }
-    String problem = engine.sourceProblem();
+    String problem = source.problem();
     if (problem != null) {
       meta =
           meta.withError(
@@ -409,6 +336,6 @@ final class Combiner implements Runnable {
   /** Drops a query here and on every worker; it counts as running until all have dropped it. */
   private void remove(Running r) {
     running.remove(r.handle.id());
-    engine.broadcast(new Worker.Remove(r.handle.id(), new AtomicInteger(workers)));
+    workerCommands.broadcast(new Worker.Remove(r.handle.id(), new AtomicInteger(workers)));
   }
 }

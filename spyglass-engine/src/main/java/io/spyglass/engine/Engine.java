@@ -3,32 +3,19 @@ package io.spyglass.engine;
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.query.Query;
 import io.spyglass.core.query.QueryCombiner;
-import io.spyglass.core.query.QueryStats;
-import io.spyglass.core.record.BadRecord;
 import io.spyglass.core.run.CheckedQuery;
 import io.spyglass.core.syntax.BqlException;
 import io.spyglass.sources.BadInput;
-import io.spyglass.sources.RawBatch;
 import io.spyglass.sources.Source;
 import java.io.IOException;
-import java.util.AbstractMap;
 import java.util.Collection;
-import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,6 +38,10 @@ import org.slf4j.LoggerFactory;
  * when it leaves it full or, with {@link EngineConfig#resultBackPressure()}, holds up the reader
  * until it catches up. Commands to workers are bounded by the number of queries.
  *
+ * <p>The engine is the façade: it builds its parts, each given what it uses and never the engine
+ * ({@link Reader}, {@link Worker}s, {@link Combiner}, {@link Barriers}, each {@link QueryHandle}
+ * through a {@link QueryContext}), wires them, owns their threads, and answers for them.
+ *
  * <p>Thread-safe.
  */
 public final class Engine implements AutoCloseable {
@@ -60,102 +51,54 @@ public final class Engine implements AutoCloseable {
    * The logger of source failures, apart from the engine's own so that a program that reports
    * {@link #sourceError()} itself can silence it.
    */
-  public static final String SOURCE_LOGGER = Engine.class.getName() + ".source";
-
-  private static final Logger SOURCE_LOG = LoggerFactory.getLogger(SOURCE_LOGGER);
+  public static final String SOURCE_LOGGER = Reader.SOURCE_LOGGER;
 
   private final EngineConfig config;
   private final Source source;
-  private final Worker[] workers;
+  private final Closing closing = new Closing();
+  private final EngineStats stats;
+  private final SourceStatus sourceStatus;
+  private final RunningQueries queries;
+  private final CombinerInbox inbox;
+  private final BatchPool batches;
+  private final QueryContext queryContext;
+  private final Workers workers;
   private final Combiner combiner;
-  private final BlockingQueue<RawBatch> free;
-
-  /** Batches read and waiting for a worker: the next free worker takes the next batch. */
-  private final BlockingQueue<RawBatch> ready;
-
-  private final Map<Integer, Map<String, QueryStats>> stats = new ConcurrentHashMap<>();
-
-  /**
-   * The running queries; each handle keeps, by worker, the query's counters when the worker last
-   * handed on a partial of it, fresher than the last tick's for a query that ends between two ticks
-   * (a LIMIT reached).
-   */
-  private final Map<String, QueryHandle> handles = new ConcurrentHashMap<>();
-
-  /** Queries counted against maxQueries: from submission until every worker dropped them. */
-  private final AtomicInteger running = new AtomicInteger();
-
-  /** Subscribers with a full result queue, under back-pressure; the reader waits while any is. */
-  private int backlogged;
-
-  private final Object backlogLock = new Object();
-  private final AtomicLong nextId = new AtomicLong();
-  private final LongAdder recordsRead = new LongAdder();
-  private final LongAdder bytesRead = new LongAdder();
-  private final LongAdder recordsProcessed = new LongAdder();
-  private final LongAdder malformed = new LongAdder();
-
-  /** What the workers could not read; the source counts what it skipped itself. */
-  private final BadInput workerBadInput = new BadInput();
-
-  private final LongAdder started = new LongAdder();
-  private final LongAdder emitted = new LongAdder();
-  private volatile long lastReadToProcessedMs;
-  private final long startMs;
-  private long lastSnapshotMs;
-  private long lastSnapshotRecords;
-  private double lastRate = -1;
-  private final CountDownLatch stopped = new CountDownLatch(1);
-  private final int poolSize;
   private final Barriers barriers;
-  private final ScheduledExecutorService ticker;
-  private final Thread readerThread;
-  private final Thread combinerThread;
-  private final Thread[] workerThreads;
-  private volatile boolean closing;
+  private final Reader reader;
+  private final AtomicLong nextId = new AtomicLong();
+  private final CountDownLatch stopped = new CountDownLatch(1);
+  private final EngineThreads threads;
   private boolean readerStarted;
-  private volatile String sourceError;
-  private volatile boolean sourceEnded;
   private volatile Throwable failure;
   private volatile String failedThread;
-  private volatile Sampling sampler;
-  private long recordsSeenBySampler;
-  private long nextSample;
 
   private Engine(Source source, EngineConfig config) {
     this.config = config;
     this.source = source;
-    this.startMs = config.clock().getAsLong();
-    this.lastSnapshotMs = startMs;
-    this.workers = new Worker[config.workers()];
-    this.combiner = new Combiner(this, workers.length);
-    this.barriers = new Barriers(this, source, combiner);
-    int pool = workers.length * (config.queueBatches() + 2);
-    this.poolSize = pool;
-    this.free = new ArrayBlockingQueue<>(pool);
-    this.ready = new ArrayBlockingQueue<>(workers.length * config.queueBatches());
-    for (int i = 0; i < pool; i++) {
-      free.add(new RawBatch(config.batchBytes() + 4096, config.batchRecords()));
+    int n = config.workers();
+    this.stats = new EngineStats(source, config.clock());
+    this.sourceStatus = new SourceStatus(source);
+    this.queries = new RunningQueries(n, config.maxQueries());
+    this.inbox = new CombinerInbox(n);
+    Backlog backlog = new Backlog(closing);
+    this.queryContext = new QueryContext(inbox, queries, backlog, config.clock());
+    this.batches =
+        new BatchPool(n, config.queueBatches(), config.batchBytes(), config.batchRecords());
+    Worker[] each = new Worker[n];
+    for (int i = 0; i < n; i++) {
+      each[i] = new Worker(i, config, source.maxRecordBytes(), batches, inbox, queries, stats);
     }
-    this.workerThreads = new Thread[workers.length];
-    for (int i = 0; i < workers.length; i++) {
-      workers[i] = new Worker(i, ready, this);
-      workerThreads[i] = thread(workers[i], "spyglass-worker-" + i);
-    }
-    this.combinerThread = thread(combiner, "spyglass-combiner");
-    this.readerThread = thread(this::read, "spyglass-reader");
-    this.ticker =
-        config.tickMs() > 0
-            ? Executors.newSingleThreadScheduledExecutor(r -> thread(r, "spyglass-ticker"))
-            : null;
-  }
-
-  /** An engine thread: a daemon whose death by an exception is a failure of the engine. */
-  private Thread thread(Runnable r, String name) {
-    Thread t = new Thread(r, name);
-    t.setDaemon(true);
-    t.setUncaughtExceptionHandler(this::failed);
-    return t;
+    this.workers = new Workers(each);
+    this.combiner =
+        new Combiner(config, inbox, workers, queries, stats, sourceStatus, this::sourceDrained);
+    this.barriers = new Barriers(closing, batches, source, inbox);
+    this.reader =
+        new Reader(
+            config, source, sourceStatus, batches, stats, barriers, backlog, workers, closing);
+    this.threads =
+        new EngineThreads(
+            reader, combiner, each, config.tickMs(), () -> inbox.tick(false), this::failed);
   }
 
   /**
@@ -174,7 +117,7 @@ public final class Engine implements AutoCloseable {
     LOG.error("the engine failed in {}; every query is stopped", where.getName(), error);
     // final results first: whatever the combiner emits after them is dropped
     String message = "The engine failed (" + describe(error) + " in " + where.getName() + ")";
-    for (QueryHandle h : handles.values()) {
+    for (QueryHandle h : queries.handles()) {
       h.abort(message);
     }
     shutdown();
@@ -216,25 +159,8 @@ public final class Engine implements AutoCloseable {
    */
   public static Engine startPaused(Source source, EngineConfig config) {
     Engine e = new Engine(source, config);
-    e.combinerThread.start();
-    for (Thread t : e.workerThreads) {
-      t.start();
-    }
-    if (e.ticker != null) {
-      e.ticker.scheduleAtFixedRate(
-          e::timerTick, config.tickMs(), config.tickMs(), TimeUnit.MILLISECONDS);
-    }
+    e.threads.start();
     return e;
-  }
-
-  /** A scheduled executor swallows what its tasks throw: report it as the engine's failure. */
-  private void timerTick() {
-    try {
-      combiner.tick(false);
-    } catch (RuntimeException | Error e) {
-      failed(Thread.currentThread(), e);
-      throw e;
-    }
   }
 
   /** Starts reading the source, if not already. */
@@ -242,16 +168,12 @@ public final class Engine implements AutoCloseable {
     if (!readerStarted) {
       readerStarted = true;
       barriers.readerStarted();
-      readerThread.start();
+      threads.startReader();
     }
   }
 
   public EngineConfig config() {
     return config;
-  }
-
-  Combiner combiner() {
-    return combiner;
   }
 
   /**
@@ -325,26 +247,15 @@ public final class Engine implements AutoCloseable {
     long receivedMs =
         options.receiveTimeMs() >= 0 ? options.receiveTimeMs() : config.clock().getAsLong();
     Query query = checked.toQuery(id, receivedMs);
-    if (running.incrementAndGet() > config.maxQueries()) {
-      running.decrementAndGet();
-      throw new IllegalStateException(
-          "Too many queries: "
-              + config.maxQueries()
-              + " are running; wait for some to finish, or raise the limit"
-              + " (EngineConfig.withMaxQueries; spyglass query --max-queries)");
-    }
-    QueryHandle h = new QueryHandle(query, config, this, options.backPressure());
-    if (handles.putIfAbsent(id, h) != null) {
-      running.decrementAndGet();
-      throw new IllegalArgumentException("A query with id " + id + " is already running");
-    }
-    started.increment();
-    combiner.start(h, options.restore());
+    QueryHandle h = new QueryHandle(query, config, queryContext, options.backPressure());
+    queries.admit(h);
+    stats.started();
+    inbox.start(h, options.restore());
     return h;
   }
 
   private void requireRunning() {
-    if (closing || stopped.getCount() == 0) {
+    if (closing.isSet() || stopped.getCount() == 0) {
       throw new IllegalStateException("The engine has stopped; start a new one to run queries");
     }
   }
@@ -404,17 +315,8 @@ public final class Engine implements AutoCloseable {
    * @return completes with what {@code look} returns, with null when the query is not running, or
    *     fails when the engine stops first
    */
-  public <T> CompletableFuture<T> inspect(
-      String queryId, java.util.function.Function<QueryCombiner, T> look) {
+  public <T> CompletableFuture<T> inspect(String queryId, Function<QueryCombiner, T> look) {
     return barriers.inspect(queryId, look);
-  }
-
-  void kill(String id) {
-    combiner.kill(id);
-  }
-
-  void finish(String id) {
-    combiner.finish(id);
   }
 
   /**
@@ -429,7 +331,7 @@ public final class Engine implements AutoCloseable {
     if (everyN < 1) {
       throw new IllegalArgumentException("everyN must be at least 1: " + everyN);
     }
-    this.sampler = sampler == null ? null : new Sampling(everyN, sampler);
+    reader.sampleRecords(everyN, sampler);
   }
 
   /** Sees one record's bytes, on the reader thread. */
@@ -438,67 +340,14 @@ public final class Engine implements AutoCloseable {
     void sample(byte[] data, int offset, int length);
   }
 
-  private record Sampling(int everyN, RecordSampler sampler) {}
-
-  /** Hands the sampler every {@code everyN}-th record of a batch just read (reader thread). */
-  private void sample(RawBatch b) {
-    Sampling s = sampler;
-    if (s == null) {
-      return;
-    }
-    long first = recordsSeenBySampler;
-    long end = first + b.size();
-    long next = Math.max(nextSample, first);
-    for (; next < end; next += s.everyN()) {
-      int i = (int) (next - first);
-      s.sampler().sample(b.array(i), b.start(i), b.length(i));
-    }
-    nextSample = next;
-    recordsSeenBySampler = end;
-  }
-
   /** Runs a tick now: flushes workers, closes due windows, ends expired queries. */
   public void tick() {
-    combiner.tick(false);
+    inbox.tick(false);
   }
 
   /** Ends every running query now; each emits its final result. */
   public void finishAll() {
-    combiner.tick(true);
-  }
-
-  void broadcast(Worker.Command c) {
-    for (Worker w : workers) {
-      w.command(c);
-    }
-  }
-
-  /** Whether every batch is back in the pool: every record read was processed by a worker. */
-  boolean everyBatchReturned() {
-    return free.size() == poolSize;
-  }
-
-  boolean closing() {
-    return closing;
-  }
-
-  void recycle(RawBatch b) {
-    b.clear();
-    free.offer(b);
-  }
-
-  void processed(long records, long bad, long readMs) {
-    recordsProcessed.add(records);
-    malformed.add(bad);
-    lastReadToProcessedMs = Math.max(0, config.clock().getAsLong() - readMs);
-  }
-
-  void badRecord(BadRecord reason, String where) {
-    workerBadInput.add(reason, where);
-  }
-
-  int maxRecordBytes() {
-    return source.maxRecordBytes();
+    inbox.tick(true);
   }
 
   /**
@@ -506,139 +355,12 @@ public final class Engine implements AutoCloseable {
    * source skipped (lines over its size limit) and what the workers could not read as records.
    */
   public BadInput.Snapshot badInput() {
-    return source.badInput().plus(workerBadInput.snapshot());
+    return stats.badInput();
   }
 
-  void emitted() {
-    emitted.increment();
-  }
-
-  void publishStats(int worker, Map<String, QueryStats> s) {
-    stats.put(worker, s);
-  }
-
-  /**
-   * A worker's counters of a query as it hands on a partial of it: call before the partial goes to
-   * the combiner, so that the combiner's thread sees them when the query ends.
-   */
-  void partialStats(int worker, String id, QueryStats s) {
-    QueryHandle h = handles.get(id);
-    if (h != null && s != null) {
-      h.partialStats(worker, workers.length, s);
-    }
-  }
-
-  /**
-   * A query's counters summed over the workers, each as of its last tick or its last partial of the
-   * query, whichever saw more; null when no worker has counted it.
-   */
-  QueryStats stats(String id) {
-    QueryHandle h = handles.get(id);
-    QueryStats sum = null;
-    for (int w = 0; w < workers.length; w++) {
-      Map<String, QueryStats> published = stats.get(w);
-      QueryStats st = published == null ? null : published.get(id);
-      QueryStats p = h == null ? null : h.partialStats(w);
-      if (st == null || (p != null && p.seen() > st.seen())) {
-        st = p;
-      }
-      if (st != null) {
-        sum = sum == null ? st : sum.plus(st);
-      }
-    }
-    return sum;
-  }
-
-  void queryEnded(String id) {
-    handles.remove(id);
-  }
-
-  /** Every worker dropped a query that ended: it no longer counts against maxQueries. */
-  void released() {
-    running.decrementAndGet();
-  }
-
-  /** A subscriber's result queue became full ({@code +1}), or not any more ({@code -1}). */
-  void backlog(int delta) {
-    synchronized (backlogLock) {
-      backlogged += delta;
-      if (backlogged == 0) {
-        backlogLock.notifyAll();
-      }
-    }
-  }
-
-  /** Waits while a subscriber under back-pressure has a full result queue. */
-  private void awaitSubscribers() throws InterruptedException {
-    synchronized (backlogLock) {
-      while (backlogged > 0 && !closing) {
-        backlogLock.wait(100);
-      }
-    }
-  }
-
-  void sourceDrained() {
+  private void sourceDrained() {
     LOG.debug("source {} ended; every query finished", source.describe());
     shutdown();
-  }
-
-  private void read() {
-    try {
-      readSource();
-    } finally {
-      barriers.readerEnded();
-    }
-  }
-
-  private void readSource() {
-    // records per batch for about batchBytes a batch, by a moving average of the record size
-    double recordBytes = 1024;
-    int perBatch = recordsPerBatch(recordBytes);
-    try {
-      while (!closing) {
-        barriers.serveWaiting();
-        awaitSubscribers();
-        RawBatch b = free.take();
-        b.clear();
-        boolean more = source.poll(b, perBatch, 50);
-        if (b.isEmpty()) {
-          free.offer(b);
-        } else {
-          b.readTimeMs(config.clock().getAsLong());
-          recordsRead.add(b.size());
-          bytesRead.add(b.bytes());
-          recordBytes += ((double) b.bytes() / b.size() - recordBytes) / 8;
-          sample(b);
-          perBatch = recordsPerBatch(recordBytes);
-          ready.put(b);
-        }
-        if (!more) {
-          sourceEnded = true;
-          if (config.stopWhenSourceEnds()) {
-            broadcast(new Worker.Drain());
-          }
-          return;
-        }
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (IOException | RuntimeException e) {
-      if (closing) {
-        // a source closed under a poll may throw (Kafka's InterruptException): a normal end
-        LOG.debug("source {} ended on close: {}", source.describe(), e.toString());
-        return;
-      }
-      sourceError = e.getMessage() == null ? e.toString() : e.getMessage();
-      sourceEnded = true;
-      SOURCE_LOG.error("source {} failed: {}", source.describe(), e.toString());
-      // nothing more will come: every query ends with what it has and the error, and the engine
-      // stops, whether or not it stops at a normal end of its source
-      broadcast(new Worker.Drain());
-    }
-  }
-
-  private int recordsPerBatch(double recordBytes) {
-    return (int) Math.max(1, Math.min(config.batchRecords(), config.batchBytes() / recordBytes));
   }
 
   /**
@@ -647,7 +369,7 @@ public final class Engine implements AutoCloseable {
    * non-fatal error.
    */
   public String sourceProblem() {
-    return source.problem();
+    return sourceStatus.problem();
   }
 
   /**
@@ -655,7 +377,7 @@ public final class Engine implements AutoCloseable {
    * running ended with a final result carrying this error.
    */
   public String sourceError() {
-    return sourceError;
+    return sourceStatus.error();
   }
 
   /**
@@ -664,91 +386,22 @@ public final class Engine implements AutoCloseable {
    * its source ends} goes on taking queries, which see nothing.
    */
   public boolean sourceEnded() {
-    return sourceEnded;
+    return sourceStatus.hasEnded();
   }
 
   /** The mean size of the records read so far, in bytes of JSON; 1 KiB before the first. */
   public long meanRecordBytes() {
-    long n = recordsRead.sum();
-    return n == 0 ? 1024 : Math.max(1, bytesRead.sum() / n);
+    return stats.meanRecordBytes();
   }
 
-  public synchronized EngineMetrics metrics() {
-    long now = config.clock().getAsLong();
-    long processed = recordsProcessed.sum();
-    if (now - lastSnapshotMs >= 1000 || lastRate < 0) {
-      // the rate over the last second or more; callers within the same second share it
-      lastRate =
-          now > lastSnapshotMs
-              ? (processed - lastSnapshotRecords) * 1000.0 / (now - lastSnapshotMs)
-              : 0;
-      lastSnapshotMs = now;
-      lastSnapshotRecords = processed;
-    }
-    double rate = lastRate;
-    Map<String, QueryStats> perQuery = new QueriesSummed();
-    int queued = ready.size();
-    return new EngineMetrics(
-        now - startMs,
-        rate,
-        recordsRead.sum(),
-        bytesRead.sum(),
-        processed,
-        malformed.sum(),
-        source.skipped(),
-        queued,
-        lastReadToProcessedMs,
-        running.get(),
-        started.sum(),
-        emitted.sum(),
-        perQuery,
-        badInput().byKey());
-  }
-
-  /**
-   * {@link EngineMetrics#queries}: each running query's counters summed over the workers, summed at
-   * its first read. The health check and the gauges read a snapshot's other counters only: with ten
-   * thousand queries, a sum made for each of them was a map of ten thousand entries each time.
-   */
-  private final class QueriesSummed extends AbstractMap<String, QueryStats> {
-    private Map<String, QueryStats> sum;
-
-    private synchronized Map<String, QueryStats> sum() {
-      if (sum == null) {
-        Map<String, QueryStats> perQuery = new HashMap<>();
-        for (Map<String, QueryStats> s : stats.values()) {
-          s.forEach((id, st) -> perQuery.merge(id, st, QueryStats::plus));
-        }
-        perQuery.keySet().retainAll(handles.keySet());
-        sum = Collections.unmodifiableMap(perQuery);
-      }
-      return sum;
-    }
-
-    @Override
-    public Set<Map.Entry<String, QueryStats>> entrySet() {
-      return sum().entrySet();
-    }
-
-    @Override
-    public QueryStats get(Object id) {
-      return sum().get(id);
-    }
-
-    @Override
-    public boolean containsKey(Object id) {
-      return sum().containsKey(id);
-    }
-
-    @Override
-    public int size() {
-      return sum().size();
-    }
+  /** A snapshot of the engine's counters. */
+  public EngineMetrics metrics() {
+    return stats.metrics(batches.queued(), queries.count(), queries.summed());
   }
 
   /** Queries running now. */
   public List<Query> running() {
-    return handles.values().stream().map(QueryHandle::query).toList();
+    return queries.queries();
   }
 
   /** Waits until the engine stops (its bounded source ended, or it was closed). */
@@ -764,15 +417,9 @@ public final class Engine implements AutoCloseable {
     if (stopped.getCount() == 0) {
       return;
     }
-    closing = true;
-    if (ticker != null) {
-      ticker.shutdownNow();
-    }
-    readerThread.interrupt();
-    for (int i = 0; i < workers.length; i++) {
-      workers[i].stop();
-      workerThreads[i].interrupt();
-    }
+    closing.set();
+    workers.stop();
+    threads.interrupt();
     combiner.stop();
     barriers.failAll();
     try {
@@ -788,7 +435,7 @@ public final class Engine implements AutoCloseable {
   public void close() {
     shutdown();
     try {
-      combinerThread.join(5_000);
+      threads.awaitCombiner(5_000);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

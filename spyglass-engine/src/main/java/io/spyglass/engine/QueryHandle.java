@@ -24,7 +24,7 @@ import java.util.Optional;
 public final class QueryHandle extends AbstractRunningQuery {
   private volatile QueryStats finalStats;
 
-  private final Engine engine;
+  private final QueryContext context;
   private final int maxResults;
   private final int maxRecords;
   private final boolean backPressure;
@@ -36,9 +36,9 @@ public final class QueryHandle extends AbstractRunningQuery {
   /** Each worker's counters of the query as it handed on its last partial; made at the first. */
   private QueryStats[] atPartial;
 
-  QueryHandle(Query query, EngineConfig config, Engine engine, boolean backPressure) {
+  QueryHandle(Query query, EngineConfig config, QueryContext context, boolean backPressure) {
     super(query);
-    this.engine = engine;
+    this.context = context;
     this.maxResults = config.resultQueue();
     this.maxRecords = config.resultQueueRecords();
     this.backPressure = backPressure || config.resultBackPressure();
@@ -53,7 +53,7 @@ public final class QueryHandle extends AbstractRunningQuery {
   protected void taken() {
     if (backlogged && queuedResults() < maxResults && queuedRecords() < maxRecords) {
       backlogged = false;
-      engine.backlog(-1);
+      context.backlog().change(-1);
     }
   }
 
@@ -74,7 +74,7 @@ public final class QueryHandle extends AbstractRunningQuery {
   @Override
   public Optional<QueryStats> stats() {
     if (!isDone()) {
-      QueryStats now = engine.stats(id());
+      QueryStats now = context.queries().stats(id());
       if (now != null) {
         return Optional.of(now);
       }
@@ -85,7 +85,7 @@ public final class QueryHandle extends AbstractRunningQuery {
   /** Stops the query; it emits nothing more and its state is freed. */
   @Override
   public void kill() {
-    engine.kill(id());
+    context.combiner().kill(id());
   }
 
   /**
@@ -94,7 +94,7 @@ public final class QueryHandle extends AbstractRunningQuery {
    */
   @Override
   public void finish() {
-    engine.finish(id());
+    context.combiner().finish(id());
   }
 
   /**
@@ -127,7 +127,7 @@ public final class QueryHandle extends AbstractRunningQuery {
         && !backlogged
         && (queuedResults() >= maxResults || queuedRecords() >= maxRecords)) {
       backlogged = true;
-      engine.backlog(1);
+      context.backlog().change(1);
     }
     return true;
   }
@@ -166,19 +166,19 @@ public final class QueryHandle extends AbstractRunningQuery {
     if (backlogged) {
       // nothing more comes: what waits unread must not hold up the source
       backlogged = false;
-      engine.backlog(-1);
+      context.backlog().change(-1);
     }
-    QueryStats last = engine.stats(id());
+    QueryStats last = context.queries().stats(id());
     if (last != null) {
       finalStats = last;
     }
-    engine.queryEnded(id());
+    context.queries().ended(id());
   }
 
   /** The engine clock, or the wall clock if that fails too. */
   private long now() {
     try {
-      return engine.config().clock().getAsLong();
+      return context.clock().getAsLong();
     } catch (RuntimeException e) {
       return System.currentTimeMillis();
     }

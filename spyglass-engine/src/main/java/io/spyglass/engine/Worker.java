@@ -4,24 +4,26 @@ import io.spyglass.core.partial.Partial;
 import io.spyglass.core.query.FilterSet;
 import io.spyglass.core.query.PartialSink;
 import io.spyglass.core.query.Query;
-import io.spyglass.core.query.QueryStats;
 import io.spyglass.core.record.JsonRecordReader;
 import io.spyglass.core.record.MalformedRecordException;
 import io.spyglass.core.record.Record;
 import io.spyglass.sources.RawBatch;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A filter worker: takes the next batch any worker may take from the engine's queue and reads each
+ * A filter worker: takes the next batch any worker may take from the engine's pool and reads each
  * record through its {@link FilterSet} ({@link FilterSet#read}: scanned, ruled out from its bytes
  * when no query can match it, else only the fields its queries need decoded), then offers it.
- * Partials go to the combiner as copies. Commands (add or remove a query, flush) are taken between
- * batches, so a batch is never interleaved with them.
+ * Partials go to the combiner's inbox as copies. Commands (add or remove a query, flush) are taken
+ * between batches, so a batch is never interleaved with them.
+ *
+ * <p>It is given what it uses, not the engine: the batch pool, the combiner's inbox, the running
+ * queries (their counters, and their places among {@link EngineConfig#maxQueries()}) and the
+ * engine's counters; all final classes, so that the per-record loop calls nothing through an
+ * interface it did not call before.
  *
  * <p>A query that throws here is dropped by the filter set and ended by the combiner with the
  * error; anything else thrown here is a failure of the engine (see {@link Engine#failure()}).
@@ -51,23 +53,38 @@ final class Worker implements Runnable, PartialSink {
   record Drain() implements Command {}
 
   final int id;
-  private final BlockingQueue<RawBatch> batches;
+  private final BatchPool batches;
   private final BlockingQueue<Command> commands;
-  private final Engine engine;
+  private final CombinerInbox combiner;
+  private final RunningQueries queries;
+  private final EngineStats stats;
   private final FilterSet filters;
   private final Record record = new Record(128);
   private volatile boolean stop;
 
-  Worker(int id, BlockingQueue<RawBatch> batches, Engine engine) {
+  /**
+   * @param maxRecordBytes the source's longest record ({@link
+   *     io.spyglass.sources.Source#maxRecordBytes()})
+   */
+  Worker(
+      int id,
+      EngineConfig config,
+      int maxRecordBytes,
+      BatchPool batches,
+      CombinerInbox combiner,
+      RunningQueries queries,
+      EngineStats stats) {
     this.id = id;
     this.batches = batches;
-    this.engine = engine;
-    this.commands = new ArrayBlockingQueue<>(commandCapacity(engine.config().maxQueries()));
+    this.combiner = combiner;
+    this.queries = queries;
+    this.stats = stats;
+    this.commands = new ArrayBlockingQueue<>(commandCapacity(config.maxQueries()));
     this.filters =
         new FilterSet(
-            engine.config().limits(),
-            JsonRecordReader.Limits.forRecordBytes(engine.maxRecordBytes()),
-            engine.config().clock(),
+            config.limits(),
+            JsonRecordReader.Limits.forRecordBytes(maxRecordBytes),
+            config.clock(),
             this);
     filters.virtualFields(Set.of(READ_TIME, KAFKA_PARTITION, KAFKA_OFFSET, KAFKA_TIMESTAMP));
   }
@@ -97,13 +114,13 @@ final class Worker implements Runnable, PartialSink {
   public void accept(Query query, Partial partial) {
     Partial copy = partial.emptyCopy();
     copy.merge(partial);
-    engine.partialStats(id, query.id(), filters.stats(query.id()));
-    engine.combiner().partial(query, copy);
+    queries.partialStats(id, query.id(), filters.stats(query.id()));
+    combiner.partial(query, copy);
   }
 
   @Override
   public void failed(Query query, Throwable error) {
-    engine.combiner().failed(query.id(), error);
+    combiner.failed(query.id(), error);
   }
 
   @Override
@@ -113,10 +130,10 @@ final class Worker implements Runnable, PartialSink {
         if (runCommands()) {
           return;
         }
-        RawBatch batch = batches.poll(5, TimeUnit.MILLISECONDS);
+        RawBatch batch = batches.next(5);
         if (batch != null) {
           process(batch);
-          engine.recycle(batch);
+          batches.recycle(batch);
         }
       }
     } catch (InterruptedException e) {
@@ -130,26 +147,26 @@ final class Worker implements Runnable, PartialSink {
     while ((c = commands.poll()) != null) {
       if (c instanceof Add) {
         filters.add(((Add) c).query());
-        engine.combiner().added(((Add) c).query().id());
+        combiner.added(((Add) c).query().id());
       } else if (c instanceof Remove) {
         Remove r = (Remove) c;
         filters.remove(r.queryId());
         if (r.workersLeft().decrementAndGet() == 0) {
-          engine.released();
+          queries.released();
         }
       } else if (c instanceof Flush) {
         filters.flush();
         publishStats();
-        engine.combiner().flushed(id, ((Flush) c).tickMs());
+        combiner.flushed(id, ((Flush) c).tickMs());
       } else if (c instanceof Drain) {
         RawBatch batch;
-        while ((batch = batches.poll()) != null) {
+        while ((batch = batches.nextNow()) != null) {
           process(batch);
-          engine.recycle(batch);
+          batches.recycle(batch);
         }
         filters.flush();
         publishStats();
-        engine.combiner().drained(id);
+        combiner.drained(id);
         return true;
       }
     }
@@ -157,8 +174,7 @@ final class Worker implements Runnable, PartialSink {
   }
 
   private void publishStats() {
-    Map<String, QueryStats> stats = filters.stats();
-    engine.publishStats(id, stats);
+    queries.publishStats(id, filters.stats());
   }
 
   private void process(RawBatch batch) {
@@ -173,7 +189,7 @@ final class Worker implements Runnable, PartialSink {
         }
       } catch (MalformedRecordException e) {
         malformed++;
-        engine.badRecord(e.reason(), batch.where(i));
+        stats.badRecord(e.reason(), batch.where(i));
         continue;
       }
       record.putLong(READ_TIME, readMs);
@@ -185,6 +201,6 @@ final class Worker implements Runnable, PartialSink {
       filters.process(record);
     }
     filters.endOfBatch();
-    engine.processed(n - malformed, malformed, readMs);
+    stats.processed(n - malformed, malformed, readMs);
   }
 }

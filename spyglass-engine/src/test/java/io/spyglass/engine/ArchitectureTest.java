@@ -7,9 +7,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The engine's layering: its packages (the engine's own, {@code ingest}) depend one way (no cycle)
- * (the sources it reads are spyglass-sources', which knows nothing of the engine); time comes from
- * the clock it is given, not from reads of the wall clock scattered through the code (today's are
- * listed, to be shrunk). The rules every module shares are the test kit's {@link HouseRules}.
+ * (the sources it reads are spyglass-sources', which knows nothing of the engine); its parts are
+ * given what they use, not the {@link Engine}; time comes from the clock it is given, not from
+ * reads of the wall clock scattered through the code (today's are listed, to be shrunk). The rules
+ * every module shares are the test kit's {@link HouseRules}.
  */
 class ArchitectureTest {
   private static final String ROOT = "io.spyglass.engine";
@@ -19,6 +20,21 @@ class ArchitectureTest {
   @Test
   void noPackageCycles() {
     HouseRules.checkNoPackageCycles(ENGINE, ROOT);
+  }
+
+  /**
+   * No class of the engine's package but {@link Engine} (and the types of its API nested in it)
+   * depends on Engine: Engine is the façade that builds the parts and wires them, and each part is
+   * given what it uses, named for what it is: the engine's counters ({@code EngineStats}), the
+   * batch pool, the combiner's inbox, the running queries, a {@code QueryContext} for each handle,
+   * a small interface for a call back ({@code Combiner.WhenDrained}). A part that held the engine
+   * could call any of it, from any thread: what each part touches, and so what each thread shares,
+   * would be the whole engine again (the hub Worker, Combiner, QueryHandle and Barriers once called
+   * through, twenty-odd package-private methods of it). Give the part the object it needs instead.
+   */
+  @Test
+  void partsAreGivenWhatTheyUseNotTheEngine() {
+    HouseRules.checkPartsDoNotHoldTheFacade(ENGINE, Engine.class);
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.spyglass.testkit.arch;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.domain.JavaAccess;
@@ -76,6 +77,30 @@ public final class HouseRules {
   /** Fails when two packages under {@code root} (or root itself and one) depend on each other. */
   public static void checkNoPackageCycles(JavaClasses classes, String root) {
     slices().assignedFrom(packagesUnder(root)).should().beFreeOfCycles().check(classes);
+  }
+
+  /**
+   * Fails when a class of {@code facade}'s package other than {@code facade} (and the classes
+   * nested in it) depends on it: the façade builds its parts and wires them, each given what it
+   * uses (the objects it works with, small interfaces for the calls it makes back), so that no part
+   * reaches the whole through the façade, nor calls what it was not given. The types nested in the
+   * façade (its API's records and callbacks) are not the façade: a part may use them.
+   */
+  public static void checkPartsDoNotHoldTheFacade(JavaClasses classes, Class<?> facade) {
+    noClasses()
+        .that()
+        .resideInAPackage(facade.getPackageName())
+        .and()
+        .doNotBelongToAnyOf(facade)
+        .should()
+        .dependOnClassesThat()
+        .haveFullyQualifiedName(facade.getName())
+        .because(
+            facade.getSimpleName()
+                + " is the façade that builds its parts and wires them: give a part what it uses"
+                + " (an object of its own, or a small interface for a call it makes back), not "
+                + facade.getSimpleName())
+        .check(classes);
   }
 
   /**

@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
+import io.spyglass.testkit.arch.fixture.facade.Hub;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -45,6 +48,22 @@ class HouseRulesTest {
     assertThatThrownBy(
             () -> HouseRules.checkWallClockReads(TIME, Map.of(READS, 4, FIXTURE + ".Gone", 1)))
         .hasMessageContaining(FIXTURE + ".Gone reads the wall clock 0 times, 1 listed");
+  }
+
+  @Test
+  void aPartThatHoldsTheFacadeFailsAndOnlyIt() {
+    JavaClasses facade = new ClassFileImporter().importPackages(FIXTURE + ".facade");
+    String bad = FIXTURE + ".facade.BadPart";
+    assertThatThrownBy(() -> HouseRules.checkPartsDoNotHoldTheFacade(facade, Hub.class))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining(bad)
+        .hasMessageContaining("give a part what it uses")
+        .hasMessageNotContaining("GoodPart")
+        .hasMessageNotContaining("Hub$Options");
+    JavaClasses withoutIt =
+        facade.that(DescribedPredicate.not(JavaClass.Predicates.simpleName("BadPart")));
+    assertThatCode(() -> HouseRules.checkPartsDoNotHoldTheFacade(withoutIt, Hub.class))
+        .doesNotThrowAnyException();
   }
 
   @Test
