@@ -125,7 +125,6 @@ public final class StandingQueries implements AutoCloseable {
   }
 
   private final QueryRuntime runtime;
-  private final StandingStore store;
   private final StandingActor actor;
   private final Checkpointer checkpointer;
   private final StandingWindows windows;
@@ -138,16 +137,12 @@ public final class StandingQueries implements AutoCloseable {
   private final int maxGroups;
 
   private final Limits standing;
-  private final LongSupplier clock;
 
   /** Where standing queries deliver their results besides their windows; null: nowhere. */
   private final Sinks sinks;
 
   /** The standing queries, by name, oldest first. Owning thread only. */
   private final Map<String, StandingQuery> queries = new LinkedHashMap<>();
-
-  /** Those being defined, waiting for the checkpoint they start at. Owning thread only. */
-  private final Map<String, StandingQuery> starting = new LinkedHashMap<>();
 
   /** A copy of {@link #queries} for readers off the owning thread (metrics, health). */
   private volatile List<StandingQuery> published = List.of();
@@ -180,23 +175,21 @@ public final class StandingQueries implements AutoCloseable {
       LongSupplier clock,
       Sinks sinks) {
     this.runtime = runtime;
-    this.store = store;
     this.sinks = sinks;
     this.limits = queryLimits;
     // standing queries keep fewer exact groups than other queries: they run for ever
     this.maxGroups = Math.min(queryLimits.maxExactGroups(), standing.maxGroups());
     this.standing = standing;
-    this.clock = clock;
     this.actor = new StandingActor(runtime);
     this.checkpointer =
         new Checkpointer(runtime, store, ingestor, actor, q -> actor.listener(q, stream));
     this.windows = new StandingWindows(runtime, store, clock);
-    this.starts =
-        new StandingStarts(
-            runtime, queryLimits, standing.tenantField(), sinks, windows, clock, actor, stream);
     this.checkpoints =
         new StandingCheckpoints(
             checkpointer, queries, runtime, store, windows, standing.maxStateBytes(), clock);
+    this.starts =
+        new StandingStarts(
+            runtime, queryLimits, standing, sinks, windows, checkpoints, clock, actor, stream);
   }
 
   /**
@@ -323,43 +316,14 @@ public final class StandingQueries implements AutoCloseable {
     CheckedQuery checked = CheckedQuery.check(query, limits.withMaxExactGroups(maxGroups));
     StandingRules.runsForever(checked);
     return actor.callAndAwait(
-        () -> {
-          if (queries.containsKey(name) || starting.containsKey(name)) {
-            throw new Refused(409, "A standing query named " + name + " exists");
-          }
-          long mine =
-              java.util.stream.Stream.concat(queries.values().stream(), starting.values().stream())
-                  .filter(q -> q.owner().equals(by.name()))
-                  .count();
-          StandingRules.mayDefineAnother(by, mine, standing);
-          StandingQuery q = starts.defined(name, checked, sinkSpecs, by, maxGroups);
-          starting.put(name, q);
-          return checkpoints
-              .take(q, null)
-              .handle(
-                  (states, error) -> {
-                    starting.remove(name);
-                    publish();
-                    if (error == null) {
+        () ->
+            starts
+                .define(name, checked, sinkSpecs, by, maxGroups, queries)
+                .thenApply(
+                    q -> {
+                      publish();
                       return info(q);
-                    }
-                    if (q.sinks != null) {
-                      q.sinks.release();
-                    }
-                    Throwable cause = Checkpointer.unwrap(error);
-                    if (cause instanceof Checkpointer.NotSaved e) {
-                      throw new Refused(
-                          503,
-                          "Standing query "
-                              + name
-                              + " could not start: the checkpoint it starts at could not be taken",
-                          e);
-                    }
-                    throw error instanceof RuntimeException r
-                        ? r
-                        : new IllegalStateException(error);
-                  });
-        });
+                    }));
   }
 
   /**

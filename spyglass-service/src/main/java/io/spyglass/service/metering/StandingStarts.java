@@ -8,8 +8,12 @@ import io.spyglass.service.runtime.StandingOptions;
 import io.spyglass.sinks.QuerySinks;
 import io.spyglass.sinks.SinkSpec;
 import io.spyglass.sinks.Sinks;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,27 +27,35 @@ final class StandingStarts {
 
   private final QueryRuntime runtime;
   private final QueryLimits limits;
+  private final StandingQueries.Limits standing;
   private final String tenantField;
   private final Sinks sinks;
   private final StandingWindows windows;
+  private final StandingCheckpoints checkpoints;
   private final LongSupplier clock;
   private final StandingActor actor;
   private final StandingActor.Stream stream;
 
+  /** Those being defined, waiting for the checkpoint they start at, by name. */
+  private final Map<String, StandingQuery> starting = new LinkedHashMap<>();
+
   StandingStarts(
       QueryRuntime runtime,
       QueryLimits limits,
-      String tenantField,
+      StandingQueries.Limits standing,
       Sinks sinks,
       StandingWindows windows,
+      StandingCheckpoints checkpoints,
       LongSupplier clock,
       StandingActor actor,
       StandingActor.Stream stream) {
     this.runtime = runtime;
     this.limits = limits;
-    this.tenantField = tenantField;
+    this.standing = standing;
+    this.tenantField = standing.tenantField();
     this.sinks = sinks;
     this.windows = windows;
+    this.checkpoints = checkpoints;
     this.clock = clock;
     this.actor = actor;
     this.stream = stream;
@@ -76,13 +88,32 @@ final class StandingStarts {
   }
 
   /**
-   * A query defined now by {@code by}, not started yet: it starts at the cut of the checkpoint that
-   * writes it.
+   * Defines a standing query now: it starts at the cut of the checkpoint that writes it, and is put
+   * in {@code queries} there.
    *
+   * @param checked its text, checked under the standing queries' limits
    * @param maxGroups the exact groups a window of it keeps, fixed from now on
+   * @return completes, on the owning thread, with the query once its checkpoint is written; fails
+   *     with {@link StandingQueries.Refused} 503 when that checkpoint could not save every running
+   *     query (it is not kept)
+   * @throws StandingQueries.Refused 409 when the name is taken, 403 when {@code by} has as many
+   *     standing queries as one user may
    */
-  StandingQuery defined(
-      String name, CheckedQuery checked, List<SinkSpec> sinkSpecs, User by, int maxGroups) {
+  CompletableFuture<StandingQuery> define(
+      String name,
+      CheckedQuery checked,
+      List<SinkSpec> sinkSpecs,
+      User by,
+      int maxGroups,
+      Map<String, StandingQuery> queries) {
+    if (queries.containsKey(name) || starting.containsKey(name)) {
+      throw new StandingQueries.Refused(409, "A standing query named " + name + " exists");
+    }
+    long mine =
+        Stream.concat(queries.values().stream(), starting.values().stream())
+            .filter(q -> q.owner().equals(by.name()))
+            .count();
+    StandingRules.mayDefineAnother(by, mine, standing);
     StandingQuery q =
         new StandingQuery(
             new StandingStore.Stored(
@@ -98,7 +129,29 @@ final class StandingStarts {
             tenantField,
             checked);
     q.sinks = sinksOf(q);
-    return q;
+    starting.put(name, q);
+    return checkpoints
+        .take(q, null)
+        .handle(
+            (states, error) -> {
+              starting.remove(name);
+              if (error == null) {
+                return q;
+              }
+              if (q.sinks != null) {
+                q.sinks.release();
+              }
+              Throwable cause = Checkpointer.unwrap(error);
+              if (cause instanceof Checkpointer.NotSaved e) {
+                throw new StandingQueries.Refused(
+                    503,
+                    "Standing query "
+                        + name
+                        + " could not start: the checkpoint it starts at could not be taken",
+                    e);
+              }
+              throw cause instanceof RuntimeException r ? r : new IllegalStateException(cause);
+            });
   }
 
   /**
