@@ -418,8 +418,8 @@ public final class SpyglassService implements AutoCloseable {
     }
     Sinks sinks = sinks(config); // before the standing queries: they deliver to theirs
     try {
-      metering.start(runtime.engine(), config.queryLimits(), config.usage().standing(), sinks);
-      runtime.engine().resume();
+      metering.start(runtime, config.queryLimits(), config.usage().standing(), sinks);
+      runtime.resume();
     } catch (RuntimeException | InterruptedException e) {
       runtime.close();
       closeQuietly(metering);

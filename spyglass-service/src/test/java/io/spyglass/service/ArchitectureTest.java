@@ -39,6 +39,28 @@ class ArchitectureTest {
   }
 
   /**
+   * Standing queries run through the runtime interface as every query does: their registry, thread
+   * and checkpoints never touch the engine (its ingest log aside); {@code Metering} only wraps an
+   * engine its caller holds in an {@code EmbeddedRuntime}.
+   */
+  @Test
+  void standingQueriesRunOnlyThroughTheRuntimeInterface() {
+    noClasses()
+        .that()
+        .resideInAPackage(ROOT + ".metering..")
+        .and()
+        .doNotHaveSimpleName("Metering")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("io.spyglass.engine", "io.spyglass.flink..")
+        .because(
+            "standing queries go through service.runtime's QueryRuntime: submit from a saved state,"
+                + " checkpoints whose markers come in each query's result stream, looks at open"
+                + " windows")
+        .check(SERVICE);
+  }
+
+  /**
    * Reads of the wall clock (System.currentTimeMillis and nanoTime, java.time's now, Clock.system*)
    * outside a clock class (a class named *Clock), by class, as they are today: a new read fails
    * this test (take the time from the clock the class is given: a {@code LongSupplier clock}); a
@@ -55,9 +77,7 @@ class ArchitectureTest {
           Map.entry("io.spyglass.service.http.QueriesApi", 1),
           Map.entry("io.spyglass.service.http.SlowHeaderGuard", 1),
           Map.entry("io.spyglass.service.http.Tls", 1),
-          Map.entry("io.spyglass.service.metering.Checkpointer", 1),
           Map.entry("io.spyglass.service.metering.Metering", 2),
-          Map.entry("io.spyglass.service.metering.StandingQuery", 1),
           Map.entry("io.spyglass.service.metering.StandingStore", 1),
           Map.entry("io.spyglass.service.metrics.ServiceMetrics", 1),
           Map.entry("io.spyglass.service.query.QueryManager", 2),

@@ -5,6 +5,8 @@ import io.spyglass.engine.Engine;
 import io.spyglass.engine.ingest.IngestLog;
 import io.spyglass.engine.ingest.IngestSource;
 import io.spyglass.engine.ingest.Ingestor;
+import io.spyglass.service.runtime.EmbeddedRuntime;
+import io.spyglass.service.runtime.QueryRuntime;
 import io.spyglass.sources.Source;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -18,14 +20,15 @@ import org.slf4j.LoggerFactory;
 /**
  * Ingestion over HTTP and standing queries, durably, under the data folder: the ingest log ({@code
  * ingest/}) is the source of truth, the database holds the standing queries' states with the log
- * position they cover. Opened before the engine (its {@link #source()} starts where the last
- * checkpoint ended), then {@link #start} restores the standing queries before reading begins.
+ * position they cover. Opened before the runtime (its {@link #source()} starts where the last
+ * checkpoint ended), then {@link #start} restores the standing queries on the runtime before
+ * reading begins.
  *
  * <pre>{@code
  * Metering m = Metering.open(dataDir, Metering.Settings.DEFAULTS);
- * Engine engine = Engine.startPaused(m.source(), config);
- * m.start(engine, limits, UsageLimits.DEFAULTS.standing());
- * engine.resume();
+ * EmbeddedRuntime runtime = EmbeddedRuntime.startPaused(m.source(), config);
+ * m.start(runtime, limits, UsageLimits.DEFAULTS.standing(), sinks);
+ * runtime.resume();
  * }</pre>
  */
 public final class Metering implements AutoCloseable {
@@ -63,6 +66,9 @@ public final class Metering implements AutoCloseable {
   private final long replayFrom;
   private final AtomicLong rejected = new AtomicLong();
   private StandingQueries standing;
+
+  /** The runtime {@link #start(Engine, QueryLimits, StandingQueries.Limits)} made; or null. */
+  private EmbeddedRuntime over;
 
   private Metering(Settings settings, Ingestor ingestor, StandingStore store, long replayFrom) {
     this.settings = settings;
@@ -181,29 +187,23 @@ public final class Metering implements AutoCloseable {
   }
 
   /**
-   * Restores the standing queries on {@code engine}, which must not be reading yet.
+   * Restores the standing queries on {@code runtime}, which must not be reading yet, and runs them
+   * there from now on.
    *
    * @param limits what a query may ask for
    * @param standingLimits what standing queries may do beyond that
-   */
-  public void start(Engine engine, QueryLimits limits, StandingQueries.Limits standingLimits)
-      throws InterruptedException {
-    start(engine, limits, standingLimits, null);
-  }
-
-  /**
-   * As {@link #start(Engine, QueryLimits, StandingQueries.Limits)}, the standing queries delivering
-   * their results to their sinks through {@code sinks} (null: standing queries have no sinks).
+   * @param sinks where standing queries deliver their results besides their windows; null: they
+   *     have no sinks
    */
   public void start(
-      Engine engine,
+      QueryRuntime runtime,
       QueryLimits limits,
       StandingQueries.Limits standingLimits,
       io.spyglass.sinks.Sinks sinks)
       throws InterruptedException {
     standing =
         StandingQueries.restore(
-            engine,
+            runtime,
             store,
             ingestor,
             limits,
@@ -211,6 +211,17 @@ public final class Metering implements AutoCloseable {
             settings.checkpointEveryMs(),
             System::currentTimeMillis,
             sinks);
+  }
+
+  /**
+   * As {@link #start(QueryRuntime, QueryLimits, StandingQueries.Limits, io.spyglass.sinks.Sinks)}
+   * on an engine the caller started and closes (a test's, a benchmark's), through an {@link
+   * EmbeddedRuntime} over it, without sinks.
+   */
+  public void start(Engine engine, QueryLimits limits, StandingQueries.Limits standingLimits)
+      throws InterruptedException {
+    over = EmbeddedRuntime.over(engine);
+    start(over, limits, standingLimits, null);
   }
 
   public Settings settings() {
@@ -321,6 +332,9 @@ public final class Metering implements AutoCloseable {
   public void close() throws IOException {
     if (standing != null) {
       standing.close();
+    }
+    if (over != null) {
+      over.close();
     }
     store.close();
     ingestor.close();

@@ -4,20 +4,19 @@ import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
 import io.spyglass.core.run.CheckedQuery;
-import io.spyglass.engine.QueryHandle;
 import io.spyglass.sinks.QuerySinks;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 
 /**
- * One standing query as it runs: its handle, and the results taken from it that no checkpoint has
- * written yet (final windows and late counts, each with its index among the results) beside its
- * open windows.
+ * One standing query as it runs, and its window bookkeeping: the results taken from it that no
+ * checkpoint has written yet (final windows and late counts, each with its index among the results)
+ * beside its open windows, as its listener ({@link StandingActor}) hands them over in order with
+ * its checkpoint markers.
  *
- * <p>Confined to the thread that owns the standing queries, but for {@link #error}.
+ * <p>Confined to the thread that owns the standing queries, but for its volatile fields.
  */
 final class StandingQuery {
   static final String ID_PREFIX = "standing-";
@@ -26,8 +25,22 @@ final class StandingQuery {
   record Indexed<T>(long index, T value) {}
 
   final StandingStore.Stored stored;
-  QueryHandle handle;
+
+  /** Whether it was started on the runtime (it may have ended since: {@link #ended}). */
+  volatile boolean started;
+
+  /** Whether the runtime ended it; {@link #endError} says why. */
+  volatile boolean ended;
+
+  /** Why the runtime ended it, or null (see {@link #ended}). */
+  volatile String endError;
+
+  /** Whether it was deleted: what still comes from it is dropped. */
+  boolean deleted;
+
+  /** The results taken from it (the index of the last). */
   long consumed;
+
   final TreeMap<Long, WindowUpdate> open = new TreeMap<>();
   final List<Indexed<WindowUpdate>> finals = new ArrayList<>();
   final List<Indexed<WindowUpdate>> late = new ArrayList<>();
@@ -117,35 +130,9 @@ final class StandingQuery {
     return ID_PREFIX + stored.name();
   }
 
-  /** Takes the results it has ready. */
-  void drain() {
-    if (handle == null) {
-      return;
-    }
-    Result r;
-    try {
-      while ((r = handle.poll(0, TimeUnit.MILLISECONDS)) != null) {
-        apply(r);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  /**
-   * Takes results until {@code emitted} of them were taken, or {@code deadlineNanos} (of {@link
-   * System#nanoTime()}) passes.
-   *
-   * @return whether they were all taken
-   */
-  boolean takeUpTo(long emitted, long deadlineNanos) throws InterruptedException {
-    while (consumed < emitted && System.nanoTime() < deadlineNanos) {
-      Result r = handle.poll(50, TimeUnit.MILLISECONDS);
-      if (r != null) {
-        apply(r);
-      }
-    }
-    return consumed >= emitted;
+  /** Whether it runs: started, not ended, not stopped. */
+  boolean running() {
+    return started && !ended && error == null;
   }
 
   /** What a look at the query's combiner says of its event time. */
@@ -153,7 +140,11 @@ final class StandingQuery {
     eventTime.ifPresent(e -> withoutTime = Math.max(withoutTime, e.withoutTime()));
   }
 
-  private void apply(Result r) {
+  /** Takes its next result, in order. */
+  void apply(Result r) {
+    if (deleted) {
+      return;
+    }
     QuerySinks out = sinks;
     if (out != null) {
       out.offer(r); // buffered: delivered on the sinks' threads, again after a replay (same keys)

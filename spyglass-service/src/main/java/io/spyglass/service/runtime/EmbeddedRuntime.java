@@ -9,25 +9,47 @@ import io.spyglass.engine.QueryHandle;
 import io.spyglass.service.health.Health;
 import io.spyglass.sources.Source;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The embedded {@link Engine} as a {@link QueryRuntime}. One dispatcher thread moves every query's
  * results from its handle to its listener ({@link ResultDispatcher}): a handle signals it has news
  * ({@link QueryHandle#onUpdate}), so thousands of queries cost nothing while they are quiet.
+ *
+ * <p>Standing queries run here: a checkpoint is the engine's ({@link Engine#checkpoint}), and each
+ * saved query's marker goes through the same dispatcher as its results, in order with them.
  */
 public final class EmbeddedRuntime implements QueryRuntime {
   private final Engine engine;
+  private final boolean ownsEngine;
   private final String description;
   private final ResultDispatcher dispatcher =
       new ResultDispatcher("spyglass-results", 100, null).start();
+  private final AtomicLong checkpoints = new AtomicLong();
   private volatile boolean closed;
 
-  private EmbeddedRuntime(Engine engine, String description) {
+  private EmbeddedRuntime(Engine engine, boolean ownsEngine, String description) {
     this.engine = engine;
+    this.ownsEngine = ownsEngine;
     this.description = description;
+  }
+
+  /**
+   * A runtime over an engine its caller started and closes (e.g. a test's, or a benchmark's that
+   * compares it with and without the service): closing the runtime ends its deliveries, not the
+   * engine.
+   */
+  public static EmbeddedRuntime over(Engine engine) {
+    return new EmbeddedRuntime(engine, false, "embedded engine");
   }
 
   /**
@@ -48,6 +70,7 @@ public final class EmbeddedRuntime implements QueryRuntime {
     Engine engine = Engine.startPaused(source, config.withStopWhenSourceEnds(false));
     return new EmbeddedRuntime(
         engine,
+        true,
         "embedded engine on "
             + source.describe()
             + " ("
@@ -55,7 +78,15 @@ public final class EmbeddedRuntime implements QueryRuntime {
             + (config.workers() == 1 ? " worker)" : " workers)"));
   }
 
-  /** The engine, for benchmarks that compare it with and without the service. */
+  /** Starts reading the source, after {@link #startPaused} and the submits that must see it all. */
+  public void resume() {
+    engine.resume();
+  }
+
+  /**
+   * The engine, for benchmarks that compare it with and without the service and for tests that look
+   * inside it; the service itself goes through this runtime's methods.
+   */
   public Engine engine() {
     return engine;
   }
@@ -67,6 +98,113 @@ public final class EmbeddedRuntime implements QueryRuntime {
     }
     QueryHandle h = engine.submit(id, query);
     dispatcher.add(id, h, listener, 0);
+  }
+
+  @Override
+  public void submitStanding(
+      String id, CheckedQuery query, StandingOptions options, ResultListener listener) {
+    if (closed) {
+      throw new IllegalStateException("The runtime has stopped");
+    }
+    QueryHandle h = engine.submit(id, query, submitOptions(options));
+    dispatcher.add(id, h, listener, 0);
+  }
+
+  /** A standing query's options as the engine takes them: its results are never dropped. */
+  private static Engine.SubmitOptions submitOptions(StandingOptions o) {
+    return new Engine.SubmitOptions(o.createdMs(), o.state(), true);
+  }
+
+  @Override
+  public boolean awaitRunning(String id, long timeout, TimeUnit unit) throws InterruptedException {
+    ResultDispatcher.Running r = dispatcher.get(id);
+    return r == null || r.query.awaitRunning(timeout, unit);
+  }
+
+  @Override
+  public CompletableFuture<CheckpointCut> checkpoint(
+      Collection<String> save, List<StandingStart> startAtCut) {
+    if (closed) {
+      return CompletableFuture.failedFuture(new IllegalStateException("The runtime has stopped"));
+    }
+    long n = checkpoints.incrementAndGet();
+    // held before the checkpoint is asked for: no result after its cut passes the marker
+    List<String> held = new ArrayList<>();
+    for (String id : save) {
+      if (dispatcher.hold(id)) {
+        held.add(id);
+      }
+    }
+    List<String> started = new ArrayList<>(); // at the cut, on the reader thread, before completion
+    CompletableFuture<Engine.Checkpoint> f;
+    try {
+      f =
+          engine.checkpoint(
+              position -> {
+                for (StandingStart s : startAtCut) {
+                  QueryHandle h = engine.submit(s.id(), s.query(), submitOptions(s.options()));
+                  dispatcher.add(s.id(), h, s.listener(), 0, true);
+                  started.add(s.id());
+                }
+                List<String> ids = new ArrayList<>(held);
+                ids.addAll(started);
+                return ids;
+              });
+    } catch (RuntimeException e) {
+      held.forEach(dispatcher::release);
+      return CompletableFuture.failedFuture(e);
+    }
+    return f.handle(
+        (cp, error) -> {
+          if (error != null) {
+            held.forEach(dispatcher::release);
+            for (String id : started) { // none of them runs when the checkpoint failed
+              ResultDispatcher.Running r = dispatcher.get(id);
+              if (r != null) {
+                r.query.kill();
+              }
+              dispatcher.release(id);
+            }
+            throw error instanceof CompletionException c ? c : new CompletionException(error);
+          }
+          Set<String> saved = new HashSet<>();
+          for (String id : concat(held, started)) {
+            Engine.QueryState st = cp.queries().get(id);
+            if (st == null) {
+              dispatcher.release(id); // ended: nothing saved
+            } else {
+              dispatcher.mark(
+                  id, st.emitted(), new CheckpointMarker(n, cp.position(), st.snapshot()));
+              saved.add(id);
+            }
+          }
+          return new CheckpointCut(n, cp.position(), saved);
+        });
+  }
+
+  private static List<String> concat(List<String> a, List<String> b) {
+    List<String> out = new ArrayList<>(a);
+    out.addAll(b);
+    return out;
+  }
+
+  @Override
+  public CompletableFuture<OpenWindows> inspect(String id, long nowMs, boolean windows) {
+    return engine.inspect(
+        id, c -> new OpenWindows(windows ? c.peek(nowMs) : List.of(), c.eventTime()));
+  }
+
+  @Override
+  public void resumeDelivery(String id) {
+    dispatcher.wake(id);
+  }
+
+  @Override
+  public void cancel(String id) {
+    ResultDispatcher.Running r = dispatcher.get(id);
+    if (r != null) {
+      r.query.kill();
+    }
   }
 
   @Override
@@ -155,7 +293,9 @@ public final class EmbeddedRuntime implements QueryRuntime {
 
   @Override
   public void close() {
-    engine.close();
+    if (ownsEngine) {
+      engine.close();
+    }
     closed = true;
     dispatcher.close(); // the engine ended the queries: their listeners hear of it
   }

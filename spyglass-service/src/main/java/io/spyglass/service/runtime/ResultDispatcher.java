@@ -3,6 +3,7 @@ package io.spyglass.service.runtime;
 import io.spyglass.core.query.QueryStats;
 import io.spyglass.core.result.Result;
 import io.spyglass.core.run.RunningQuery;
+import java.util.ArrayDeque;
 import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -33,7 +34,9 @@ final class ResultDispatcher {
 
   /**
    * One query: its running query, its listener, and whether it waits in {@link #news} already
-   * (itself, as an {@link AtomicBoolean}); run by its query when it has news.
+   * (itself, as an {@link AtomicBoolean}); run by its query when it has news. A standing query's
+   * results may be held at a checkpoint ({@link #hold}) until its marker is known ({@link #mark}):
+   * the marker is then delivered between the results before the cut and those after it.
    */
   @SuppressWarnings("serial") // never serialized
   final class Running extends AtomicBoolean implements Runnable {
@@ -45,18 +48,110 @@ final class ResultDispatcher {
     /** Its listener heard its end; touched by the dispatching thread (and by close, after it). */
     boolean ended;
 
-    Running(String id, RunningQuery query, ResultListener listener, long submittedMs) {
+    private final Object lock = new Object();
+
+    // guarded by lock
+    /** Checkpoints asked for whose marker is not known yet: its results wait meanwhile. */
+    private int holds;
+
+    /** Results taken from the query while held, not delivered yet; made at the first. */
+    private ArrayDeque<Result> held;
+
+    /** Markers to deliver, each once its listener got the results before its cut. */
+    private final ArrayDeque<Mark> marks = new ArrayDeque<>(1);
+
+    /** Results handed to the listener. */
+    private long delivered;
+
+    /** Whether the last {@link #next} found nothing because the query must wait, not none. */
+    private boolean waiting;
+
+    Running(String id, RunningQuery query, ResultListener listener, long submittedMs, int holds) {
       this.id = id;
       this.query = query;
       this.listener = listener;
       this.submittedMs = submittedMs;
+      this.holds = holds;
     }
 
     @Override
     public void run() {
       signal(this);
     }
+
+    /**
+     * What to hand the listener next: a marker whose results before the cut it got, a result, or
+     * null when there is none now or the query must wait (held, or its listener not ready).
+     */
+    private Object next() throws InterruptedException {
+      synchronized (lock) {
+        waiting = false;
+        Mark m = marks.peek();
+        if (m != null && m.after() <= delivered) {
+          return marks.poll().marker();
+        }
+        if (holds > 0) {
+          // taken, not delivered: the query's queue stays short (its source may wait on it), and
+          // nothing after the cut reaches the listener before the marker
+          Result r;
+          while ((r = query.poll(0, TimeUnit.MILLISECONDS)) != null) {
+            if (held == null) {
+              held = new ArrayDeque<>();
+            }
+            held.add(r);
+          }
+          waiting = true;
+          return null;
+        }
+        if (!listener.ready()) {
+          waiting = true;
+          return null;
+        }
+        Result r = held == null ? null : held.poll();
+        if (r == null) {
+          r = query.poll(0, TimeUnit.MILLISECONDS);
+        }
+        if (r != null) {
+          delivered++;
+        }
+        return r;
+      }
+    }
+
+    /** Whether every result was delivered: nothing held, waited for or left in the query. */
+    private boolean drained() {
+      synchronized (lock) {
+        return !waiting && holds == 0 && (held == null || held.isEmpty());
+      }
+    }
+
+    private void hold() {
+      synchronized (lock) {
+        holds++;
+      }
+    }
+
+    /** A held checkpoint's marker is known (null: the query was not saved); its results go on. */
+    private void release(Mark m) {
+      synchronized (lock) {
+        holds = Math.max(0, holds - 1);
+        if (m != null) {
+          marks.add(m);
+        }
+      }
+      signal(this);
+    }
+
+    /** Forgets every hold: nothing will release them (the dispatcher closes). */
+    private void releaseAll() {
+      synchronized (lock) {
+        holds = 0;
+      }
+    }
   }
+
+  /** A marker, delivered once its listener got {@code after} results. */
+  private record Mark(long after, CheckpointMarker marker) {}
 
   /**
    * A dispatcher; its thread runs from {@link #start}.
@@ -80,10 +175,59 @@ final class ResultDispatcher {
 
   /** Delivers {@code query}'s results to {@code listener} from now on, those queued already too. */
   void add(String id, RunningQuery query, ResultListener listener, long submittedMs) {
-    Running r = new Running(id, query, listener, submittedMs);
+    add(id, query, listener, submittedMs, false);
+  }
+
+  /**
+   * As {@link #add(String, RunningQuery, ResultListener, long)}; {@code held}: its results wait for
+   * a checkpoint's marker already ({@link #hold}), as for a query started at a cut.
+   */
+  void add(String id, RunningQuery query, ResultListener listener, long submittedMs, boolean held) {
+    Running r = new Running(id, query, listener, submittedMs, held ? 1 : 0);
     running.put(id, r);
     query.onUpdate(r);
     signal(r); // results queued before the listener was set
+  }
+
+  /**
+   * Holds a query's results from now on until a checkpoint's marker is known ({@link #mark}) or the
+   * checkpoint fails ({@link #release}): asked before the checkpoint is, so that no result after
+   * its cut reaches the listener before the marker. False when the query is not running here.
+   */
+  boolean hold(String id) {
+    Running r = running.get(id);
+    if (r == null) {
+      return false;
+    }
+    r.hold();
+    return true;
+  }
+
+  /**
+   * A held query's marker: delivered once its listener got the {@code after} results from before
+   * the cut, before any later one; its results go on.
+   */
+  void mark(String id, long after, CheckpointMarker marker) {
+    Running r = running.get(id);
+    if (r != null) {
+      r.release(new Mark(after, marker));
+    }
+  }
+
+  /** A held query's checkpoint did not save it (it ended, or the checkpoint failed): it goes on. */
+  void release(String id) {
+    Running r = running.get(id);
+    if (r != null) {
+      r.release(null);
+    }
+  }
+
+  /** Delivers again to a listener that was not ready. */
+  void wake(String id) {
+    Running r = running.get(id);
+    if (r != null) {
+      signal(r);
+    }
   }
 
   /** The query of {@code id} whose end its listener has not heard yet; null when none. */
@@ -148,16 +292,18 @@ final class ResultDispatcher {
       return;
     }
     RunningQuery q = r.query;
-    Result result;
-    while ((result = q.poll(0, TimeUnit.MILLISECONDS)) != null) {
-      delivered.increment();
-      r.listener.onResult(result);
-    }
-    if (q.isDone()) { // results queued between the polls and the end are taken now
-      while ((result = q.poll(0, TimeUnit.MILLISECONDS)) != null) {
+    // read before the results are taken: every result queued before its end is taken below
+    boolean done = q.isDone();
+    Object next;
+    while ((next = r.next()) != null) {
+      if (next instanceof CheckpointMarker m) {
+        r.listener.onCheckpoint(m);
+      } else {
         delivered.increment();
-        r.listener.onResult(result);
+        r.listener.onResult((Result) next);
       }
+    }
+    if (done && r.drained()) {
       end(r, q.error(), q.stats().orElse(null));
     }
   }
@@ -205,6 +351,7 @@ final class ResultDispatcher {
     try {
       thread.join(2_000);
       for (Running r : running.values()) {
+        r.releaseAll(); // no checkpoint completes any more
         deliverOrFail(r);
       }
     } catch (InterruptedException e) {
