@@ -85,4 +85,45 @@ class MeteringRestartITCase {
       }
     }
   }
+
+  @Test
+  void aQueryCountsTheDocumentsFromItsPositionOnAndAKilledOneStops() throws Exception {
+    Path ingestDir = data.resolve("ingest");
+    Path flinkDir = data.resolve("flink");
+    MeteringDocs.Collected got = new MeteringDocs.Collected();
+    try (Ingestor in = Ingestor.open(ingestDir, Ingestor.Options.DEFAULTS, () -> T0);
+        MeteringRun run = MeteringRun.start(ingestDir, flinkDir, SETTINGS, got)) {
+      run.submit("all", checked(), T0, in.log().committedEnd());
+      List<String> h0 = hour(0);
+      ingest(in, h0);
+      // defined after hour 0 was acknowledged: it counts from there on, whenever the job reads it
+      run.submit("later", checked(), T0, in.log().committedEnd());
+      List<String> h1 = hour(1);
+      ingest(in, h1);
+      List<String> h3 = hour(3);
+      ingest(in, h3);
+      Map<String, String> all = embedded(List.of(h0, h1, h3));
+      Map<String, String> later = embedded(List.of(h1, h3));
+      await(
+          "both queries' windows",
+          () ->
+              got.windows("all").keySet().containsAll(all.keySet())
+                  && got.windows("later").keySet().containsAll(later.keySet()),
+          got);
+      assertThat(got.windows("all")).isEqualTo(all);
+      assertThat(got.windows("later")).isEqualTo(later);
+      assertThat(later).hasSize(1);
+
+      run.kill("all");
+      List<String> h5 = hour(5);
+      ingest(in, h5);
+      Map<String, String> laterOn = embedded(List.of(h1, h3, h5));
+      await(
+          "the query left running goes on",
+          () -> got.windows("later").keySet().containsAll(laterOn.keySet()),
+          got);
+      assertThat(got.windows("later")).isEqualTo(laterOn);
+      assertThat(got.windows("all")).as("the killed query sent nothing more").isEqualTo(all);
+    }
+  }
 }
