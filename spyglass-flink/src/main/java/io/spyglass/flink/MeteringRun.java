@@ -300,13 +300,21 @@ public final class MeteringRun implements AutoCloseable {
    * from there); -1 before the first. The service must keep the log's records from there on.
    */
   public long checkpointedPosition() throws IOException {
+    return checkpointedPosition(flinkDir);
+  }
+
+  /**
+   * As {@link #checkpointedPosition()}, for the job's folder {@code flinkDir} whether a run is
+   * started or not (a service that retires ingest log segments before it starts the job).
+   */
+  public static long checkpointedPosition(Path flinkDir) throws IOException {
+    Path file = flinkDir.resolve(POSITION_FILE);
     try {
-      return Long.parseLong(
-          Files.readString(flinkDir.resolve(POSITION_FILE), StandardCharsets.UTF_8).trim());
+      return Long.parseLong(Files.readString(file, StandardCharsets.UTF_8).trim());
     } catch (NoSuchFileException e) {
       return -1;
     } catch (NumberFormatException e) {
-      throw new IOException(flinkDir.resolve(POSITION_FILE) + " is damaged: " + e.getMessage());
+      throw new IOException(file + " is damaged: " + e.getMessage());
     }
   }
 
