@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 import org.apache.flink.api.connector.source.Boundedness;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.api.connector.source.SourceReader;
@@ -46,6 +48,9 @@ final class IngestInput implements Source<RecordBatch, IngestInput.Split, TreeSe
    * @param batchRecords most documents in one batch
    * @param pollMs how long a reader that found nothing new waits before it looks again
    * @param clock the wall clock, for the documents' read time
+   * @param writerKey where reader 0 finds the ingest log writer's committed end in {@link
+   *     #COMMITTED_ENDS} (the writer in this process); null, or not there: bounded by the commit
+   *     markers alone
    */
   record Settings(
       String ingestDir,
@@ -54,7 +59,8 @@ final class IngestInput implements Source<RecordBatch, IngestInput.Split, TreeSe
       String positionFile,
       int batchRecords,
       long pollMs,
-      WallClock clock)
+      WallClock clock,
+      String writerKey)
       implements Serializable {
     private static final long serialVersionUID = 1L;
 
@@ -78,6 +84,12 @@ final class IngestInput implements Source<RecordBatch, IngestInput.Split, TreeSe
       return "ingest-" + index;
     }
   }
+
+  /**
+   * The committed end of ingest log writers in this process, by key: a job on a mini cluster in the
+   * writer's process reads nothing beyond it.
+   */
+  static final Map<String, LongSupplier> COMMITTED_ENDS = new ConcurrentHashMap<>();
 
   private final Settings settings;
 

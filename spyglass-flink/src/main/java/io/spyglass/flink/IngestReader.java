@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.apache.flink.api.connector.source.ReaderOutput;
 import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.api.connector.source.SourceReaderContext;
@@ -136,7 +137,14 @@ final class IngestReader implements SourceReader<RecordBatch, IngestInput.Split>
     controlOffset = split.controlOffset();
     control = new ControlLog.Reader(Path.of(settings.controlFile()));
     if (split.index() == 0) {
-      log = new IngestLogFollower(Path.of(settings.ingestDir()), split.logPosition());
+      LongSupplier writer =
+          settings.writerKey() == null
+              ? null
+              : IngestInput.COMMITTED_ENDS.get(settings.writerKey());
+      log =
+          writer == null
+              ? new IngestLogFollower(Path.of(settings.ingestDir()), split.logPosition())
+              : new IngestLogFollower(Path.of(settings.ingestDir()), split.logPosition(), writer);
       LOG.info(
           "reader {} follows the ingest log in {} from position {}",
           context.getIndexOfSubtask(),

@@ -23,6 +23,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -170,7 +171,25 @@ public final class MeteringRun implements AutoCloseable {
    */
   public static MeteringRun start(
       Path ingestDir, Path flinkDir, Settings settings, Listener listener) throws Exception {
-    return start(ingestDir, flinkDir, settings, listener, false, Map.of());
+    return start(ingestDir, flinkDir, settings, listener, null, false, Map.of());
+  }
+
+  /**
+   * As {@link #start(Path, Path, Settings, Listener)}, the job reading nothing of the log beyond
+   * {@code committedEnd}: the committed end of the log's writer in this process (the service's
+   * {@code IngestLog::committedEnd}). Give it where the writer runs here: a group whose write
+   * reached the file but whose {@code fsync} failed (answered 503, cut off by the writer) is then
+   * never counted.
+   */
+  public static MeteringRun start(
+      Path ingestDir,
+      Path flinkDir,
+      Settings settings,
+      Listener listener,
+      LongSupplier committedEnd)
+      throws Exception {
+    Objects.requireNonNull(committedEnd, "committedEnd");
+    return start(ingestDir, flinkDir, settings, listener, committedEnd, false, Map.of());
   }
 
   /**
@@ -183,6 +202,7 @@ public final class MeteringRun implements AutoCloseable {
       Path flinkDir,
       Settings settings,
       Listener listener,
+      LongSupplier committedEnd,
       boolean onContextCluster,
       Map<String, String> flinkConf)
       throws Exception {
@@ -220,6 +240,7 @@ public final class MeteringRun implements AutoCloseable {
       env.getConfig().enableObjectReuse();
       env.setBufferTimeout(JobOptions.BUFFER_TIMEOUT_MS.defaultValue());
       long from = IngestLogFollower.start(ingestDir);
+      String key = UUID.randomUUID().toString();
       IngestInput input =
           new IngestInput(
               new IngestInput.Settings(
@@ -229,7 +250,8 @@ public final class MeteringRun implements AutoCloseable {
                   flinkDir.resolve(POSITION_FILE).toString(),
                   512,
                   settings.pollMs(),
-                  WallClock.SYSTEM));
+                  WallClock.SYSTEM,
+                  committedEnd == null ? null : key));
       DataStream<RecordBatch> records =
           env.fromSource(input, WatermarkStrategy.noWatermarks(), "spyglass-ingest")
               .uid(INGEST_UID);
@@ -245,17 +267,20 @@ public final class MeteringRun implements AutoCloseable {
               STATUS,
               true);
       DataStream<Outgoing> out = SpyglassJob.pipeline(records, null, operators, List.of(), false);
-      String key = UUID.randomUUID().toString();
       out.sinkTo(new ToListener(key)).uid(SINK_UID).name("spyglass-metering-replies");
       MeteringRun run =
           new MeteringRun(
               control, ingestDir, flinkDir, key, latest == null ? null : latest.toString());
       RUNS.put(key, o -> run.deliver(o, listener));
+      if (committedEnd != null) {
+        IngestInput.COMMITTED_ENDS.put(key, committedEnd);
+      }
       try {
         run.job = env.executeAsync("spyglass-metering");
         return run;
       } catch (Exception | Error e) {
         RUNS.remove(key);
+        IngestInput.COMMITTED_ENDS.remove(key);
         throw e;
       }
     } catch (Exception | Error e) {
@@ -420,6 +445,7 @@ public final class MeteringRun implements AutoCloseable {
       LOG.debug("cancelling the metering job: {}", e.toString());
     } finally {
       RUNS.remove(key);
+      IngestInput.COMMITTED_ENDS.remove(key);
       control.close();
     }
   }

@@ -38,7 +38,8 @@ class MeteringRestartITCase {
     List<List<String>> phases = new ArrayList<>();
     MeteringDocs.Collected got = new MeteringDocs.Collected();
     try (Ingestor in = Ingestor.open(ingestDir, Ingestor.Options.DEFAULTS, () -> T0)) {
-      MeteringRun run = MeteringRun.start(ingestDir, flinkDir, SETTINGS, got);
+      MeteringRun run =
+          MeteringRun.start(ingestDir, flinkDir, SETTINGS, got, in.log()::committedEnd);
       assertThat(run.restoredFrom()).isNull();
       run.submit("q", checked(), T0, in.log().committedEnd());
       await("the query runs", () -> got.running("q"), got);
@@ -64,7 +65,8 @@ class MeteringRestartITCase {
       // documents acknowledged while no job ran
       phases.add(hour(5));
       ingest(in, phases.get(phases.size() - 1));
-      MeteringRun again = MeteringRun.start(ingestDir, flinkDir, SETTINGS, got);
+      MeteringRun again =
+          MeteringRun.start(ingestDir, flinkDir, SETTINGS, got, in.log()::committedEnd);
       try {
         assertThat(again.restoredFrom()).as("restored from a checkpoint").isNotNull();
         phases.add(hour(6));

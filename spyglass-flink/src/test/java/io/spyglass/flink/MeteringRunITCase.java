@@ -57,6 +57,7 @@ class MeteringRunITCase {
               flinkDir,
               SETTINGS.withParallelism(2),
               got,
+              in.log()::committedEnd,
               true,
               Map.of(
                   RestartStrategyOptions.RESTART_STRATEGY.key(),

@@ -99,6 +99,37 @@ class IngestLogFollowerTest {
   }
 
   @Test
+  void givenTheWritersCommittedEndAGroupWhoseSyncFailedIsNeverRead() throws Exception {
+    try (Ingestor in = Ingestor.open(dir, SMALL, () -> IngestLogFormatTest.START_MS);
+        IngestLogFollower bounded = new IngestLogFollower(dir, 0, in.log()::committedEnd);
+        IngestLogFollower unbounded = new IngestLogFollower(dir, 0)) {
+      in.submit(IngestLogFormatTest.group(0)).get(10, TimeUnit.SECONDS);
+      long end = in.log().committedEnd();
+      // a whole group with its marker in the file, which the writer did not acknowledge (its
+      // fsync failed: the writer cuts it off and answers 503)
+      byte[] doc = "{\"id\":\"unsynced\"}".getBytes(StandardCharsets.UTF_8);
+      byte[] id = "unsynced".getBytes(StandardCharsets.UTF_8);
+      int len = LogFormat.PAYLOAD_FIXED + id.length + doc.length;
+      ByteBuffer g = ByteBuffer.allocate(LogFormat.RECORD_HEADER + len + LogFormat.MARKER);
+      g.putInt(len).putInt(0).putLong(1).putLong(2).putLong(3).putInt(id.length).put(id).put(doc);
+      CRC32C c = new CRC32C();
+      c.update(g.array(), LogFormat.RECORD_HEADER, len);
+      g.putInt(4, (int) c.getValue());
+      LogFormat.putMarker(g, end, end + g.capacity(), 1);
+      g.flip();
+      Path active = dir.resolve(IngestLog.name(0) + ".log");
+      try (FileChannel ch = FileChannel.open(active, StandardOpenOption.WRITE)) {
+        ch.write(g, ch.size());
+      }
+      assertThat(readAll(bounded, Long.MAX_VALUE)).hasSize(3);
+      assertThat(bounded.position()).isEqualTo(end);
+      // a follower in another process cannot tell: it reads the group in the moment before the
+      // writer cuts it
+      assertThat(readAll(unbounded, Long.MAX_VALUE)).hasSize(4);
+    }
+  }
+
+  @Test
   void readsNoDocumentAtOrAfterTheLimit() throws Exception {
     try (Ingestor in = Ingestor.open(dir, SMALL, () -> IngestLogFormatTest.START_MS);
         IngestLogFollower f = new IngestLogFollower(dir, 0)) {

@@ -20,6 +20,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.LongSupplier;
 import java.util.zip.CRC32C;
 
 /**
@@ -32,13 +33,18 @@ import java.util.zip.CRC32C;
  * skipped; positions are the log's own, so a position read here is one the engine knows too.
  *
  * <p>It reads the files as they are: the writer must have opened (recovered) the log before (the
- * service does at its start). One thread at a time.
+ * service does at its start). A follower in the writer's process is given the writer's committed
+ * end, and reads nothing beyond it: a group whose bytes reached the file but whose {@code fsync}
+ * failed (the writer answers 503 and cuts it off) is then never read. A follower without it (in
+ * another process) could read such a group in the moment before the writer cuts it. One thread at a
+ * time.
  */
 public final class IngestLogFollower implements Closeable {
   /** How far one call looks ahead for commit markers. */
   private static final int SCAN_BYTES = 4 << 20;
 
   private final Path dir;
+  private final LongSupplier committedEnd;
   private long position;
 
   /** The position up to which entries are known to be committed; at least {@link #position}. */
@@ -57,9 +63,18 @@ public final class IngestLogFollower implements Closeable {
    * the log's writer or a follower gave).
    */
   public IngestLogFollower(Path dir, long position) {
+    this(dir, position, () -> Long.MAX_VALUE);
+  }
+
+  /**
+   * As {@link #IngestLogFollower(Path, long)}, reading nothing at or beyond {@code committedEnd}
+   * (the writer's committed end, where the writer runs in this process).
+   */
+  public IngestLogFollower(Path dir, long position, LongSupplier committedEnd) {
     this.dir = dir;
     this.position = position;
     this.verified = position;
+    this.committedEnd = committedEnd;
   }
 
   /** The position after the last document read: where a restart reads on from. */
@@ -323,7 +338,8 @@ public final class IngestLogFollower implements Closeable {
       }
     }
     winStart = pos;
-    winLen = b.position();
+    // never the bytes beyond the writer's committed end: they may still be cut and written again
+    winLen = (int) Math.min(b.position(), Math.max(0, committedEnd.getAsLong() - pos));
     return winLen >= len;
   }
 
