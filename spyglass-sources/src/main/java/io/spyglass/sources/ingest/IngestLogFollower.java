@@ -175,7 +175,8 @@ public final class IngestLogFollower implements Closeable {
       TreeMap<Long, boolean[]> files = IngestLogFormat.segmentFiles(dir);
       boolean[] next = files.get(position);
       if (position > segBase && next != null && next[0]) {
-        continue; // this segment ends here: the next one starts at this position
+        closeChannel(); // this segment ends here: the next one starts at this position
+        continue;
       }
       return false;
     }
@@ -252,6 +253,9 @@ public final class IngestLogFollower implements Closeable {
    * the log has no segment yet, or the segment's header is not on the disk yet.
    */
   private boolean openSegmentFor(long pos) throws IOException {
+    if (ch != null && pos >= segBase) {
+      return true; // the segment read last: a later one is looked for once this one has no more
+    }
     if (!Files.isDirectory(dir)) {
       return false;
     }
