@@ -59,9 +59,10 @@ import org.slf4j.LoggerFactory;
  * </pre>
  *
  * <pre>{@code
+ * IngestLog log = ...; // opened (recovered) by the service first
  * try (MeteringRun run = MeteringRun.start(dataDir.resolve("ingest"), dataDir.resolve("flink"),
- *     MeteringRun.Settings.DEFAULTS, reply -> store(reply))) {
- *   run.submit("usage-by-org", checked, now, ingestLog.committedEnd());
+ *     MeteringRun.Settings.DEFAULTS, reply -> store(reply), log::committedEnd)) {
+ *   run.submit("usage-by-org", checked, now, log.committedEnd());
  *   ...
  *   run.kill("usage-by-org");
  * }
