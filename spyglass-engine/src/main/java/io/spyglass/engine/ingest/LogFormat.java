@@ -1,9 +1,9 @@
 package io.spyglass.engine.ingest;
 
+import io.spyglass.sources.ingest.IngestLogFormat;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -12,23 +12,24 @@ import java.util.TreeMap;
 import java.util.zip.CRC32C;
 
 /**
- * The ingest log's bytes on disk (described in {@link IngestLog}): constants, and the commit
- * markers and holes of version 2.
+ * The ingest log's bytes on disk (described in {@link IngestLog}): constants (shared with the log's
+ * readers outside the engine: {@link IngestLogFormat}), and the commit markers and holes of version
+ * 2.
  */
 final class LogFormat {
   private LogFormat() {}
 
-  static final byte[] LOG_MAGIC = {'S', 'G', 'I', 'L'};
-  static final byte[] IDS_MAGIC = {'S', 'G', 'I', 'D'};
+  static final byte[] LOG_MAGIC = IngestLogFormat.LOG_MAGIC;
+  static final byte[] IDS_MAGIC = IngestLogFormat.IDS_MAGIC;
 
   /** Segments of records only: what was acknowledged is not recorded. Read, no longer written. */
-  static final int V1 = 1;
+  static final int V1 = IngestLogFormat.V1;
 
   /** Segments whose every group ends with a commit marker; holes stand for quarantined bytes. */
-  static final int V2 = 2;
+  static final int V2 = IngestLogFormat.V2;
 
   /** The version new segments are written in. */
-  static final int CURRENT = V2;
+  static final int CURRENT = IngestLogFormat.CURRENT;
 
   /**
    * Ids files whose checksum covers their entries only (not their count and size). Read, no longer
@@ -42,21 +43,21 @@ final class LogFormat {
   /** The version ids files are written in. */
   static final int IDS_VERSION = IDS_V2;
 
-  static final int HEADER = 16;
-  static final int RECORD_HEADER = 8;
-  static final int PAYLOAD_FIXED = 8 + 16 + 4;
+  static final int HEADER = IngestLogFormat.HEADER;
+  static final int RECORD_HEADER = IngestLogFormat.RECORD_HEADER;
+  static final int PAYLOAD_FIXED = IngestLogFormat.PAYLOAD_FIXED;
 
   /** The length field of a commit marker, where a record has its payload's length. */
-  static final int MARKER_TAG = -1;
+  static final int MARKER_TAG = IngestLogFormat.MARKER_TAG;
 
-  static final byte[] MARKER_MAGIC = {'S', 'G', 'C', 'M'};
-  static final int MARKER = 32;
+  static final byte[] MARKER_MAGIC = IngestLogFormat.MARKER_MAGIC;
+  static final int MARKER = IngestLogFormat.MARKER;
 
   /** The length field of a hole. */
-  static final int HOLE_TAG = -2;
+  static final int HOLE_TAG = IngestLogFormat.HOLE_TAG;
 
-  static final byte[] HOLE_MAGIC = {'S', 'G', 'H', 'O'};
-  static final int HOLE_HEADER = 28;
+  static final byte[] HOLE_MAGIC = IngestLogFormat.HOLE_MAGIC;
+  static final int HOLE_HEADER = IngestLogFormat.HOLE_HEADER;
 
   /** An id in an ids file or a hole: hash (16 bytes), accepted at (8). */
   static final int ID_ENTRY = 24;
@@ -104,7 +105,7 @@ final class LogFormat {
   }
 
   static String name(long base) {
-    return String.format("%020d", base);
+    return IngestLogFormat.name(base);
   }
 
   /**
@@ -112,18 +113,7 @@ final class LogFormat {
    * and its {@code .ids} (index 1).
    */
   static TreeMap<Long, boolean[]> segmentFiles(Path dir) throws IOException {
-    TreeMap<Long, boolean[]> files = new TreeMap<>();
-    try (DirectoryStream<Path> list = Files.newDirectoryStream(dir)) {
-      for (Path p : list) {
-        String f = p.getFileName().toString();
-        if (f.matches("\\d{20}\\.(log|ids)")) {
-          boolean[] has =
-              files.computeIfAbsent(Long.parseLong(f.substring(0, 20)), k -> new boolean[2]);
-          has[f.endsWith(".log") ? 0 : 1] = true;
-        }
-      }
-    }
-    return files;
+    return IngestLogFormat.segmentFiles(dir);
   }
 
   /**

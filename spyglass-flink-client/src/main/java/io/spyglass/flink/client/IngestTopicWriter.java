@@ -1,0 +1,188 @@
+package io.spyglass.flink.client;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.OutOfOrderSequenceException;
+import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * Writes the documents {@code serve --runtime flink --kafka HOST:PORT --source http} accepts to the
+ * job's records topic before it answers 202: each request's documents in one Kafka transaction
+ * (keyed by their ids), committed with acknowledgements from every in-sync replica ({@code
+ * acks=all}, an idempotent producer), so that a document is in the topic once when {@link #write}
+ * returns and in it not at all (for readers of committed records) when it throws. The job reads the
+ * topic with {@code spyglass.records.read-committed true}, so a request that failed (503: nothing
+ * kept, the client sends it again) is never counted.
+ *
+ * <p>One transaction at a time: {@link #write} is synchronized. The transactional id ({@code
+ * spyglass-ingest-INSTANCE}) fences an older producer of the same instance (a service restarted
+ * while its former process still lingers).
+ */
+public final class IngestTopicWriter implements AutoCloseable {
+  /**
+   * Where and how to write.
+   *
+   * @param bootstrap Kafka bootstrap servers
+   * @param topic the job's records topic
+   * @param instance the service instance's name: its transactional id is {@code
+   *     spyglass-ingest-INSTANCE}
+   * @param timeout longest a request waits for Kafka before it fails
+   * @param kafkaProperties extra Kafka client settings (TLS, SASL), applied after the writer's own
+   *     but for its guarantees (acks, idempotence, transactions), which they may not change
+   */
+  public record Settings(
+      String bootstrap,
+      String topic,
+      String instance,
+      Duration timeout,
+      Map<String, Object> kafkaProperties) {
+    public Settings {
+      Objects.requireNonNull(bootstrap, "bootstrap");
+      Objects.requireNonNull(topic, "topic");
+      Objects.requireNonNull(instance, "instance");
+      Objects.requireNonNull(timeout, "timeout");
+      kafkaProperties = Map.copyOf(kafkaProperties);
+    }
+
+    /** Writes to {@code topic} as instance {@code instance}, waiting up to 30 s. */
+    public static Settings of(String bootstrap, String topic, String instance) {
+      return new Settings(bootstrap, topic, instance, Duration.ofSeconds(30), Map.of());
+    }
+  }
+
+  /** A document: its id (the Kafka key) and its JSON. */
+  public record Doc(String id, byte[] json) {}
+
+  private final Settings settings;
+  private KafkaProducer<String, byte[]> producer;
+
+  private IngestTopicWriter(Settings settings) {
+    this.settings = settings;
+  }
+
+  /**
+   * Connects and fences any former producer of this instance.
+   *
+   * @throws IOException when Kafka does not answer within the timeout, or refuses (the message says
+   *     what)
+   */
+  public static IngestTopicWriter open(Settings settings) throws IOException {
+    IngestTopicWriter w = new IngestTopicWriter(settings);
+    w.connect();
+    return w;
+  }
+
+  /** The producer settings: the guarantees last, so that no extra setting weakens them. */
+  Map<String, Object> producerConfig() {
+    Map<String, Object> c = new HashMap<>(settings.kafkaProperties());
+    c.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrap());
+    c.put(ProducerConfig.ACKS_CONFIG, "all");
+    c.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    c.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "spyglass-ingest-" + settings.instance());
+    c.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+    long ms = settings.timeout().toMillis();
+    c.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, ms);
+    c.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) Math.max(ms, 1_000));
+    c.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.min(Math.max(ms, 1_000), 30_000));
+    c.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 16 << 20);
+    return c;
+  }
+
+  private void connect() throws IOException {
+    KafkaProducer<String, byte[]> p =
+        new KafkaProducer<>(producerConfig(), new StringSerializer(), new ByteArraySerializer());
+    try {
+      p.initTransactions();
+    } catch (KafkaException e) {
+      p.close(Duration.ZERO);
+      throw new IOException(
+          "Kafka at "
+              + settings.bootstrap()
+              + " did not take this instance's transactions ("
+              + e.getMessage()
+              + "): check that it runs, that the topic "
+              + settings.topic()
+              + " exists and that this user may write transactions",
+          e);
+    }
+    producer = p;
+  }
+
+  /**
+   * Writes the documents in one transaction and returns once it is committed on every in-sync
+   * replica: then answer 202.
+   *
+   * @throws IOException when it could not be written (nothing of it is visible to the job: answer
+   *     503, the client sends it again)
+   */
+  public synchronized void write(List<Doc> docs) throws IOException, InterruptedException {
+    if (docs.isEmpty()) {
+      return;
+    }
+    if (producer == null) {
+      connect();
+    }
+    try {
+      producer.beginTransaction();
+      List<Future<RecordMetadata>> sent = new ArrayList<>(docs.size());
+      for (Doc d : docs) {
+        sent.add(producer.send(new ProducerRecord<>(settings.topic(), d.id(), d.json())));
+      }
+      long deadline = System.nanoTime() + settings.timeout().toNanos();
+      for (Future<RecordMetadata> f : sent) {
+        f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      }
+      producer.commitTransaction();
+    } catch (ProducerFencedException | OutOfOrderSequenceException | AuthorizationException e) {
+      // the producer cannot go on: a new one is made for the next request
+      dropProducer();
+      throw new IOException("the documents could not be written to Kafka: " + e.getMessage(), e);
+    } catch (ExecutionException | TimeoutException | KafkaException e) {
+      abort();
+      Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+      throw new IOException(
+          "the documents could not be written to Kafka topic " + settings.topic() + ": " + cause,
+          cause);
+    }
+  }
+
+  private void abort() {
+    try {
+      producer.abortTransaction();
+    } catch (KafkaException e) {
+      dropProducer();
+    }
+  }
+
+  private void dropProducer() {
+    if (producer != null) {
+      producer.close(Duration.ZERO);
+      producer = null;
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    if (producer != null) {
+      producer.close(settings.timeout());
+      producer = null;
+    }
+  }
+}

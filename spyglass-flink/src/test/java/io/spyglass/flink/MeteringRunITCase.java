@@ -1,0 +1,109 @@
+package io.spyglass.flink;
+
+import static io.spyglass.flink.MeteringDocs.SETTINGS;
+import static io.spyglass.flink.MeteringDocs.T0;
+import static io.spyglass.flink.MeteringDocs.await;
+import static io.spyglass.flink.MeteringDocs.checked;
+import static io.spyglass.flink.MeteringDocs.embedded;
+import static io.spyglass.flink.MeteringDocs.hour;
+import static io.spyglass.flink.MeteringDocs.ingest;
+import static io.spyglass.flink.MeteringDocs.position;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.spyglass.engine.ingest.Ingestor;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.InjectMiniCluster;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Standing queries on the job over the ingest log ({@link MeteringRun}) across a TaskManager killed
+ * in the middle of a window: the job restarts from its checkpoint, reads the log again from the
+ * checkpoint's position, and every window reaches the listener (once, after dropping repeats by
+ * window number) with the embedded engine's totals.
+ */
+class MeteringRunITCase {
+  @RegisterExtension
+  static final MiniClusterExtension FLINK =
+      new MiniClusterExtension(
+          new MiniClusterResourceConfiguration.Builder()
+              .setNumberTaskManagers(1)
+              .setNumberSlotsPerTaskManager(2)
+              .build());
+
+  @TempDir Path data;
+
+  @Test
+  void aTaskManagerKilledMidWindowLosesNoWindowAndCountsNoDocumentTwice(
+      @InjectMiniCluster MiniCluster cluster) throws Exception {
+    Path ingestDir = data.resolve("ingest");
+    Path flinkDir = data.resolve("flink");
+    List<List<String>> phases = new ArrayList<>();
+    MeteringDocs.Collected got = new MeteringDocs.Collected();
+    try (Ingestor in = Ingestor.open(ingestDir, Ingestor.Options.DEFAULTS, () -> T0)) {
+      MeteringRun run =
+          MeteringRun.start(
+              ingestDir,
+              flinkDir,
+              SETTINGS.withParallelism(2),
+              got,
+              in.log()::committedEnd,
+              true,
+              Map.of(
+                  RestartStrategyOptions.RESTART_STRATEGY.key(),
+                  "fixed-delay",
+                  RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS.key(),
+                  "20",
+                  RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY.key(),
+                  Duration.ofMillis(200).toMillis() + " ms"));
+      try {
+        run.submit("q", checked(), T0, in.log().committedEnd());
+        await("the query runs", () -> got.running("q"), got);
+        for (int h = 0; h < 3; h++) {
+          phases.add(hour(h));
+          ingest(in, phases.get(phases.size() - 1));
+        }
+        await("hour 0 final", () -> got.windows("q").size() >= 1, got);
+        // half of hour 3, checkpointed; then the TaskManager dies in the middle of the window
+        List<String> h3 = hour(3);
+        phases.add(h3.subList(0, 3));
+        ingest(in, phases.get(phases.size() - 1));
+        long read = in.log().committedEnd();
+        await("a checkpoint covers hour 3's first half", () -> position(run) >= read, got);
+        cluster.terminateTaskManager(0).get(30, TimeUnit.SECONDS);
+        cluster.startTaskManager();
+        phases.add(h3.subList(3, h3.size()));
+        ingest(in, phases.get(phases.size() - 1));
+        phases.add(hour(4));
+        ingest(in, phases.get(phases.size() - 1));
+        phases.add(hour(6));
+        ingest(in, phases.get(phases.size() - 1));
+        Map<String, String> expected = embedded(phases);
+        await(
+            "every window the engine closed",
+            () -> got.windows("q").keySet().containsAll(expected.keySet()),
+            got);
+        assertThat(got.windows("q")).isEqualTo(expected);
+        assertThat(
+                cluster
+                    .getExecutionGraph(run.jobId())
+                    .get()
+                    .getStatusTimestamp(org.apache.flink.api.common.JobStatus.RESTARTING))
+            .as("the job restarted after the TaskManager died")
+            .isPositive();
+      } finally {
+        run.close();
+      }
+    }
+  }
+}
