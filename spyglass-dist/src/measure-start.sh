@@ -3,7 +3,10 @@
 # unpacks the archive in a fresh folder, starts serve, polls GET /api/health, then POSTs
 # /api/query of a query that ends with the first record, and prints the wall-clock times and the
 # CPU time the JVM spent until then (all its threads, and the busiest ones). Each run starts anew;
-# the CPU times say more than the wall-clock ones on a machine that other work keeps busy.
+# the CPU times say more than the wall-clock ones on a machine that other work keeps busy. A first
+# serve has bin/spyglass-cds record the class-data archive in the background once it stopped (or
+# started): the next run waits until that is done (the time waited is printed), so that runs 2 and
+# later measure a start with the archive, as a service's later starts are.
 # Usage: spyglass-dist/src/measure-start.sh [ARCHIVE [RUNS [PORT]]]
 #   (default: the newest spyglass-dist/target/spyglass-*.tar.gz, 3 runs, port 9400);
 #   SPYGLASS_JAVA_OPTS and JAVA_HOME reach bin/spyglass. Needs curl and Linux's /proc.
@@ -33,6 +36,12 @@ cpu_ms() { # utime + stime of /proc/PID/stat (or of a thread's), in ms; fails fo
 
 for run in $(seq 1 "$runs"); do
   rm -rf "$work/data"
+  waited=0
+  while [ -d "$home/lib/spyglass.jsa.lock" ] && [ "$waited" -lt 600 ]; do
+    sleep 1
+    waited=$((waited + 1))
+  done
+  [ "$waited" = 0 ] || echo "(waited $waited s for the class-data archive recorded in the background)"
   start="$(date +%s%N)"
   (cd "$work" && exec "$home/bin/spyglass" serve --port "$port" --data "$work/data") > "$work/serve.log" 2>&1 &
   pid=$!

@@ -11,10 +11,10 @@ archive=/opt/spyglass/lib/spyglass.jsa
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 
-# the image's PATH only; no JAVA_HOME of this machine. Without an archive that fits (and root may
-# write lib/), bin/spyglass serve has its JVM write one as it exits, and lib/spyglass.jsa.fits
+# the image's PATH only; no JAVA_HOME of this machine. SPYGLASS_CDS=record: bin/spyglass serve
+# has its JVM write the archive as it exits, and lib/spyglass.jsa.fits (not in the background)
 rm -f "$root$archive" "$root$archive.fits"
-env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
+env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 SPYGLASS_CDS=record \
   chroot "$root" /opt/spyglass/bin/spyglass serve --port 0 --data /tmp/spyglass-cds > "$log" 2>&1 &
 pid=$!
 port=

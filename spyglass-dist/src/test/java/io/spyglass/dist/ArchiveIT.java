@@ -341,8 +341,50 @@ class ArchiveIT {
   }
 
   @Test
+  void recordsItsClassDataArchiveInTheBackgroundWhenItsFirstServeHasStarted() throws Exception {
+    // with bash (the machine's PATH): the first serve starts without recording anything in its
+    // own JVM (which made that start slower); bin/spyglass-cds records it in a JVM of its own
+    Path unpacked = Files.createDirectories(dir.resolve("cds-bg"));
+    Commands.Run tar =
+        Commands.run(
+            new ProcessBuilder(
+                "tar", "-xzf", System.getProperty("spyglass.archive"), "-C", unpacked.toString()));
+    assertThat(tar.exitCode()).as(tar.toString()).isZero();
+    Path release = unpacked.resolve(System.getProperty("spyglass.release"));
+    Path lib = release.resolve("lib");
+    Map<String, String> env = env(dir, System.getProperty("java.home"));
+    env.put("PATH", System.getenv("PATH"));
+    env.put("TMPDIR", Files.createDirectories(dir.resolve("tmp-cds-bg")).toString());
+    Commands.Run first = serveOnce(release, env, "first-start-bg");
+    assertQuiet(first.stdout() + first.stderr());
+
+    // it says what it did in lib/spyglass.jsa.log once done
+    Path log = lib.resolve("spyglass.jsa.log");
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(3);
+    while (!(Files.exists(log) && Files.readString(log).contains("spyglass-cds: wrote"))) {
+      assertThat(System.nanoTime()).as("lib/spyglass.jsa.log said nothing").isLessThan(deadline);
+      Thread.sleep(200);
+    }
+    assertThat(Files.readString(log))
+        .contains("spyglass-cds: wrote " + lib.resolve("spyglass.jsa"));
+    assertThat(lib.resolve("spyglass.jsa")).isNotEmptyFile();
+    assertThat(Files.readString(lib.resolve("spyglass.jsa.fits")))
+        .startsWith(release.toRealPath() + " ");
+    try (Stream<Path> left = Files.list(lib)) {
+      assertThat(left.map(p -> p.getFileName().toString()))
+          .as("no lock, no archive half written")
+          .noneMatch(n -> n.endsWith(".lock") || n.contains(".new-"));
+    }
+    try (Stream<Path> left = Files.list(dir.resolve("tmp-cds-bg"))) {
+      assertThat(left).as("its working folder removed").isEmpty();
+    }
+    assertThat(version(release, env, "-Xshare:on -Xlog:class+load=info").stdout()).contains(MAPPED);
+  }
+
+  @Test
   void writesItsClassDataArchiveAtItsFirstServeWhereItIsAndForItsJava() throws Exception {
-    // a release of its own: the first serve writes lib/spyglass.jsa as it stops
+    // a release of its own, and a system without bash (bin/spyglass needs only sh): the first
+    // serve's JVM writes lib/spyglass.jsa as it stops
     Path unpacked = Files.createDirectories(dir.resolve("cds/a"));
     Commands.Run tar =
         Commands.run(

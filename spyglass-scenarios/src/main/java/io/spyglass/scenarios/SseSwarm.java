@@ -71,6 +71,8 @@ final class SseSwarm implements AutoCloseable {
   private int next;
   private final List<Stream> all = new ArrayList<>();
   private final Delays delays = new Delays();
+  // the same delays by the result's emitTime (a window's): each window's own spread
+  private final java.util.TreeMap<Long, Delays> byEmit = new java.util.TreeMap<>();
   private volatile boolean closed;
   private volatile long liveAfterMs = Long.MAX_VALUE;
   private final int maxConnecting;
@@ -147,6 +149,16 @@ final class SseSwarm implements AutoCloseable {
   Delays delays() {
     synchronized (delays) {
       return delays;
+    }
+  }
+
+  /**
+   * The delays recorded by the emission time of their result (one entry per window of a windowed
+   * query), oldest first; read once the streams ended ({@link #await}).
+   */
+  java.util.SortedMap<Long, Delays> delaysByEmit() {
+    synchronized (delays) {
+      return new java.util.TreeMap<>(byEmit);
     }
   }
 
@@ -352,6 +364,7 @@ final class SseSwarm implements AutoCloseable {
       if (emit >= liveAfterMs) {
         synchronized (delays) {
           delays.record(now - emit);
+          byEmit.computeIfAbsent(emit, k -> new Delays()).record(now - emit);
         }
       }
     }

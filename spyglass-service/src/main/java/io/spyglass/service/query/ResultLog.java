@@ -16,7 +16,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe. One writer (the runtime's thread) appends; subscribers are woken after each
  * append and at the end (on the writer's thread, and on delivery threads too when there are many of
- * them), and read at their own pace with {@link #after} or {@link #next}.
+ * them), and read at their own pace with {@link #after} or {@link #next}. What a stream that keeps
+ * up reads at each result (the newest result, its number, the oldest kept, the end) is published in
+ * volatile fields and read without the log's lock: a result fanned out to a thousand streams on
+ * several threads at once had them all take turns at the lock, five times a stream.
  */
 public final class ResultLog {
   private static final Logger LOG = LoggerFactory.getLogger(ResultLog.class);
@@ -124,10 +127,14 @@ public final class ResultLog {
   private static final Subscriber[] NO_SUBSCRIBERS = new Subscriber[0];
   private int head;
   private long bytes;
-  private long lastId;
-  private boolean ended;
-  private boolean released;
-  private String error;
+
+  // written under this, read without it (see the class's comment)
+  private volatile long lastId;
+  private volatile boolean ended;
+  private volatile boolean released;
+  private volatile String error;
+  private volatile Event newest; // the newest kept, null when none is
+  private volatile long firstKept = 1; // the number of the oldest kept, lastId + 1 when none is
 
   public ResultLog(int maxEvents, long maxBytes) {
     this(maxEvents, maxBytes, Meter.NONE);
@@ -164,6 +171,7 @@ public final class ResultLog {
         }
       }
       compact();
+      publish();
     }
     meter.add(delta);
     wakeAll();
@@ -193,6 +201,13 @@ public final class ResultLog {
     }
   }
 
+  /** What readers read without the lock, after a change; under the lock. */
+  private void publish() {
+    boolean any = events.size() > head;
+    newest = any ? events.get(events.size() - 1) : null;
+    firstKept = any ? events.get(head).id : lastId + 1;
+  }
+
   /**
    * Drops the oldest results, keeping the newest {@code keep}, until about {@code want} bytes are
    * freed; returns the bytes freed. Streams that had not read them yet fall behind.
@@ -202,6 +217,7 @@ public final class ResultLog {
     synchronized (this) {
       freed = dropOldest(want, keep);
       compact();
+      publish();
     }
     meter.add(-freed);
     return freed;
@@ -218,13 +234,14 @@ public final class ResultLog {
       released = true;
       freed = dropOldest(Long.MAX_VALUE, 0);
       compact();
+      publish();
     }
     meter.add(-freed);
     return freed;
   }
 
   /** Whether its results were dropped for good ({@link #release}). */
-  public synchronized boolean isReleased() {
+  public boolean isReleased() {
     return released;
   }
 
@@ -244,8 +261,8 @@ public final class ResultLog {
       if (ended) {
         return;
       }
+      this.error = error; // before ended: one who sees it ended sees why
       ended = true;
-      this.error = error;
     }
     wakeAll();
   }
@@ -340,7 +357,18 @@ public final class ResultLog {
    * no longer kept (its id tells the gap); null when there is none yet. Allocates nothing: for a
    * stream that sends one result at a time.
    */
-  public synchronized Event next(long afterId) {
+  public Event next(long afterId) {
+    Event n = newest;
+    if (n != null && n.id == afterId + 1) {
+      return n; // a stream that keeps up: the newest, without the lock
+    }
+    if (afterId >= lastId) {
+      return null;
+    }
+    return nextLocked(afterId);
+  }
+
+  private synchronized Event nextLocked(long afterId) {
     int size = events.size() - head;
     if (size == 0 || afterId >= lastId) {
       return null;
@@ -350,26 +378,26 @@ public final class ResultLog {
   }
 
   /** The number of the newest result, 0 before the first. */
-  public synchronized long lastId() {
+  public long lastId() {
     return lastId;
   }
 
   /** The newest result, or null before the first (or once released). */
-  public synchronized Event last() {
-    return events.size() > head ? events.get(events.size() - 1) : null;
+  public Event last() {
+    return newest;
   }
 
   /** The number of the oldest result kept, or {@code lastId() + 1} when none is. */
-  public synchronized long firstKeptId() {
-    return events.size() > head ? events.get(head).id : lastId + 1;
+  public long firstKeptId() {
+    return firstKept;
   }
 
-  public synchronized boolean isEnded() {
+  public boolean isEnded() {
     return ended;
   }
 
   /** Why the query ended early, or null. */
-  public synchronized String error() {
+  public String error() {
     return error;
   }
 

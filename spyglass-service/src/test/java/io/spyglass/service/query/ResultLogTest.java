@@ -98,6 +98,45 @@ class ResultLogTest {
   }
 
   @Test
+  void aStreamThatKeepsUpReadsTheNewestResultWithoutTheLogsLock() throws Exception {
+    // a result fanned out to many streams on several threads: each stream's reads (the newest
+    // result, its number, the oldest kept, the end) must not queue them all at the log's lock
+    ResultLog log = new ResultLog(100, 1 << 20);
+    log.append("{\"n\":1}", false, 1);
+    log.append("{\"n\":2}", false, 2);
+    java.util.concurrent.ExecutorService reader =
+        java.util.concurrent.Executors.newSingleThreadExecutor();
+    try {
+      java.util.concurrent.Future<List<Object>> read;
+      synchronized (log) { // the writer holds it (an append, a trim)
+        read =
+            reader.submit(
+                () ->
+                    List.of(
+                        log.next(1).id(),
+                        String.valueOf(log.next(2)),
+                        log.lastId(),
+                        log.firstKeptId(),
+                        log.isEnded(),
+                        log.last().id()));
+        assertThat(read.get(30, java.util.concurrent.TimeUnit.SECONDS))
+            .containsExactly(2L, "null", 2L, 1L, false, 2L);
+      }
+      // one that fell behind reads under the lock, and finds the oldest kept
+      assertThat(log.next(0).id()).isEqualTo(1);
+      log.end("stopped");
+      assertThat(log.isEnded()).isTrue();
+      assertThat(log.error()).isEqualTo("stopped");
+      log.release();
+      assertThat(log.next(1)).isNull();
+      assertThat(log.last()).isNull();
+      assertThat(log.firstKeptId()).isEqualTo(3);
+    } finally {
+      reader.shutdownNow();
+    }
+  }
+
+  @Test
   void keepsTheNewestWithinItsBoundsAndSaysWhereItStarts() {
     ResultLog log = new ResultLog(3, 1 << 20);
     for (int i = 1; i <= 2_000; i++) {
