@@ -41,6 +41,12 @@ import org.apache.flink.streaming.api.graph.StreamGraph;
 final class FlinkSide implements Side {
   private static final int SENDERS = 8;
 
+  /**
+   * More options of the job, for experiments ({@code -Dspyglass.bench.job-args="--checkpoint-ms
+   * 0"}): the benches' figures are of the job with its defaults.
+   */
+  static final String JOB_ARGS = "spyglass.bench.job-args";
+
   private final MiniCluster cluster;
   private final JobID job;
   private final FlinkQueryClient client;
@@ -77,24 +83,33 @@ final class FlinkSide implements Side {
     String statusTopic = topic + "-status";
     topics.create(queryTopic, 1);
     List<String> own = List.of(queryTopic, statusTopic, FlinkQueryClient.resultTopicOf(tag));
+    List<String> args = new ArrayList<>();
+    String extra = System.getProperty(JOB_ARGS, "").trim();
+    if (!extra.isEmpty()) {
+      args.addAll(List.of(extra.split("\\s+")));
+    }
     Configuration jobConf =
         SpyglassJob.parseArgs(
-            "--kafka",
-            topics.bootstrap(),
-            "--records.topic",
-            topic,
-            "--records.start",
-            "EARLIEST",
-            "--records.read-committed",
-            "true",
-            "--queries.topic",
-            queryTopic,
-            "--queries.start",
-            "EARLIEST",
-            "--status.topic",
-            statusTopic,
-            "--group",
-            tag);
+            Stream.concat(
+                    Stream.of(
+                        "--kafka",
+                        topics.bootstrap(),
+                        "--records.topic",
+                        topic,
+                        "--records.start",
+                        "EARLIEST",
+                        "--records.read-committed",
+                        "true",
+                        "--queries.topic",
+                        queryTopic,
+                        "--queries.start",
+                        "EARLIEST",
+                        "--status.topic",
+                        statusTopic,
+                        "--group",
+                        tag),
+                    args.stream())
+                .toArray(String[]::new));
     Configuration envConf = new Configuration();
     envConf.set(PipelineOptions.GENERIC_TYPES, false);
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(envConf);
