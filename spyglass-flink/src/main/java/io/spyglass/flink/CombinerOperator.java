@@ -74,6 +74,9 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
   private transient CombinerWriteAhead writeAhead;
   private transient CombinerQuery.Host host;
 
+  /** When the next turn of writing ahead is set ({@link Long#MAX_VALUE}: none). */
+  private transient long writeAtMs;
+
   private transient long lastWatermark;
   private transient Map<Integer, BadInput.Snapshot> badBySubtask;
   private transient boolean input1Ended;
@@ -93,8 +96,7 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     writeAhead = new CombinerWriteAhead();
     host = new Host();
     lastWatermark = Long.MIN_VALUE;
-    long now = getProcessingTimeService().getCurrentProcessingTime();
-    getProcessingTimeService().registerTimer(now + WRITE_EVERY_MS, this::writeQuiet);
+    writeAtMs = Long.MAX_VALUE;
   }
 
   /** The combiner's clock: the wall clock, or the last clock mark's time. */
@@ -429,13 +431,30 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
   }
 
   private void changed(CombinerQuery a) {
-    writeAhead.changed(a.id(), getProcessingTimeService().getCurrentProcessingTime());
+    long now = getProcessingTimeService().getCurrentProcessingTime();
+    writeAhead.changed(a.id(), now);
+    writeAt(now + QUIET_MS);
   }
 
-  /** Writes ahead the state of queries that have been quiet (see {@link CombinerWriteAhead}). */
+  /**
+   * Writes ahead the state of queries that have been quiet (see {@link CombinerWriteAhead}), then
+   * sets the next turn: none while no query waits to be written, so that an idle combiner is not
+   * woken.
+   */
   private void writeQuiet(long now) throws IOException {
-    getProcessingTimeService().registerTimer(now + WRITE_EVERY_MS, this::writeQuiet);
+    if (now >= writeAtMs) {
+      writeAtMs = Long.MAX_VALUE;
+    }
     writeAhead.writeQuiet(now, this::write);
+    writeAt(writeAhead.nextTurnMs(now));
+  }
+
+  /** Makes sure a turn of writing ahead comes at {@code atMs} or before. */
+  private void writeAt(long atMs) {
+    if (atMs < writeAtMs) {
+      writeAtMs = atMs;
+      getProcessingTimeService().registerTimer(atMs, this::writeQuiet);
+    }
   }
 
   private void write(String id) throws IOException {

@@ -16,7 +16,8 @@ final class CombinerWriteAhead {
   static final long QUIET_MS = 200;
 
   /**
-   * How often, and for how long at most, queries are written ahead: a result waits at most that.
+   * How often, at most, queries are written ahead (for {@value #WRITE_BUDGET_NANOS} ns at most a
+   * turn: a result waits at most that).
    */
   static final long WRITE_EVERY_MS = 10;
 
@@ -50,6 +51,9 @@ final class CombinerWriteAhead {
   /** The time to write one query's state, averaged. */
   private double writeNanos = 20_000;
 
+  /** Whether the last turn left queries due unwritten, its time being up. */
+  private boolean outOfBudget;
+
   /** The query's state changed at {@code nowMs}. */
   void changed(String id, long nowMs) {
     if (written.contains(id)) {
@@ -77,6 +81,7 @@ final class CombinerWriteAhead {
    * written once, by the checkpoint.
    */
   void writeQuiet(long now, Writer writer) throws IOException {
+    outOfBudget = false;
     if (dirty.isEmpty() || now < writeFromMs()) {
       return;
     }
@@ -85,7 +90,11 @@ final class CombinerWriteAhead {
     int n = 0;
     for (var it = dirty.entrySet().iterator(); it.hasNext(); ) {
       Map.Entry<String, Long> e = it.next();
-      if (now - e.getValue() < QUIET_MS || System.nanoTime() >= until) {
+      if (now - e.getValue() < QUIET_MS) {
+        break;
+      }
+      if (System.nanoTime() >= until) {
+        outOfBudget = true;
         break;
       }
       writer.write(e.getKey());
@@ -96,6 +105,26 @@ final class CombinerWriteAhead {
     if (n > 0) {
       writeNanos += ((double) (System.nanoTime() - start) / n - writeNanos) / 4;
     }
+  }
+
+  /**
+   * When the next turn of {@link #writeQuiet} is due, after one at {@code now}: none ({@link
+   * Long#MAX_VALUE}) while no query waits to be written; {@value #WRITE_EVERY_MS} ms on while the
+   * queries due did not fit in a turn; otherwise when the query unchanged the longest gets quiet,
+   * or writing ahead starts, but {@value #QUIET_MS} ms on at the latest (the checkpoints' pace may
+   * change) and {@value #WRITE_EVERY_MS} ms at the earliest. A combiner whose queries do not change
+   * is not woken at all, one whose queries change all the time every {@value #QUIET_MS} ms.
+   */
+  long nextTurnMs(long now) {
+    if (dirty.isEmpty()) {
+      return Long.MAX_VALUE;
+    }
+    if (outOfBudget) {
+      return now + WRITE_EVERY_MS;
+    }
+    long quietAt = dirty.values().iterator().next() + QUIET_MS;
+    long at = Math.min(now + QUIET_MS, Math.max(quietAt, writeFromMs()));
+    return Math.max(now + WRITE_EVERY_MS, at);
   }
 
   /**
