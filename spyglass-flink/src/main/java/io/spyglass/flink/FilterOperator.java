@@ -141,6 +141,10 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
   private transient List<FilterMessage> pending;
 
   private transient boolean opened;
+
+  /** When the timer is next set to run ({@link Long#MAX_VALUE}: not set). */
+  private transient long timerAtMs;
+
   private transient Record record;
 
   /** The filter's watermark: the last tick (wall clock) or clock mark passed by every partition. */
@@ -241,7 +245,8 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
     long now = getProcessingTimeService().getCurrentProcessingTime();
     lastTickMs = now;
     lastProgressMs = now;
-    getProcessingTimeService().registerTimer(now + settings.batchMs(), this::onTimer);
+    timerAtMs = Long.MAX_VALUE;
+    timerAt(now + settings.batchMs());
     opened = true;
   }
 
@@ -331,6 +336,10 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
     }
     if (b.count > 1 && sinceBatch > 0) {
       endBatch();
+    }
+    if (sinceBatch > 0) {
+      // raw matches may wait: the batch ends within batchMs
+      timerAt(getProcessingTimeService().getCurrentProcessingTime() + settings.batchMs());
     }
     malformed += noValue;
     recordsRead += b.count - noValue;
@@ -574,7 +583,16 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
 
   // ---- time
 
+  /**
+   * The filter's timer: ends the batch of records a raw match waits in, ticks (the wall clock's
+   * time moves on every {@code tickMs}), and sends the status every second. It is set only for what
+   * is due ({@link #nextTimerMs}): a subtask between ticks with no record waiting is not woken
+   * every {@code batchMs}.
+   */
   private void onTimer(long time) {
+    if (time >= timerAtMs) {
+      timerAtMs = Long.MAX_VALUE;
+    }
     startPending();
     if (sinceBatch > 0) {
       endBatch();
@@ -589,7 +607,30 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
       lastStatusMs = time;
       emitStatus(false);
     }
-    getProcessingTimeService().registerTimer(time + settings.batchMs(), this::onTimer);
+    timerAt(nextTimerMs(time));
+  }
+
+  /**
+   * When the timer is next due after it ran at {@code time}: the next tick (wall clock) or status,
+   * not sooner than {@code batchMs} on (its pace before); none once the input ended.
+   */
+  private long nextTimerMs(long time) {
+    if (inputEnded) {
+      return Long.MAX_VALUE;
+    }
+    long next = lastStatusMs + STATUS_EVERY_MS;
+    if (settings.clock() == JobOptions.Clock.WALL) {
+      next = Math.min(next, lastTickMs + settings.tickMs());
+    }
+    return Math.max(next, time + Math.max(1, settings.batchMs()));
+  }
+
+  /** Makes sure the timer runs at {@code atMs} or before. */
+  private void timerAt(long atMs) {
+    if (atMs < timerAtMs) {
+      timerAtMs = atMs;
+      getProcessingTimeService().registerTimer(atMs, this::onTimer);
+    }
   }
 
   /** Tells every combiner subtask this subtask's bad input, when it changed. */

@@ -46,7 +46,7 @@ class ArchitectureTest {
    */
   private static final Map<String, Integer> WALL_CLOCK_READS_TODAY =
       Map.ofEntries(
-          Map.entry("io.spyglass.flink.CombinerOperator", 3),
+          Map.entry("io.spyglass.flink.CombinerWriteAhead", 3),
           Map.entry("io.spyglass.flink.EngineSource", 1),
           Map.entry("io.spyglass.flink.InputFetcher", 3),
           Map.entry("io.spyglass.flink.JobOptions", 1));

@@ -6,13 +6,19 @@ import io.spyglass.scenarios.Report;
 import io.spyglass.scenarios.Scenario;
 import io.spyglass.scenarios.Settings;
 import io.spyglass.scenarios.Table;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Stream;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.RestOptions;
@@ -460,13 +466,25 @@ public final class FlinkScenario implements Scenario {
   /** A Flink mini cluster in this process, one TaskManager with a slot per worker tried. */
   static final class Cluster implements AutoCloseable {
     final MiniCluster miniCluster;
+    private final Path checkpoints;
 
-    private Cluster(MiniCluster miniCluster) {
+    private Cluster(MiniCluster miniCluster, Path checkpoints) {
       this.miniCluster = miniCluster;
+      this.checkpoints = checkpoints;
     }
 
+    /**
+     * A mini cluster of one task manager with {@code slots} slots. Checkpoints go to files (a
+     * temporary folder), as a deployed cluster keeps them ({@code execution.checkpointing.dir}):
+     * the JobManager's memory, the default, refuses a subtask's state past 5 MiB, which 10,000
+     * queries pass (their messages in every filter's state, their matched records in the
+     * combiners'), and the job would then fail its checkpoints and its stop with a savepoint.
+     */
     static Cluster start(int slots) throws Exception {
+      Path checkpoints = Files.createTempDirectory("spyglass-bench-checkpoints-");
       Configuration conf = new Configuration();
+      conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
+      conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
       conf.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
       conf.set(RestOptions.BIND_PORT, "0");
       conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.ofMebiBytes(64));
@@ -480,7 +498,7 @@ public final class FlinkScenario implements Scenario {
                   .setNumSlotsPerTaskManager(slots)
                   .build());
       mc.start();
-      return new Cluster(mc);
+      return new Cluster(mc, checkpoints);
     }
 
     @Override
@@ -491,6 +509,11 @@ public final class FlinkScenario implements Scenario {
         System.err.println("bench: stopping the Flink mini cluster: " + e);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
+      }
+      try (Stream<Path> files = Files.walk(checkpoints)) {
+        files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      } catch (IOException e) {
+        // a temporary folder: the OS cleans it
       }
     }
   }

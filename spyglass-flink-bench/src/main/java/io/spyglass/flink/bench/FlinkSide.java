@@ -22,6 +22,8 @@ import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.execution.ExecutionState;
+import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.runtime.executiongraph.ErrorInfo;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -38,6 +40,12 @@ import org.apache.flink.streaming.api.graph.StreamGraph;
  */
 final class FlinkSide implements Side {
   private static final int SENDERS = 8;
+
+  /**
+   * More options of the job, for experiments ({@code -Dspyglass.bench.job-args="--checkpoint-ms
+   * 0"}): the benches' figures are of the job with its defaults.
+   */
+  static final String JOB_ARGS = "spyglass.bench.job-args";
 
   private final MiniCluster cluster;
   private final JobID job;
@@ -75,24 +83,33 @@ final class FlinkSide implements Side {
     String statusTopic = topic + "-status";
     topics.create(queryTopic, 1);
     List<String> own = List.of(queryTopic, statusTopic, FlinkQueryClient.resultTopicOf(tag));
+    List<String> args = new ArrayList<>();
+    String extra = System.getProperty(JOB_ARGS, "").trim();
+    if (!extra.isEmpty()) {
+      args.addAll(List.of(extra.split("\\s+")));
+    }
     Configuration jobConf =
         SpyglassJob.parseArgs(
-            "--kafka",
-            topics.bootstrap(),
-            "--records.topic",
-            topic,
-            "--records.start",
-            "EARLIEST",
-            "--records.read-committed",
-            "true",
-            "--queries.topic",
-            queryTopic,
-            "--queries.start",
-            "EARLIEST",
-            "--status.topic",
-            statusTopic,
-            "--group",
-            tag);
+            Stream.concat(
+                    Stream.of(
+                        "--kafka",
+                        topics.bootstrap(),
+                        "--records.topic",
+                        topic,
+                        "--records.start",
+                        "EARLIEST",
+                        "--records.read-committed",
+                        "true",
+                        "--queries.topic",
+                        queryTopic,
+                        "--queries.start",
+                        "EARLIEST",
+                        "--status.topic",
+                        statusTopic,
+                        "--group",
+                        tag),
+                    args.stream())
+                .toArray(String[]::new));
     Configuration envConf = new Configuration();
     envConf.set(PipelineOptions.GENERIC_TYPES, false);
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(envConf);
@@ -175,14 +192,14 @@ final class FlinkSide implements Side {
 
   /**
    * Stops the job with a drain: every query gives its final result, then the job ends. A job that
-   * is restarting (after a failure) is waited for: a savepoint needs every task running.
+   * is restarting (after a failure) is waited for, task by task: a savepoint needs every task
+   * running.
    */
   @Override
   public void finishAll() throws Exception {
     for (int attempt = 1; ; attempt++) {
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-      while (cluster.getJobStatus(job).get(30, TimeUnit.SECONDS) != JobStatus.RUNNING
-          && System.nanoTime() < deadline) {
+      while (!tasksNotRunning().isEmpty() && System.nanoTime() < deadline) {
         Thread.sleep(200);
       }
       try {
@@ -192,12 +209,31 @@ final class FlinkSide implements Side {
             .get(300, TimeUnit.SECONDS);
         return;
       } catch (ExecutionException e) {
-        if (attempt >= 3) {
-          throw e;
+        if (attempt >= 5) {
+          throw new IllegalStateException(
+              "cannot stop the job with a drain; tasks not running: " + tasksNotRunning(), e);
         }
         Thread.sleep(1_000);
       }
     }
+  }
+
+  /**
+   * The job's tasks that are not running, with their state: none when the job is running whole (a
+   * job restarting after a failure is RUNNING while its tasks are deployed again).
+   */
+  private List<String> tasksNotRunning() throws Exception {
+    if (cluster.getJobStatus(job).get(30, TimeUnit.SECONDS) != JobStatus.RUNNING) {
+      return List.of("the job: " + cluster.getJobStatus(job).get(30, TimeUnit.SECONDS));
+    }
+    List<String> out = new ArrayList<>();
+    for (AccessExecutionVertex v :
+        cluster.getExecutionGraph(job).get(30, TimeUnit.SECONDS).getAllExecutionVertices()) {
+      if (v.getExecutionState() != ExecutionState.RUNNING) {
+        out.add(v.getTaskNameWithSubtaskIndex() + ": " + v.getExecutionState());
+      }
+    }
+    return out;
   }
 
   /** Why the job failed (and restarted) during the run, or null when it did not. */

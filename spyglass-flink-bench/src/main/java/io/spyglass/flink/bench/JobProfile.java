@@ -48,6 +48,8 @@ public final class JobProfile {
     String kafka = null;
     int needles = 10_000;
     int records = 1_000_000;
+    long latencyMs = 0;
+    long rate = 2_000;
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
       if (a.equals("--help") || a.equals("-h")) {
@@ -65,6 +67,9 @@ public final class JobProfile {
               --out DIR          profile-LABEL.txt files (default bench-results/job-profile)
               --jfr              record each measured read with JFR too
               --kafka HOST:PORT  a broker of yours (default: start one on loopback)
+              --latency-ms N     after each read, probes for N ms: the latency from a record's
+                                 send to Kafka to its result (as bench flink; default 0: none)
+              --rate N           records per second sent beside the probes (default 2,000)
             """);
         return;
       }
@@ -83,6 +88,8 @@ public final class JobProfile {
         case "--records" -> records = Integer.parseInt(v);
         case "--out" -> out = Path.of(v);
         case "--kafka" -> kafka = v;
+        case "--latency-ms" -> latencyMs = Long.parseLong(v);
+        case "--rate" -> rate = Long.parseLong(v);
         default -> throw new IllegalArgumentException("unknown option " + a + " (see --help)");
       }
     }
@@ -101,7 +108,7 @@ public final class JobProfile {
         FlinkScenario.Cluster cluster = FlinkScenario.Cluster.start(Math.max(2, slots))) {
       Runner runner = new Runner(topics, broker, problems::add);
       for (String w : workloads) {
-        Runner.Spec spec = spec(w, slots, needles, records);
+        Runner.Spec spec = withLatency(spec(w, slots, needles, records), latencyMs, rate);
         for (int k = 0; k < warmups + pairs; k++) {
           boolean measured = k >= warmups;
           runner.watch(measured ? profiles::start : label -> () -> {});
@@ -120,13 +127,22 @@ public final class JobProfile {
             pair[flink ? 1 : 0] = o.recordsPerCpuSecond();
             System.out.printf(
                 Locale.ROOT,
-                "%s%s, %s: %,.0f records/s, %,.0f records per CPU-second, %.2f CPU-s%n",
+                "%s%s, %s: %,.0f records/s, %,.0f records per CPU-second, %.2f CPU-s%s%n",
                 measured ? "" : "(warm-up) ",
                 o.side(),
                 spec.workload(),
                 o.recordsPerSecond(),
                 o.recordsPerCpuSecond(),
-                o.cpuSeconds());
+                o.cpuSeconds(),
+                latencyMs == 0
+                    ? ""
+                    : String.format(
+                        Locale.ROOT,
+                        ", latency p50 %d ms, p99 %.0f ms, max %d ms (%d probes)",
+                        o.latencyMs().getValueAtPercentile(50),
+                        o.p99LatencyMs(),
+                        o.latencyMs().getMaxValue(),
+                        o.latencyMs().getTotalCount()));
           }
           if (measured) {
             rates.computeIfAbsent(spec.workload(), x -> new ArrayList<>()).add(pair);
@@ -143,6 +159,23 @@ public final class JobProfile {
       System.out.println(s);
     }
     problems.forEach(p -> System.out.println("problem: " + p));
+  }
+
+  /** The spec with latency probes for {@code latencyMs} after its read (none for 0). */
+  private static Runner.Spec withLatency(Runner.Spec s, long latencyMs, long rate) {
+    return new Runner.Spec(
+        s.workload(),
+        s.slots(),
+        s.partitions(),
+        s.recordBytes(),
+        s.records(),
+        s.needles(),
+        s.others(),
+        latencyMs,
+        rate,
+        s.hops(),
+        s.copies(),
+        s.sameId());
   }
 
   private static Runner.Spec spec(String workload, int slots, int needles, int records) {

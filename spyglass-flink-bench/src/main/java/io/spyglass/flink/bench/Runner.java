@@ -45,6 +45,13 @@ final class Runner {
   private static final long SEED = 42;
   private static final int NEEDLE_LIMIT = 10;
 
+  /**
+   * Probes slower than this (ms) are told on stderr with their send time, to set beside the
+   * runtime's log (checkpoints, GC): {@code -Dspyglass.bench.slow-probe-ms=100}; 0, the default,
+   * tells none.
+   */
+  private static final long SLOW_PROBE_MS = Long.getLong("spyglass.bench.slow-probe-ms", 0);
+
   private final Topics topics;
   private final KafkaBroker broker;
   private final Consumer<String> problems;
@@ -498,6 +505,11 @@ final class Runner {
                   for (Map<String, Object> rec : r.records()) {
                     if (rec.get("sent") instanceof Number sent && sent.longValue() >= measureFrom) {
                       latency.recordValue(Math.max(0, now - sent.longValue()));
+                      if (SLOW_PROBE_MS > 0 && now - sent.longValue() >= SLOW_PROBE_MS) {
+                        System.err.printf(
+                            "%tT.%<tL slow probe: sent %tT.%<tL, %d ms%n",
+                            now, sent.longValue(), now - sent.longValue());
+                      }
                       answered.incrementAndGet();
                     }
                   }
