@@ -439,9 +439,8 @@ public final class SpyglassService implements AutoCloseable {
     DataFolderLock lock = null;
     Tokens tokens;
     try {
-      lock =
-          DataFolderLock.acquire(
-              config.dataDir(), clock.wall()); // before any file of the folder is opened
+      // before any file of the folder is opened
+      lock = DataFolderLock.acquire(config.dataDir(), clock.wall());
       // read once (a pipe, e.g. --tokens <(...), reads once): a bad file stops the start before
       // anything is opened, and the service uses what was checked
       tokens = tokens(config);
