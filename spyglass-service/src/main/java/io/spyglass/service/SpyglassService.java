@@ -4,6 +4,7 @@ import io.spyglass.engine.EngineConfig;
 import io.spyglass.service.alerts.AlertStore;
 import io.spyglass.service.alerts.Alerts;
 import io.spyglass.service.auth.Tokens;
+import io.spyglass.service.clock.ServiceClock;
 import io.spyglass.service.health.Health;
 import io.spyglass.service.http.ApiServer;
 import io.spyglass.service.http.Listening;
@@ -68,7 +69,11 @@ public final class SpyglassService implements AutoCloseable {
   private final AuditLog audit;
   private final Sinks sinks;
   private final Health health = new Health();
-  private volatile long lastSweepMs = System.currentTimeMillis();
+  private final ServiceClock clock;
+
+  /** When the sweeper last swept, on the monotonic clock. */
+  private volatile long lastSweepNanos;
+
   private volatile boolean closed;
 
   /** A sweep older than this tells health that the sweeper stopped. */
@@ -84,8 +89,11 @@ public final class SpyglassService implements AutoCloseable {
       DataFolderLock lock,
       AuditLog audit,
       Sinks sinks,
-      AlertStore alertStore) {
-    LongSupplier clock = System::currentTimeMillis;
+      AlertStore alertStore,
+      ServiceClock serviceClock) {
+    LongSupplier clock = serviceClock.wall();
+    this.clock = serviceClock;
+    this.lastSweepNanos = serviceClock.nanos();
     this.lock = lock;
     this.audit = audit;
     this.sinks = sinks;
@@ -108,9 +116,9 @@ public final class SpyglassService implements AutoCloseable {
                 config.queryLimits(),
                 config.results(),
                 config.maxForeverMs()),
-            clock,
+            serviceClock,
             sinks);
-    this.metrics = new ServiceMetrics(runtime, queries);
+    this.metrics = new ServiceMetrics(runtime, queries, clock);
     metrics.sinks(sinks);
     if (metering != null && metering.standing() != null) {
       metrics.metering(metering);
@@ -165,8 +173,8 @@ public final class SpyglassService implements AutoCloseable {
                   config.edge(),
                   listening,
                   config.guards(),
-                  config.tls() == null ? null : Tls.load(config.tls()),
-                  clock),
+                  config.tls() == null ? null : Tls.load(config.tls(), clock),
+                  serviceClock),
               tokens,
               runtime,
               queries,
@@ -196,7 +204,7 @@ public final class SpyglassService implements AutoCloseable {
   /** What the service itself sees wrong: a sweeper that stopped, an ingest log not written. */
   private List<Health.Problem> problems() {
     List<Health.Problem> out = new ArrayList<>();
-    if (!closed && System.currentTimeMillis() - lastSweepMs > SWEEP_STALE_MS) {
+    if (!closed && clock.msSince(lastSweepNanos) > SWEEP_STALE_MS) {
       out.add(
           Health.Problem.down(
               "The thread that ends abandoned queries and forgets old results (spyglass-sweeper)"
@@ -279,16 +287,30 @@ public final class SpyglassService implements AutoCloseable {
   public static SpyglassService start(
       ServiceConfig config, Listening listening, QueryRuntime runtime, Metering metering)
       throws IOException {
+    return start(config, listening, runtime, metering, ServiceClock.system());
+  }
+
+  /**
+   * As {@link #start(ServiceConfig, Listening, QueryRuntime, Metering)}, taking its time from
+   * {@code clock} (a test's, to control it) rather than the machine's clocks.
+   */
+  public static SpyglassService start(
+      ServiceConfig config,
+      Listening listening,
+      QueryRuntime runtime,
+      Metering metering,
+      ServiceClock clock)
+      throws IOException {
     DataFolderLock lock;
     try {
-      lock = DataFolderLock.acquire(config.dataDir());
+      lock = DataFolderLock.acquire(config.dataDir(), clock.wall());
     } catch (IOException | RuntimeException e) {
       runtime.close();
       closeQuietly(metering);
       closeQuietly(listening);
       throw e;
     }
-    return start(config, listening, runtime, metering, lock, null, null);
+    return start(config, listening, runtime, metering, lock, null, null, clock);
   }
 
   /**
@@ -303,7 +325,8 @@ public final class SpyglassService implements AutoCloseable {
       Metering metering,
       DataFolderLock lock,
       Tokens loaded,
-      Sinks made)
+      Sinks made,
+      ServiceClock clock)
       throws IOException {
     Sinks sinks = made != null ? made : sinks(config);
     try {
@@ -311,11 +334,11 @@ public final class SpyglassService implements AutoCloseable {
       if (!tokens.required() && !config.insecure() && !isLoopback(config.bind())) {
         throw new IllegalArgumentException(notLoopback(config));
       }
-      Database db = Database.open(config.dataDir());
+      Database db = Database.open(config.dataDir(), clock.wall());
       AuditLog audit = null;
       AlertStore alertStore = null;
       try {
-        LongSupplier wall = System::currentTimeMillis;
+        LongSupplier wall = clock.wall();
         audit = AuditLog.open(config.auditLogPath(), wall);
         if (metering != null && metering.standing() != null) {
           // in the standing queries' database: their final windows are what alerts read
@@ -323,7 +346,17 @@ public final class SpyglassService implements AutoCloseable {
         }
         SpyglassService s =
             new SpyglassService(
-                config, tokens, runtime, db, metering, listening, lock, audit, sinks, alertStore);
+                config,
+                tokens,
+                runtime,
+                db,
+                metering,
+                listening,
+                lock,
+                audit,
+                sinks,
+                alertStore,
+                clock);
         audit.service("service-started", java.util.Map.of("url", s.url()));
         return s;
       } catch (IOException | RuntimeException e) {
@@ -386,15 +419,32 @@ public final class SpyglassService implements AutoCloseable {
       EngineConfig engineConfig,
       Metering.Settings settings)
       throws IOException, InterruptedException {
+    return startMetering(config, listening, other, engineConfig, settings, ServiceClock.system());
+  }
+
+  /**
+   * As {@link #startMetering(ServiceConfig, Listening, Source, EngineConfig, Metering.Settings)},
+   * taking its time (the service's, ingestion's, the standing queries') from {@code clock} (a
+   * test's, to control it) rather than the machine's clocks.
+   */
+  public static SpyglassService startMetering(
+      ServiceConfig config,
+      Listening listening,
+      Source other,
+      EngineConfig engineConfig,
+      Metering.Settings settings,
+      ServiceClock clock)
+      throws IOException, InterruptedException {
     Metering metering;
     DataFolderLock lock = null;
     Tokens tokens;
     try {
-      lock = DataFolderLock.acquire(config.dataDir()); // before any file of the folder is opened
+      // before any file of the folder is opened
+      lock = DataFolderLock.acquire(config.dataDir(), clock.wall());
       // read once (a pipe, e.g. --tokens <(...), reads once): a bad file stops the start before
       // anything is opened, and the service uses what was checked
       tokens = tokens(config);
-      metering = Metering.open(config.dataDir(), settings, config.recovery());
+      metering = Metering.open(config.dataDir(), settings, config.recovery(), clock);
     } catch (IOException | RuntimeException e) {
       if (lock != null) {
         lock.close();
@@ -428,7 +478,7 @@ public final class SpyglassService implements AutoCloseable {
       sinks.close(0);
       throw e;
     }
-    return start(config, listening, runtime, metering, lock, tokens, sinks);
+    return start(config, listening, runtime, metering, lock, tokens, sinks, clock);
   }
 
   /** The tokens of the configured file, or none without one. */
@@ -467,7 +517,7 @@ public final class SpyglassService implements AutoCloseable {
   private void sweep() {
     try {
       queries.sweep();
-      lastSweepMs = System.currentTimeMillis();
+      lastSweepNanos = clock.nanos();
     } catch (Throwable e) { // a scheduled task that throws is never run again
       LOG.warn("sweep failed", e);
     }
@@ -534,7 +584,7 @@ public final class SpyglassService implements AutoCloseable {
    *     timeout
    */
   public boolean shutdown(long timeoutMs) {
-    long deadline = System.currentTimeMillis() + timeoutMs;
+    long deadline = clock.deadlineIn(timeoutMs);
     boolean clean = false;
     try {
       if (metering != null && metering.standing() != null) {
@@ -545,8 +595,8 @@ public final class SpyglassService implements AutoCloseable {
         alerts.close(); // what it did not deliver is delivered after the restart
       }
       queries.stopAll();
-      clean = queries.awaitAllEnded(Math.max(0, deadline - System.currentTimeMillis()));
-      clean &= server.stop(Math.max(0, deadline - System.currentTimeMillis()));
+      clean = queries.awaitAllEnded(clock.msLeft(deadline));
+      clean &= server.stop(clock.msLeft(deadline));
       // the final results to the sinks too: what they still hold after a few seconds is dropped,
       // and logged
       clean &= sinks.close(SINK_DRAIN_MS) == 0;

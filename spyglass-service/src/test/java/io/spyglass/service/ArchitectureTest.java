@@ -10,9 +10,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The service's layering: its packages depend one way (no cycle); the HTTP routes ({@code http})
  * reach a running query only through the runtime interface ({@code runtime}), never the engine or
- * the Flink client; time comes from the injected clock, not from reads of the wall clock scattered
- * through the code (today's are listed, to be shrunk). The rules every module shares are the test
- * kit's {@link HouseRules}.
+ * the Flink client; time comes from the service's clock ({@code ServiceClock}), never from a read
+ * of the machine's clocks elsewhere. The rules every module shares are the test kit's {@link
+ * HouseRules}.
  */
 class ArchitectureTest {
   private static final String ROOT = "io.spyglass.service";
@@ -62,28 +62,11 @@ class ArchitectureTest {
 
   /**
    * Reads of the wall clock (System.currentTimeMillis and nanoTime, java.time's now, Clock.system*)
-   * outside a clock class (a class named *Clock), by class, as they are today: a new read fails
-   * this test (take the time from the clock the class is given: a {@code LongSupplier clock}); a
-   * class that reads it less than listed fails it too (lower its count, or remove it). To be
-   * shrunk, not grown.
+   * outside a clock class (a class named *Clock): none. The service's time comes from its {@code
+   * ServiceClock}, given by whoever builds the service (a test's, to control time): a part takes
+   * it, or its wall clock alone as a {@code LongSupplier clock}. A new read fails this test.
    */
-  private static final Map<String, Integer> WALL_CLOCK_READS_TODAY =
-      Map.ofEntries(
-          Map.entry("io.spyglass.service.SpyglassService", 8),
-          Map.entry("io.spyglass.service.http.ApiServer", 2),
-          Map.entry("io.spyglass.service.http.Bodies", 4),
-          Map.entry("io.spyglass.service.http.InFlight", 2),
-          Map.entry("io.spyglass.service.http.MeteringApi", 1),
-          Map.entry("io.spyglass.service.http.QueriesApi", 1),
-          Map.entry("io.spyglass.service.http.SlowHeaderGuard", 1),
-          Map.entry("io.spyglass.service.http.Tls", 1),
-          Map.entry("io.spyglass.service.metering.Metering", 2),
-          Map.entry("io.spyglass.service.metering.StandingStore", 1),
-          Map.entry("io.spyglass.service.metrics.ServiceMetrics", 1),
-          Map.entry("io.spyglass.service.query.QueryManager", 2),
-          Map.entry("io.spyglass.service.runtime.FlinkRuntime", 3),
-          Map.entry("io.spyglass.service.store.DataFolderLock", 1),
-          Map.entry("io.spyglass.service.store.Database", 1));
+  private static final Map<String, Integer> WALL_CLOCK_READS_TODAY = Map.of();
 
   @Test
   void theWallClockIsReadOnlyWhereItWasBefore() {

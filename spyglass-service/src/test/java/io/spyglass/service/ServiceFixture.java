@@ -10,6 +10,7 @@ import com.atlassian.oai.validator.report.ValidationReport;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.spyglass.engine.EngineConfig;
+import io.spyglass.service.clock.ServiceClock;
 import io.spyglass.service.http.Listening;
 import io.spyglass.service.metering.Metering;
 import io.spyglass.service.runtime.EmbeddedRuntime;
@@ -111,11 +112,20 @@ final class ServiceFixture implements AutoCloseable {
   static ServiceFixture startMetering(
       Path data, Metering.Settings metering, Consumer<ServiceConfig.Builder> settings)
       throws IOException {
-    return startMetering(
-        data,
-        metering,
-        EngineConfig.defaults().withWorkers(2).withTickMs(20).withMaxQueries(200),
-        settings);
+    return startMetering(data, metering, DEFAULT_ENGINE, settings);
+  }
+
+  /**
+   * As {@link #startMetering(Path, Metering.Settings, Consumer)}, taking the time from {@code
+   * clock} (a test's, to move it rather than wait).
+   */
+  static ServiceFixture startMetering(
+      Path data,
+      Metering.Settings metering,
+      Consumer<ServiceConfig.Builder> settings,
+      ServiceClock clock)
+      throws IOException {
+    return startMetering(data, metering, DEFAULT_ENGINE, settings, clock);
   }
 
   /**
@@ -127,6 +137,19 @@ final class ServiceFixture implements AutoCloseable {
       EngineConfig engine,
       Consumer<ServiceConfig.Builder> settings)
       throws IOException {
+    return startMetering(data, metering, engine, settings, ServiceClock.system());
+  }
+
+  private static final EngineConfig DEFAULT_ENGINE =
+      EngineConfig.defaults().withWorkers(2).withTickMs(20).withMaxQueries(200);
+
+  private static ServiceFixture startMetering(
+      Path data,
+      Metering.Settings metering,
+      EngineConfig engine,
+      Consumer<ServiceConfig.Builder> settings,
+      ServiceClock clock)
+      throws IOException {
     ServiceConfig config =
         ServiceConfig.defaults()
             .with(
@@ -137,7 +160,7 @@ final class ServiceFixture implements AutoCloseable {
             .with(settings);
     try {
       return new ServiceFixture(
-          SpyglassService.startMetering(config, null, engine, metering), null);
+          SpyglassService.startMetering(config, null, null, engine, metering, clock), null);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);

@@ -11,6 +11,7 @@ import io.javalin.websocket.WsHandlerEntry;
 import io.spyglass.core.syntax.BqlException;
 import io.spyglass.service.alerts.Alerts;
 import io.spyglass.service.auth.Tokens;
+import io.spyglass.service.clock.ServiceClock;
 import io.spyglass.service.health.Health;
 import io.spyglass.service.metering.Metering;
 import io.spyglass.service.metrics.ServiceMetrics;
@@ -33,7 +34,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
 import org.eclipse.jetty.server.handler.CrossOriginHandler;
 import org.slf4j.Logger;
@@ -62,8 +62,9 @@ public final class ApiServer implements AutoCloseable {
    * @param guards which proxies are believed about a client's address; the memory request bodies
    *     may hold
    * @param tls the certificate and key of HTTPS; null for plain HTTP
-   * @param clock the service's clock (epoch milliseconds): the streams' slow-client watch, tickets,
-   *     the throttle of failed logins, the uptime
+   * @param clock the service's clock: its wall clock (epoch milliseconds) for the streams'
+   *     slow-client watch, tickets, the throttle of failed logins, the uptime, request heads' age;
+   *     its monotonic one for request bodies' deadlines and the stop's grace
    */
   public record Settings(
       String bind,
@@ -75,7 +76,7 @@ public final class ApiServer implements AutoCloseable {
       Listening listening,
       EdgeGuards guards,
       Tls tls,
-      LongSupplier clock) {}
+      ServiceClock clock) {}
 
   private final Javalin app;
   private final Streams streams;
@@ -84,7 +85,8 @@ public final class ApiServer implements AutoCloseable {
   private Connections connector;
   private final ScheduledExecutorService guardTimer;
   private SlowHeaderGuard guard;
-  private final InFlight inFlight = new InFlight();
+  private final InFlight inFlight;
+  private final ServiceClock clock;
   private final Tls tls;
   private final CompletableFuture<Void> draining = new CompletableFuture<>();
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
@@ -104,19 +106,21 @@ public final class ApiServer implements AutoCloseable {
       AuditLog audit,
       Alerts alerts) {
     this.tls = settings.tls();
-    SlowClients slowClients = new SlowClients(settings.streams(), settings.clock());
+    this.clock = settings.clock();
+    this.inFlight = new InFlight(clock);
+    SlowClients slowClients = new SlowClients(settings.streams(), clock.wall());
     this.streams = new Streams(slowClients);
     StreamQuota quota = new StreamQuota(settings.edge().maxStreamsPerUser());
     this.ws = new WebSocketApi(manager, metrics, slowClients, quota);
-    Tickets tickets = new Tickets(settings.clock());
+    Tickets tickets = new Tickets(clock.wall());
     TrustedProxies proxies = settings.guards().proxies();
     Auth auth =
         new Auth(
             tokens,
             tickets,
-            new FailureThrottle(settings.edge().maxAuthFailuresPerMinute(), settings.clock()),
+            new FailureThrottle(settings.edge().maxAuthFailuresPerMinute(), clock.wall()),
             proxies);
-    this.queries = new QueriesApi(manager, metrics, streams, quota, schema);
+    this.queries = new QueriesApi(manager, metrics, streams, quota, schema, clock.wall());
     SavedApi savedApi = new SavedApi(saved, history, manager.limits().queryLimits());
     MeteringApi meteringApi = new MeteringApi(metering, audit);
     AlertsApi alertsApi = new AlertsApi(alerts, audit);
@@ -124,7 +128,8 @@ public final class ApiServer implements AutoCloseable {
         new BodyMemory(settings.guards().maxBodyMemory(), settings.guards().maxBodyMemoryPerUser());
     metrics.requestBodies(bodyMemory::used);
     Gate gate =
-        new Gate(settings.edge(), auth, metrics, meteringApi::admit, bodyMemory, settings.bind());
+        new Gate(
+            settings.edge(), auth, metrics, meteringApi::admit, bodyMemory, settings.bind(), clock);
     byte[] openApi = openApi();
     this.app =
         Javalin.create(
@@ -197,7 +202,8 @@ public final class ApiServer implements AutoCloseable {
     } else {
       app.start(settings.bind(), settings.port());
     }
-    this.guard = new SlowHeaderGuard(app.jettyServer().server(), settings.headerTimeoutMs());
+    this.guard =
+        new SlowHeaderGuard(app.jettyServer().server(), settings.headerTimeoutMs(), clock.wall());
     long every = Math.max(50, Math.min(500, settings.headerTimeoutMs() / 4));
     guardTimer.scheduleWithFixedDelay(
         () -> {
@@ -393,7 +399,7 @@ public final class ApiServer implements AutoCloseable {
     }
     RuntimeStats s = runtime.stats();
     body.put("runtime", runtime.describe());
-    body.put("uptimeMs", settings.clock().getAsLong() - settings.startedMs());
+    body.put("uptimeMs", settings.clock().millis() - settings.startedMs());
     body.put("recordsRead", s.recordsRead());
     body.put("recordsMalformed", s.recordsMalformed());
     body.put("recordsPerSecond", Math.round(s.recordsPerSecond()));
@@ -401,7 +407,7 @@ public final class ApiServer implements AutoCloseable {
     if (s.sourceError() != null) {
       body.put("sourceError", s.sourceError());
     }
-    MeteringApi.health(metering, body);
+    MeteringApi.health(metering, body, settings.clock().millis());
     Json.send(ctx, status, body);
   }
 
@@ -479,20 +485,16 @@ public final class ApiServer implements AutoCloseable {
    * @return true if all of it was done within {@code graceMs}
    */
   public boolean stop(long graceMs) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMs);
+    long deadline = clock.deadlineIn(graceMs);
     inFlight.drain();
     draining.complete(null);
     try {
-      boolean delivered = ws.awaitDelivered(msLeft(deadline));
-      delivered &= streams.awaitEnded(msLeft(deadline));
-      return inFlight.awaitDrained(msLeft(deadline)) && delivered;
+      boolean delivered = ws.awaitDelivered(clock.msLeft(deadline));
+      delivered &= streams.awaitEnded(clock.msLeft(deadline));
+      return inFlight.awaitDrained(clock.msLeft(deadline)) && delivered;
     } finally {
       close();
     }
-  }
-
-  private static long msLeft(long deadlineNanos) {
-    return Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()));
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.spyglass.service.http;
 
+import io.spyglass.service.clock.ServiceClock;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
@@ -124,7 +125,7 @@ final class Bodies {
    *
    * <p>The body must keep to a deadline: {@code timeoutMs} from the start, plus one second for each
    * {@code minBytesPerSecond} that arrived; a body behind it, or larger than {@code limit}, goes to
-   * {@code refuse} instead (408 or 413).
+   * {@code refuse} instead (408 or 413). The time is {@code clock}'s monotonic one.
    */
   static void load(
       Request req,
@@ -135,8 +136,10 @@ final class Bodies {
       ApiException tooLarge,
       long timeoutMs,
       long minBytesPerSecond,
-      Refusal refuse) {
-    new Loader(req, res, cb, next, limit, tooLarge, timeoutMs, minBytesPerSecond, refuse).start();
+      Refusal refuse,
+      ServiceClock clock) {
+    new Loader(req, res, cb, next, limit, tooLarge, timeoutMs, minBytesPerSecond, refuse, clock)
+        .start();
   }
 
   /** The request attribute that holds a body read by {@link #load}, as bytes. */
@@ -152,7 +155,8 @@ final class Bodies {
     private final long timeoutMs;
     private final long minBytesPerSecond;
     private final Refusal refuse;
-    private final long startNanos = System.nanoTime();
+    private final ServiceClock clock;
+    private final long startNanos;
     private byte[] body;
     private int size;
     private boolean finished;
@@ -167,7 +171,10 @@ final class Bodies {
         ApiException tooLarge,
         long timeoutMs,
         long minBytesPerSecond,
-        Refusal refuse) {
+        Refusal refuse,
+        ServiceClock clock) {
+      this.clock = clock;
+      this.startNanos = clock.nanos();
       this.req = req;
       this.res = res;
       this.cb = cb;
@@ -197,7 +204,7 @@ final class Bodies {
       if (finished) {
         return;
       }
-      long elapsedMs = (System.nanoTime() - startNanos) / 1_000_000;
+      long elapsedMs = clock.msSince(startNanos);
       timer =
           req.getComponents()
               .getScheduler()
@@ -209,7 +216,7 @@ final class Bodies {
         if (finished) {
           return;
         }
-        long elapsedMs = (System.nanoTime() - startNanos) / 1_000_000;
+        long elapsedMs = clock.msSince(startNanos);
         if (elapsedMs < dueMs()) {
           schedule(); // more came meanwhile: the deadline moved
           return;
@@ -222,7 +229,7 @@ final class Bodies {
               "The request body came too slowly: "
                   + size
                   + " bytes in "
-                  + (System.nanoTime() - startNanos) / 1_000_000
+                  + clock.msSince(startNanos)
                   + " ms (a body has "
                   + timeoutMs / 1000.0
                   + " s plus 1 s per "

@@ -1,6 +1,7 @@
 package io.spyglass.service.http;
 
 import io.spyglass.service.auth.User;
+import io.spyglass.service.clock.ServiceClock;
 import io.spyglass.service.metering.Metering;
 import io.spyglass.service.metrics.ServiceMetrics;
 import java.net.InetAddress;
@@ -59,13 +60,18 @@ final class Gate extends Handler.Wrapper {
   private final String bind;
   private final InetAddress bindAddress;
 
+  /** The service's clock: its monotonic one times request bodies. */
+  private final ServiceClock clock;
+
   Gate(
       EdgeSettings edge,
       Auth auth,
       ServiceMetrics metrics,
       Admission admission,
       BodyMemory bodyMemory,
-      String bind) {
+      String bind,
+      ServiceClock clock) {
+    this.clock = clock;
     this.edge = edge;
     this.auth = auth;
     this.metrics = metrics;
@@ -152,7 +158,8 @@ final class Gate extends Handler.Wrapper {
         tooLarge,
         edge.bodyTimeoutMs(),
         edge.minBodyBytesPerSecond(),
-        e -> refuse(req, res, cb, e, e.status() == 413));
+        e -> refuse(req, res, cb, e, e.status() == 413),
+        clock);
     return true;
   }
 

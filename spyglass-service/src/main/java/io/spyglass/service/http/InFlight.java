@@ -1,5 +1,6 @@
 package io.spyglass.service.http;
 
+import io.spyglass.service.clock.ServiceClock;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import org.eclipse.jetty.http.HttpHeader;
@@ -19,8 +20,16 @@ import org.eclipse.jetty.util.Callback;
  */
 final class InFlight extends Handler.Wrapper {
   private final Object lock = new Object();
+  private final ServiceClock clock;
   private long count;
   private boolean draining;
+
+  /**
+   * @param clock the service's clock: its monotonic one times the wait for the last answers
+   */
+  InFlight(ServiceClock clock) {
+    this.clock = clock;
+  }
 
   @Override
   public boolean handle(Request req, Response res, Callback cb) throws Exception {
@@ -61,10 +70,10 @@ final class InFlight extends Handler.Wrapper {
 
   /** Waits until no request is in flight; true if none is within the timeout. */
   boolean awaitDrained(long timeoutMs) throws InterruptedException {
-    long deadline = System.nanoTime() + timeoutMs * 1_000_000;
+    long deadline = clock.deadlineIn(timeoutMs);
     synchronized (lock) {
       while (count > 0) {
-        long left = (deadline - System.nanoTime()) / 1_000_000;
+        long left = clock.msLeft(deadline);
         if (left <= 0) {
           return false;
         }

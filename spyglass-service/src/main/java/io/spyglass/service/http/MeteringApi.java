@@ -149,9 +149,10 @@ final class MeteringApi {
 
   /**
    * What health says of ingestion and standing queries (nothing without them): standing queries
-   * running and failed, how long ago the last checkpoint was written, the ingest backlog.
+   * running and failed, how long ago the last checkpoint was written (at {@code nowMs} on the
+   * service's wall clock), the ingest backlog.
    */
-  static void health(Metering m, ObjectNode body) {
+  static void health(Metering m, ObjectNode body, long nowMs) {
     if (m == null || m.standing() == null) {
       return;
     }
@@ -159,7 +160,7 @@ final class MeteringApi {
     long running = s.status().stream().filter(StandingQueries.Status::running).count();
     body.put("standingQueries", running);
     body.put("standingQueriesFailed", s.status().size() - running);
-    body.put("checkpointAgeMs", Math.max(0, System.currentTimeMillis() - s.lastCheckpointMs()));
+    body.put("checkpointAgeMs", Math.max(0, nowMs - s.lastCheckpointMs()));
     body.put("ingestBacklogBytes", m.backlogBytes());
   }
 

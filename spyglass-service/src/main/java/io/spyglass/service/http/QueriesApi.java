@@ -30,6 +30,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.LongSupplier;
 import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
 import org.eclipse.jetty.server.Request;
 
@@ -44,6 +45,9 @@ final class QueriesApi {
   private final StreamQuota quota;
   private final SchemaSampler schema;
 
+  /** The service's wall clock (epoch milliseconds): how long a query has run. */
+  private final LongSupplier clock;
+
   /** Runs before a {@code POST /api/query} answer is handed over: for tests that race a stop. */
   volatile Runnable beforeAnswer = () -> {};
 
@@ -52,7 +56,9 @@ final class QueriesApi {
       ServiceMetrics metrics,
       Streams streams,
       StreamQuota quota,
-      SchemaSampler schema) {
+      SchemaSampler schema,
+      LongSupplier clock) {
+    this.clock = clock;
     this.manager = manager;
     this.schema = schema;
     this.metrics = metrics;
@@ -263,7 +269,7 @@ final class QueriesApi {
   }
 
   private ObjectNode describe(ServiceQuery q, Map<String, QueryStats> live, boolean last) {
-    long now = System.currentTimeMillis();
+    long now = clock.getAsLong();
     ObjectNode o = Json.object();
     o.put("id", q.id());
     o.put("query", q.text());

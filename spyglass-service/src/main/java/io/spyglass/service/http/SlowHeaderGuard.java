@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.eclipse.jetty.http.HttpParser;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.server.Connector;
@@ -23,9 +24,15 @@ final class SlowHeaderGuard {
   private final long deadlineMs;
   private final Map<EndPoint, long[]> partial = new ConcurrentHashMap<>();
   private final AtomicLong closed = new AtomicLong();
+  private final LongSupplier clock;
 
-  SlowHeaderGuard(Server server, long deadlineMs) {
+  /**
+   * @param clock the service's wall clock (epoch milliseconds), which Jetty stamps connections with
+   *     too
+   */
+  SlowHeaderGuard(Server server, long deadlineMs, LongSupplier clock) {
     this.server = server;
+    this.clock = clock;
     this.deadlineMs = deadlineMs;
   }
 
@@ -35,7 +42,7 @@ final class SlowHeaderGuard {
   }
 
   void check() {
-    long now = System.currentTimeMillis();
+    long now = clock.getAsLong();
     Set<EndPoint> seen = new HashSet<>();
     for (Connector c : server.getConnectors()) {
       for (EndPoint ep : c.getConnectedEndPoints()) {

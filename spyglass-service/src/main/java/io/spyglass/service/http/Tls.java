@@ -1,5 +1,6 @@
 package io.spyglass.service.http;
 
+import io.spyglass.service.clock.ServiceClock;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -23,6 +24,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.function.LongSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
@@ -48,7 +50,11 @@ public final class Tls {
   private FileTime certTime;
   private FileTime keyTime;
 
-  private Tls(TlsFiles files) {
+  /** The service's wall clock (epoch milliseconds): whether the certificate has expired. */
+  private final LongSupplier clock;
+
+  private Tls(TlsFiles files, LongSupplier clock) {
+    this.clock = clock;
     this.files = files;
     byte[] pw = new byte[16];
     new SecureRandom().nextBytes(pw);
@@ -62,7 +68,15 @@ public final class Tls {
    *     message names the file and says what to do
    */
   public static Tls load(TlsFiles files) {
-    Tls tls = new Tls(files);
+    return load(files, ServiceClock.system().wall());
+  }
+
+  /**
+   * As {@link #load(TlsFiles)}, telling whether the certificate has expired by {@code clock}, the
+   * service's wall clock (epoch milliseconds).
+   */
+  public static Tls load(TlsFiles files, LongSupplier clock) {
+    Tls tls = new Tls(files, clock);
     tls.factory.setKeyStore(tls.keyStore());
     tls.factory.setKeyStorePassword(tls.password);
     tls.factory.setKeyManagerPassword(tls.password);
@@ -135,7 +149,7 @@ public final class Tls {
         keyTime = k;
       }
       X509Certificate leaf = chain.get(0);
-      if (leaf.getNotAfter().getTime() < System.currentTimeMillis()) {
+      if (leaf.getNotAfter().getTime() < clock.getAsLong()) {
         LOG.warn(
             "the HTTPS certificate {} expired on {}: clients will refuse it",
             files.certificate(),

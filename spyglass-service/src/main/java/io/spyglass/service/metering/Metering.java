@@ -5,6 +5,7 @@ import io.spyglass.engine.Engine;
 import io.spyglass.engine.ingest.IngestLog;
 import io.spyglass.engine.ingest.IngestSource;
 import io.spyglass.engine.ingest.Ingestor;
+import io.spyglass.service.clock.ServiceClock;
 import io.spyglass.service.runtime.EmbeddedRuntime;
 import io.spyglass.service.runtime.QueryRuntime;
 import io.spyglass.sources.Source;
@@ -64,13 +65,20 @@ public final class Metering implements AutoCloseable {
   private final Ingestor ingestor;
   private final StandingStore store;
   private final long replayFrom;
+  private final ServiceClock clock;
   private final AtomicLong rejected = new AtomicLong();
   private StandingQueries standing;
 
   /** The runtime {@link #start(Engine, QueryLimits, StandingQueries.Limits)} made; or null. */
   private EmbeddedRuntime over;
 
-  private Metering(Settings settings, Ingestor ingestor, StandingStore store, long replayFrom) {
+  private Metering(
+      Settings settings,
+      Ingestor ingestor,
+      StandingStore store,
+      long replayFrom,
+      ServiceClock clock) {
+    this.clock = clock;
     this.settings = settings;
     this.ingestor = ingestor;
     this.store = store;
@@ -94,12 +102,22 @@ public final class Metering implements AutoCloseable {
    */
   public static Metering open(Path dataDir, Settings settings, RecoveryOptions recovery)
       throws IOException {
+    return open(dataDir, settings, recovery, ServiceClock.system());
+  }
+
+  /**
+   * As {@link #open(Path, Settings, RecoveryOptions)}, taking the time (of acknowledgements,
+   * checkpoints, standing queries) from {@code clock}.
+   */
+  public static Metering open(
+      Path dataDir, Settings settings, RecoveryOptions recovery, ServiceClock clock)
+      throws IOException {
     Path dir = dataDir.resolve("ingest");
     Path file = dataDir.resolve(StandingStore.FILE);
     // a lost SQLite file is refused before opening it would create an empty one
     boolean missing = settings.databaseUrl() == null && !Files.exists(file);
     boolean afreshBefore = missing && noCheckpoint(file.toString(), dir, recovery);
-    StandingStore store = StandingStore.open(dataDir, settings.databaseUrl());
+    StandingStore store = StandingStore.open(dataDir, settings.databaseUrl(), clock.wall());
     try {
       OptionalLong checkpoint = store.logPosition();
       boolean afresh =
@@ -109,7 +127,7 @@ public final class Metering implements AutoCloseable {
           Ingestor.open(
               dir,
               settings.ingest(),
-              System::currentTimeMillis,
+              clock.wall(),
               new IngestLog.Recovery(checkpoint.orElse(-1), recovery.acceptMissingIds()));
       try {
         IngestLog log = ingestor.log();
@@ -141,7 +159,7 @@ public final class Metering implements AutoCloseable {
                   + " or replaced by an older copy); restore the ingest folder from a copy, or give"
                   + " the --data folder and --database that were used together");
         }
-        return new Metering(settings, ingestor, store, from);
+        return new Metering(settings, ingestor, store, from, clock);
       } catch (IOException | RuntimeException e) {
         ingestor.close();
         throw e;
@@ -209,7 +227,7 @@ public final class Metering implements AutoCloseable {
             limits,
             standingLimits,
             settings.checkpointEveryMs(),
-            System::currentTimeMillis,
+            clock.wall(),
             sinks);
   }
 

@@ -1,5 +1,6 @@
 package io.spyglass.service.metering;
 
+import io.spyglass.service.clock.ServiceClock;
 import io.spyglass.service.store.Migrations;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -14,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.function.LongSupplier;
 
 /**
  * Where standing queries, their saved states and their final windows are kept: a SQLite file under
@@ -104,10 +106,14 @@ public final class StandingStore implements AutoCloseable {
       Map<String, List<Window>> finals,
       List<Late> late) {}
 
-  private StandingStore(Connection c, String where, boolean postgres) {
+  /** When a checkpoint is taken (epoch milliseconds). */
+  private final LongSupplier clock;
+
+  private StandingStore(Connection c, String where, boolean postgres, LongSupplier clock) {
     this.c = c;
     this.where = where;
     this.postgres = postgres;
+    this.clock = clock;
   }
 
   /**
@@ -117,6 +123,12 @@ public final class StandingStore implements AutoCloseable {
    * @throws IOException when it cannot be reached or read; the message says which
    */
   public static StandingStore open(Path dataDir, String url) throws IOException {
+    return open(dataDir, url, ServiceClock.system().wall());
+  }
+
+  /** As {@link #open(Path, String)}, stamping checkpoints with the time of {@code clock}. */
+  public static StandingStore open(Path dataDir, String url, LongSupplier clock)
+      throws IOException {
     String jdbc = url;
     if (jdbc == null) {
       Files.createDirectories(dataDir);
@@ -147,7 +159,7 @@ public final class StandingStore implements AutoCloseable {
                   + " --reset-standing-queries to go on without the standing queries");
         }
       }
-      StandingStore store = new StandingStore(c, where, pg);
+      StandingStore store = new StandingStore(c, where, pg, clock);
       store.migrate();
       return store;
     } catch (SQLException e) {
@@ -421,7 +433,7 @@ public final class StandingStore implements AutoCloseable {
                         + " ON CONFLICT (id) DO UPDATE SET log_position = excluded.log_position,"
                         + " taken_ms = excluded.taken_ms")) {
               p.setLong(1, commit.logPosition());
-              p.setLong(2, System.currentTimeMillis());
+              p.setLong(2, clock.getAsLong());
               p.executeUpdate();
             }
             c.commit();

@@ -47,7 +47,14 @@ public final class ServiceMetrics implements QueryObserver {
   private final Counter requests;
   private volatile Counter ingestRequests;
 
-  public ServiceMetrics(QueryRuntime runtime, QueryManager queries) {
+  /** The service's wall clock (epoch milliseconds): the checkpoints' age. */
+  private final LongSupplier clock;
+
+  /**
+   * @param clock the service's wall clock, in epoch milliseconds
+   */
+  public ServiceMetrics(QueryRuntime runtime, QueryManager queries, LongSupplier clock) {
+    this.clock = clock;
     CounterWithCallback.builder()
         .name("spyglass_records_read_total")
         .help("Records read from the source")
@@ -364,8 +371,7 @@ public final class ServiceMetrics implements QueryObserver {
         .help(
             "Seconds since the last checkpoint of the standing queries was written: alert when it"
                 + " grows far past --checkpoint-every")
-        .callback(
-            cb -> cb.call(Math.max(0, System.currentTimeMillis() - s.lastCheckpointMs()) / 1000.0))
+        .callback(cb -> cb.call(Math.max(0, clock.getAsLong() - s.lastCheckpointMs()) / 1000.0))
         .register(registry);
   }
 

@@ -10,6 +10,7 @@ import io.spyglass.core.result.ResultJson;
 import io.spyglass.core.run.CheckedQuery;
 import io.spyglass.core.syntax.BqlException;
 import io.spyglass.service.auth.User;
+import io.spyglass.service.clock.ServiceClock;
 import io.spyglass.service.runtime.QueryRuntime;
 import io.spyglass.service.runtime.ResultListener;
 import io.spyglass.sinks.QuerySinks;
@@ -54,6 +55,7 @@ public final class QueryManager {
   private final QueryRuntime runtime;
   private final Limits limits;
   private final LongSupplier clock;
+  private final ServiceClock time;
   private final List<QueryObserver> observers = new CopyOnWriteArrayList<>();
   private final Map<String, ServiceQuery> queries = new ConcurrentHashMap<>();
   private final Map<String, Integer> runningByUser = new HashMap<>();
@@ -73,9 +75,20 @@ public final class QueryManager {
    *     for none (a query that names some is refused)
    */
   public QueryManager(QueryRuntime runtime, Limits limits, LongSupplier clock, Sinks sinks) {
+    this(runtime, limits, new ServiceClock(clock, ServiceClock.system()::nanos), sinks);
+  }
+
+  /**
+   * @param clock the service's clock: its wall clock stamps the queries (started, ended, left by
+   *     their last client), its monotonic one times the waits
+   * @param sinks where queries' results go besides their streams, when a query names sinks; null
+   *     for none (a query that names some is refused)
+   */
+  public QueryManager(QueryRuntime runtime, Limits limits, ServiceClock clock, Sinks sinks) {
     this.runtime = runtime;
     this.limits = limits;
-    this.clock = clock;
+    this.clock = clock.wall();
+    this.time = clock;
     this.sinks = sinks;
     this.memory = new ResultMemory(limits.results(), queries.values(), this::forget);
   }
@@ -463,9 +476,9 @@ public final class QueryManager {
 
   /** Waits until no query runs; true if none does within the timeout. */
   public boolean awaitAllEnded(long timeoutMs) throws InterruptedException {
-    long deadline = System.nanoTime() + timeoutMs * 1_000_000;
+    long deadline = time.deadlineIn(timeoutMs);
     while (running() > 0) {
-      if (System.nanoTime() > deadline) {
+      if (time.nanos() > deadline) {
         return false;
       }
       Thread.sleep(10);

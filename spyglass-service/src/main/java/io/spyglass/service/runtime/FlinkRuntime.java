@@ -6,6 +6,7 @@ import io.spyglass.core.run.RunningQuery;
 import io.spyglass.flink.client.FlinkQueryClient;
 import io.spyglass.flink.client.JobStatus;
 import io.spyglass.flink.client.RemoteQuery;
+import io.spyglass.service.clock.ServiceClock;
 import io.spyglass.service.health.Health;
 import java.util.HashMap;
 import java.util.List;
@@ -42,7 +43,11 @@ public final class FlinkRuntime implements QueryRuntime {
   private long rateSinceRecords;
   private double rate;
 
-  private FlinkRuntime(FlinkQueryClient client, String kafka) {
+  /** The service's clock: its monotonic one times the start of queries and the rate. */
+  private final ServiceClock clock;
+
+  private FlinkRuntime(FlinkQueryClient client, String kafka, ServiceClock clock) {
+    this.clock = clock;
     this.client = client;
     this.kafka = kafka;
     this.dispatcher = new ResultDispatcher("spyglass-flink-results", 200, this::abandonUnstarted);
@@ -70,13 +75,29 @@ public final class FlinkRuntime implements QueryRuntime {
       String queryTopic,
       String statusTopic,
       java.util.Map<String, Object> kafkaProperties) {
+    return connect(
+        kafka, instance, queryTopic, statusTopic, kafkaProperties, ServiceClock.system());
+  }
+
+  /**
+   * As {@link #connect(String, String, String, String, java.util.Map)}, timing the queries' start
+   * and the rate of records by {@code clock}'s monotonic clock.
+   */
+  public static FlinkRuntime connect(
+      String kafka,
+      String instance,
+      String queryTopic,
+      String statusTopic,
+      java.util.Map<String, Object> kafkaProperties,
+      ServiceClock clock) {
     return new FlinkRuntime(
         FlinkQueryClient.connect(
             FlinkQueryClient.Settings.of(kafka, instance)
                 .withQueryTopic(queryTopic)
                 .withStatusTopic(statusTopic)
                 .withKafkaProperties(kafkaProperties)),
-        kafka);
+        kafka,
+        clock);
   }
 
   @Override
@@ -112,7 +133,7 @@ public final class FlinkRuntime implements QueryRuntime {
     }
     List<String> topics = own.stream().map(io.spyglass.sinks.SinkSpec::target).toList();
     RemoteQuery q = client.submit(id, query, true, topics);
-    dispatcher.add(id, q, listener, System.currentTimeMillis());
+    dispatcher.add(id, q, listener, monotonicMs());
   }
 
   @Override
@@ -126,9 +147,14 @@ public final class FlinkRuntime implements QueryRuntime {
     return List.of();
   }
 
+  /** Milliseconds on the monotonic clock (only differences mean something). */
+  private long monotonicMs() {
+    return clock.nanos() / 1_000_000;
+  }
+
   /** Ends the queries the job has not started in time (on the dispatching thread). */
   private void abandonUnstarted() {
-    long now = System.currentTimeMillis();
+    long now = monotonicMs();
     for (ResultDispatcher.Running r : dispatcher.running()) {
       if (!r.ended && now - r.submittedMs > START_TIMEOUT_MS && !isRunning(r.query)) {
         r.query.kill();
@@ -195,7 +221,7 @@ public final class FlinkRuntime implements QueryRuntime {
       bad += s.bad();
       newest = Math.max(newest, s.timeMs());
     }
-    long now = System.currentTimeMillis();
+    long now = monotonicMs();
     if (rateSinceMs < 0) {
       rateSinceMs = now;
       rateSinceRecords = records;

@@ -43,6 +43,8 @@ final class ResultDispatcher {
     final String id;
     final RunningQuery query;
     final ResultListener listener;
+
+    /** When it was submitted, in milliseconds of its runtime's monotonic clock (0: not told). */
     final long submittedMs;
 
     /** Its listener heard its end; touched by the dispatching thread (and by close, after it). */

@@ -1,5 +1,6 @@
 package io.spyglass.service.store;
 
+import io.spyglass.service.clock.ServiceClock;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -12,6 +13,7 @@ import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 
 /**
  * One Spyglass at a time in a data folder: two services writing the same ingest log and databases
@@ -52,6 +54,14 @@ public final class DataFolderLock implements AutoCloseable {
    *     names the holder and what to do; or when the folder cannot be locked
    */
   public static DataFolderLock acquire(Path dataDir) throws IOException {
+    return acquire(dataDir, ServiceClock.system().wall());
+  }
+
+  /**
+   * As {@link #acquire(Path)}, recording in the lock file since when (by {@code clock}, epoch
+   * milliseconds) it is held.
+   */
+  public static DataFolderLock acquire(Path dataDir, LongSupplier clock) throws IOException {
     Files.createDirectories(dataDir);
     Path folder = dataDir.toRealPath();
     Path file = folder.resolve(FILE);
@@ -86,7 +96,8 @@ public final class DataFolderLock implements AutoCloseable {
           hook.run(file);
         }
         byte[] who =
-            ("pid " + pid + "\nsince " + Instant.now() + "\n").getBytes(StandardCharsets.UTF_8);
+            ("pid " + pid + "\nsince " + Instant.ofEpochMilli(clock.getAsLong()) + "\n")
+                .getBytes(StandardCharsets.UTF_8);
         ch.truncate(0);
         ch.write(ByteBuffer.wrap(who), 0);
         ch.force(true);

@@ -1,5 +1,6 @@
 package io.spyglass.service.store;
 
+import io.spyglass.service.clock.ServiceClock;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -9,6 +10,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.function.LongSupplier;
 
 /**
  * The service's embedded database: one SQLite file under the data folder, opened with write-ahead
@@ -43,9 +45,12 @@ public final class Database implements AutoCloseable {
     T run(Connection c) throws SQLException;
   }
 
-  private Database(Connection connection, Path file) {
+  private final LongSupplier clock;
+
+  private Database(Connection connection, Path file, LongSupplier clock) {
     this.connection = connection;
     this.file = file;
+    this.clock = clock;
   }
 
   /**
@@ -54,6 +59,14 @@ public final class Database implements AutoCloseable {
    * @throws IOException when the folder cannot be created or the database cannot be opened
    */
   public static Database open(Path dataDir) throws IOException {
+    return open(dataDir, ServiceClock.system().wall());
+  }
+
+  /**
+   * As {@link #open(Path)}, recording when each migration was applied by {@code clock} (epoch
+   * milliseconds).
+   */
+  public static Database open(Path dataDir, LongSupplier clock) throws IOException {
     Files.createDirectories(dataDir);
     Path file = dataDir.resolve(FILE);
     Connection c;
@@ -78,7 +91,7 @@ public final class Database implements AutoCloseable {
                 + "): restore it from a copy; or move it away to start with no saved queries and"
                 + " history");
       }
-      Database db = new Database(c, file);
+      Database db = new Database(c, file, clock);
       db.migrate();
       return db;
     } catch (SQLException e) {
@@ -194,7 +207,7 @@ public final class Database implements AutoCloseable {
   }
 
   private void migrate() throws SQLException {
-    Migrations.migrate(connection, SCHEMA, sql -> sql, System::currentTimeMillis);
+    Migrations.migrate(connection, SCHEMA, sql -> sql, clock);
   }
 
   @Override
