@@ -1,0 +1,71 @@
+package io.spyglass.service.metering;
+
+import io.spyglass.core.result.Result;
+import io.spyglass.flink.client.Reply;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes the replies of standing queries run on the Flink job ({@code MeteringRun} of {@code serve
+ * --runtime flink --source http}) to the standing queries' database, each as it comes: a final
+ * window by (query, window start), replacing the same window; a late update once by the query's
+ * count of late documents ({@code meta.eventTime.late}). The job delivers replies at least once (a
+ * restore delivers again those after its checkpoint): a repeat changes nothing. Each reply is
+ * written before {@link #reply} returns, on the thread of the job's sink, so that a checkpoint of
+ * the job that follows a reply never completes before the reply is in the database.
+ *
+ * <p>Open windows are not written: the job sends a window when it is final. A query that ends with
+ * an error is recorded as failed (a restart does not start it).
+ */
+public final class JobReplies {
+  private static final Logger LOG = LoggerFactory.getLogger(JobReplies.class);
+
+  private final StandingStore store;
+  private final AtomicLong written = new AtomicLong();
+  private final AtomicLong repeats = new AtomicLong();
+
+  public JobReplies(StandingStore store) {
+    this.store = store;
+  }
+
+  /** Writes one reply of the job; replies that hold no window or end are ignored. */
+  public void reply(Reply r) {
+    switch (r.kind()) {
+      case RESULT -> result(r.queryId(), r.result());
+      case ENDED, REJECTED -> {
+        if (r.error() != null) {
+          LOG.warn("standing query {} stopped on the Flink job: {}", r.queryId(), r.error());
+          store.fail(r.queryId(), r.error());
+        }
+      }
+      default -> {}
+    }
+  }
+
+  private void result(String name, Result result) {
+    WindowUpdate w = WindowUpdate.of(result);
+    if (w.lateUpdate()) {
+      long queryLate = result.meta().eventTime().map(t -> t.late()).orElse(-1L);
+      if (store.addLateOnce(name, w.start(), w.late(), queryLate)) {
+        written.incrementAndGet();
+      } else {
+        repeats.incrementAndGet();
+      }
+    } else if (w.isFinal()) {
+      store.putFinal(
+          name, new StandingStore.Window(w.start(), w.end(), w.records(), w.late(), w.error()));
+      written.incrementAndGet();
+    }
+  }
+
+  /** Final windows and late updates written so far (a window delivered again counts again). */
+  public long written() {
+    return written.get();
+  }
+
+  /** Late updates delivered again and not written. */
+  public long repeats() {
+    return repeats.get();
+  }
+}
