@@ -3,6 +3,7 @@ package io.spyglass.service.metering;
 import io.spyglass.core.result.Result;
 import io.spyglass.flink.client.Reply;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,34 +17,54 @@ import org.slf4j.LoggerFactory;
  * the job that follows a reply never completes before the reply is in the database.
  *
  * <p>Open windows are not written: the job sends a window when it is final. A query that ends with
- * an error is recorded as failed (a restart does not start it).
+ * an error is recorded as failed (a restart does not start it). Replies of a query neither defined
+ * in the database nor running here (deleted meanwhile) write nothing.
  */
 public final class JobReplies {
   private static final Logger LOG = LoggerFactory.getLogger(JobReplies.class);
 
   private final StandingStore store;
+  private final Predicate<String> running;
   private final AtomicLong written = new AtomicLong();
   private final AtomicLong repeats = new AtomicLong();
 
+  /** Replies written for the queries the database defines. */
   public JobReplies(StandingStore store) {
+    this(store, id -> false);
+  }
+
+  /**
+   * @param running whether a query id runs here (started on the job, its row perhaps not written
+   *     yet): its final windows are written even before its row is
+   */
+  public JobReplies(StandingStore store, Predicate<String> running) {
     this.store = store;
+    this.running = running;
+  }
+
+  /** The name of a standing query that runs on the job under {@code id}. */
+  static String name(String id) {
+    return id.startsWith(StandingQuery.ID_PREFIX)
+        ? id.substring(StandingQuery.ID_PREFIX.length())
+        : id;
   }
 
   /** Writes one reply of the job; replies that hold no window or end are ignored. */
   public void reply(Reply r) {
+    String name = name(r.queryId());
     switch (r.kind()) {
-      case RESULT -> result(r.queryId(), r.result());
+      case RESULT -> result(r.queryId(), name, r.result());
       case ENDED, REJECTED -> {
         if (r.error() != null) {
-          LOG.warn("standing query {} stopped on the Flink job: {}", r.queryId(), r.error());
-          store.fail(r.queryId(), r.error());
+          LOG.warn("standing query {} stopped on the Flink job: {}", name, r.error());
+          store.fail(name, r.error());
         }
       }
       default -> {}
     }
   }
 
-  private void result(String name, Result result) {
+  private void result(String id, String name, Result result) {
     WindowUpdate w = WindowUpdate.of(result);
     if (w.lateUpdate()) {
       long queryLate = result.meta().eventTime().map(t -> t.late()).orElse(-1L);
@@ -53,9 +74,12 @@ public final class JobReplies {
         repeats.incrementAndGet();
       }
     } else if (w.isFinal()) {
-      store.putFinal(
-          name, new StandingStore.Window(w.start(), w.end(), w.records(), w.late(), w.error()));
-      written.incrementAndGet();
+      if (store.putFinal(
+          name,
+          new StandingStore.Window(w.start(), w.end(), w.records(), w.late(), w.error()),
+          running.test(id))) {
+        written.incrementAndGet();
+      }
     }
   }
 

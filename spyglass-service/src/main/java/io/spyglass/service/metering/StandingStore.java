@@ -465,16 +465,17 @@ public final class StandingStore implements AutoCloseable {
   /**
    * Writes one final window of a standing query run on the Flink job, at once and on its own
    * (replacing a window of the same start: a reply the job delivers again changes nothing). Nothing
-   * is written for a query that is not defined (deleted meanwhile).
+   * is written for a query that is not defined (deleted meanwhile), unless {@code evenUndefined} (a
+   * query started on the job whose row the checkpoint that defines it has yet to write).
    *
-   * @return whether the query is defined
+   * @return whether the window was written
    */
-  public boolean putFinal(String name, Window w) {
+  public boolean putFinal(String name, Window w, boolean evenUndefined) {
     return with(
         () -> {
           c.setAutoCommit(false);
           try {
-            boolean known = defined(name);
+            boolean known = evenUndefined || defined(name);
             if (known) {
               try (PreparedStatement p =
                   c.prepareStatement(

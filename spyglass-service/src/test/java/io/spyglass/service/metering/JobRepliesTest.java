@@ -68,7 +68,7 @@ class JobRepliesTest {
           new StandingStore.Commit(0, Map.of(), Map.of(), List.of()),
           new StandingStore.Stored("usage", BQL, "ann", 1_000, null),
           null);
-      new JobReplies(store).reply(Reply.ended("usage", "too many groups"));
+      new JobReplies(store).reply(Reply.ended("standing-usage", "too many groups"));
       assertThat(store.list())
           .singleElement()
           .extracting(s -> s.error())
@@ -79,11 +79,11 @@ class JobRepliesTest {
   private static Reply window(long number, long n, Meta.EventWindow e, long queryLate) {
     long start = number * 1000;
     return Reply.result(
-        "usage",
+        "standing-usage",
         new Result(
             e.lateUpdate() ? List.of() : List.of(Map.<String, Object>of("n", n)),
             new Meta(
-                "usage",
+                "standing-usage",
                 BQL,
                 1_000,
                 Optional.empty(),
