@@ -3,6 +3,7 @@ package io.spyglass.cli;
 import io.spyglass.core.run.CheckedQuery;
 import io.spyglass.flink.MeteringRun;
 import io.spyglass.flink.client.Reply;
+import io.spyglass.service.metering.JobReplies;
 import io.spyglass.service.metering.JobStanding;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -25,9 +26,21 @@ final class MeteringJob implements JobStanding.Job {
    * Starts the job with {@code settings}: restored from its latest checkpoint when there is one.
    */
   static JobStanding.Starter starter(MeteringRun.Settings settings) {
-    return (Path ingestDir, Path jobDir, Consumer<Reply> replies, LongSupplier committedEnd) ->
+    return (Path ingestDir,
+        Path jobDir,
+        Consumer<JobReplies.Reply> replies,
+        LongSupplier committedEnd) ->
         new MeteringJob(
-            MeteringRun.start(ingestDir, jobDir, settings, replies::accept, committedEnd));
+            MeteringRun.start(ingestDir, jobDir, settings, r -> forward(r, replies), committedEnd));
+  }
+
+  /** The job's results and ends, as the service takes them; its other replies say nothing here. */
+  private static void forward(Reply r, Consumer<JobReplies.Reply> replies) {
+    switch (r.kind()) {
+      case RESULT -> replies.accept(JobReplies.Reply.result(r.queryId(), r.result()));
+      case ENDED, REJECTED -> replies.accept(JobReplies.Reply.ended(r.queryId(), r.error()));
+      default -> {}
+    }
   }
 
   @Override

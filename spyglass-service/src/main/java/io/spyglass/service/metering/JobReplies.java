@@ -1,7 +1,6 @@
 package io.spyglass.service.metering;
 
 import io.spyglass.core.result.Result;
-import io.spyglass.flink.client.Reply;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -22,6 +21,24 @@ import org.slf4j.LoggerFactory;
  */
 public final class JobReplies {
   private static final Logger LOG = LoggerFactory.getLogger(JobReplies.class);
+
+  /**
+   * A reply of the job about one standing query: a result (a final window, a late update, or any
+   * other, ignored), or its end.
+   *
+   * @param queryId the query's id as submitted
+   * @param result the result; null for an end
+   * @param error why it ended; null for a result, or an end without error
+   */
+  public record Reply(String queryId, Result result, String error) {
+    public static Reply result(String queryId, Result result) {
+      return new Reply(queryId, java.util.Objects.requireNonNull(result), null);
+    }
+
+    public static Reply ended(String queryId, String error) {
+      return new Reply(queryId, null, error);
+    }
+  }
 
   private final StandingStore store;
   private final Predicate<String> running;
@@ -52,15 +69,11 @@ public final class JobReplies {
   /** Writes one reply of the job; replies that hold no window or end are ignored. */
   public void reply(Reply r) {
     String name = name(r.queryId());
-    switch (r.kind()) {
-      case RESULT -> result(r.queryId(), name, r.result());
-      case ENDED, REJECTED -> {
-        if (r.error() != null) {
-          LOG.warn("standing query {} stopped on the Flink job: {}", name, r.error());
-          store.fail(name, r.error());
-        }
-      }
-      default -> {}
+    if (r.result() != null) {
+      result(r.queryId(), name, r.result());
+    } else if (r.error() != null) {
+      LOG.warn("standing query {} stopped on the Flink job: {}", name, r.error());
+      store.fail(name, r.error());
     }
   }
 

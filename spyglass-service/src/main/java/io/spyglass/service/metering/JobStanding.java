@@ -3,7 +3,6 @@ package io.spyglass.service.metering;
 import io.spyglass.core.query.QueryStats;
 import io.spyglass.core.run.CheckedQuery;
 import io.spyglass.engine.ingest.IngestLog;
-import io.spyglass.flink.client.Reply;
 import io.spyglass.service.health.Health;
 import io.spyglass.service.runtime.CheckpointCut;
 import io.spyglass.service.runtime.CheckpointMarker;
@@ -77,7 +76,8 @@ public final class JobStanding implements QueryRuntime {
     /**
      * @param committedEnd the committed end of the log's writer in this process
      */
-    Job start(Path ingestDir, Path jobDir, Consumer<Reply> replies, LongSupplier committedEnd)
+    Job start(
+        Path ingestDir, Path jobDir, Consumer<JobReplies.Reply> replies, LongSupplier committedEnd)
         throws Exception;
   }
 
@@ -122,9 +122,9 @@ public final class JobStanding implements QueryRuntime {
   }
 
   /** A reply of the job, on the thread of its sink: written before it returns. */
-  private void reply(Reply r) {
+  private void reply(JobReplies.Reply r) {
     replies.reply(r);
-    if ((r.kind() == Reply.Kind.ENDED || r.kind() == Reply.Kind.REJECTED) && r.error() != null) {
+    if (r.result() == null && r.error() != null) {
       ResultListener l = standing.remove(r.queryId());
       if (l != null) {
         delivery.execute(() -> l.onEnd(r.error(), null));

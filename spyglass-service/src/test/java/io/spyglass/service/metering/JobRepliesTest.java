@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
-import io.spyglass.flink.client.Reply;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -31,12 +30,13 @@ class JobRepliesTest {
           new StandingStore.Stored("usage", BQL, "ann", 1_000, null),
           null);
       JobReplies replies = new JobReplies(store);
-      Reply w0 = window(0, 3, new Meta.EventWindow(1000, true, 0, false), 0);
-      Reply late0 = window(0, 0, new Meta.EventWindow(1000, true, 2, true), 2);
-      Reply w1 = window(1, 5, new Meta.EventWindow(2000, true, 0, false), 2);
-      Reply lateAgain0 = window(0, 0, new Meta.EventWindow(1000, true, 1, true), 3);
+      JobReplies.Reply w0 = window(0, 3, new Meta.EventWindow(1000, true, 0, false), 0);
+      JobReplies.Reply late0 = window(0, 0, new Meta.EventWindow(1000, true, 2, true), 2);
+      JobReplies.Reply w1 = window(1, 5, new Meta.EventWindow(2000, true, 0, false), 2);
+      JobReplies.Reply lateAgain0 = window(0, 0, new Meta.EventWindow(1000, true, 1, true), 3);
       // a restore delivers again what came after the job's checkpoint
-      for (Reply r : List.of(w0, late0, w1, w0, late0, w1, lateAgain0, late0, lateAgain0)) {
+      for (JobReplies.Reply r :
+          List.of(w0, late0, w1, w0, late0, w1, lateAgain0, late0, lateAgain0)) {
         replies.reply(r);
       }
       List<StandingStore.Window> got = store.windows("usage", 0, Long.MAX_VALUE);
@@ -68,7 +68,7 @@ class JobRepliesTest {
           new StandingStore.Commit(0, Map.of(), Map.of(), List.of()),
           new StandingStore.Stored("usage", BQL, "ann", 1_000, null),
           null);
-      new JobReplies(store).reply(Reply.ended("standing-usage", "too many groups"));
+      new JobReplies(store).reply(JobReplies.Reply.ended("standing-usage", "too many groups"));
       assertThat(store.list())
           .singleElement()
           .extracting(s -> s.error())
@@ -76,9 +76,9 @@ class JobRepliesTest {
     }
   }
 
-  private static Reply window(long number, long n, Meta.EventWindow e, long queryLate) {
+  private static JobReplies.Reply window(long number, long n, Meta.EventWindow e, long queryLate) {
     long start = number * 1000;
-    return Reply.result(
+    return JobReplies.Reply.result(
         "standing-usage",
         new Result(
             e.lateUpdate() ? List.of() : List.of(Map.<String, Object>of("n", n)),
