@@ -47,6 +47,7 @@ import picocli.CommandLine.Command;
       "  ./spyglass serve --source 'gen?rate=10000' --port 9090 --data /var/lib/spyglass",
       "  ./spyglass serve --bind 0.0.0.0 --tokens tokens.txt   # lines: TOKEN USER [ROLE...]",
       "  ./spyglass serve --source http --data /var/lib/spyglass   # POST /api/ingest; docs/metering.md",
+      "  ./spyglass serve --runtime flink --source http --data /var/lib/spyglass  # standing: Flink",
       "  ./spyglass serve --config /etc/spyglass/spyglass.yaml     # every option; docs/operations.md",
       "  ./spyglass serve --tls-cert fullchain.pem --tls-key privkey.pem --bind 0.0.0.0 --tokens t.txt",
       "  ./spyglass serve --sink-allow hooks.example.com --sink-dir /var/lib/spyglass/sinks   # sinks"
