@@ -26,7 +26,7 @@ public final class JobReplies {
    * A reply of the job about one standing query: a result (a final window, a late update, or any
    * other, ignored), or its end.
    *
-   * @param queryId the query's id as submitted
+   * @param queryId the query's id as submitted to the job
    * @param result the result; null for an end
    * @param error why it ended; null for a result, or an end without error
    */
@@ -51,16 +51,43 @@ public final class JobReplies {
   }
 
   /**
-   * @param running whether a query id runs here (started on the job, its row perhaps not written
-   *     yet): its final windows are written even before its row is
+   * @param running whether a query's id on the job runs here (started on the job, its row perhaps
+   *     not written yet): its final windows are written even before its row is
    */
   public JobReplies(StandingStore store, Predicate<String> running) {
     this.store = store;
     this.running = running;
   }
 
-  /** The name of a standing query that runs on the job under {@code id}. */
-  static String name(String id) {
+  /**
+   * The id on the job of the standing query {@code id} defined at {@code createdMs}: a query
+   * deleted and defined again under the same name is another query on the job.
+   */
+  static String jobId(String id, long createdMs) {
+    return id + "@" + createdMs;
+  }
+
+  /** The service's id of the query that runs on the job under {@code jobId}. */
+  static String serviceId(String jobId) {
+    int at = jobId.lastIndexOf('@');
+    return at < 0 ? jobId : jobId.substring(0, at);
+  }
+
+  /**
+   * When the query that runs on the job under {@code jobId} was defined; -1 when it does not say.
+   */
+  static long createdMs(String jobId) {
+    int at = jobId.lastIndexOf('@');
+    try {
+      return at < 0 ? -1 : Long.parseLong(jobId.substring(at + 1));
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  /** The name of a standing query that runs on the job under {@code jobId}. */
+  static String name(String jobId) {
+    String id = serviceId(jobId);
     return id.startsWith(StandingQuery.ID_PREFIX)
         ? id.substring(StandingQuery.ID_PREFIX.length())
         : id;
@@ -71,17 +98,25 @@ public final class JobReplies {
     String name = name(r.queryId());
     if (r.result() != null) {
       result(r.queryId(), name, r.result());
-    } else if (r.error() != null) {
+    } else if (r.error() != null
+        && (running.test(r.queryId())
+            || store.list().stream()
+                .anyMatch(s -> s.name().equals(name) && matches(s.createdMs(), r.queryId())))) {
       LOG.warn("standing query {} stopped on the Flink job: {}", name, r.error());
       store.fail(name, r.error());
     }
+  }
+
+  private static boolean matches(long createdMs, String jobId) {
+    long at = createdMs(jobId);
+    return at < 0 || at == createdMs;
   }
 
   private void result(String id, String name, Result result) {
     WindowUpdate w = WindowUpdate.of(result);
     if (w.lateUpdate()) {
       long queryLate = result.meta().eventTime().map(t -> t.late()).orElse(-1L);
-      if (store.addLateOnce(name, w.start(), w.late(), queryLate)) {
+      if (store.addLateOnce(name, createdMs(id), w.start(), w.late(), queryLate)) {
         written.incrementAndGet();
       } else {
         repeats.incrementAndGet();
@@ -89,6 +124,7 @@ public final class JobReplies {
     } else if (w.isFinal()) {
       if (store.putFinal(
           name,
+          createdMs(id),
           new StandingStore.Window(w.start(), w.end(), w.records(), w.late(), w.error()),
           running.test(id))) {
         written.incrementAndGet();

@@ -40,11 +40,13 @@ import org.slf4j.LoggerFactory;
  * <p>A standing query is submitted to the job once, at the cut of the checkpoint that defines it,
  * from the ingest log's committed end then (the documents acknowledged after its definition); it
  * lives in the job's checkpoints and control log from then on, so a restart does not submit it
- * again, and a deletion kills it there. The job's replies go to the database as they come ({@link
- * JobReplies}: each final window once by its start, each late update once), not through the
- * checkpoints of the service, whose cut is the log position of the job's last completed checkpoint:
- * the ingest log keeps every segment from there on. The job shows no open window: a report of such
- * a query holds its final windows only.
+ * again, and a deletion kills it there. Its id on the job is its id and when it was defined ({@code
+ * standing-NAME@CREATED_MS}): a name deleted and defined again is another query there, and what the
+ * job still sends of the former one is not written. The job's replies go to the database as they
+ * come ({@link JobReplies}: each final window once by its start, each late update once), not
+ * through the checkpoints of the service, whose cut is the log position of the job's last completed
+ * checkpoint: the ingest log keeps every segment from there on. The job shows no open window: a
+ * report of such a query holds its final windows only.
  */
 public final class JobStanding implements QueryRuntime {
   private static final Logger LOG = LoggerFactory.getLogger(JobStanding.class);
@@ -89,6 +91,9 @@ public final class JobStanding implements QueryRuntime {
   /** The listeners of the standing queries running on the job, by id. */
   private final Map<String, ResultListener> standing = new ConcurrentHashMap<>();
 
+  /** Their ids on the job ({@link JobReplies#jobId}), by id. */
+  private final Map<String, String> jobIds = new ConcurrentHashMap<>();
+
   /** Delivers markers and ends to the standing queries' listeners, in order. */
   private final ExecutorService delivery =
       Executors.newSingleThreadExecutor(
@@ -103,7 +108,8 @@ public final class JobStanding implements QueryRuntime {
   private JobStanding(QueryRuntime other, IngestLog log, StandingStore store) {
     this.other = other;
     this.log = log;
-    this.replies = new JobReplies(store, standing::containsKey);
+    this.replies =
+        new JobReplies(store, jobId -> jobId.equals(jobIds.get(JobReplies.serviceId(jobId))));
   }
 
   /**
@@ -125,7 +131,9 @@ public final class JobStanding implements QueryRuntime {
   private void reply(JobReplies.Reply r) {
     replies.reply(r);
     if (r.result() == null && r.error() != null) {
-      ResultListener l = standing.remove(r.queryId());
+      String id = JobReplies.serviceId(r.queryId());
+      ResultListener l =
+          jobIds.remove(id, r.queryId()) ? standing.remove(id) : null; // not of a former one
       if (l != null) {
         delivery.execute(() -> l.onEnd(r.error(), null));
       }
@@ -199,6 +207,7 @@ public final class JobStanding implements QueryRuntime {
   @Override
   public void submitStanding(
       String id, CheckedQuery query, StandingOptions options, ResultListener listener) {
+    jobIds.put(id, JobReplies.jobId(id, options.createdMs()));
     standing.put(id, listener);
   }
 
@@ -224,11 +233,14 @@ public final class JobStanding implements QueryRuntime {
     Set<String> saved = new HashSet<>();
     for (StandingStart s : startAtCut) {
       try {
+        String jobId = JobReplies.jobId(s.id(), s.options().createdMs());
+        jobIds.put(s.id(), jobId);
         standing.put(s.id(), s.listener());
-        job.submit(s.id(), s.query(), s.options().createdMs(), log.committedEnd());
+        job.submit(jobId, s.query(), s.options().createdMs(), log.committedEnd());
         saved.add(s.id());
       } catch (IOException | RuntimeException e) {
         standing.remove(s.id());
+        jobIds.remove(s.id());
         for (String started : saved) {
           cancel(started);
         }
@@ -269,12 +281,13 @@ public final class JobStanding implements QueryRuntime {
   @Override
   public void cancel(String id) {
     ResultListener l = standing.remove(id);
+    String jobId = jobIds.remove(id);
     if (l == null) {
       other.cancel(id);
       return;
     }
     try {
-      job.kill(id);
+      job.kill(jobId);
     } catch (IOException e) {
       LOG.error("standing query {} could not be killed on the Flink job: {}", id, e.toString());
     }

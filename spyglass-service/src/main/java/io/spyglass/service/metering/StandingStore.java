@@ -465,17 +465,18 @@ public final class StandingStore implements AutoCloseable {
   /**
    * Writes one final window of a standing query run on the Flink job, at once and on its own
    * (replacing a window of the same start: a reply the job delivers again changes nothing). Nothing
-   * is written for a query that is not defined (deleted meanwhile), unless {@code evenUndefined} (a
-   * query started on the job whose row the checkpoint that defines it has yet to write).
+   * is written for a query that is not defined as of {@code createdMs} (deleted meanwhile, or
+   * defined again since; any definition when negative), unless {@code evenUndefined} (a query
+   * started on the job whose row the checkpoint that defines it has yet to write).
    *
    * @return whether the window was written
    */
-  public boolean putFinal(String name, Window w, boolean evenUndefined) {
+  public boolean putFinal(String name, long createdMs, Window w, boolean evenUndefined) {
     return with(
         () -> {
           c.setAutoCommit(false);
           try {
-            boolean known = evenUndefined || defined(name);
+            boolean known = evenUndefined || defined(name, createdMs);
             if (known) {
               try (PreparedStatement p =
                   c.prepareStatement(
@@ -512,7 +513,7 @@ public final class StandingStore implements AutoCloseable {
    *
    * @return whether the count was added (false: a repeat, or the query is not defined)
    */
-  public boolean addLateOnce(String name, long start, long count, long queryLate) {
+  public boolean addLateOnce(String name, long createdMs, long start, long count, long queryLate) {
     return with(
         () -> {
           c.setAutoCommit(false);
@@ -520,10 +521,10 @@ public final class StandingStore implements AutoCloseable {
             long stored = -1;
             boolean known = false;
             try (PreparedStatement p =
-                c.prepareStatement("SELECT state FROM standing_query WHERE name = ?")) {
+                c.prepareStatement("SELECT state, created_ms FROM standing_query WHERE name = ?")) {
               p.setString(1, name);
               try (ResultSet rs = p.executeQuery()) {
-                if (rs.next()) {
+                if (rs.next() && (createdMs < 0 || rs.getLong(2) == createdMs)) {
                   known = true;
                   stored = jobLate(rs.getBytes(1));
                 }
@@ -563,11 +564,13 @@ public final class StandingStore implements AutoCloseable {
     return state == null || state.length != 8 ? -1 : java.nio.ByteBuffer.wrap(state).getLong();
   }
 
-  private boolean defined(String name) throws SQLException {
-    try (PreparedStatement p = c.prepareStatement("SELECT 1 FROM standing_query WHERE name = ?")) {
+  /** Whether {@code name} is defined, as defined at {@code createdMs} (any time when negative). */
+  private boolean defined(String name, long createdMs) throws SQLException {
+    try (PreparedStatement p =
+        c.prepareStatement("SELECT created_ms FROM standing_query WHERE name = ?")) {
       p.setString(1, name);
       try (ResultSet rs = p.executeQuery()) {
-        return rs.next();
+        return rs.next() && (createdMs < 0 || rs.getLong(1) == createdMs);
       }
     }
   }

@@ -61,6 +61,43 @@ class JobRepliesTest {
     }
   }
 
+  /** A name deleted and defined again: what the job still sends of the former query is dropped. */
+  @Test
+  void repliesOfAFormerDefinitionOfTheNameWriteNothing() throws Exception {
+    try (StandingStore store = StandingStore.open(data, null)) {
+      store.commit(
+          new StandingStore.Commit(0, Map.of(), Map.of(), List.of()),
+          new StandingStore.Stored("usage", BQL, "ann", 1_000, null),
+          null);
+      JobReplies replies = new JobReplies(store);
+      replies.reply(
+          withId(
+              "standing-usage@500", window(0, 7, new Meta.EventWindow(1000, true, 0, false), 0)));
+      replies.reply(
+          withId(
+              "standing-usage@500", window(1, 7, new Meta.EventWindow(2000, true, 0, false), 0)));
+      replies.reply(
+          withId(
+              "standing-usage@1000", window(0, 3, new Meta.EventWindow(1000, true, 0, false), 0)));
+      replies.reply(
+          withId("standing-usage@500", window(0, 0, new Meta.EventWindow(1000, true, 2, true), 2)));
+      replies.reply(JobReplies.Reply.ended("standing-usage@500", "too many groups"));
+      List<StandingStore.Window> got = store.windows("usage", 0, Long.MAX_VALUE);
+      assertThat(got)
+          .singleElement()
+          .satisfies(
+              w -> {
+                assertThat(w.records()).isEqualTo("[{\"n\":3}]");
+                assertThat(w.late()).isZero();
+              });
+      assertThat(store.list()).singleElement().extracting(s -> s.error()).isNull();
+    }
+  }
+
+  private static JobReplies.Reply withId(String jobId, JobReplies.Reply r) {
+    return JobReplies.Reply.result(jobId, r.result());
+  }
+
   @Test
   void aQueryThatEndsWithAnErrorIsRecordedAsFailed() throws Exception {
     try (StandingStore store = StandingStore.open(data, null)) {
