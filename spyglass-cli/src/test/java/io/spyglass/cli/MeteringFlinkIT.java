@@ -193,6 +193,29 @@ class MeteringFlinkIT {
       assertThat(awaitFinals(url, 5, 1)).isEqualTo(embeddedAll);
       Thread.sleep(1_000); // a window or late document written twice would show by now
       assertThat(finals(url)).isEqualTo(embeddedAll);
+
+      // deleted and defined again under the same name: a new query, counting from then on
+      HttpResponse<String> deleted =
+          http.send(
+              HttpRequest.newBuilder(URI.create(url + "api/standing-queries/usage"))
+                  .DELETE()
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(deleted.statusCode()).as(deleted.body()).isEqualTo(204);
+      define(url);
+      StringBuilder third = new StringBuilder();
+      doc(third, "c0", "o1", 4, BASE + 21 * HOUR);
+      doc(third, "close-c", "x", 0, BASE + 30 * HOUR);
+      post(url, third.toString());
+      Map<Long, String> again = Map.of();
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (again.isEmpty() && System.nanoTime() < until) {
+        again = finals(url);
+        Thread.sleep(100);
+      }
+      assertThat(again)
+          .containsExactly(
+              Map.entry(BASE + 21 * HOUR, "[{\"org\":\"o1\",\"docs\":1,\"total\":4.0}] late 0"));
       s.terminate();
       assertThat(s.awaitExit()).as(s.toString()).isZero();
     }
