@@ -47,6 +47,7 @@ import picocli.CommandLine.Command;
       "  ./spyglass serve --source 'gen?rate=10000' --port 9090 --data /var/lib/spyglass",
       "  ./spyglass serve --bind 0.0.0.0 --tokens tokens.txt   # lines: TOKEN USER [ROLE...]",
       "  ./spyglass serve --source http --data /var/lib/spyglass   # POST /api/ingest; docs/metering.md",
+      "  ./spyglass serve --runtime flink --source http --data /var/lib/spyglass  # standing: Flink",
       "  ./spyglass serve --config /etc/spyglass/spyglass.yaml     # every option; docs/operations.md",
       "  ./spyglass serve --tls-cert fullchain.pem --tls-key privkey.pem --bind 0.0.0.0 --tokens t.txt",
       "  ./spyglass serve --sink-allow hooks.example.com --sink-dir /var/lib/spyglass/sinks   # sinks"
@@ -102,15 +103,23 @@ final class ServeCommand implements Callable<Integer> {
         throw new IllegalArgumentException(
             "--runtime " + o.runtime + " is not a runtime: give embedded or flink");
       }
-      if (o.runtime.equals("flink") && metering != null) {
+      // --runtime flink --source http: the standing queries on the job in this process, over the
+      // ingest log's files; the other queries on the embedded engine over the same documents
+      boolean meteringJob = o.runtime.equals("flink") && metering != null;
+      if (meteringJob && other != null) {
         throw new IllegalArgumentException(
-            "--source http needs the embedded runtime: the ingest log feeds this process's engine");
+            "--runtime flink --source http reads the ingest log only: give no other --source");
       }
-      if (o.runtime.equals("flink") && o.kafka == null) {
+      if (meteringJob && o.kafka != null) {
+        throw new IllegalArgumentException(
+            "--runtime flink --source http runs the job in this process and needs no --kafka:"
+                + " leave --kafka out (docs/flink.md \"Metering on the job\")");
+      }
+      if (o.runtime.equals("flink") && o.kafka == null && !meteringJob) {
         throw new IllegalArgumentException(
             "--runtime flink needs --kafka HOST:PORT, the Kafka of the Spyglass job");
       }
-      if (o.runtime.equals("flink") && effective.given("--source")) {
+      if (o.runtime.equals("flink") && effective.given("--source") && !meteringJob) {
         throw new IllegalArgumentException(
             "--source does not go with --runtime flink: the job reads its own records topic");
       }
@@ -162,7 +171,7 @@ final class ServeCommand implements Callable<Integer> {
     try {
       // the port first: when it is taken, nothing else starts (no engine, no standing query)
       listening = SpyglassService.bind(config);
-      if (o.runtime.equals("flink")) {
+      if (o.runtime.equals("flink") && metering == null) {
         // a port of 0 is any free one: the process id tells instances apart then
         String name =
             o.instance != null
@@ -186,7 +195,16 @@ final class ServeCommand implements Callable<Integer> {
           engine = engine.withWorkers(o.workers);
         }
         if (metering != null) {
-          service = SpyglassService.startMetering(config, listening, src, engine, metering);
+          service =
+              SpyglassService.startMetering(
+                  config,
+                  listening,
+                  src,
+                  engine,
+                  metering,
+                  o.runtime.equals("flink")
+                      ? MeteringJob.starter(io.spyglass.flink.MeteringRun.Settings.DEFAULTS)
+                      : null);
         } else {
           service =
               SpyglassService.start(config, listening, EmbeddedRuntime.start(src, engine), null);

@@ -175,7 +175,8 @@ final class ServeOptions {
       names = "--runtime",
       description =
           "where queries run: embedded, in this process (default: ${DEFAULT-VALUE}); flink: the"
-              + " Spyglass job on a Flink cluster, through --kafka (see docs/flink.md)")
+              + " Spyglass job on a Flink cluster, through --kafka; with --source http, the"
+              + " standing queries on the job in this process (see docs/flink.md)")
   String runtime = "embedded";
 
   @Option(

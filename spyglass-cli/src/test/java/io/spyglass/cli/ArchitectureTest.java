@@ -51,10 +51,12 @@ class ArchitectureTest {
     noClasses()
         .should()
         .dependOnClassesThat(
-            resideInAPackage("io.spyglass.flink").and(not(belongToAnyOf(LocalRun.class))))
+            resideInAPackage("io.spyglass.flink")
+                .and(not(belongToAnyOf(LocalRun.class, io.spyglass.flink.MeteringRun.class))))
         .because(
             "the job's operators run on a cluster; the command talks to the job through its topics"
-                + " (io.spyglass.flink.client) and starts it in this process only through LocalRun")
+                + " (io.spyglass.flink.client) and starts it in this process only through LocalRun"
+                + " (queries) and MeteringRun (standing queries of serve --source http)")
         .check(COMMAND);
   }
 

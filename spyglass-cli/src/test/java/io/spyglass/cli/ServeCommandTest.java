@@ -42,6 +42,40 @@ class ServeCommandTest {
     assertThat(data.resolve("ingest")).doesNotExist();
   }
 
+  /** The job of --runtime flink --source http runs in this process: --kafka and others refused. */
+  @Test
+  void theMeteringJobTakesNoKafkaAndNoOtherSource() {
+    Object[] kafka =
+        serve(
+            "--runtime",
+            "flink",
+            "--source",
+            "http",
+            "--kafka",
+            "127.0.0.1:9",
+            "--port",
+            "0",
+            "--data",
+            data.toString());
+    assertThat(kafka[0]).isEqualTo(1);
+    assertThat((String) kafka[1]).contains("needs no --kafka").contains("leave --kafka out");
+    Object[] other =
+        serve(
+            "--runtime",
+            "flink",
+            "--source",
+            "gen",
+            "--source",
+            "http",
+            "--port",
+            "0",
+            "--data",
+            data.toString());
+    assertThat(other[0]).isEqualTo(1);
+    assertThat((String) other[1]).contains("reads the ingest log only");
+    assertThat(data.resolve("ingest")).doesNotExist();
+  }
+
   @Test
   void serveReadsTheGeneratorPacedUnlessItsRateIsGiven() {
     assertThat(ServeOptions.paced("gen")).isEqualTo("gen?rate=10000");

@@ -419,7 +419,8 @@ public final class SpyglassService implements AutoCloseable {
       EngineConfig engineConfig,
       Metering.Settings settings)
       throws IOException, InterruptedException {
-    return startMetering(config, listening, other, engineConfig, settings, ServiceClock.system());
+    return startMetering(
+        config, listening, other, engineConfig, settings, null, ServiceClock.system());
   }
 
   /**
@@ -433,6 +434,40 @@ public final class SpyglassService implements AutoCloseable {
       Source other,
       EngineConfig engineConfig,
       Metering.Settings settings,
+      ServiceClock clock)
+      throws IOException, InterruptedException {
+    return startMetering(config, listening, other, engineConfig, settings, null, clock);
+  }
+
+  /**
+   * As {@link #startMetering(ServiceConfig, Listening, Source, EngineConfig, Metering.Settings)},
+   * the standing queries on the Flink job that {@code job} starts over the ingest log's files
+   * ({@code serve --runtime flink --source http}; null: on the embedded engine); the other queries
+   * on the embedded engine.
+   */
+  public static SpyglassService startMetering(
+      ServiceConfig config,
+      Listening listening,
+      Source other,
+      EngineConfig engineConfig,
+      Metering.Settings settings,
+      io.spyglass.service.metering.JobStanding.Starter job)
+      throws IOException, InterruptedException {
+    return startMetering(
+        config, listening, other, engineConfig, settings, job, ServiceClock.system());
+  }
+
+  /**
+   * As {@link #startMetering(ServiceConfig, Listening, Source, EngineConfig, Metering.Settings,
+   * io.spyglass.service.metering.JobStanding.Starter)}, taking its time from {@code clock}.
+   */
+  public static SpyglassService startMetering(
+      ServiceConfig config,
+      Listening listening,
+      Source other,
+      EngineConfig engineConfig,
+      Metering.Settings settings,
+      io.spyglass.service.metering.JobStanding.Starter job,
       ServiceClock clock)
       throws IOException, InterruptedException {
     Metering metering;
@@ -466,19 +501,33 @@ public final class SpyglassService implements AutoCloseable {
       lock.close();
       throw e;
     }
+    QueryRuntime served = runtime;
+    if (job != null) {
+      try {
+        served =
+            io.spyglass.service.metering.JobStanding.start(
+                runtime, metering, config.dataDir(), job);
+      } catch (Exception e) {
+        runtime.close();
+        closeQuietly(metering);
+        closeQuietly(listening);
+        lock.close();
+        throw new IOException("the Flink job does not start: " + e.getMessage(), e);
+      }
+    }
     Sinks sinks = sinks(config); // before the standing queries: they deliver to theirs
     try {
-      metering.start(runtime, config.queryLimits(), config.usage().standing(), sinks);
+      metering.start(served, config.queryLimits(), config.usage().standing(), sinks);
       runtime.resume();
     } catch (RuntimeException | InterruptedException e) {
-      runtime.close();
+      served.close();
       closeQuietly(metering);
       closeQuietly(listening);
       lock.close();
       sinks.close(0);
       throw e;
     }
-    return start(config, listening, runtime, metering, lock, tokens, sinks, clock);
+    return start(config, listening, served, metering, lock, tokens, sinks, clock);
   }
 
   /** The tokens of the configured file, or none without one. */

@@ -474,6 +474,119 @@ public final class StandingStore implements AutoCloseable {
         });
   }
 
+  /**
+   * Writes one final window of a standing query run on the Flink job, at once and on its own
+   * (replacing a window of the same start: a reply the job delivers again changes nothing). Nothing
+   * is written for a query that is not defined as of {@code createdMs} (deleted meanwhile, or
+   * defined again since; any definition when negative), unless {@code evenUndefined} (a query
+   * started on the job whose row the checkpoint that defines it has yet to write).
+   *
+   * @return whether the window was written
+   */
+  public boolean putFinal(String name, long createdMs, Window w, boolean evenUndefined) {
+    return with(
+        () -> {
+          c.setAutoCommit(false);
+          try {
+            boolean known = evenUndefined || defined(name, createdMs);
+            if (known) {
+              try (PreparedStatement p =
+                  c.prepareStatement(
+                      "INSERT INTO standing_window (name, window_start, window_end, records, late,"
+                          + " error) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name, window_start) DO"
+                          + " UPDATE SET window_end = excluded.window_end, records ="
+                          + " excluded.records, error = excluded.error")) {
+                p.setString(1, name);
+                p.setLong(2, w.start());
+                p.setLong(3, w.end());
+                p.setString(4, w.records());
+                p.setLong(5, w.late());
+                p.setString(6, w.error());
+                p.executeUpdate();
+              }
+            }
+            c.commit();
+            return known;
+          } catch (SQLException | RuntimeException e) {
+            c.rollback();
+            throw e;
+          } finally {
+            c.setAutoCommit(true);
+          }
+        });
+  }
+
+  /**
+   * Adds a late update of a standing query run on the Flink job to its final window once: only when
+   * {@code queryLate}, the query's count of late documents the update brings it to ({@code
+   * meta.eventTime.late}), is past the count stored with the query, which it then becomes, in the
+   * same transaction. A late update the job delivers again (its count not past) changes nothing.
+   * Such a query's saved state is that count (the job keeps its real state in its checkpoints).
+   *
+   * @return whether the count was added (false: a repeat, or the query is not defined)
+   */
+  public boolean addLateOnce(String name, long createdMs, long start, long count, long queryLate) {
+    return with(
+        () -> {
+          c.setAutoCommit(false);
+          try {
+            long stored = -1;
+            boolean known = false;
+            try (PreparedStatement p =
+                c.prepareStatement("SELECT state, created_ms FROM standing_query WHERE name = ?")) {
+              p.setString(1, name);
+              try (ResultSet rs = p.executeQuery()) {
+                if (rs.next() && (createdMs < 0 || rs.getLong(2) == createdMs)) {
+                  known = true;
+                  stored = jobLate(rs.getBytes(1));
+                }
+              }
+            }
+            boolean add = known && queryLate > stored;
+            if (add) {
+              try (PreparedStatement p =
+                  c.prepareStatement(
+                      "UPDATE standing_window SET late = late + ? WHERE name = ? AND window_start"
+                          + " = ?")) {
+                p.setLong(1, count);
+                p.setString(2, name);
+                p.setLong(3, start);
+                p.executeUpdate();
+              }
+              try (PreparedStatement p =
+                  c.prepareStatement("UPDATE standing_query SET state = ? WHERE name = ?")) {
+                p.setBytes(1, java.nio.ByteBuffer.allocate(8).putLong(queryLate).array());
+                p.setString(2, name);
+                p.executeUpdate();
+              }
+            }
+            c.commit();
+            return add;
+          } catch (SQLException | RuntimeException e) {
+            c.rollback();
+            throw e;
+          } finally {
+            c.setAutoCommit(true);
+          }
+        });
+  }
+
+  /** The late count a query run on the job saved as its state; -1 when none was. */
+  private static long jobLate(byte[] state) {
+    return state == null || state.length != 8 ? -1 : java.nio.ByteBuffer.wrap(state).getLong();
+  }
+
+  /** Whether {@code name} is defined, as defined at {@code createdMs} (any time when negative). */
+  private boolean defined(String name, long createdMs) throws SQLException {
+    try (PreparedStatement p =
+        c.prepareStatement("SELECT created_ms FROM standing_query WHERE name = ?")) {
+      p.setString(1, name);
+      try (ResultSet rs = p.executeQuery()) {
+        return rs.next() && (createdMs < 0 || rs.getLong(1) == createdMs);
+      }
+    }
+  }
+
   /** Records that a standing query stopped for good, and why: a restart does not start it. */
   public void fail(String name, String error) {
     with(

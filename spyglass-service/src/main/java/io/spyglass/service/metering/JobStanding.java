@@ -1,0 +1,313 @@
+package io.spyglass.service.metering;
+
+import io.spyglass.core.query.QueryStats;
+import io.spyglass.core.run.CheckedQuery;
+import io.spyglass.engine.ingest.IngestLog;
+import io.spyglass.service.health.Health;
+import io.spyglass.service.runtime.CheckpointCut;
+import io.spyglass.service.runtime.CheckpointMarker;
+import io.spyglass.service.runtime.OpenWindows;
+import io.spyglass.service.runtime.QueryRuntime;
+import io.spyglass.service.runtime.ResultListener;
+import io.spyglass.service.runtime.RuntimeStats;
+import io.spyglass.service.runtime.StandingOptions;
+import io.spyglass.service.runtime.StandingStart;
+import io.spyglass.sinks.SinkSpec;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The runtime of {@code serve --runtime flink --source http}: standing queries run on the Flink job
+ * over the ingest log's files ({@code MeteringRun}, on a mini cluster in this process), other
+ * queries on the runtime it wraps (the embedded engine over the same documents).
+ *
+ * <p>A standing query is submitted to the job once, at the cut of the checkpoint that defines it,
+ * from the ingest log's committed end then (the documents acknowledged after its definition); it
+ * lives in the job's checkpoints and control log from then on, so a restart does not submit it
+ * again, and a deletion kills it there. Its id on the job is its id and when it was defined ({@code
+ * standing-NAME@CREATED_MS}): a name deleted and defined again is another query there, and what the
+ * job still sends of the former one is not written. The job's replies go to the database as they
+ * come ({@link JobReplies}: each final window once by its start, each late update once), not
+ * through the checkpoints of the service, whose cut is the log position of the job's last completed
+ * checkpoint: the ingest log keeps every segment from there on. The job shows no open window: a
+ * report of such a query holds its final windows only.
+ */
+public final class JobStanding implements QueryRuntime {
+  private static final Logger LOG = LoggerFactory.getLogger(JobStanding.class);
+
+  /** The job as the service sees it: what {@code MeteringRun} does. */
+  public interface Job extends AutoCloseable {
+    /** Runs a query from ingest log position {@code fromPosition} on; durable when it returns. */
+    void submit(String id, CheckedQuery query, long receiveTimeMs, long fromPosition)
+        throws IOException;
+
+    /** Stops a query for good; durable when it returns. */
+    void kill(String id) throws IOException;
+
+    /** The ingest log position the job's last completed checkpoint covers; -1 before the first. */
+    long checkpointedPosition() throws IOException;
+
+    /** A short description for people. */
+    String describe();
+
+    @Override
+    void close() throws IOException;
+  }
+
+  /**
+   * Starts the job over the ingest log's folder, with its own folder, its replies to a consumer.
+   */
+  @FunctionalInterface
+  public interface Starter {
+    /**
+     * @param committedEnd the committed end of the log's writer in this process
+     */
+    Job start(
+        Path ingestDir, Path jobDir, Consumer<JobReplies.Reply> replies, LongSupplier committedEnd)
+        throws Exception;
+  }
+
+  private final QueryRuntime other;
+  private final IngestLog log;
+  private final JobReplies replies;
+  private volatile Job job;
+
+  /** The listeners of the standing queries running on the job, by id. */
+  private final Map<String, ResultListener> standing = new ConcurrentHashMap<>();
+
+  /** Their ids on the job ({@link JobReplies#jobId}), by id. */
+  private final Map<String, String> jobIds = new ConcurrentHashMap<>();
+
+  /** Delivers markers and ends to the standing queries' listeners, in order. */
+  private final ExecutorService delivery =
+      Executors.newSingleThreadExecutor(
+          r -> {
+            Thread t = new Thread(r, "spyglass-job-standing");
+            t.setDaemon(true);
+            return t;
+          });
+
+  private final AtomicLong checkpoints = new AtomicLong();
+
+  private JobStanding(QueryRuntime other, IngestLog log, StandingStore store) {
+    this.other = other;
+    this.log = log;
+    this.replies =
+        new JobReplies(store, jobId -> jobId.equals(jobIds.get(JobReplies.serviceId(jobId))));
+  }
+
+  /**
+   * Starts the job with {@code starter} over {@code dataDir/ingest}, its folder {@code
+   * dataDir/flink}, and serves the standing queries of {@code metering} on it, the other queries on
+   * {@code other} (which this closes).
+   */
+  public static JobStanding start(
+      QueryRuntime other, Metering metering, Path dataDir, Starter starter) throws Exception {
+    IngestLog log = metering.ingestor().log();
+    JobStanding s = new JobStanding(other, log, metering.store());
+    s.job =
+        starter.start(
+            dataDir.resolve("ingest"), dataDir.resolve("flink"), s::reply, log::committedEnd);
+    return s;
+  }
+
+  /** A reply of the job, on the thread of its sink: written before it returns. */
+  private void reply(JobReplies.Reply r) {
+    replies.reply(r);
+    if (r.result() == null && r.error() != null) {
+      String id = JobReplies.serviceId(r.queryId());
+      ResultListener l =
+          jobIds.remove(id, r.queryId()) ? standing.remove(id) : null; // not of a former one
+      if (l != null) {
+        delivery.execute(() -> l.onEnd(r.error(), null));
+      }
+    }
+  }
+
+  /** Final windows and late updates written so far. */
+  public JobReplies replies() {
+    return replies;
+  }
+
+  @Override
+  public void submit(String id, CheckedQuery query, ResultListener listener) {
+    other.submit(id, query, listener);
+  }
+
+  @Override
+  public List<SinkSpec> ownSinks(List<SinkSpec> sinks) {
+    return other.ownSinks(sinks);
+  }
+
+  @Override
+  public void submit(String id, CheckedQuery query, ResultListener listener, List<SinkSpec> own) {
+    other.submit(id, query, listener, own);
+  }
+
+  @Override
+  public void kill(String id) {
+    if (!standing.containsKey(id)) {
+      other.kill(id);
+    }
+  }
+
+  /** Ends the other queries: the standing ones live on in the job's checkpoints. */
+  @Override
+  public void killAll() {
+    other.killAll();
+  }
+
+  @Override
+  public Map<String, QueryStats> progress() {
+    return other.progress();
+  }
+
+  @Override
+  public Optional<QueryStats> progress(String id) {
+    return other.progress(id);
+  }
+
+  @Override
+  public RuntimeStats stats() {
+    return other.stats();
+  }
+
+  @Override
+  public void sampleRecords(int everyN, RecordSampler sampler) {
+    other.sampleRecords(everyN, sampler);
+  }
+
+  @Override
+  public long recordBytesHeld() {
+    return other.recordBytesHeld();
+  }
+
+  @Override
+  public List<Health.Problem> problems() {
+    return other.problems();
+  }
+
+  /** A standing query restored: it runs on the job already (not submitted again). */
+  @Override
+  public void submitStanding(
+      String id, CheckedQuery query, StandingOptions options, ResultListener listener) {
+    jobIds.put(id, JobReplies.jobId(id, options.createdMs()));
+    standing.put(id, listener);
+  }
+
+  /**
+   * Starts {@code startAtCut} on the job from the ingest log's committed end; the cut is the log
+   * position of the job's last completed checkpoint. The running queries' states are the job's:
+   * none is taken here (their windows were written as they came).
+   */
+  @Override
+  public CompletableFuture<CheckpointCut> checkpoint(
+      Collection<String> save, List<StandingStart> startAtCut) {
+    long position;
+    try {
+      position = job.checkpointedPosition();
+    } catch (IOException e) {
+      return CompletableFuture.failedFuture(
+          new IllegalStateException(
+              "the Flink job's checkpoint cannot be read: " + e.getMessage()));
+    }
+    // before its first checkpoint the job reads the log from its start
+    position = Math.max(position, log.start());
+    long n = checkpoints.incrementAndGet();
+    Set<String> saved = new HashSet<>();
+    for (StandingStart s : startAtCut) {
+      try {
+        String jobId = JobReplies.jobId(s.id(), s.options().createdMs());
+        jobIds.put(s.id(), jobId);
+        standing.put(s.id(), s.listener());
+        job.submit(jobId, s.query(), s.options().createdMs(), log.committedEnd());
+        saved.add(s.id());
+      } catch (IOException | RuntimeException e) {
+        standing.remove(s.id());
+        jobIds.remove(s.id());
+        for (String started : saved) {
+          cancel(started);
+        }
+        return CompletableFuture.failedFuture(
+            new IllegalStateException(
+                "the Flink job could not take the query: " + e.getMessage(), e));
+      }
+    }
+    CheckpointMarker marker = new CheckpointMarker(n, position, null);
+    for (StandingStart s : startAtCut) {
+      delivery.execute(() -> s.listener().onCheckpoint(marker));
+    }
+    return CompletableFuture.completedFuture(new CheckpointCut(n, position, saved));
+  }
+
+  /** The job shows no open window: a look finds none (the final windows are in the database). */
+  @Override
+  public CompletableFuture<OpenWindows> inspect(String id, long nowMs, boolean windows) {
+    if (standing.containsKey(id)) {
+      return CompletableFuture.completedFuture(new OpenWindows(List.of(), Optional.empty()));
+    }
+    return other.inspect(id, nowMs, windows);
+  }
+
+  @Override
+  public boolean awaitRunning(String id, long timeout, TimeUnit unit) throws InterruptedException {
+    return standing.containsKey(id) || other.awaitRunning(id, timeout, unit);
+  }
+
+  @Override
+  public void resumeDelivery(String id) {
+    if (!standing.containsKey(id)) {
+      other.resumeDelivery(id);
+    }
+  }
+
+  /** Stops a query: a standing one is killed on the job, for good. */
+  @Override
+  public void cancel(String id) {
+    ResultListener l = standing.remove(id);
+    String jobId = jobIds.remove(id);
+    if (l == null) {
+      other.cancel(id);
+      return;
+    }
+    try {
+      job.kill(jobId);
+    } catch (IOException e) {
+      LOG.error("standing query {} could not be killed on the Flink job: {}", id, e.toString());
+    }
+    delivery.execute(() -> l.onEnd(null, null));
+  }
+
+  @Override
+  public String describe() {
+    return other.describe() + "; standing queries on " + job.describe();
+  }
+
+  /** Stops the job (its checkpoints stay: a start goes on from them) and the other runtime. */
+  @Override
+  public void close() {
+    try {
+      job.close();
+    } catch (IOException e) {
+      LOG.warn("stopping the Flink job: {}", e.toString());
+    }
+    other.close();
+    delivery.shutdown();
+  }
+}
