@@ -215,12 +215,16 @@ class CheckpointMarkerTest {
       assertThat(cut.saved()).containsExactly("slow");
       assertThat(slow.events).isEmpty();
 
-      // once ready, it gets every result, none dropped, then the marker
+      // once ready, it gets every result, none dropped, and the marker after those its state has
+      // seen (a window the combiner closed after the cut comes after the marker)
       slow.ready = true;
       runtime.resumeDelivery("slow");
-      await(() -> slow.markers().size() == 1);
+      await(() -> slow.markers().size() == 1 && slow.finals().size() == 99);
       List<Long> finals = slow.finals();
       assertThat(finals).hasSize(99); // windows of 10 s over 1000 s; the last is open
+      int at = slow.events.indexOf(slow.markers().get(0));
+      assertThat(finals(slow.events.subList(0, at)))
+          .doesNotContainAnyElementsOf(openWindows(q, slow.markers().get(0).state()));
       for (int i = 0; i < finals.size(); i++) {
         assertThat(finals.get(i)).isEqualTo(T0 + i * 10_000L);
       }
