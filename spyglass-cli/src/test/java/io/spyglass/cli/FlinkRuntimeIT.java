@@ -162,7 +162,13 @@ class FlinkRuntimeIT {
         JsonNode bad = ((ObjectNode) r.get("meta")).remove("badInput");
         String id = query.get("id").asText();
         out.computeIfAbsent(id, k -> new ArrayList<>()).add(r.toString());
-        if (bad != null) {
+        // a query that ends at its LIMIT before the input does: whether the readers counted a bad
+        // record read after its end depends on when its end reached them (on the job, through
+        // the combiner), so its bad input is left out; the queries that run to the end must agree
+        String text = query.get("text").asText();
+        boolean endsAtItsLimit =
+            text.contains(" LIMIT ") && !text.contains("GROUP BY") && !text.contains("WINDOWING");
+        if (bad != null && !endsAtItsLimit) {
           for (Map.Entry<String, JsonNode> e : bad.properties()) {
             badInput.merge(id + " " + e.getKey(), e.getValue().asLong(), Long::sum);
           }
