@@ -81,7 +81,7 @@ class StandingQueriesRecoveryTest {
       "open defect: in the whole service suite (2 runs of 4) every checkpoint of the restarted"
           + " service fails and no window becomes final within 60 s; it passes alone and with its"
           + " package. A checkpoint's hold of the query's results that is never released is the"
-          + " suspect (see docs/metering.md, Recovery); to be fixed, then enabled again")
+          + " suspect; to be fixed, then enabled again")
   void finalWindowsCountEachDocumentOnceAcrossAStopWithoutLastCheckpoint() throws Exception {
     Service s = new Service();
     s.standing().create("usage", COUNT, OPS);
