@@ -26,7 +26,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The combiner thread: owns every query's {@link QueryCombiner}, merges the partials workers send,
  * and runs ticks. A tick asks every worker to flush; when all have answered, windows and durations
- * are advanced to the tick's time, so a window holds every record read before it closed.
+ * are advanced to the tick's time, so a window holds every record read before it closed. A worker
+ * that took a batch just after flushing hands it over a round later than one that took the next
+ * batch before flushing: event-time windows close by the event time seen as of the previous round
+ * ({@link QueryCombiner#advanceRound}), which every batch read before has reached by then.
  *
  * <p>Its {@link CombinerInbox inbox} is bounded: workers wait when it is full, so a slow combiner
  * holds up the workers, which hold up the reader. The combiner itself never waits for anything but
@@ -189,7 +192,7 @@ final class Combiner implements Runnable {
           if (finish || finishOneAfterTick.remove(r.handle.id())) {
             r.combiner.finish(at);
           } else {
-            r.combiner.advance(at);
+            r.combiner.advanceRound(at);
           }
           settle(r);
         }

@@ -54,6 +54,12 @@ final class EventTimeWindows {
   /** The largest event time of the partials accepted, which the next {@link #advance} moves to. */
   private long seenMs = Long.MIN_VALUE;
 
+  /**
+   * {@link #seenMs} as of the last {@link #advanceRound}, which the next one moves to: the event
+   * time of partials that every partial read before them has caught up with by then.
+   */
+  private long roundSeenMs = Long.MIN_VALUE;
+
   private long late;
   private long withoutTime;
 
@@ -104,7 +110,27 @@ final class EventTimeWindows {
    * the last report.
    */
   List<Emission> advance() {
-    advancedMs = Math.max(advancedMs, seenMs);
+    roundSeenMs = seenMs;
+    return advanceTo(seenMs);
+  }
+
+  /**
+   * As {@link #advance}, for partials that may come one round out of the order their records were
+   * read in: a runtime whose partitions each hand over a partial at every round, where a partition
+   * may hand over records read after some that another partition hands over only at the next round
+   * (the engine's workers, which take the batches in turn). The watermark moves to the largest
+   * event time seen as of the previous round, which every partial of records read before those has
+   * reached by now: a window is never final before every record read ahead of the one that closed
+   * it was merged, whichever worker was slower.
+   */
+  List<Emission> advanceRound() {
+    long to = roundSeenMs;
+    roundSeenMs = seenMs;
+    return advanceTo(to);
+  }
+
+  private List<Emission> advanceTo(long toMs) {
+    advancedMs = Math.max(advancedMs, toMs);
     List<Emission> out = new ArrayList<>();
     Iterator<Map.Entry<Long, Partial>> it = open.entrySet().iterator();
     while (it.hasNext()) {
@@ -212,6 +238,8 @@ final class EventTimeWindows {
     if (late < 0 || withoutTime < 0 || seenMs < advancedMs) {
       throw new PartialFormatException("bad event-time counters");
     }
+    // a state is saved when every record read before it was merged: nothing is out of order
+    roundSeenMs = seenMs;
     int windows = in.readCount(9);
     for (int i = 0; i < windows; i++) {
       long start = in.readLong();

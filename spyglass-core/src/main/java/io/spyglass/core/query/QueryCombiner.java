@@ -247,24 +247,39 @@ public final class QueryCombiner {
 
   /** Tells the time: closes windows whose time has come and ends the query at its duration. */
   public void advance(long nowMs) {
+    advance(nowMs, false);
+  }
+
+  /**
+   * As {@link #advance}, for a runtime whose partitions hand over their partials in rounds, a
+   * partition possibly a round late with records read before another's (the embedded engine's
+   * workers, which take the batches in turn): event-time windows close by the largest event time
+   * seen as of the previous round, so that a slow worker's records are never late for a window that
+   * a faster worker's later records closed. Costs event-time windows one round of latency.
+   */
+  public void advanceRound(long nowMs) {
+    advance(nowMs, true);
+  }
+
+  private void advance(long nowMs, boolean round) {
     if (done) {
       return;
     }
     try {
-      advanceChecked(nowMs);
+      advanceChecked(nowMs, round);
     } catch (RuntimeException | StackOverflowError | LinkageError e) {
       failInternally(e, nowMs);
     }
   }
 
-  private void advanceChecked(long nowMs) {
+  private void advanceChecked(long nowMs, boolean round) {
     lastCallMs = nowMs;
     if (nowMs >= endTimeMs) {
       finish(Math.max(nowMs, endTimeMs));
       return;
     }
     if (events != null) {
-      emitEvents(events.advance(), nowMs, false);
+      emitEvents(round ? events.advanceRound() : events.advance(), nowMs, false);
       return;
     }
     if (nowMs < nextEmitMs) {

@@ -77,11 +77,6 @@ class StandingQueriesRecoveryTest {
   }
 
   @Test
-  @org.junit.jupiter.api.Disabled(
-      "open defect: in the whole service suite (2 runs of 4) every checkpoint of the restarted"
-          + " service fails and no window becomes final within 60 s; it passes alone and with its"
-          + " package. A checkpoint's hold of the query's results that is never released is the"
-          + " suspect; to be fixed, then enabled again")
   void finalWindowsCountEachDocumentOnceAcrossAStopWithoutLastCheckpoint() throws Exception {
     Service s = new Service();
     s.standing().create("usage", COUNT, OPS);
