@@ -230,28 +230,16 @@ public final class StandingStore implements AutoCloseable {
   public List<Window> windows(String name, long fromMs, long toMs) {
     return db.with(
         c -> {
-          List<Window> out = new ArrayList<>();
           try (PreparedStatement p =
               c.prepareStatement(
-                  "SELECT window_start, window_end, records, late, error FROM standing_window"
+                  SELECT_WINDOW
                       + " WHERE name = ? AND window_end > ? AND window_start < ?"
                       + " ORDER BY window_start")) {
             p.setString(1, name);
             p.setLong(2, fromMs);
             p.setLong(3, toMs);
-            try (ResultSet rs = p.executeQuery()) {
-              while (rs.next()) {
-                out.add(
-                    new Window(
-                        rs.getLong(1),
-                        rs.getLong(2),
-                        rs.getString(3),
-                        rs.getLong(4),
-                        rs.getString(5)));
-              }
-            }
+            return windows(p);
           }
-          return out;
         });
   }
 
@@ -263,28 +251,32 @@ public final class StandingStore implements AutoCloseable {
   public List<Window> windowsAfter(String name, long afterStart, int limit) {
     return db.with(
         c -> {
-          List<Window> out = new ArrayList<>();
           try (PreparedStatement p =
               c.prepareStatement(
-                  "SELECT window_start, window_end, records, late, error FROM standing_window"
+                  SELECT_WINDOW
                       + " WHERE name = ? AND window_start > ? ORDER BY window_start LIMIT ?")) {
             p.setString(1, name);
             p.setLong(2, afterStart);
             p.setInt(3, limit);
-            try (ResultSet rs = p.executeQuery()) {
-              while (rs.next()) {
-                out.add(
-                    new Window(
-                        rs.getLong(1),
-                        rs.getLong(2),
-                        rs.getString(3),
-                        rs.getLong(4),
-                        rs.getString(5)));
-              }
-            }
+            return windows(p);
           }
-          return out;
         });
+  }
+
+  private static final String SELECT_WINDOW =
+      "SELECT window_start, window_end, records, late, error FROM standing_window";
+
+  /** The windows {@code p} selects ({@link #SELECT_WINDOW}'s columns). */
+  private static List<Window> windows(PreparedStatement p) throws SQLException {
+    List<Window> out = new ArrayList<>();
+    try (ResultSet rs = p.executeQuery()) {
+      while (rs.next()) {
+        out.add(
+            new Window(
+                rs.getLong(1), rs.getLong(2), rs.getString(3), rs.getLong(4), rs.getString(5)));
+      }
+    }
+    return out;
   }
 
   /** The start of the newest final window written for a standing query, if any. */
