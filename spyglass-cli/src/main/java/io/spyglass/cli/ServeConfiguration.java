@@ -261,9 +261,9 @@ final class ServeConfiguration {
   private static void check(OptionSpec o, String value, String where) {
     try {
       switch (o.paramLabel()) {
-        case "TIME" -> ServeOptions.duration(o.longestName(), value);
-        case "BYTES", "SIZE" -> ServeOptions.parseBytes(value);
-        case "BYTES/s" -> ServeOptions.parseBytes(value.strip().replaceFirst("/s$", ""));
+        case "TIME" -> OptionValues.duration(o.longestName(), value);
+        case "BYTES", "SIZE" -> OptionValues.parseBytes(value);
+        case "BYTES/s" -> OptionValues.rate(value);
         default -> {
           // checked by its conversion, or when the service starts
         }
