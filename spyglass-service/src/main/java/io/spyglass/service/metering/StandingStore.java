@@ -319,13 +319,7 @@ public final class StandingStore implements AutoCloseable {
             }
           }
           if (removed != null) {
-            for (String table : List.of("standing_query", "standing_window")) {
-              try (PreparedStatement p =
-                  c.prepareStatement("DELETE FROM " + table + " WHERE name = ?")) {
-                p.setString(1, removed);
-                p.executeUpdate();
-              }
-            }
+            forget(c, removed);
           }
           try (PreparedStatement p =
               c.prepareStatement("UPDATE standing_query SET state = ? WHERE name = ?")) {
@@ -386,15 +380,19 @@ public final class StandingStore implements AutoCloseable {
   public void remove(String name) {
     db.transaction(
         c -> {
-          for (String table : List.of("standing_query", "standing_window")) {
-            try (PreparedStatement p =
-                c.prepareStatement("DELETE FROM " + table + " WHERE name = ?")) {
-              p.setString(1, name);
-              p.executeUpdate();
-            }
-          }
+          forget(c, name);
           return null;
         });
+  }
+
+  /** Deletes a standing query's row and its windows. */
+  private static void forget(Connection c, String name) throws SQLException {
+    for (String table : List.of("standing_query", "standing_window")) {
+      try (PreparedStatement p = c.prepareStatement("DELETE FROM " + table + " WHERE name = ?")) {
+        p.setString(1, name);
+        p.executeUpdate();
+      }
+    }
   }
 
   /**
