@@ -44,6 +44,11 @@ export class ApiError extends Error {
   }
 }
 
+/** Any error as a person should read it: an ApiError's plain text, else its message. */
+export function plainError(e: unknown): string {
+  return e instanceof ApiError ? e.plain() : String(e);
+}
+
 function retryText(s: number): string {
   const at = new Date(Date.now() + s * 1000).toLocaleTimeString();
   return `in ${s} s (at ${at})`;

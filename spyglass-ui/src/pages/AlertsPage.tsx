@@ -5,10 +5,13 @@
  * name). Shown only when the service meters (GET /api/alerts answers 404 otherwise).
  */
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, Quota, SchemaField, api } from '../api';
+import { ApiError, Quota, SchemaField, api, plainError } from '../api';
 import { asStanding } from '../bql/shape';
 import { formatRoute } from '../route';
+import { DataTable } from '../ui/DataTable';
 import { Editor } from '../ui/Editor';
+import { Notice, Problem } from '../ui/Messages';
+import { useRepeatedRead } from '../ui/repeat';
 import type { Standing } from './StandingPage';
 
 export interface Alert {
@@ -82,26 +85,18 @@ export function AlertsPage({
   const [off, setOff] = useState<string | null>(null);
   const [version, setVersion] = useState(0);
 
-  useEffect(() => {
-    let stopped = false;
-    let timer: ReturnType<typeof setTimeout>;
-    const read = () =>
+  useRepeatedRead(
+    (wanted) =>
       api<{ alerts: Alert[] }>('GET', '/api/alerts')
         .then((r) => {
-          if (stopped) return;
+          if (!wanted()) return;
           setList(r.alerts);
           setOff(null);
         })
-        .catch((e: ApiError) => !stopped && (e.status === 404 ? setOff(e.plain()) : setProblem(e.plain())))
-        .finally(() => {
-          if (!stopped) timer = setTimeout(read, REFRESH_MS);
-        });
-    read();
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-    };
-  }, [version]);
+        .catch((e: ApiError) => wanted() && (e.status === 404 ? setOff(e.plain()) : setProblem(e.plain()))),
+    REFRESH_MS,
+    [version],
+  );
 
   const act = async (f: () => Promise<unknown>) => {
     try {
@@ -109,7 +104,7 @@ export function AlertsPage({
       setProblem(null);
       setVersion((v) => v + 1);
     } catch (e) {
-      setProblem(e instanceof ApiError ? e.plain() : String(e));
+      setProblem(plainError(e));
     }
   };
   const path = (a: Alert) => `/api/alerts/${encodeURIComponent(a.name)}`;
@@ -133,80 +128,58 @@ export function AlertsPage({
         An alert watches the final windows of a standing query: a group fires when a window meets its condition and resolves when one no longer does, each
         event sent once per window to its sink.
       </p>
-      {off && (
-        <p class="notice" role="status">
-          {off}
-        </p>
-      )}
-      {problem && (
-        <p class="error" role="alert">
-          {problem}
-        </p>
-      )}
+      <Notice text={off} />
+      <Problem text={problem} />
       {list && list.length === 0 && !create && <p>No alert yet.</p>}
       {list && list.length > 0 && (
-        <div class="table-wrap">
-          <table class="data alerts">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Standing query</th>
-                <th scope="col">Condition</th>
-                <th scope="col">State</th>
-                <th scope="col">Last window</th>
-                <th scope="col">Sink</th>
-                <th scope="col">Sent</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((a) => (
-                <tr data-alert={a.name} aria-current={a.name === name ? 'true' : undefined}>
-                  <td>
-                    <a href={formatRoute({ page: 'alerts', name: a.name })}>{a.name}</a>
-                  </td>
-                  <td>
-                    <a href={formatRoute({ page: 'standing', name: a.standingQuery })}>{a.standingQuery}</a>
-                  </td>
-                  <td class="mono">{a.conditionText}</td>
-                  <td>
-                    <span class={'badge ' + a.state}>{stateText(a)}</span>
-                    {a.error && <div class="error">{a.error}</div>}
-                  </td>
-                  <td class="muted nowrap">{a.lastWindow ? when.format(a.lastWindow.end) : 'none yet'}</td>
-                  <td class="mono">
-                    {sinkText(a.sink)}
-                    <div class="muted">{a.format}</div>
-                  </td>
-                  <td class="num" title={`${a.delivery.pending} waiting, ${a.delivery.quiet} kept quiet, ${a.delivery.muted} muted, ${a.delivery.dropped} dropped`}>
-                    {a.delivery.delivered.toLocaleString()}
-                    {a.delivery.pending > 0 && <div class="warn">{a.delivery.pending} waiting</div>}
-                    {a.delivery.lastError && <div class="error">{a.delivery.lastError}</div>}
-                  </td>
-                  <td class="actions-cell">
-                    {may(a) &&
-                      (a.state === 'muted' ? (
-                        <button type="button" aria-label={`Unmute ${a.name}`} onClick={() => unmute(a)}>
-                          Unmute
-                        </button>
-                      ) : (
-                        <button type="button" aria-label={`Mute ${a.name} for an hour`} onClick={() => mute(a)}>
-                          Mute 1 h
-                        </button>
-                      ))}
-                    {may(a) && (
-                      <button type="button" aria-label={`Delete ${a.name}`} onClick={() => remove(a)}>
-                        Delete
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          kind="alerts"
+          headings={['Name', 'Standing query', 'Condition', 'State', 'Last window', 'Sink', 'Sent']}
+          actions
+          items={list}
+          row={(a) => (
+            <tr data-alert={a.name} aria-current={a.name === name ? 'true' : undefined}>
+              <td>
+                <a href={formatRoute({ page: 'alerts', name: a.name })}>{a.name}</a>
+              </td>
+              <td>
+                <a href={formatRoute({ page: 'standing', name: a.standingQuery })}>{a.standingQuery}</a>
+              </td>
+              <td class="mono">{a.conditionText}</td>
+              <td>
+                <span class={'badge ' + a.state}>{stateText(a)}</span>
+                {a.error && <div class="error">{a.error}</div>}
+              </td>
+              <td class="muted nowrap">{a.lastWindow ? when.format(a.lastWindow.end) : 'none yet'}</td>
+              <td class="mono">
+                {sinkText(a.sink)}
+                <div class="muted">{a.format}</div>
+              </td>
+              <td class="num" title={`${a.delivery.pending} waiting, ${a.delivery.quiet} kept quiet, ${a.delivery.muted} muted, ${a.delivery.dropped} dropped`}>
+                {a.delivery.delivered.toLocaleString()}
+                {a.delivery.pending > 0 && <div class="warn">{a.delivery.pending} waiting</div>}
+                {a.delivery.lastError && <div class="error">{a.delivery.lastError}</div>}
+              </td>
+              <td class="actions-cell">
+                {may(a) &&
+                  (a.state === 'muted' ? (
+                    <button type="button" aria-label={`Unmute ${a.name}`} onClick={() => unmute(a)}>
+                      Unmute
+                    </button>
+                  ) : (
+                    <button type="button" aria-label={`Mute ${a.name} for an hour`} onClick={() => mute(a)}>
+                      Mute 1 h
+                    </button>
+                  ))}
+                {may(a) && (
+                  <button type="button" aria-label={`Delete ${a.name}`} onClick={() => remove(a)}>
+                    Delete
+                  </button>
+                )}
+              </td>
+            </tr>
+          )}
+        />
       )}
       {!off && !create && (
         <p>
@@ -370,68 +343,46 @@ function History({ alert, version }: { alert: Alert; version: number }) {
   const [events, setEvents] = useState<AlertEvent[] | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
 
-  useEffect(() => {
-    let stopped = false;
-    let timer: ReturnType<typeof setTimeout>;
-    const read = () =>
+  useRepeatedRead(
+    (wanted) =>
       api<Alert & { history: AlertEvent[] }>('GET', `/api/alerts/${encodeURIComponent(alert.name)}?limit=200`)
         .then((a) => {
-          if (stopped) return;
+          if (!wanted()) return;
           setEvents(a.history);
           setProblem(null);
         })
-        .catch((e: ApiError) => !stopped && setProblem(e.plain()))
-        .finally(() => {
-          if (!stopped) timer = setTimeout(read, REFRESH_MS);
-        });
-    read();
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-    };
-  }, [alert.name, version]);
+        .catch((e: ApiError) => wanted() && setProblem(e.plain())),
+    REFRESH_MS,
+    [alert.name, version],
+  );
 
   return (
     <section class="report" aria-label={`History of ${alert.name}`}>
       <h2>History of {alert.name}</h2>
-      {problem && (
-        <p class="error" role="alert">
-          {problem}
-        </p>
-      )}
+      <Problem text={problem} />
       {events && events.length === 0 && <p>Nothing fired yet: events appear as the standing query's windows become final.</p>}
       {events && events.length > 0 && (
-        <div class="table-wrap">
-          <table class="data alert-history">
-            <thead>
-              <tr>
-                <th scope="col">Window</th>
-                <th scope="col">Event</th>
-                <th scope="col">Group</th>
-                <th scope="col">Values</th>
-                <th scope="col">Sent</th>
-              </tr>
-            </thead>
-            <tbody>
-              {events.map((e) => (
-                <tr data-key={e.key}>
-                  <td class="nowrap">
-                    {when.format(e.window.start)} to {when.format(e.window.end)}
-                  </td>
-                  <td>
-                    <span class={'badge ' + e.state}>{e.state}</span>
-                  </td>
-                  <td>{labelsText(e.group)}</td>
-                  <td class="mono">{JSON.stringify(e.values)}</td>
-                  <td>
-                    {e.delivery === 'delivered' ? 'sent' : e.delivery === 'pending' ? `waiting (${e.attempts} attempts)` : e.delivery === 'quiet' ? 'kept quiet' : 'muted'}
-                    {e.lastError && <div class="error">{e.lastError}</div>}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          kind="alert-history"
+          headings={['Window', 'Event', 'Group', 'Values', 'Sent']}
+          items={events}
+          row={(e) => (
+            <tr data-key={e.key}>
+              <td class="nowrap">
+                {when.format(e.window.start)} to {when.format(e.window.end)}
+              </td>
+              <td>
+                <span class={'badge ' + e.state}>{e.state}</span>
+              </td>
+              <td>{labelsText(e.group)}</td>
+              <td class="mono">{JSON.stringify(e.values)}</td>
+              <td>
+                {e.delivery === 'delivered' ? 'sent' : e.delivery === 'pending' ? `waiting (${e.attempts} attempts)` : e.delivery === 'quiet' ? 'kept quiet' : 'muted'}
+                {e.lastError && <div class="error">{e.lastError}</div>}
+              </td>
+            </tr>
+          )}
+        />
       )}
     </section>
   );

@@ -1,6 +1,6 @@
 /** The query page: editor and builder, run and stop, progress, and the live results. */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, BqlError, Progress, Saved, SchemaField, Submitted, Validated, api } from '../api';
+import { ApiError, BqlError, Progress, Saved, SchemaField, Submitted, Validated, api, plainError } from '../api';
 import { queryKeys } from '../bql/shape';
 import { Following, live } from '../live';
 import { progressText } from '../results/progress';
@@ -8,6 +8,7 @@ import type { Result } from '../results/types';
 import type { QueryState } from '../route';
 import { BuilderPanel } from '../ui/BuilderPanel';
 import { Editor } from '../ui/Editor';
+import { Notice, Problem } from '../ui/Messages';
 import { Results } from '../ui/Results';
 import { SinkDraft, SinksField, sinkSpecs } from '../ui/SinksField';
 
@@ -155,7 +156,7 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
       nav({ run: s.id, w: undefined });
       onQueriesChanged();
     } catch (e) {
-      actionFailed(e instanceof ApiError ? e.plain() : String(e));
+      actionFailed(plainError(e));
     }
   };
 
@@ -166,7 +167,7 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
       await api('DELETE', `/api/queries/${encodeURIComponent(id)}`);
       setNotice('Stopped: the final result shows what the query had seen.');
     } catch (e) {
-      setProblem(e instanceof ApiError ? e.plain() : String(e));
+      setProblem(plainError(e));
     }
   };
 
@@ -175,7 +176,7 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
       const v = await api<Validated>('POST', '/api/validate', { query: q });
       nav({ q: v.formatted ?? v.canonical }, true);
     } catch (e) {
-      actionFailed(e instanceof ApiError ? e.plain() : String(e));
+      actionFailed(plainError(e));
     }
   };
 
@@ -186,7 +187,7 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
       setNotice(`Saved as “${s.name}”. Share it with the link above.`);
       nav({ saved: s.id });
     } catch (e) {
-      actionFailed(e instanceof ApiError ? e.plain() : String(e));
+      actionFailed(plainError(e));
     }
   };
 
@@ -197,7 +198,7 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
       setSaved(s);
       setNotice(`Saved “${s.name}”.`);
     } catch (e) {
-      setProblem(e instanceof ApiError ? e.plain() : String(e));
+      setProblem(plainError(e));
     }
   };
 
@@ -329,16 +330,8 @@ export function QueryPage({ state, nav, fields, user, onQueriesChanged }: QueryP
       )}
       {state.builder && <BuilderPanel query={q} fields={fields} onQuery={(text) => nav({ q: text }, true)} />}
       <SinksField sinks={sinks} onChange={setSinks} />
-      {problem && (
-        <p class="error" role="alert">
-          {problem}
-        </p>
-      )}
-      {notice && !problem && (
-        <p class="notice" role="status">
-          {notice}
-        </p>
-      )}
+      <Problem text={problem} />
+      <Notice text={problem ? null : notice} />
       {state.run && (
         <div class="progress" aria-label="Progress">
           {pct != null ? (

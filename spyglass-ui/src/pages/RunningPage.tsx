@@ -4,10 +4,12 @@
  * who owns them; a filter, and Stop selected / Stop all of mine for when there are many.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, QueryInfo, Quota, api, finiteDuration } from '../api';
+import { ApiError, QueryInfo, Quota, api, finiteDuration, plainError } from '../api';
 import { clientsText, filterQueries, isOrphan, sinksText, sinksTitle } from '../results/queries';
 import { wholeSeconds } from '../results/progress';
 import { formatRoute } from '../route';
+import { DataTable } from '../ui/DataTable';
+import { Notice, Problem } from '../ui/Messages';
 
 /** @param alerts whether the service has alerts (it meters): each running query then offers one on it */
 export function RunningPage({ onQueriesChanged, alerts = false }: { onQueriesChanged(): void; alerts?: boolean }) {
@@ -52,7 +54,7 @@ export function RunningPage({ onQueriesChanged, alerts = false }: { onQueriesCha
           await api('DELETE', `/api/queries/${encodeURIComponent(id)}`);
           stopped++;
         } catch (e) {
-          failures.push(e instanceof ApiError ? e.plain() : String(e));
+          failures.push(plainError(e));
         }
       }
     };
@@ -88,16 +90,8 @@ export function RunningPage({ onQueriesChanged, alerts = false }: { onQueriesCha
           {orphans > 0 && ` ${orphans} ${orphans === 1 ? 'is an orphan' : 'are orphans'} (no client reads ${orphans === 1 ? 'it' : 'them'}): open one to reattach, or filter by “orphan”.`}
         </p>
       )}
-      {problem && (
-        <p class="error" role="alert">
-          {problem}
-        </p>
-      )}
-      {notice && !problem && (
-        <p class="notice" role="status">
-          {notice}
-        </p>
-      )}
+      <Problem text={problem} />
+      <Notice text={problem ? null : notice} />
       <div class="toolbar">
         <label>
           Filter{' '}
@@ -153,92 +147,82 @@ interface TableProps {
 function QueryTable({ queries, stop, alerts, selected, onSelect, onSelectAll }: TableProps) {
   const all = !!selected && queries.length > 0 && queries.every((q) => selected.has(q.id));
   return (
-    <div class="table-wrap">
-      <table class="data queries">
-        <thead>
-          <tr>
+    <DataTable
+      kind="queries"
+      headings={[
+        onSelect && <input type="checkbox" aria-label="Select every query shown" checked={all} onChange={(e) => onSelectAll?.((e.target as HTMLInputElement).checked)} />,
+        'Query',
+        'Owner',
+        'Clients',
+        'Progress',
+        'Records seen',
+        'Results',
+        'Sinks',
+      ]}
+      actions
+      items={queries}
+      row={(q) => {
+        const p = q.progress;
+        const orphan = isOrphan(q);
+        const duration = finiteDuration(p.durationMs);
+        const pct = duration ? Math.min(100, (p.elapsedMs / duration) * 100) : 0;
+        return (
+          <tr data-query-id={q.id} class={orphan ? 'orphan' : undefined}>
             {onSelect && (
-              <th scope="col">
-                <input type="checkbox" aria-label="Select every query shown" checked={all} onChange={(e) => onSelectAll?.((e.target as HTMLInputElement).checked)} />
-              </th>
+              <td>
+                <input type="checkbox" aria-label={`Select query ${q.id}`} checked={selected?.has(q.id)} onChange={(e) => onSelect(q.id, (e.target as HTMLInputElement).checked)} />
+              </td>
             )}
-            <th scope="col">Query</th>
-            <th scope="col">Owner</th>
-            <th scope="col">Clients</th>
-            <th scope="col">Progress</th>
-            <th scope="col">Records seen</th>
-            <th scope="col">Results</th>
-            <th scope="col">Sinks</th>
-            <th scope="col">
-              <span class="sr-only">Actions</span>
-            </th>
+            <td class="mono query-text">
+              <a href={formatRoute({ page: 'query', q: q.query, view: 'table', run: q.id })}>{q.query}</a>
+              {q.error && <div class="error">{q.error.message}</div>}
+            </td>
+            <td>{q.owner}</td>
+            <td class={orphan ? 'clients warn' : 'clients'} title={orphan ? 'An orphan: no client reads it. Open it to reattach.' : undefined}>
+              {clientsText(q, Date.now())}
+            </td>
+            <td>
+              {duration || q.state !== 'running' ? (
+                <div class="bar small" role="progressbar" aria-label={`Progress of ${q.id}`} aria-valuenow={Math.round(pct)} aria-valuemin={0} aria-valuemax={100}>
+                  <span style={{ transform: `scaleX(${(q.state === 'running' ? pct : 100) / 100})` }} />
+                </div>
+              ) : (
+                <div class="bar small endless" aria-hidden="true">
+                  <span style={{ transform: 'scaleX(0)' }} />
+                </div>
+              )}
+              <span class="muted">
+                {q.state === 'running'
+                  ? duration
+                    ? `${Math.round(p.elapsedMs / 1000)} of ${Math.round(duration / 1000)}\u00a0s`
+                    : `${wholeSeconds(p.elapsedMs)} · until stopped`
+                  : `${q.state} after ${seconds(p.elapsedMs)}${duration ? ` of ${Math.round(duration / 1000)} s` : ''}`}
+              </span>
+            </td>
+            <td class="num">{p.recordsSeen.toLocaleString()}</td>
+            <td class="num">{p.resultsEmitted.toLocaleString()}</td>
+            <td class={q.sinks?.some((k) => k.failing) ? 'sinks warn' : 'sinks'} title={sinksTitle(q) || undefined}>
+              {sinksText(q) || <span class="muted">none</span>}
+            </td>
+            <td>
+              {stop && (
+                <button type="button" aria-label={`Stop query ${q.id}`} onClick={() => stop(q.id)}>
+                  Stop
+                </button>
+              )}
+              {alerts && (
+                <>
+                  {' '}
+                  <a class="button" aria-label={`Create an alert on query ${q.id}`} href={formatRoute({ page: 'alerts', create: true, q: q.query })}>
+                    Alert…
+                  </a>
+                </>
+              )}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {queries.map((q) => {
-            const p = q.progress;
-            const orphan = isOrphan(q);
-            const duration = finiteDuration(p.durationMs);
-            const pct = duration ? Math.min(100, (p.elapsedMs / duration) * 100) : 0;
-            return (
-              <tr data-query-id={q.id} class={orphan ? 'orphan' : undefined}>
-                {onSelect && (
-                  <td>
-                    <input type="checkbox" aria-label={`Select query ${q.id}`} checked={selected?.has(q.id)} onChange={(e) => onSelect(q.id, (e.target as HTMLInputElement).checked)} />
-                  </td>
-                )}
-                <td class="mono query-text">
-                  <a href={formatRoute({ page: 'query', q: q.query, view: 'table', run: q.id })}>{q.query}</a>
-                  {q.error && <div class="error">{q.error.message}</div>}
-                </td>
-                <td>{q.owner}</td>
-                <td class={orphan ? 'clients warn' : 'clients'} title={orphan ? 'An orphan: no client reads it. Open it to reattach.' : undefined}>
-                  {clientsText(q, Date.now())}
-                </td>
-                <td>
-                  {duration || q.state !== 'running' ? (
-                    <div class="bar small" role="progressbar" aria-label={`Progress of ${q.id}`} aria-valuenow={Math.round(pct)} aria-valuemin={0} aria-valuemax={100}>
-                      <span style={{ transform: `scaleX(${(q.state === 'running' ? pct : 100) / 100})` }} />
-                    </div>
-                  ) : (
-                    <div class="bar small endless" aria-hidden="true">
-                      <span style={{ transform: 'scaleX(0)' }} />
-                    </div>
-                  )}
-                  <span class="muted">
-                    {q.state === 'running'
-                      ? duration
-                        ? `${Math.round(p.elapsedMs / 1000)} of ${Math.round(duration / 1000)}\u00a0s`
-                        : `${wholeSeconds(p.elapsedMs)} · until stopped`
-                      : `${q.state} after ${seconds(p.elapsedMs)}${duration ? ` of ${Math.round(duration / 1000)} s` : ''}`}
-                  </span>
-                </td>
-                <td class="num">{p.recordsSeen.toLocaleString()}</td>
-                <td class="num">{p.resultsEmitted.toLocaleString()}</td>
-                <td class={q.sinks?.some((k) => k.failing) ? 'sinks warn' : 'sinks'} title={sinksTitle(q) || undefined}>
-                  {sinksText(q) || <span class="muted">none</span>}
-                </td>
-                <td>
-                  {stop && (
-                    <button type="button" aria-label={`Stop query ${q.id}`} onClick={() => stop(q.id)}>
-                      Stop
-                    </button>
-                  )}
-                  {alerts && (
-                    <>
-                      {' '}
-                      <a class="button" aria-label={`Create an alert on query ${q.id}`} href={formatRoute({ page: 'alerts', create: true, q: q.query })}>
-                        Alert…
-                      </a>
-                    </>
-                  )}
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+        );
+      }}
+    />
   );
 }
 

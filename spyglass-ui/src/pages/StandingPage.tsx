@@ -4,13 +4,16 @@
  * the service meters (GET /api/standing-queries answers 404 otherwise).
  */
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, Quota, SchemaField, api } from '../api';
+import { ApiError, Quota, SchemaField, api, plainError } from '../api';
 import { queryKeys } from '../bql/shape';
 import { StandingWindow, standingResults } from '../results/standing';
 import { formatRoute } from '../route';
 import type { View } from '../route';
+import { DataTable } from '../ui/DataTable';
 import { Editor } from '../ui/Editor';
+import { Notice, Problem } from '../ui/Messages';
 import { Results } from '../ui/Results';
+import { useRepeatedRead } from '../ui/repeat';
 
 export interface Standing {
   name: string;
@@ -53,7 +56,7 @@ export function StandingPage({ name, fields, quota }: { name?: string; fields: r
       location.hash = formatRoute({ page: 'standing', name: newName });
       setVersion((v) => v + 1);
     } catch (e) {
-      setProblem(e instanceof ApiError ? e.plain() : String(e));
+      setProblem(plainError(e));
     }
   };
 
@@ -65,7 +68,7 @@ export function StandingPage({ name, fields, quota }: { name?: string; fields: r
       if (name === s.name) location.hash = formatRoute({ page: 'standing' });
       setVersion((v) => v + 1);
     } catch (e) {
-      setProblem(e instanceof ApiError ? e.plain() : String(e));
+      setProblem(plainError(e));
     }
   };
 
@@ -75,57 +78,37 @@ export function StandingPage({ name, fields, quota }: { name?: string; fields: r
     <main class="page">
       <h1>Standing queries</h1>
       <p class="muted">Queries that run until deleted over the documents sent to the service (POST /api/ingest), their windows kept across restarts.</p>
-      {off && (
-        <p class="notice" role="status">
-          {off}
-        </p>
-      )}
-      {problem && (
-        <p class="error" role="alert">
-          {problem}
-        </p>
-      )}
+      <Notice text={off} />
+      <Problem text={problem} />
       {list && list.length === 0 && <p>No standing query yet.</p>}
       {list && list.length > 0 && (
-        <div class="table-wrap">
-          <table class="data standing">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Query</th>
-                <th scope="col">Owner</th>
-                <th scope="col">Created</th>
-                <th scope="col">State</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((s) => (
-                <tr data-standing={s.name} aria-current={s.name === name ? 'true' : undefined}>
-                  <td>
-                    <a href={formatRoute({ page: 'standing', name: s.name })}>{s.name}</a>
-                  </td>
-                  <td class="mono query-text">{s.query}</td>
-                  <td>{s.owner}</td>
-                  <td class="muted nowrap">{new Date(s.created).toLocaleString()}</td>
-                  <td>
-                    {s.state === 'RUNNING' ? 'running' : s.state.toLowerCase()}
-                    {s.error && <div class="error">{s.error}</div>}
-                  </td>
-                  <td class="actions-cell">
-                    {may(s) && (
-                      <button type="button" aria-label={`Delete ${s.name}`} onClick={() => remove(s)}>
-                        Delete
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          kind="standing"
+          headings={['Name', 'Query', 'Owner', 'Created', 'State']}
+          actions
+          items={list}
+          row={(s) => (
+            <tr data-standing={s.name} aria-current={s.name === name ? 'true' : undefined}>
+              <td>
+                <a href={formatRoute({ page: 'standing', name: s.name })}>{s.name}</a>
+              </td>
+              <td class="mono query-text">{s.query}</td>
+              <td>{s.owner}</td>
+              <td class="muted nowrap">{new Date(s.created).toLocaleString()}</td>
+              <td>
+                {s.state === 'RUNNING' ? 'running' : s.state.toLowerCase()}
+                {s.error && <div class="error">{s.error}</div>}
+              </td>
+              <td class="actions-cell">
+                {may(s) && (
+                  <button type="button" aria-label={`Delete ${s.name}`} onClick={() => remove(s)}>
+                    Delete
+                  </button>
+                )}
+              </td>
+            </tr>
+          )}
+        />
       )}
       {!off && !creating && (
         <p>
@@ -182,38 +165,26 @@ function Report({ standing }: { standing: Standing }) {
   const [version, setVersion] = useState(0);
   const [state, setState] = useState<{ view: View; chart?: string; metric?: string; w?: number; scale?: string }>({ view: 'table' });
 
-  useEffect(() => {
-    let stopped = false;
-    let timer: ReturnType<typeof setTimeout>;
-    const read = () =>
+  useRepeatedRead(
+    (wanted) =>
       api<StandingWindow[]>('GET', `/api/standing-queries/${encodeURIComponent(standing.name)}/results`)
         .then((w) => {
-          if (stopped) return;
+          if (!wanted()) return;
           setWindows(w);
           setProblem(null);
           setVersion((v) => v + 1);
         })
-        .catch((e: ApiError) => !stopped && setProblem(e.plain()))
-        .finally(() => {
-          if (!stopped) timer = setTimeout(read, REFRESH_MS);
-        });
-    read();
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-    };
-  }, [standing.name]);
+        .catch((e: ApiError) => wanted() && setProblem(e.plain())),
+    REFRESH_MS,
+    [standing.name],
+  );
 
   const results = windows ? standingResults(windows) : [];
   const late = (windows ?? []).reduce((a, w) => a + (w.meta?.late ?? 0), 0);
   return (
     <section class="report" aria-label={`Report of ${standing.name}`}>
       <h2>Report of {standing.name}</h2>
-      {problem && (
-        <p class="error" role="alert">
-          {problem}
-        </p>
-      )}
+      <Problem text={problem} />
       {windows && windows.length === 0 && <p>No window yet: its windows appear as documents arrive (POST /api/ingest).</p>}
       {late > 0 && <p class="muted">{late.toLocaleString()} documents came too late for their window (see meta.late in the JSON view).</p>}
       {results.length > 0 && (

@@ -9,7 +9,7 @@ import { pivot } from '../results/pivot';
 import { ChartType, chartData, chartsFor, logScaleFits, shapeOf } from '../results/shape';
 import { SortDir, formatNumber, numericColumns, shownIndex, sortRows } from '../results/table';
 import { Result, cell, columns } from '../results/types';
-import { ApiError, download as downloadExport } from '../api';
+import { download as downloadExport, plainError } from '../api';
 import { VIEWS, View } from '../route';
 import type { Chart as ChartComponent } from './Chart';
 
@@ -123,7 +123,7 @@ export function Results(p: ResultsProps) {
   const serverExport = (name: string, format: 'csv' | 'ndjson') => {
     setExportProblem(null);
     downloadExport(`/api/queries/${encodeURIComponent(p.exportId!)}/export?format=${format}`, name).catch((e) =>
-      setExportProblem(e instanceof ApiError ? e.plain() : String(e)),
+      setExportProblem(plainError(e)),
     );
   };
 

@@ -23,7 +23,6 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
@@ -187,14 +186,12 @@ final class QueryCommand implements Callable<Integer> {
     Long durationMs = null;
     try {
       if (duration != null) {
-        durationMs = parseDuration(duration);
+        durationMs = OptionValues.positiveDuration("--duration", duration);
       }
-      if (maxQueries < 1) {
-        throw new IllegalArgumentException("--max-queries must be at least 1, not " + maxQueries);
-      }
+      OptionValues.atLeast("--max-queries", maxQueries, 1);
       kafkaClientProperties = KafkaProperties.of(kafkaProperties);
       texts = queryTexts();
-      sinkWaitMs = ServeOptions.duration("--sink-wait", sinkWait);
+      sinkWaitMs = OptionValues.duration("--sink-wait", sinkWait);
       sinks = CliSinks.of(sinkUrls);
       if (texts.size() > maxQueries) {
         throw new IllegalArgumentException(
@@ -576,33 +573,6 @@ final class QueryCommand implements Callable<Integer> {
 
   /** Exit code of a bad option value, as picocli gives for unknown options. */
   static final int USAGE = 2;
-
-  /** Milliseconds of {@code 30s}, {@code 5m}, {@code 1h}, {@code 1500ms} or {@code 1500}. */
-  static long parseDuration(String text) {
-    String t = text.strip().toLowerCase();
-    long ms;
-    try {
-      if (t.endsWith("ms")) {
-        ms = Long.parseLong(t.substring(0, t.length() - 2));
-      } else if (t.endsWith("s")) {
-        ms = Duration.ofSeconds(Long.parseLong(t.substring(0, t.length() - 1))).toMillis();
-      } else if (t.endsWith("m")) {
-        ms = Duration.ofMinutes(Long.parseLong(t.substring(0, t.length() - 1))).toMillis();
-      } else if (t.endsWith("h")) {
-        ms = Duration.ofHours(Long.parseLong(t.substring(0, t.length() - 1))).toMillis();
-      } else {
-        ms = Long.parseLong(t);
-      }
-    } catch (NumberFormatException | ArithmeticException e) {
-      throw new IllegalArgumentException(
-          "--duration " + text + " is not a duration; write e.g. 30s, 5m, 1h or 1500ms", e);
-    }
-    if (ms <= 0) {
-      throw new IllegalArgumentException(
-          "--duration " + text + " must be longer than zero; write e.g. 30s, 5m, 1h or 1500ms");
-    }
-    return ms;
-  }
 
   /**
    * Lines on stderr about the source: input that could not be read (how much, why and where the

@@ -89,14 +89,14 @@ final class ServeCommand implements Callable<Integer> {
         }
       }
       if (given.contains("http")) {
-        long horizonMs = ServeOptions.duration("--id-horizon", o.idHorizon);
+        long horizonMs = OptionValues.duration("--id-horizon", o.idHorizon);
         metering =
             new Metering.Settings(
                 o.idField,
                 Ingestor.Options.DEFAULTS
-                    .withBacklogBytes(ServeOptions.parseBytes(o.ingestBacklog))
+                    .withBacklogBytes(OptionValues.parseBytes(o.ingestBacklog))
                     .withHorizonMs(horizonMs),
-                positive("--checkpoint-every", o.checkpointEvery),
+                OptionValues.positiveDuration("--checkpoint-every", o.checkpointEvery),
                 o.database);
       }
       if (!o.runtime.equals("embedded") && !o.runtime.equals("flink")) {
@@ -127,9 +127,9 @@ final class ServeCommand implements Callable<Integer> {
         throw new IllegalArgumentException(
             "HTTPS needs both --tls-cert (the certificate chain) and --tls-key (its private key)");
       }
-      long graceMs = ServeOptions.duration("--grace", o.grace);
-      long keepMs = positive("--keep", o.keep);
-      long maxForeverMs = ServeOptions.duration("--max-query-duration", o.maxQueryDuration);
+      long graceMs = OptionValues.duration("--grace", o.grace);
+      long keepMs = OptionValues.positiveDuration("--keep", o.keep);
+      long maxForeverMs = OptionValues.duration("--max-query-duration", o.maxQueryDuration);
       EdgeSettings edge = o.edgeSettings();
       ResultLimits results =
           ServeOptions.resultLimits(o.maxResultMemory, o.maxResultMemoryPerUser, o.maxResultSize);
@@ -260,16 +260,6 @@ final class ServeCommand implements Callable<Integer> {
     out.println("Spyglass stopped.");
     out.flush();
     return 0;
-  }
-
-  /** A duration that must be longer than zero. */
-  private static long positive(String flag, String text) {
-    long ms = ServeOptions.duration(flag, text);
-    if (ms <= 0) {
-      throw new IllegalArgumentException(
-          flag + " " + text + " must be longer than zero: write e.g. 30s, 5m or 1h");
-    }
-    return ms;
   }
 
   private static void closeQuietly(Listening listening) {

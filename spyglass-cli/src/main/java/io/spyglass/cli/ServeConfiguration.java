@@ -1,5 +1,6 @@
 package io.spyglass.cli;
 
+import io.spyglass.core.plan.Names;
 import io.spyglass.service.config.ConfigFile;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -261,9 +262,9 @@ final class ServeConfiguration {
   private static void check(OptionSpec o, String value, String where) {
     try {
       switch (o.paramLabel()) {
-        case "TIME" -> ServeOptions.duration(o.longestName(), value);
-        case "BYTES", "SIZE" -> ServeOptions.parseBytes(value);
-        case "BYTES/s" -> ServeOptions.parseBytes(value.strip().replaceFirst("/s$", ""));
+        case "TIME" -> OptionValues.duration(o.longestName(), value);
+        case "BYTES", "SIZE" -> OptionValues.parseBytes(value);
+        case "BYTES/s" -> OptionValues.rate(value);
         default -> {
           // checked by its conversion, or when the service starts
         }
@@ -282,7 +283,7 @@ final class ServeConfiguration {
     String best = null;
     int bestDistance = Integer.MAX_VALUE;
     for (String candidate : byKey.keySet()) {
-      int d = distance(k, candidate);
+      int d = Names.distance(k, candidate);
       if (d < bestDistance) {
         bestDistance = d;
         best = candidate;
@@ -292,25 +293,6 @@ final class ServeConfiguration {
         ? ": did you mean '" + best + "'?"
         : ": the keys are the long names of serve's options (spyglass serve --help,"
             + " docs/operations.md)";
-  }
-
-  private static int distance(String a, String b) {
-    int[] prev = new int[b.length() + 1];
-    int[] cur = new int[b.length() + 1];
-    for (int j = 0; j <= b.length(); j++) {
-      prev[j] = j;
-    }
-    for (int i = 1; i <= a.length(); i++) {
-      cur[0] = i;
-      for (int j = 1; j <= b.length(); j++) {
-        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-        cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
-      }
-      int[] t = prev;
-      prev = cur;
-      cur = t;
-    }
-    return prev[b.length()];
   }
 
   /**

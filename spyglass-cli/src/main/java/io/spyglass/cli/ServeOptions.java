@@ -440,11 +440,11 @@ final class ServeOptions {
         maxStandingQueriesPerUser,
         standingQueriesAdminOnly,
         maxStandingGroups,
-        parseBytes(maxStandingState),
+        OptionValues.parseBytes(maxStandingState),
         maxSavedPerUser,
-        parseBytes(maxSavedBytesPerUser),
+        OptionValues.parseBytes(maxSavedBytesPerUser),
         maxHistoryPerUser,
-        parseBytes(minFreeDisk));
+        OptionValues.parseBytes(minFreeDisk));
   }
 
   // alerts on standing queries (docs/alerts.md)
@@ -476,15 +476,13 @@ final class ServeOptions {
   }
 
   EdgeSettings edgeSettings() {
-    String rate = minRequestBodyRate.strip();
-    if (rate.endsWith("/s")) {
-      rate = rate.substring(0, rate.length() - 2);
-    }
     return EdgeSettings.DEFAULTS
         .withMaxConnections(maxConnections == null ? 0 : maxConnections)
         .withMaxConnectionsPerAddress(maxConnectionsPerAddress)
         .withMaxStreamsPerUser(maxStreamsPerUser)
-        .withBody(duration("--request-body-timeout", requestBodyTimeout), parseBytes(rate))
+        .withBody(
+            OptionValues.duration("--request-body-timeout", requestBodyTimeout),
+            OptionValues.rate(minRequestBodyRate))
         .withMaxAuthFailuresPerMinute(maxAuthFailuresPerMinute)
         .withAllowed(allowedHosts, allowedOrigins)
         .withMetricsWithoutToken(metricsWithoutToken);
@@ -494,11 +492,11 @@ final class ServeOptions {
     long all =
         maxRequestBodyMemory == null
             ? EdgeGuards.DEFAULTS.maxBodyMemory()
-            : parseBytes(maxRequestBodyMemory);
+            : OptionValues.parseBytes(maxRequestBodyMemory);
     long perUser =
         maxRequestBodyMemoryPerUser == null
             ? EdgeGuards.perUser(all)
-            : parseBytes(maxRequestBodyMemoryPerUser);
+            : OptionValues.parseBytes(maxRequestBodyMemoryPerUser);
     return EdgeGuards.DEFAULTS.withTrustedProxies(trustedProxies).withBodyMemory(all, perUser);
   }
 
@@ -525,72 +523,14 @@ final class ServeOptions {
   /** The result memory's limits from the flags given (null: not given) and the heap. */
   static ResultLimits resultLimits(String all, String perUser, String size) {
     ResultLimits base =
-        all == null ? ResultLimits.defaults() : ResultLimits.forBudget(parseBytes(all));
-    long user = perUser == null ? base.maxBytesPerUser() : parseBytes(perUser);
-    long one = size == null ? Math.min(ResultLimits.DEFAULT_RESULT_BYTES, user) : parseBytes(size);
+        all == null
+            ? ResultLimits.defaults()
+            : ResultLimits.forBudget(OptionValues.parseBytes(all));
+    long user = perUser == null ? base.maxBytesPerUser() : OptionValues.parseBytes(perUser);
+    long one =
+        size == null
+            ? Math.min(ResultLimits.DEFAULT_RESULT_BYTES, user)
+            : OptionValues.parseBytes(size);
     return new ResultLimits(base.maxBytes(), user, one);
-  }
-
-  /** Bytes, plain or with a KiB, MiB or GiB suffix; one that does not fit in a long is refused. */
-  static long parseBytes(String text) {
-    String t = text.strip();
-    long unit = 1;
-    String suffix = "";
-    for (String[] u : new String[][] {{"KiB", "1024"}, {"MiB", "1048576"}, {"GiB", "1073741824"}}) {
-      if (t.endsWith(u[0])) {
-        unit = Long.parseLong(u[1]);
-        suffix = u[0];
-        t = t.substring(0, t.length() - 3).strip();
-      }
-    }
-    long v;
-    try {
-      v = Long.parseLong(t);
-      if (v < 0) {
-        throw new NumberFormatException();
-      }
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(
-          "a size is bytes, or a number with KiB, MiB or GiB: '" + text + "' is not");
-    }
-    try {
-      return Math.multiplyExact(v, unit);
-    } catch (ArithmeticException e) {
-      throw new IllegalArgumentException(
-          "the size '"
-              + text
-              + "' is too large: a size is at most "
-              + Long.MAX_VALUE / unit
-              + (suffix.isEmpty() ? " bytes" : suffix));
-    }
-  }
-
-  /**
-   * A duration of option {@code flag} in milliseconds: {@code 1500ms}, {@code 30s}, {@code 5m},
-   * {@code 12h}, {@code 7d}, or plain milliseconds; 0 is allowed (each option says what it means).
-   */
-  static long duration(String flag, String text) {
-    String t = text.strip().toLowerCase(java.util.Locale.ROOT);
-    long unit = 1;
-    for (String[] u :
-        new String[][] {
-          {"ms", "1"}, {"s", "1000"}, {"m", "60000"}, {"h", "3600000"}, {"d", "86400000"}
-        }) {
-      if (t.endsWith(u[0])) {
-        unit = Long.parseLong(u[1]);
-        t = t.substring(0, t.length() - u[0].length()).strip();
-        break;
-      }
-    }
-    try {
-      long v = Long.parseLong(t);
-      if (v < 0) {
-        throw new NumberFormatException();
-      }
-      return Math.multiplyExact(v, unit);
-    } catch (NumberFormatException | ArithmeticException e) {
-      throw new IllegalArgumentException(
-          flag + " " + text + " is not a duration: write e.g. 1500ms, 30s, 5m, 12h or 7d");
-    }
   }
 }

@@ -62,10 +62,8 @@ final class SinkOptions {
    * @throws IllegalArgumentException when a value is not one the option takes, saying which
    */
   SinkSettings settings(String serviceKafka) {
-    if (buffer < 1) {
-      throw new IllegalArgumentException("--sink-buffer must be at least 1, not " + buffer);
-    }
-    long retryMs = ServeOptions.duration("--sink-retry-for", retryFor);
+    OptionValues.atLeast("--sink-buffer", buffer, 1);
+    long retryMs = OptionValues.duration("--sink-retry-for", retryFor);
     List<String> clusters = new ArrayList<>(kafka);
     if (serviceKafka != null && !clusters.contains(serviceKafka)) {
       clusters.add(serviceKafka);

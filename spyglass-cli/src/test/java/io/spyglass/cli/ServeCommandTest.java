@@ -123,11 +123,11 @@ class ServeCommandTest {
 
   @Test
   void aSizeTooLargeForItsUnitIsRefusedNotWrappedAround() {
-    assertThat(ServeOptions.parseBytes("64MiB")).isEqualTo(64L << 20);
-    assertThat(ServeOptions.parseBytes("8589934591GiB")).isEqualTo(8589934591L << 30);
+    assertThat(OptionValues.parseBytes("64MiB")).isEqualTo(64L << 20);
+    assertThat(OptionValues.parseBytes("8589934591GiB")).isEqualTo(8589934591L << 30);
     // 2^63 / 2^30 GiB would wrap around to a negative size, 2^34 GiB to 0
     for (String big : new String[] {"8589934592GiB", "17179869184GiB", "9007199254740992KiB"}) {
-      assertThatThrownBy(() -> ServeOptions.parseBytes(big))
+      assertThatThrownBy(() -> OptionValues.parseBytes(big))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("'" + big + "' is too large");
     }

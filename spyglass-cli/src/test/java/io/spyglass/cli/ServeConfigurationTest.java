@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -30,6 +31,11 @@ class ServeConfigurationTest {
     CommandLine cl = new CommandLine(cmd);
     cl.parseArgs(args);
     return new Resolved(cmd, ServeConfiguration.resolve(cl.getCommandSpec(), env));
+  }
+
+  /** What resolving with a configuration file of {@code yaml} throws. */
+  private AbstractThrowableAssert<?, ? extends Throwable> assertThatTheFile(String yaml) {
+    return assertThatThrownBy(() -> resolve(Map.of(), "--config", file(yaml).toString()));
   }
 
   private Path file(String yaml) throws Exception {
@@ -101,37 +107,33 @@ class ServeConfigurationTest {
 
   @Test
   void unknownKeysAndBadValuesAreErrorsThatNameTheLine() throws Exception {
-    assertThatThrownBy(
-            () -> resolve(Map.of(), "--config", file("port: 9090\nmax-querys: 5\n").toString()))
+    assertThatTheFile("port: 9090\nmax-querys: 5\n")
         .hasMessageContaining("spyglass.yaml line 2: unknown key 'max-querys'")
         .hasMessageContaining("did you mean 'max-queries'?");
-    assertThatThrownBy(() -> resolve(Map.of(), "--config", file("max_queries: 5\n").toString()))
+    assertThatTheFile("max_queries: 5\n")
         .hasMessageContaining("line 1")
         .hasMessageContaining("did you mean 'max-queries'?");
-    assertThatThrownBy(() -> resolve(Map.of(), "--config", file("\n\nport: lots\n").toString()))
+    assertThatTheFile("\n\nport: lots\n")
         .hasMessageContaining("spyglass.yaml line 3: port:")
         .hasMessageContaining("'lots' is not an int");
-    assertThatThrownBy(() -> resolve(Map.of(), "--config", file("# x\ngrace: 30x\n").toString()))
+    assertThatTheFile("# x\ngrace: 30x\n")
         .hasMessageContaining("line 2: grace: --grace 30x is not a duration");
-    assertThatThrownBy(
-            () -> resolve(Map.of(), "--config", file("max-result-memory: 1TB\n").toString()))
+    assertThatTheFile("max-result-memory: 1TB\n")
         .hasMessageContaining("line 1: max-result-memory:")
         .hasMessageContaining("'1TB'");
-    assertThatThrownBy(() -> resolve(Map.of(), "--config", file("port: [1, 2]\n").toString()))
+    assertThatTheFile("port: [1, 2]\n")
         .hasMessageContaining("line 1: 'port' takes one value, not a list");
-    assertThatThrownBy(() -> resolve(Map.of(), "--config", file("insecure: maybe\n").toString()))
+    assertThatTheFile("insecure: maybe\n")
         .hasMessageContaining("line 1: insecure: 'maybe' is not true or false");
-    assertThatThrownBy(() -> resolve(Map.of(), "--config", file("port: 1\nport: 2\n").toString()))
+    assertThatTheFile("port: 1\nport: 2\n")
         .hasMessageContaining("line 2: 'port' is given twice (first on line 1)");
-    assertThatThrownBy(() -> resolve(Map.of(), "--config", file("grace:\n  port: 1\n").toString()))
+    assertThatTheFile("grace:\n  port: 1\n")
         .hasMessageContaining("line 1: 'grace' takes one value, not a mapping");
-    assertThatThrownBy(() -> resolve(Map.of(), "--config", file("source: {a: b}\n").toString()))
+    assertThatTheFile("source: {a: b}\n")
         .hasMessageContaining("line 1: 'source' takes a value or a list, not a mapping");
-    assertThatThrownBy(() -> resolve(Map.of(), "--config", file("port: 1\n  bind: [\n").toString()))
-        .hasMessageContaining("not valid YAML");
-    assertThatThrownBy(() -> resolve(Map.of(), "--config", file("database:\n").toString()))
-        .hasMessageContaining("line 1: 'database' has no value");
-    assertThatThrownBy(() -> resolve(Map.of(), "--config", file("config: x.yaml\n").toString()))
+    assertThatTheFile("port: 1\n  bind: [\n").hasMessageContaining("not valid YAML");
+    assertThatTheFile("database:\n").hasMessageContaining("line 1: 'database' has no value");
+    assertThatTheFile("config: x.yaml\n")
         .hasMessageContaining("'config' cannot be set in the configuration file");
     assertThatThrownBy(() -> resolve(Map.of(), "--config", dir.resolve("none.yaml").toString()))
         .hasMessageContaining("none.yaml does not exist");
@@ -315,8 +317,7 @@ class ServeConfigurationTest {
     r.config().print(new PrintWriter(out, true));
     assertThat(out.toString()).containsPattern("kafka-properties: \\{\\} +# default");
 
-    assertThatThrownBy(
-            () -> resolve(Map.of(), "--config", file("kafka-properties: [nothing]\n").toString()))
+    assertThatTheFile("kafka-properties: [nothing]\n")
         .hasMessageContaining("line 1: kafka-properties:");
     assertThatThrownBy(() -> KafkaProperties.of(Map.of("bad name", "x")))
         .hasMessageContaining("'bad name' is not the name of a Kafka client setting");

@@ -40,15 +40,23 @@ class ArchiveIT {
   static Path home;
 
   @BeforeAll
-  static void unpack() throws Exception {
+  static void unpackTheRelease() throws Exception {
+    home = unpack("opt");
+  }
+
+  /**
+   * The release archive unpacked with tar in a fresh folder {@code folder} under the test's own:
+   * the release's folder in it.
+   */
+  static Path unpack(String folder) throws Exception {
     Path archive = Path.of(System.getProperty("spyglass.archive"));
     assertThat(archive).as("the release archive; run mvn package").exists();
-    Path unpacked = Files.createDirectories(dir.resolve("opt"));
+    Path unpacked = Files.createDirectories(dir.resolve(folder));
     Commands.Run tar =
         Commands.run(
             new ProcessBuilder("tar", "-xzf", archive.toString(), "-C", unpacked.toString()));
     assertThat(tar.exitCode()).as(tar.toString()).isZero();
-    home = unpacked.resolve(System.getProperty("spyglass.release"));
+    return unpacked.resolve(System.getProperty("spyglass.release"));
   }
 
   @Test
@@ -209,15 +217,7 @@ class ArchiveIT {
       assertThat(ui.statusCode()).isEqualTo(200);
       assertThat(ui.body()).contains("<html");
 
-      String body = JSON.writeValueAsString(Map.of("query", query));
-      HttpResponse<String> answer =
-          http.send(
-              HttpRequest.newBuilder(base.resolve("api/query"))
-                  .header("Content-Type", "application/json")
-                  .POST(HttpRequest.BodyPublishers.ofString(body))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
-      assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+      HttpResponse<String> answer = query(http, base, query);
       JsonNode results = JSON.readTree(answer.body());
       assertThat(results).as(answer.body()).isNotEmpty();
 
@@ -225,6 +225,21 @@ class ArchiveIT {
       assertThat(stopped.exitCode()).as(stopped.toString()).isZero();
       return new Served(results.get(results.size() - 1), stopped);
     }
+  }
+
+  /** POST /api/query of {@code query} to the service at {@code base}: its answer, a 200. */
+  private static HttpResponse<String> query(HttpClient http, URI base, String query)
+      throws Exception {
+    String body = JSON.writeValueAsString(Map.of("query", query));
+    HttpResponse<String> answer =
+        http.send(
+            HttpRequest.newBuilder(base.resolve("api/query"))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+    return answer;
   }
 
   @Test
@@ -344,13 +359,7 @@ class ArchiveIT {
   void recordsItsClassDataArchiveInTheBackgroundWhenItsFirstServeHasStarted() throws Exception {
     // with bash (the machine's PATH): the first serve starts without recording anything in its
     // own JVM (which made that start slower); bin/spyglass-cds records it in a JVM of its own
-    Path unpacked = Files.createDirectories(dir.resolve("cds-bg"));
-    Commands.Run tar =
-        Commands.run(
-            new ProcessBuilder(
-                "tar", "-xzf", System.getProperty("spyglass.archive"), "-C", unpacked.toString()));
-    assertThat(tar.exitCode()).as(tar.toString()).isZero();
-    Path release = unpacked.resolve(System.getProperty("spyglass.release"));
+    Path release = unpack("cds-bg");
     Path lib = release.resolve("lib");
     Map<String, String> env = env(dir, System.getProperty("java.home"));
     env.put("PATH", System.getenv("PATH"));
@@ -363,6 +372,11 @@ class ArchiveIT {
     long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(3);
     while (!(Files.exists(log) && Files.readString(log).contains("spyglass-cds: wrote"))) {
       assertThat(System.nanoTime()).as("lib/spyglass.jsa.log said nothing").isLessThan(deadline);
+      Thread.sleep(200);
+    }
+    // it says so before it exits; its lock goes last, once it has cleaned up after itself
+    while (Files.exists(lib.resolve("spyglass.jsa.lock"))) {
+      assertThat(System.nanoTime()).as("bin/spyglass-cds kept its lock").isLessThan(deadline);
       Thread.sleep(200);
     }
     assertThat(Files.readString(log))
@@ -385,13 +399,7 @@ class ArchiveIT {
   void writesItsClassDataArchiveAtItsFirstServeWhereItIsAndForItsJava() throws Exception {
     // a release of its own, and a system without bash (bin/spyglass needs only sh): the first
     // serve's JVM writes lib/spyglass.jsa as it stops
-    Path unpacked = Files.createDirectories(dir.resolve("cds/a"));
-    Commands.Run tar =
-        Commands.run(
-            new ProcessBuilder(
-                "tar", "-xzf", System.getProperty("spyglass.archive"), "-C", unpacked.toString()));
-    assertThat(tar.exitCode()).as(tar.toString()).isZero();
-    Path release = unpacked.resolve(System.getProperty("spyglass.release"));
+    Path release = unpack("cds/a");
     Path jsa = release.resolve("lib/spyglass.jsa");
     assertThat(jsa).as("none in the archive: it fits one folder and one Java").doesNotExist();
     Map<String, String> env = env(tools("cds"), System.getProperty("java.home"));
@@ -415,8 +423,8 @@ class ArchiveIT {
 
     // moved elsewhere, it starts as without it (Java 17 checks the jars' paths), without a word;
     // bin/spyglass-cds writes it anew, here for Java 25 where there is one
-    Path moved = Files.move(unpacked, dir.resolve("cds/b"));
-    release = moved.resolve(System.getProperty("spyglass.release"));
+    Path moved = Files.move(release.getParent(), dir.resolve("cds/b"));
+    release = moved.resolve(release.getFileName());
     Commands.Run elsewhere = version(release, env, "-Xlog:class+load=info");
     assertThat(elsewhere.exitCode()).as(elsewhere.toString()).isZero();
     assertThat(elsewhere.stdout()).doesNotContain(MAPPED);
@@ -477,18 +485,8 @@ class ArchiveIT {
                 "--data",
                 work.resolve("data").toString()))) {
       URI base = URI.create(server.awaitLine(SERVING).group(1));
-      String body =
-          JSON.writeValueAsString(
-              Map.of("query", "SELECT COUNT(*) AS n FROM STREAM(10s, TIME) LIMIT 1"));
-      HttpResponse<String> answer =
-          HttpClient.newHttpClient()
-              .send(
-                  HttpRequest.newBuilder(base.resolve("api/query"))
-                      .header("Content-Type", "application/json")
-                      .POST(HttpRequest.BodyPublishers.ofString(body))
-                      .build(),
-                  HttpResponse.BodyHandlers.ofString());
-      assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+      query(
+          HttpClient.newHttpClient(), base, "SELECT COUNT(*) AS n FROM STREAM(10s, TIME) LIMIT 1");
       Commands.Run stopped = server.stop();
       assertThat(stopped.exitCode()).as(stopped.toString()).isZero();
       return stopped;

@@ -2,14 +2,12 @@ package io.spyglass.service.alerts;
 
 import io.spyglass.service.metering.StandingStore;
 import io.spyglass.service.store.Migrations;
+import io.spyglass.service.store.SqlConnection;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -47,8 +45,7 @@ public final class AlertStore implements AutoCloseable {
   static final String MUTED = "muted";
   static final String REFUSED = "refused";
 
-  private final Connection c;
-  private final String where;
+  private final SqlConnection db;
 
   /**
    * An alert as stored.
@@ -127,9 +124,8 @@ public final class AlertStore implements AutoCloseable {
     private static final long serialVersionUID = 1L;
   }
 
-  private AlertStore(Connection c, String where) {
-    this.c = c;
-    this.where = where;
+  private AlertStore(SqlConnection db) {
+    this.db = db;
   }
 
   /**
@@ -144,58 +140,19 @@ public final class AlertStore implements AutoCloseable {
       Files.createDirectories(dataDir);
       jdbc = "jdbc:sqlite:" + dataDir.resolve(StandingStore.FILE).toAbsolutePath();
     }
-    String where = StandingStore.redact(jdbc);
-    Connection c;
-    try {
-      c = DriverManager.getConnection(jdbc);
-    } catch (SQLException e) {
-      throw new IOException("cannot open the database " + where + ": " + e.getMessage(), e);
-    }
-    try {
-      if (jdbc.startsWith("jdbc:sqlite:")) {
-        StandingStore.useSqlite(c);
-      }
-      Migrations.migrate(c, SCHEMA, sql -> sql, clock);
-      return new AlertStore(c, where);
-    } catch (SQLException e) {
-      try {
-        c.close();
-      } catch (SQLException again) {
-        e.addSuppressed(again);
-      }
-      throw new IOException("cannot open the alerts in " + where + ": " + e.getMessage(), e);
-    }
-  }
-
-  @FunctionalInterface
-  private interface Work<T> {
-    T run() throws SQLException;
-  }
-
-  private synchronized <T> T with(Work<T> work) {
-    try {
-      return work.run();
-    } catch (SQLException e) {
-      throw new IllegalStateException("database " + where + ": " + e.getMessage(), e);
-    }
-  }
-
-  /** Runs {@code work} in one transaction: all of it is written, or none. */
-  private <T> T transaction(Work<T> work) {
-    return with(
-        () -> {
-          c.setAutoCommit(false);
-          try {
-            T out = work.run();
-            c.commit();
-            return out;
-          } catch (SQLException | RuntimeException e) {
-            c.rollback();
-            throw e;
-          } finally {
-            c.setAutoCommit(true);
-          }
-        });
+    boolean sqlite = jdbc.startsWith("jdbc:sqlite:");
+    return new AlertStore(
+        SqlConnection.open(
+            jdbc,
+            SqlConnection.redact(jdbc),
+            "the alerts in",
+            c -> {
+              if (sqlite) {
+                StandingStore.useSqlite(c);
+              }
+              Migrations.migrate(c, SCHEMA, sql -> sql, clock);
+            },
+            null));
   }
 
   private static final String SELECT_ALERT =
@@ -204,8 +161,8 @@ public final class AlertStore implements AutoCloseable {
 
   /** Every alert, oldest first. */
   public List<Stored> list() {
-    return with(
-        () -> {
+    return db.with(
+        c -> {
           List<Stored> out = new ArrayList<>();
           try (Statement s = c.createStatement();
               ResultSet rs = s.executeQuery(SELECT_ALERT + " ORDER BY created_ms, name")) {
@@ -237,8 +194,8 @@ public final class AlertStore implements AutoCloseable {
    */
   void insert(Stored a) throws Taken {
     boolean inserted =
-        with(
-            () -> {
+        db.with(
+            c -> {
               try (PreparedStatement p =
                   c.prepareStatement(
                       "INSERT INTO alert (name, standing_query, owns_query, owner, created_ms,"
@@ -264,8 +221,8 @@ public final class AlertStore implements AutoCloseable {
 
   /** Forgets an alert, its groups and its events; whether there was one. */
   boolean delete(String name) {
-    return transaction(
-        () -> {
+    return db.transaction(
+        c -> {
           int n = 0;
           for (String[] t :
               new String[][] {
@@ -286,8 +243,8 @@ public final class AlertStore implements AutoCloseable {
    * to send.
    */
   void mute(String name, long untilMs) {
-    transaction(
-        () -> {
+    db.transaction(
+        c -> {
           try (PreparedStatement p =
               c.prepareStatement("UPDATE alert SET muted_until = ? WHERE name = ?")) {
             p.setLong(1, untilMs);
@@ -310,8 +267,8 @@ public final class AlertStore implements AutoCloseable {
 
   /** The groups of an alert whose state is kept, by id. */
   Map<String, Group> groups(String alert) {
-    return with(
-        () -> {
+    return db.with(
+        c -> {
           Map<String, Group> out = new LinkedHashMap<>();
           try (PreparedStatement p =
               c.prepareStatement(
@@ -339,8 +296,8 @@ public final class AlertStore implements AutoCloseable {
 
   /** The newest event's order number of an alert; 0 before any. */
   long lastSeq(String alert) {
-    return with(
-        () -> {
+    return db.with(
+        c -> {
           try (PreparedStatement p =
               c.prepareStatement("SELECT COALESCE(MAX(seq), 0) FROM alert_event WHERE alert = ?")) {
             p.setString(1, alert);
@@ -368,8 +325,8 @@ public final class AlertStore implements AutoCloseable {
       Collection<Group> groups,
       Collection<String> forgotten,
       int keepEvents) {
-    return transaction(
-        () -> {
+    return db.transaction(
+        c -> {
           long dropped = 0;
           try (PreparedStatement p =
               c.prepareStatement(
@@ -477,8 +434,8 @@ public final class AlertStore implements AutoCloseable {
   }
 
   private List<Event> events(String sql, String alert, int limit) {
-    return with(
-        () -> {
+    return db.with(
+        c -> {
           List<Event> out = new ArrayList<>();
           try (PreparedStatement p = c.prepareStatement(sql)) {
             p.setString(1, alert);
@@ -511,8 +468,8 @@ public final class AlertStore implements AutoCloseable {
 
   /** Marks an event delivered: its sink acknowledged it at {@code atMs}. */
   void delivered(Event e, long atMs) {
-    with(
-        () -> {
+    db.with(
+        c -> {
           try (PreparedStatement p =
               c.prepareStatement(
                   "UPDATE alert_event SET delivery = ?, attempts = attempts + 1, delivered_ms = ?,"
@@ -530,8 +487,8 @@ public final class AlertStore implements AutoCloseable {
 
   /** Counts a failed attempt at an event, which stays to deliver. */
   void failed(Event e, String error) {
-    with(
-        () -> {
+    db.with(
+        c -> {
           try (PreparedStatement p =
               c.prepareStatement(
                   "UPDATE alert_event SET attempts = attempts + 1, last_error = ? WHERE alert = ?"
@@ -547,8 +504,8 @@ public final class AlertStore implements AutoCloseable {
 
   /** Marks an event refused for good by its sink: it is not sent again. */
   void refused(Event e, String error) {
-    with(
-        () -> {
+    db.with(
+        c -> {
           try (PreparedStatement p =
               c.prepareStatement(
                   "UPDATE alert_event SET delivery = ?, attempts = attempts + 1, last_error = ?"
@@ -565,8 +522,8 @@ public final class AlertStore implements AutoCloseable {
 
   /** What became of an alert's events (those kept). */
   Counts counts(String alert) {
-    return with(
-        () -> {
+    return db.with(
+        c -> {
           try (PreparedStatement p =
               c.prepareStatement(
                   "SELECT delivery, COUNT(*), SUM(CASE WHEN delivery = 'delivered' THEN attempts -"
@@ -595,11 +552,7 @@ public final class AlertStore implements AutoCloseable {
   }
 
   @Override
-  public synchronized void close() {
-    try {
-      c.close();
-    } catch (SQLException e) {
-      // closing: nothing left to do with it
-    }
+  public void close() {
+    db.close();
   }
 }

@@ -2,11 +2,11 @@ package io.spyglass.service.metering;
 
 import io.spyglass.service.clock.ServiceClock;
 import io.spyglass.service.store.Migrations;
+import io.spyglass.service.store.SqlConnection;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -26,9 +26,6 @@ import java.util.function.LongSupplier;
  * <p>Thread-safe: one connection, used by one caller at a time.
  */
 public final class StandingStore implements AutoCloseable {
-  private static final org.slf4j.Logger LOG =
-      org.slf4j.LoggerFactory.getLogger(StandingStore.class);
-
   /** The SQLite file's name under the data folder. */
   public static final String FILE = "standing.db";
 
@@ -49,9 +46,7 @@ public final class StandingStore implements AutoCloseable {
               "V2__standing_query_error_and_groups.sql",
               "V3__standing_query_sinks.sql"));
 
-  private final Connection c;
-  private final String where;
-  private final boolean postgres;
+  private final SqlConnection db;
 
   /**
    * A standing query as stored.
@@ -109,10 +104,8 @@ public final class StandingStore implements AutoCloseable {
   /** When a checkpoint is taken (epoch milliseconds). */
   private final LongSupplier clock;
 
-  private StandingStore(Connection c, String where, boolean postgres, LongSupplier clock) {
-    this.c = c;
-    this.where = where;
-    this.postgres = postgres;
+  private StandingStore(SqlConnection db, LongSupplier clock) {
+    this.db = db;
     this.clock = clock;
   }
 
@@ -138,47 +131,33 @@ public final class StandingStore implements AutoCloseable {
           "--database must be a jdbc:postgresql:// or jdbc:sqlite: URL, not " + redact(jdbc));
     }
     String where = redact(jdbc);
-    Connection c;
-    try {
-      c = DriverManager.getConnection(jdbc);
-    } catch (SQLException e) {
-      throw new IOException("cannot open the database " + where + ": " + e.getMessage(), e);
-    }
-    try {
-      boolean pg = jdbc.startsWith("jdbc:postgresql:");
-      if (!pg) {
-        useSqlite(c);
-        String damage = io.spyglass.service.store.Database.quickCheck(c);
-        if (damage != null) {
-          throw new IOException(
-              "the standing queries' database "
-                  + where
-                  + " is damaged ("
-                  + damage
-                  + "): restore it from a copy; or move it away and start with"
-                  + " --reset-standing-queries to go on without the standing queries");
-        }
-      }
-      StandingStore store = new StandingStore(c, where, pg, clock);
-      store.migrate();
-      return store;
-    } catch (SQLException e) {
-      closeAfter(c, e);
-      throw new IOException("cannot open the database " + where + ": " + e.getMessage(), e);
-    } catch (IOException | RuntimeException | Error e) {
-      // whatever stops the opening, the connection goes with it
-      closeAfter(c, e);
-      throw e;
-    }
-  }
-
-  /** Closes a connection whose opening failed with {@code failure}. */
-  private static void closeAfter(Connection c, Throwable failure) {
-    try {
-      c.close();
-    } catch (SQLException again) {
-      failure.addSuppressed(again);
-    }
+    boolean pg = jdbc.startsWith("jdbc:postgresql:");
+    SqlConnection db =
+        SqlConnection.open(
+            jdbc,
+            where,
+            "the database",
+            c -> {
+              if (!pg) {
+                useSqlite(c);
+                String damage = SqlConnection.quickCheck(c);
+                if (damage != null) {
+                  throw new IOException(
+                      "the standing queries' database "
+                          + where
+                          + " is damaged ("
+                          + damage
+                          + "): restore it from a copy; or move it away and start with"
+                          + " --reset-standing-queries to go on without the standing queries");
+                }
+              }
+              Migrations.migrate(c, SCHEMA, sql -> sql.replace("${BLOB}", pg ? "BYTEA" : "BLOB"));
+            },
+            code ->
+                "the standing queries' database is damaged ("
+                    + code
+                    + "): reports and checkpoints fail; stop Spyglass and restore it from a copy");
+    return new StandingStore(db, clock);
   }
 
   /**
@@ -186,60 +165,30 @@ public final class StandingStore implements AutoCloseable {
    * synced at each commit, and waiting for another connection's write rather than failing.
    */
   public static void useSqlite(Connection c) throws SQLException {
-    try (Statement s = c.createStatement()) {
-      s.execute("PRAGMA journal_mode=WAL");
-      s.execute("PRAGMA synchronous=FULL");
-      s.execute("PRAGMA busy_timeout=5000");
-    }
+    SqlConnection.useSqlite(c, "FULL");
   }
 
   /** The URL without its password, to print. */
   public static String redact(String url) {
-    return url.replaceAll("(?i)(password=)[^&;]*", "$1***");
+    return SqlConnection.redact(url);
   }
 
   public String where() {
-    return where;
+    return db.where();
   }
-
-  private void migrate() throws SQLException {
-    Migrations.migrate(c, SCHEMA, sql -> sql.replace("${BLOB}", postgres ? "BYTEA" : "BLOB"));
-  }
-
-  @FunctionalInterface
-  private interface Work<T> {
-    T run() throws SQLException;
-  }
-
-  private synchronized <T> T with(Work<T> work) {
-    try {
-      return work.run();
-    } catch (SQLException e) {
-      if (problem == null && io.spyglass.service.store.Database.isDamage(e)) {
-        problem =
-            "the standing queries' database is damaged ("
-                + io.spyglass.service.store.Database.code(e)
-                + "): reports and checkpoints fail; stop Spyglass and restore it from a copy";
-        LOG.error("{}: {}", problem, where, e);
-      }
-      throw new IllegalStateException("database " + where + ": " + e.getMessage(), e);
-    }
-  }
-
-  private volatile String problem;
 
   /**
    * Why the database cannot do its job, found while it was used (a damaged page); null while none
    * was found.
    */
   public String problem() {
-    return problem;
+    return db.problem();
   }
 
   /** Every standing query, oldest first. */
   public List<Stored> list() {
-    return with(
-        () -> {
+    return db.with(
+        c -> {
           List<Stored> out = new ArrayList<>();
           try (Statement s = c.createStatement();
               ResultSet rs =
@@ -267,8 +216,8 @@ public final class StandingStore implements AutoCloseable {
 
   /** The log position of the last checkpoint, if any. */
   public OptionalLong logPosition() {
-    return with(
-        () -> {
+    return db.with(
+        c -> {
           try (Statement s = c.createStatement();
               ResultSet rs =
                   s.executeQuery("SELECT log_position FROM ingest_checkpoint WHERE id = 1")) {
@@ -279,30 +228,18 @@ public final class StandingStore implements AutoCloseable {
 
   /** Final windows of a standing query that overlap {@code [fromMs, toMs)}, oldest first. */
   public List<Window> windows(String name, long fromMs, long toMs) {
-    return with(
-        () -> {
-          List<Window> out = new ArrayList<>();
+    return db.with(
+        c -> {
           try (PreparedStatement p =
               c.prepareStatement(
-                  "SELECT window_start, window_end, records, late, error FROM standing_window"
+                  SELECT_WINDOW
                       + " WHERE name = ? AND window_end > ? AND window_start < ?"
                       + " ORDER BY window_start")) {
             p.setString(1, name);
             p.setLong(2, fromMs);
             p.setLong(3, toMs);
-            try (ResultSet rs = p.executeQuery()) {
-              while (rs.next()) {
-                out.add(
-                    new Window(
-                        rs.getLong(1),
-                        rs.getLong(2),
-                        rs.getString(3),
-                        rs.getLong(4),
-                        rs.getString(5)));
-              }
-            }
+            return windows(p);
           }
-          return out;
         });
   }
 
@@ -312,36 +249,40 @@ public final class StandingStore implements AutoCloseable {
    * that covers it; later only its late count changes.
    */
   public List<Window> windowsAfter(String name, long afterStart, int limit) {
-    return with(
-        () -> {
-          List<Window> out = new ArrayList<>();
+    return db.with(
+        c -> {
           try (PreparedStatement p =
               c.prepareStatement(
-                  "SELECT window_start, window_end, records, late, error FROM standing_window"
+                  SELECT_WINDOW
                       + " WHERE name = ? AND window_start > ? ORDER BY window_start LIMIT ?")) {
             p.setString(1, name);
             p.setLong(2, afterStart);
             p.setInt(3, limit);
-            try (ResultSet rs = p.executeQuery()) {
-              while (rs.next()) {
-                out.add(
-                    new Window(
-                        rs.getLong(1),
-                        rs.getLong(2),
-                        rs.getString(3),
-                        rs.getLong(4),
-                        rs.getString(5)));
-              }
-            }
+            return windows(p);
           }
-          return out;
         });
+  }
+
+  private static final String SELECT_WINDOW =
+      "SELECT window_start, window_end, records, late, error FROM standing_window";
+
+  /** The windows {@code p} selects ({@link #SELECT_WINDOW}'s columns). */
+  private static List<Window> windows(PreparedStatement p) throws SQLException {
+    List<Window> out = new ArrayList<>();
+    try (ResultSet rs = p.executeQuery()) {
+      while (rs.next()) {
+        out.add(
+            new Window(
+                rs.getLong(1), rs.getLong(2), rs.getString(3), rs.getLong(4), rs.getString(5)));
+      }
+    }
+    return out;
   }
 
   /** The start of the newest final window written for a standing query, if any. */
   public OptionalLong lastWindowStart(String name) {
-    return with(
-        () -> {
+    return db.with(
+        c -> {
           try (PreparedStatement p =
               c.prepareStatement("SELECT MAX(window_start) FROM standing_window WHERE name = ?")) {
             p.setString(1, name);
@@ -360,88 +301,73 @@ public final class StandingStore implements AutoCloseable {
    * that starts at this checkpoint, {@code removed} names one that ends (its windows go too).
    */
   public void commit(Commit commit, Stored added, String removed) {
-    with(
-        () -> {
-          c.setAutoCommit(false);
-          try {
-            if (added != null) {
-              try (PreparedStatement p =
-                  c.prepareStatement(
-                      "INSERT INTO standing_query (name, query, owner, created_ms, state,"
-                          + " max_groups, sinks) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
-                p.setString(1, added.name());
-                p.setString(2, added.query());
-                p.setString(3, added.owner());
-                p.setLong(4, added.createdMs());
-                p.setBytes(5, added.state());
-                p.setObject(6, added.maxGroups(), java.sql.Types.INTEGER);
-                p.setString(7, added.sinks());
-                p.executeUpdate();
-              }
-            }
-            if (removed != null) {
-              for (String table : List.of("standing_query", "standing_window")) {
-                try (PreparedStatement p =
-                    c.prepareStatement("DELETE FROM " + table + " WHERE name = ?")) {
-                  p.setString(1, removed);
-                  p.executeUpdate();
-                }
-              }
-            }
-            try (PreparedStatement p =
-                c.prepareStatement("UPDATE standing_query SET state = ? WHERE name = ?")) {
-              for (Map.Entry<String, byte[]> e : commit.states().entrySet()) {
-                p.setBytes(1, e.getValue());
-                p.setString(2, e.getKey());
-                p.addBatch();
-              }
-              p.executeBatch();
-            }
+    db.transaction(
+        c -> {
+          if (added != null) {
             try (PreparedStatement p =
                 c.prepareStatement(
-                    "INSERT INTO standing_window (name, window_start, window_end, records, late,"
-                        + " error) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name, window_start) DO"
-                        + " UPDATE SET window_end = excluded.window_end, records ="
-                        + " excluded.records, late = excluded.late, error = excluded.error")) {
-              for (Map.Entry<String, List<Window>> e : commit.finals().entrySet()) {
-                for (Window w : e.getValue()) {
-                  p.setString(1, e.getKey());
-                  p.setLong(2, w.start());
-                  p.setLong(3, w.end());
-                  p.setString(4, w.records());
-                  p.setLong(5, w.late());
-                  p.setString(6, w.error());
-                  p.addBatch();
-                }
-              }
-              p.executeBatch();
-            }
-            try (PreparedStatement p =
-                c.prepareStatement(
-                    "UPDATE standing_window SET late = late + ? WHERE name = ? AND window_start = ?")) {
-              for (Late l : commit.late()) {
-                p.setLong(1, l.count());
-                p.setString(2, l.name());
-                p.setLong(3, l.start());
-                p.addBatch();
-              }
-              p.executeBatch();
-            }
-            try (PreparedStatement p =
-                c.prepareStatement(
-                    "INSERT INTO ingest_checkpoint (id, log_position, taken_ms) VALUES (1, ?, ?)"
-                        + " ON CONFLICT (id) DO UPDATE SET log_position = excluded.log_position,"
-                        + " taken_ms = excluded.taken_ms")) {
-              p.setLong(1, commit.logPosition());
-              p.setLong(2, clock.getAsLong());
+                    "INSERT INTO standing_query (name, query, owner, created_ms, state,"
+                        + " max_groups, sinks) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+              p.setString(1, added.name());
+              p.setString(2, added.query());
+              p.setString(3, added.owner());
+              p.setLong(4, added.createdMs());
+              p.setBytes(5, added.state());
+              p.setObject(6, added.maxGroups(), java.sql.Types.INTEGER);
+              p.setString(7, added.sinks());
               p.executeUpdate();
             }
-            c.commit();
-          } catch (SQLException | RuntimeException e) {
-            c.rollback();
-            throw e;
-          } finally {
-            c.setAutoCommit(true);
+          }
+          if (removed != null) {
+            forget(c, removed);
+          }
+          try (PreparedStatement p =
+              c.prepareStatement("UPDATE standing_query SET state = ? WHERE name = ?")) {
+            for (Map.Entry<String, byte[]> e : commit.states().entrySet()) {
+              p.setBytes(1, e.getValue());
+              p.setString(2, e.getKey());
+              p.addBatch();
+            }
+            p.executeBatch();
+          }
+          try (PreparedStatement p =
+              c.prepareStatement(
+                  "INSERT INTO standing_window (name, window_start, window_end, records, late,"
+                      + " error) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name, window_start) DO"
+                      + " UPDATE SET window_end = excluded.window_end, records ="
+                      + " excluded.records, late = excluded.late, error = excluded.error")) {
+            for (Map.Entry<String, List<Window>> e : commit.finals().entrySet()) {
+              for (Window w : e.getValue()) {
+                p.setString(1, e.getKey());
+                p.setLong(2, w.start());
+                p.setLong(3, w.end());
+                p.setString(4, w.records());
+                p.setLong(5, w.late());
+                p.setString(6, w.error());
+                p.addBatch();
+              }
+            }
+            p.executeBatch();
+          }
+          try (PreparedStatement p =
+              c.prepareStatement(
+                  "UPDATE standing_window SET late = late + ? WHERE name = ? AND window_start = ?")) {
+            for (Late l : commit.late()) {
+              p.setLong(1, l.count());
+              p.setString(2, l.name());
+              p.setLong(3, l.start());
+              p.addBatch();
+            }
+            p.executeBatch();
+          }
+          try (PreparedStatement p =
+              c.prepareStatement(
+                  "INSERT INTO ingest_checkpoint (id, log_position, taken_ms) VALUES (1, ?, ?)"
+                      + " ON CONFLICT (id) DO UPDATE SET log_position = excluded.log_position,"
+                      + " taken_ms = excluded.taken_ms")) {
+            p.setLong(1, commit.logPosition());
+            p.setLong(2, clock.getAsLong());
+            p.executeUpdate();
           }
           return null;
         });
@@ -452,26 +378,21 @@ public final class StandingStore implements AutoCloseable {
    * (for a deletion whose checkpoint could not be taken).
    */
   public void remove(String name) {
-    with(
-        () -> {
-          c.setAutoCommit(false);
-          try {
-            for (String table : List.of("standing_query", "standing_window")) {
-              try (PreparedStatement p =
-                  c.prepareStatement("DELETE FROM " + table + " WHERE name = ?")) {
-                p.setString(1, name);
-                p.executeUpdate();
-              }
-            }
-            c.commit();
-          } catch (SQLException | RuntimeException e) {
-            c.rollback();
-            throw e;
-          } finally {
-            c.setAutoCommit(true);
-          }
+    db.transaction(
+        c -> {
+          forget(c, name);
           return null;
         });
+  }
+
+  /** Deletes a standing query's row and its windows. */
+  private static void forget(Connection c, String name) throws SQLException {
+    for (String table : List.of("standing_query", "standing_window")) {
+      try (PreparedStatement p = c.prepareStatement("DELETE FROM " + table + " WHERE name = ?")) {
+        p.setString(1, name);
+        p.executeUpdate();
+      }
+    }
   }
 
   /**
@@ -484,35 +405,26 @@ public final class StandingStore implements AutoCloseable {
    * @return whether the window was written
    */
   public boolean putFinal(String name, long createdMs, Window w, boolean evenUndefined) {
-    return with(
-        () -> {
-          c.setAutoCommit(false);
-          try {
-            boolean known = evenUndefined || defined(name, createdMs);
-            if (known) {
-              try (PreparedStatement p =
-                  c.prepareStatement(
-                      "INSERT INTO standing_window (name, window_start, window_end, records, late,"
-                          + " error) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name, window_start) DO"
-                          + " UPDATE SET window_end = excluded.window_end, records ="
-                          + " excluded.records, error = excluded.error")) {
-                p.setString(1, name);
-                p.setLong(2, w.start());
-                p.setLong(3, w.end());
-                p.setString(4, w.records());
-                p.setLong(5, w.late());
-                p.setString(6, w.error());
-                p.executeUpdate();
-              }
+    return db.transaction(
+        c -> {
+          boolean known = evenUndefined || defined(c, name, createdMs);
+          if (known) {
+            try (PreparedStatement p =
+                c.prepareStatement(
+                    "INSERT INTO standing_window (name, window_start, window_end, records, late,"
+                        + " error) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name, window_start) DO"
+                        + " UPDATE SET window_end = excluded.window_end, records ="
+                        + " excluded.records, error = excluded.error")) {
+              p.setString(1, name);
+              p.setLong(2, w.start());
+              p.setLong(3, w.end());
+              p.setString(4, w.records());
+              p.setLong(5, w.late());
+              p.setString(6, w.error());
+              p.executeUpdate();
             }
-            c.commit();
-            return known;
-          } catch (SQLException | RuntimeException e) {
-            c.rollback();
-            throw e;
-          } finally {
-            c.setAutoCommit(true);
           }
+          return known;
         });
   }
 
@@ -526,48 +438,39 @@ public final class StandingStore implements AutoCloseable {
    * @return whether the count was added (false: a repeat, or the query is not defined)
    */
   public boolean addLateOnce(String name, long createdMs, long start, long count, long queryLate) {
-    return with(
-        () -> {
-          c.setAutoCommit(false);
-          try {
-            long stored = -1;
-            boolean known = false;
-            try (PreparedStatement p =
-                c.prepareStatement("SELECT state, created_ms FROM standing_query WHERE name = ?")) {
-              p.setString(1, name);
-              try (ResultSet rs = p.executeQuery()) {
-                if (rs.next() && (createdMs < 0 || rs.getLong(2) == createdMs)) {
-                  known = true;
-                  stored = jobLate(rs.getBytes(1));
-                }
+    return db.transaction(
+        c -> {
+          long stored = -1;
+          boolean known = false;
+          try (PreparedStatement p =
+              c.prepareStatement("SELECT state, created_ms FROM standing_query WHERE name = ?")) {
+            p.setString(1, name);
+            try (ResultSet rs = p.executeQuery()) {
+              if (rs.next() && (createdMs < 0 || rs.getLong(2) == createdMs)) {
+                known = true;
+                stored = jobLate(rs.getBytes(1));
               }
             }
-            boolean add = known && queryLate > stored;
-            if (add) {
-              try (PreparedStatement p =
-                  c.prepareStatement(
-                      "UPDATE standing_window SET late = late + ? WHERE name = ? AND window_start"
-                          + " = ?")) {
-                p.setLong(1, count);
-                p.setString(2, name);
-                p.setLong(3, start);
-                p.executeUpdate();
-              }
-              try (PreparedStatement p =
-                  c.prepareStatement("UPDATE standing_query SET state = ? WHERE name = ?")) {
-                p.setBytes(1, java.nio.ByteBuffer.allocate(8).putLong(queryLate).array());
-                p.setString(2, name);
-                p.executeUpdate();
-              }
-            }
-            c.commit();
-            return add;
-          } catch (SQLException | RuntimeException e) {
-            c.rollback();
-            throw e;
-          } finally {
-            c.setAutoCommit(true);
           }
+          boolean add = known && queryLate > stored;
+          if (add) {
+            try (PreparedStatement p =
+                c.prepareStatement(
+                    "UPDATE standing_window SET late = late + ? WHERE name = ? AND window_start"
+                        + " = ?")) {
+              p.setLong(1, count);
+              p.setString(2, name);
+              p.setLong(3, start);
+              p.executeUpdate();
+            }
+            try (PreparedStatement p =
+                c.prepareStatement("UPDATE standing_query SET state = ? WHERE name = ?")) {
+              p.setBytes(1, java.nio.ByteBuffer.allocate(8).putLong(queryLate).array());
+              p.setString(2, name);
+              p.executeUpdate();
+            }
+          }
+          return add;
         });
   }
 
@@ -577,7 +480,7 @@ public final class StandingStore implements AutoCloseable {
   }
 
   /** Whether {@code name} is defined, as defined at {@code createdMs} (any time when negative). */
-  private boolean defined(String name, long createdMs) throws SQLException {
+  private static boolean defined(Connection c, String name, long createdMs) throws SQLException {
     try (PreparedStatement p =
         c.prepareStatement("SELECT created_ms FROM standing_query WHERE name = ?")) {
       p.setString(1, name);
@@ -589,8 +492,8 @@ public final class StandingStore implements AutoCloseable {
 
   /** Records that a standing query stopped for good, and why: a restart does not start it. */
   public void fail(String name, String error) {
-    with(
-        () -> {
+    db.with(
+        c -> {
           try (PreparedStatement p =
               c.prepareStatement("UPDATE standing_query SET error = ? WHERE name = ?")) {
             p.setString(1, error);
@@ -601,11 +504,7 @@ public final class StandingStore implements AutoCloseable {
   }
 
   @Override
-  public synchronized void close() {
-    try {
-      c.close();
-    } catch (SQLException e) {
-      // closing: nothing left to do with it
-    }
+  public void close() {
+    db.close();
   }
 }
