@@ -1,6 +1,7 @@
 package io.spyglass.cli;
 
 import io.spyglass.core.partial.Partials;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -10,15 +11,6 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = SpyglassCommand.Version.class,
     description = "Query a live stream of JSON records with BQL, a SQL-like language.",
-    subcommands = {
-      QueryCommand.class,
-      ServeCommand.class,
-      ValidateCommand.class,
-      ExplainCommand.class,
-      GenerateCommand.class,
-      BenchCommand.class,
-      CommandLine.HelpCommand.class
-    },
     footer = {
       "",
       "Examples:",
@@ -30,6 +22,21 @@ import picocli.CommandLine.Command;
 public final class SpyglassCommand implements Runnable {
   /** Exit code of a query that is not valid BQL. */
   static final int BAD_QUERY = 2;
+
+  /**
+   * The subcommands, in the order {@code --help} lists them. Each one's options are built from its
+   * annotations when it is added (reflection over every field and mixin: ServeCommand alone has
+   * more than a hundred options), so that a start builds only the one it runs.
+   */
+  private static final List<Class<?>> SUBCOMMANDS =
+      List.of(
+          QueryCommand.class,
+          ServeCommand.class,
+          ValidateCommand.class,
+          ExplainCommand.class,
+          GenerateCommand.class,
+          BenchCommand.class,
+          CommandLine.HelpCommand.class);
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -44,7 +51,7 @@ public final class SpyglassCommand implements Runnable {
       System.err.println("spyglass: " + unsupported);
       System.exit(1);
     }
-    System.exit(commandLine().execute(args));
+    System.exit(commandLine(args).execute(args));
   }
 
   /**
@@ -65,8 +72,25 @@ public final class SpyglassCommand implements Runnable {
     return null;
   }
 
+  /** The whole command, every subcommand built. */
   static CommandLine commandLine() {
+    return commandLine(new String[0]);
+  }
+
+  /**
+   * The command for these arguments: when the first one names a subcommand (other than {@code
+   * help}), only that subcommand is built, which is all it needs (its {@code --help}, its errors);
+   * otherwise (no arguments, an option, {@code help}, a word that is no subcommand) all of them, so
+   * that the top command's help and errors list them all.
+   */
+  static CommandLine commandLine(String[] args) {
+    Class<?> only = args.length == 0 ? null : named(args[0]);
     CommandLine cl = new CommandLine(new SpyglassCommand());
+    for (Class<?> sub : SUBCOMMANDS) {
+      if (only == null || sub == only) {
+        cl.addSubcommand(new CommandLine(sub));
+      }
+    }
     versionEverywhere(cl, new Version());
     cl.setExecutionExceptionHandler(
         (e, cmd, parsed) -> {
@@ -74,6 +98,18 @@ public final class SpyglassCommand implements Runnable {
           return 1;
         });
     return cl;
+  }
+
+  /** The subcommand (not {@code help}) that this word names, or null. */
+  private static Class<?> named(String word) {
+    for (Class<?> sub : SUBCOMMANDS) {
+      Command c = sub.getAnnotation(Command.class);
+      if (sub != CommandLine.HelpCommand.class
+          && (c.name().equals(word) || List.of(c.aliases()).contains(word))) {
+        return sub;
+      }
+    }
+    return null;
   }
 
   /** Gives {@code -V} of every subcommand the top command's version, as {@code --help} is. */

@@ -24,13 +24,54 @@ class SpyglassCommandTest {
   }
 
   private static String[] run(String... args) {
-    CommandLine cl = SpyglassCommand.commandLine();
+    // as main builds it: only the subcommand named first, or all of them
+    CommandLine cl = SpyglassCommand.commandLine(args);
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     cl.setOut(new PrintWriter(out));
     cl.setErr(new PrintWriter(err));
     int code = cl.execute(args);
     return new String[] {Integer.toString(code), out.toString(), err.toString()};
+  }
+
+  @Test
+  void aStartBuildsOnlyTheSubcommandItRuns() {
+    assertThat(
+            SpyglassCommand.commandLine(new String[] {"serve", "--port", "9300"}).getSubcommands())
+        .containsOnlyKeys("serve");
+    assertThat(SpyglassCommand.commandLine(new String[] {"query", "SELECT"}).getSubcommands())
+        .containsOnlyKeys("query");
+    List<String> all =
+        List.of("query", "serve", "validate", "explain", "generate", "bench", "help");
+    for (String[] args :
+        List.of(
+            new String[0],
+            new String[] {"--help"},
+            new String[] {"help", "serve"},
+            new String[] {"nonsense"})) {
+      assertThat(SpyglassCommand.commandLine(args).getSubcommands().keySet())
+          .as(List.of(args).toString())
+          .containsExactlyElementsOf(all);
+    }
+  }
+
+  @Test
+  void theHelpListsEveryCommandAndEachCommandsHelpIsItsOwn() {
+    String[] top = run("--help");
+    assertThat(top[0]).isEqualTo("0");
+    for (String command : List.of("query", "serve", "validate", "explain", "generate", "bench")) {
+      assertThat(top[1]).contains("  " + command + " ");
+    }
+    String[] serve = run("serve", "--help");
+    assertThat(serve[0]).isEqualTo("0");
+    assertThat(serve[1]).startsWith("Usage: spyglass serve ").contains("--port");
+    assertThat(run("help", "serve")[1]).isEqualTo(serve[1]);
+    String[] wrong = run("serve", "--no-such-option");
+    assertThat(wrong[0]).isEqualTo("2");
+    assertThat(wrong[2]).contains("Unknown option: '--no-such-option'").contains("spyglass serve");
+    String[] none = run("nonsense");
+    assertThat(none[0]).isEqualTo("2");
+    assertThat(none[2]).contains("nonsense").contains("serve");
   }
 
   @Test
