@@ -1,6 +1,8 @@
 package io.spyglass.cli;
 
 import io.spyglass.core.partial.Partials;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -51,7 +53,59 @@ public final class SpyglassCommand implements Runnable {
       System.err.println("spyglass: " + unsupported);
       System.exit(1);
     }
+    useReleasesSqlite();
     System.exit(commandLine(args).execute(args));
+  }
+
+  /**
+   * Has sqlite-jdbc load SQLite's native library from the release's {@code lib/sqlite/} (the folder
+   * of this jar), where the release ships it for Linux on x86_64 and aarch64, instead of extracting
+   * it from its jar into the temporary folder at every start (and running a process to tell the
+   * system apart). Elsewhere (another system, musl's libc, a build without that folder, {@code
+   * -Dorg.sqlite.lib.path} given) sqlite-jdbc does as before.
+   */
+  private static void useReleasesSqlite() {
+    if (System.getProperty("org.sqlite.lib.path") != null) {
+      return;
+    }
+    try {
+      Path lib =
+          Path.of(SpyglassCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+              .getParent();
+      Path folder =
+          sqliteFolder(
+              lib, System.getProperty("os.name"), System.getProperty("os.arch"), Path.of("/lib"));
+      if (folder != null) {
+        System.setProperty("org.sqlite.lib.path", folder.toString());
+        System.setProperty("org.sqlite.lib.name", SQLITE_LIBRARY);
+      }
+    } catch (java.net.URISyntaxException | RuntimeException e) {
+      // not from a folder of jars: sqlite-jdbc extracts it as before
+    }
+  }
+
+  static final String SQLITE_LIBRARY = "libsqlitejdbc.so";
+
+  /**
+   * The folder in {@code lib} with SQLite's native library for this system ({@code os.name}, {@code
+   * os.arch}), or null: Linux with glibc ({@code systemLib} has no musl loader) on x86_64 or
+   * aarch64, where the release has it.
+   */
+  static Path sqliteFolder(Path lib, String osName, String osArch, Path systemLib) {
+    String arch =
+        switch (osArch) {
+          case "amd64", "x86_64" -> "x86_64";
+          case "aarch64" -> "aarch64";
+          default -> null;
+        };
+    if (lib == null
+        || arch == null
+        || !"Linux".equals(osName)
+        || Files.exists(systemLib.resolve("ld-musl-" + arch + ".so.1"))) {
+      return null;
+    }
+    Path folder = lib.resolve("sqlite").resolve("Linux").resolve(arch);
+    return Files.isRegularFile(folder.resolve(SQLITE_LIBRARY)) ? folder : null;
   }
 
   /**

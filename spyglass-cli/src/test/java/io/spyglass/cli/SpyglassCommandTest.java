@@ -35,6 +35,27 @@ class SpyglassCommandTest {
   }
 
   @Test
+  void takesSqlitesNativeLibraryFromTheReleaseWhereItHasOneForThisSystem(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    java.nio.file.Path lib = java.nio.file.Files.createDirectories(dir.resolve("lib"));
+    java.nio.file.Path system = java.nio.file.Files.createDirectories(dir.resolve("system-lib"));
+    assertThat(SpyglassCommand.sqliteFolder(lib, "Linux", "amd64", system))
+        .as("none shipped")
+        .isNull();
+    java.nio.file.Path x86 =
+        java.nio.file.Files.createDirectories(lib.resolve("sqlite/Linux/x86_64"));
+    java.nio.file.Files.writeString(x86.resolve(SpyglassCommand.SQLITE_LIBRARY), "ELF");
+    assertThat(SpyglassCommand.sqliteFolder(lib, "Linux", "amd64", system)).isEqualTo(x86);
+    assertThat(SpyglassCommand.sqliteFolder(lib, "Linux", "aarch64", system)).isNull();
+    assertThat(SpyglassCommand.sqliteFolder(lib, "Mac OS X", "x86_64", system)).isNull();
+    assertThat(SpyglassCommand.sqliteFolder(lib, "Linux", "ppc64le", system)).isNull();
+    java.nio.file.Files.writeString(system.resolve("ld-musl-x86_64.so.1"), "");
+    assertThat(SpyglassCommand.sqliteFolder(lib, "Linux", "amd64", system))
+        .as("musl's libc: the glibc build does not fit")
+        .isNull();
+  }
+
+  @Test
   void aStartBuildsOnlyTheSubcommandItRuns() {
     assertThat(
             SpyglassCommand.commandLine(new String[] {"serve", "--port", "9300"}).getSubcommands())
