@@ -24,13 +24,75 @@ class SpyglassCommandTest {
   }
 
   private static String[] run(String... args) {
-    CommandLine cl = SpyglassCommand.commandLine();
+    // as main builds it: only the subcommand named first, or all of them
+    CommandLine cl = SpyglassCommand.commandLine(args);
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     cl.setOut(new PrintWriter(out));
     cl.setErr(new PrintWriter(err));
     int code = cl.execute(args);
     return new String[] {Integer.toString(code), out.toString(), err.toString()};
+  }
+
+  @Test
+  void takesSqlitesNativeLibraryFromTheReleaseWhereItHasOneForThisSystem(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    java.nio.file.Path lib = java.nio.file.Files.createDirectories(dir.resolve("lib"));
+    java.nio.file.Path system = java.nio.file.Files.createDirectories(dir.resolve("system-lib"));
+    assertThat(SpyglassCommand.sqliteFolder(lib, "Linux", "amd64", system))
+        .as("none shipped")
+        .isNull();
+    java.nio.file.Path x86 =
+        java.nio.file.Files.createDirectories(lib.resolve("sqlite/Linux/x86_64"));
+    java.nio.file.Files.writeString(x86.resolve(SpyglassCommand.SQLITE_LIBRARY), "ELF");
+    assertThat(SpyglassCommand.sqliteFolder(lib, "Linux", "amd64", system)).isEqualTo(x86);
+    assertThat(SpyglassCommand.sqliteFolder(lib, "Linux", "aarch64", system)).isNull();
+    assertThat(SpyglassCommand.sqliteFolder(lib, "Mac OS X", "x86_64", system)).isNull();
+    assertThat(SpyglassCommand.sqliteFolder(lib, "Linux", "ppc64le", system)).isNull();
+    java.nio.file.Files.writeString(system.resolve("ld-musl-x86_64.so.1"), "");
+    assertThat(SpyglassCommand.sqliteFolder(lib, "Linux", "amd64", system))
+        .as("musl's libc: the glibc build does not fit")
+        .isNull();
+  }
+
+  @Test
+  void aStartBuildsOnlyTheSubcommandItRuns() {
+    assertThat(
+            SpyglassCommand.commandLine(new String[] {"serve", "--port", "9300"}).getSubcommands())
+        .containsOnlyKeys("serve");
+    assertThat(SpyglassCommand.commandLine(new String[] {"query", "SELECT"}).getSubcommands())
+        .containsOnlyKeys("query");
+    List<String> all =
+        List.of("query", "serve", "validate", "explain", "generate", "bench", "help");
+    for (String[] args :
+        List.of(
+            new String[0],
+            new String[] {"--help"},
+            new String[] {"help", "serve"},
+            new String[] {"nonsense"})) {
+      assertThat(SpyglassCommand.commandLine(args).getSubcommands().keySet())
+          .as(List.of(args).toString())
+          .containsExactlyElementsOf(all);
+    }
+  }
+
+  @Test
+  void theHelpListsEveryCommandAndEachCommandsHelpIsItsOwn() {
+    String[] top = run("--help");
+    assertThat(top[0]).isEqualTo("0");
+    for (String command : List.of("query", "serve", "validate", "explain", "generate", "bench")) {
+      assertThat(top[1]).contains("  " + command + " ");
+    }
+    String[] serve = run("serve", "--help");
+    assertThat(serve[0]).isEqualTo("0");
+    assertThat(serve[1]).startsWith("Usage: spyglass serve ").contains("--port");
+    assertThat(run("help", "serve")[1]).isEqualTo(serve[1]);
+    String[] wrong = run("serve", "--no-such-option");
+    assertThat(wrong[0]).isEqualTo("2");
+    assertThat(wrong[2]).contains("Unknown option: '--no-such-option'").contains("spyglass serve");
+    String[] none = run("nonsense");
+    assertThat(none[0]).isEqualTo("2");
+    assertThat(none[2]).contains("nonsense").contains("serve");
   }
 
   @Test

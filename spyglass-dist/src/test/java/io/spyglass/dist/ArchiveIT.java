@@ -172,6 +172,51 @@ class ArchiveIT {
   }
 
   @Test
+  void loadsSqlitesNativeLibraryFromTheReleaseInsteadOfExtractingIt() throws Exception {
+    for (String arch : List.of("x86_64", "aarch64")) {
+      assertThat(home.resolve("lib/sqlite/Linux/" + arch + "/libsqlitejdbc.so")).isNotEmptyFile();
+    }
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        System.getProperty("os.name").equals("Linux")
+            && List.of("amd64", "aarch64").contains(System.getProperty("os.arch"))
+            && !Files.exists(Path.of("/lib/ld-musl-x86_64.so.1")),
+        "SQLite is shipped for Linux with glibc on x86_64 and aarch64");
+    // sqlite-jdbc extracts its library into the temporary folder (and removes it at exit) when it
+    // does not load the release's: that folder stays empty while it serves
+    Path tmp = Files.createDirectories(dir.resolve("tmp-sqlite"));
+    Map<String, String> env = env(tools("sqlite"), System.getProperty("java.home"));
+    env.put("SPYGLASS_JAVA_OPTS", "-Djava.io.tmpdir=" + tmp);
+    env.put("SPYGLASS_CDS", "off");
+    Path work = Files.createDirectories(dir.resolve("serve-sqlite"));
+    try (Commands.Server server =
+        Commands.start(
+            pb(
+                work,
+                env,
+                home.resolve("bin/spyglass").toString(),
+                "serve",
+                "--port",
+                "0",
+                "--data",
+                work.resolve("data").toString()))) {
+      URI base = URI.create(server.awaitLine(SERVING).group(1));
+      HttpResponse<String> saved =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(base.resolve("api/saved")).build(),
+                  HttpResponse.BodyHandlers.ofString());
+      assertThat(saved.statusCode()).as("the database answers: " + saved.body()).isEqualTo(200);
+      try (Stream<Path> left = Files.list(tmp)) {
+        assertThat(left.map(p -> p.getFileName().toString()))
+            .noneMatch(n -> n.startsWith("sqlite-"));
+      }
+      Commands.Run stopped = server.stop();
+      assertThat(stopped.exitCode()).as(stopped.toString()).isZero();
+      assertQuiet(stopped.stdout() + stopped.stderr());
+    }
+  }
+
+  @Test
   void servesOnJava25WithItsSketchesAndWithoutAWarning() throws Exception {
     Path jdk25 = Path.of(System.getProperty("jdk25.home"));
     Assumptions.assumeTrue(
@@ -367,10 +412,12 @@ class ArchiveIT {
     Commands.Run first = serveOnce(release, env, "first-start-bg");
     assertQuiet(first.stdout() + first.stderr());
 
-    // it says what it did in lib/spyglass.jsa.log once done
+    // it says what it did in lib/spyglass.jsa.log, then lets its lock go as it exits
     Path log = lib.resolve("spyglass.jsa.log");
     long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(3);
-    while (!(Files.exists(log) && Files.readString(log).contains("spyglass-cds: wrote"))) {
+    while (!(Files.exists(log)
+        && Files.readString(log).contains("spyglass-cds: wrote")
+        && !Files.exists(lib.resolve("spyglass.jsa.lock")))) {
       assertThat(System.nanoTime()).as("lib/spyglass.jsa.log said nothing").isLessThan(deadline);
       Thread.sleep(200);
     }

@@ -195,7 +195,7 @@ final class ServiceScenario implements Scenario {
     report.heading("1. " + clients + " SSE clients on one windowed query");
     long rate = s.rateOr(s.quick() ? 5_000 : 10_000);
     int windows = s.quick() ? 2 : 10;
-    try (ServerProcess sv = ServerProcess.start(rate, s.recordBytes(), 64, clients + 64);
+    try (ServerProcess sv = ServerProcess.start(rate, s.recordBytes(), 64, clients + 64, false);
         SseSwarm swarm = new SseSwarm(sv.address(), "127.0.0.1", null, 256)) {
       String id = submit(http, sv.base(), FAN_OUT_QUERY, true);
       long t0 = System.nanoTime();
@@ -577,7 +577,7 @@ final class ServiceScenario implements Scenario {
   private void manyStreams(Settings s, Report report, HttpClient http, int n) throws Exception {
     report.heading("5. " + Table.count(n) + " idle queries, each with its SSE stream");
     long probeMs = s.quick() ? 3_000 : 25_000;
-    try (ServerProcess sv = ServerProcess.start(1_000, s.recordBytes(), n + 64, 2 * n + 256);
+    try (ServerProcess sv = ServerProcess.start(1_000, s.recordBytes(), n + 64, 2 * n + 256, true);
         SseSwarm swarm = new SseSwarm(sv.address(), "127.0.0.1", null, 256)) {
       // the memory is the growth from half of them to all: what the first ones grow once
       // (compiled code, the thread pool, buffer pools) is in the first half's, not counted
@@ -741,18 +741,24 @@ final class ServiceScenario implements Scenario {
 
     /**
      * Starts a service over the generator at {@code rate} records/s (0: unpaced), taking {@code
-     * maxQueries} queries and {@code maxConnections} connections from loopback.
+     * maxQueries} queries and {@code maxConnections} connections from loopback. {@code shrinkHeap}:
+     * after a full GC its heap shrinks to what it holds, so that its resident set says what it
+     * holds (the memory part); otherwise the JVM's defaults, as {@code bin/spyglass} runs it (a
+     * heap kept that small made the young collections of the fan-out part frequent).
      */
-    static ServerProcess start(long rate, int recordBytes, int maxQueries, int maxConnections)
+    static ServerProcess start(
+        long rate, int recordBytes, int maxQueries, int maxConnections, boolean shrinkHeap)
         throws IOException {
       Path java = Path.of(System.getProperty("java.home"), "bin", "java");
       List<String> command = new ArrayList<>();
       command.add(java.toString());
       command.add("-XX:+ExitOnOutOfMemoryError");
       command.add("-XX:+UseG1GC");
-      // after a full GC the heap shrinks to what it holds: its resident set is comparable
-      command.add("-XX:MinHeapFreeRatio=1");
-      command.add("-XX:MaxHeapFreeRatio=10");
+      if (shrinkHeap) {
+        // after a full GC the heap shrinks to what it holds: its resident set is comparable
+        command.add("-XX:MinHeapFreeRatio=1");
+        command.add("-XX:MaxHeapFreeRatio=10");
+      }
       // -Dspyglass.bench.service.jvm='-XX:StartFlightRecording=...' to look inside it
       String more = System.getProperty("spyglass.bench.service.jvm", "").strip();
       if (!more.isEmpty()) {

@@ -68,6 +68,7 @@ final class SseStream implements Connection, Connection.UpgradeTo, ResultLog.Sub
   private final ServiceQuery query;
   private final QueryManager manager;
   private final ServiceMetrics metrics;
+  private final ServiceMetrics.Delivery delivery;
   private final Streams streams;
   private final StreamQuota quota;
   private final String user; // whose place among the streams of --max-streams-per-user it holds
@@ -110,6 +111,7 @@ final class SseStream implements Connection, Connection.UpgradeTo, ResultLog.Sub
     this.cursor = afterId;
     this.manager = manager;
     this.metrics = metrics;
+    this.delivery = metrics.delivery(KIND);
     this.streams = streams;
     this.quota = quota;
     this.user = user;
@@ -414,7 +416,7 @@ final class SseStream implements Connection, Connection.UpgradeTo, ResultLog.Sub
             cursor = e.id();
             finalSent = e.isFinal();
             if (e.id() > liveAfterId) { // a result sent again (late or reconnecting) is not timed
-              metrics.delivered(KIND, e.emitMs(), streams.slowClients().now());
+              delivery.delivered(e.emitMs(), streams.slowClients().now());
             }
             send(e.sse());
             continue;

@@ -64,6 +64,7 @@ final class WebSocketApi {
 
   private final QueryManager manager;
   private final ServiceMetrics metrics;
+  private final ServiceMetrics.Delivery delivery;
   private final StreamSettings settings;
   private final SlowClients slowClients;
   private final StreamQuota quota;
@@ -83,6 +84,7 @@ final class WebSocketApi {
       QueryManager manager, ServiceMetrics metrics, SlowClients slowClients, StreamQuota quota) {
     this.manager = manager;
     this.metrics = metrics;
+    this.delivery = metrics.delivery(KIND);
     this.settings = slowClients.settings();
     this.slowClients = slowClients;
     this.quota = quota;
@@ -404,7 +406,7 @@ final class WebSocketApi {
           s.cursor = e.id();
           sendResult(s.query.id(), e);
           if (e.id() > s.liveAfterId) { // a result sent again (late or resubscribing) is not timed
-            metrics.delivered(KIND, e.emitMs(), now);
+            delivery.delivered(e.emitMs(), now);
           }
         }
         if (log.isEnded() && s.cursor >= log.lastId()) {
