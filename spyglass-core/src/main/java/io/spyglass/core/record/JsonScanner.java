@@ -4,11 +4,11 @@ import java.util.Arrays;
 
 /**
  * Checks that bytes hold exactly one JSON object and finds the values of the top-level fields a
- * {@link FieldTable} names, without building anything. Strings are searched sixteen bytes at a time
- * (SWAR: two {@code long}s compared against a quote, a backslash, control characters and non-ASCII
- * bytes at once), names are guessed from the records before ({@link NameMemo}) with the comma
- * before them, numbers are read by words; nested values are walked and checked, not kept (see
- * {@link JsonWalk}, whose loops this one's top level is like).
+ * {@link FieldTable} names, without building anything. Strings are searched eight bytes at a time,
+ * two words a step (SWAR: a {@code long} compared against a quote, a backslash, control characters
+ * and non-ASCII bytes at once), names are guessed from the records before ({@link NameMemo}) with
+ * the comma before them, numbers are read by words; nested values are walked and checked, not kept
+ * (see {@link JsonWalk}, whose loops this one's top level is like).
  *
  * <p>This scan is the definition of a valid record: strict JSON (RFC 8259) that is one object, in
  * UTF-8 that is well formed (no overlong forms, no surrogates, nothing above U+10FFFF), optionally
