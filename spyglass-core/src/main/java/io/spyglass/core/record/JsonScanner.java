@@ -4,11 +4,11 @@ import java.util.Arrays;
 
 /**
  * Checks that bytes hold exactly one JSON object and finds the values of the top-level fields a
- * {@link FieldTable} names, without building anything. Strings are searched sixteen bytes at a time
- * (SWAR: two {@code long}s compared against a quote, a backslash, control characters and non-ASCII
- * bytes at once), names are guessed from the records before ({@link NameMemo}) with the comma
- * before them, numbers are read by words; nested values are walked and checked, not kept (see
- * {@link JsonWalk}, whose loops this one's top level is like).
+ * {@link FieldTable} names, without building anything. Strings are searched eight bytes at a time,
+ * two words a step (SWAR: a {@code long} compared against a quote, a backslash, control characters
+ * and non-ASCII bytes at once), names are guessed from the records before ({@link NameMemo}) with
+ * the comma before them, numbers are read by words; nested values are walked and checked, not kept
+ * (see {@link JsonWalk}, whose loops this one's top level is like).
  *
  * <p>This scan is the definition of a valid record: strict JSON (RFC 8259) that is one object, in
  * UTF-8 that is well formed (no overlong forms, no surrogates, nothing above U+10FFFF), optionally
@@ -106,27 +106,26 @@ final class JsonScanner extends JsonWalk {
    */
   private boolean members(byte[] b, int p, int end) {
     NameMemo m = memo;
-    int[] next = m.next;
-    long[] words = m.words;
-    int[] lengths = m.lengths;
+    long[] cells = m.cells;
     int[] slots = m.slots;
-    int prev = NameMemo.firstOf(m.begin());
+    int at = NameMemo.firstOf(m.begin());
     // the first name, compared from the byte before it (a brace or a space: not compared)
-    int id = next[prev];
-    int n;
+    long g = cells[at];
+    int id = NameMemo.guessed(g);
+    int cell = NameMemo.STRIDE * id;
     int slot;
     if (id >= 0
         && p + NameMemo.WINDOW <= end
-        && (((Swar.word(b, p - 1) ^ words[6 * id]) & words[6 * id + 1] & ~0xFFL)
-                | ((Swar.word(b, p + 7) ^ words[6 * id + 2]) & words[6 * id + 3])
-                | ((n = lengths[id]) > 16
-                    ? (Swar.word(b, p + 15) ^ words[6 * id + 4]) & words[6 * id + 5]
+        && (((Swar.word(b, p - 1) ^ cells[cell]) & cells[cell + 1] & ~0xFFL)
+                | ((Swar.word(b, p + 7) ^ cells[cell + 2]) & cells[cell + 3])
+                | (NameMemo.guessedLength(g) > 16
+                    ? (Swar.word(b, p + 15) ^ cells[cell + 4]) & cells[cell + 5]
                     : 0))
             == 0) {
-      p += n - 1; // after the colon of the name guessed, before the end
+      p += NameMemo.guessedLength(g) - 1; // after the colon of the name guessed, before the end
       slot = slots[id];
     } else {
-      p = searchedTopName(b, p, end, prev);
+      p = searchedTopName(b, p, end, at);
       if (p < 0) {
         return failed(p, end);
       }
@@ -134,7 +133,7 @@ final class JsonScanner extends JsonWalk {
       slot = searchedSlot;
     }
     while (true) {
-      prev = id;
+      at = NameMemo.after(id);
       byte c = b[p];
       if (c <= ' ') {
         p = ws(b, p, end);
@@ -155,11 +154,13 @@ final class JsonScanner extends JsonWalk {
               break;
             }
             long m0 = Swar.stringFlags(b, q);
+            if (m0 != 0) {
+              q += Long.numberOfTrailingZeros(m0) >>> 3;
+              break;
+            }
             long m1 = Swar.stringFlags(b, q + 8);
-            if ((m0 | m1) != 0) {
-              int t = Long.numberOfTrailingZeros(m0);
-              t += Long.numberOfTrailingZeros(m1) & -(t >>> 6); // m1's only when m0 has none
-              q += t >>> 3;
+            if (m1 != 0) {
+              q += 8 + (Long.numberOfTrailingZeros(m1) >>> 3);
               break;
             }
             q += 16;
@@ -183,6 +184,7 @@ final class JsonScanner extends JsonWalk {
           return failed(p < 0 ? p : ~p, end);
         }
         record(slot, start, p);
+        // the next member, as below
       } else {
         // a value no query reads, as in JsonWalk.object()
         if (c == '"') {
@@ -194,11 +196,13 @@ final class JsonScanner extends JsonWalk {
               break;
             }
             long m0 = Swar.stringFlags(b, q);
+            if (m0 != 0) {
+              q += Long.numberOfTrailingZeros(m0) >>> 3;
+              break;
+            }
             long m1 = Swar.stringFlags(b, q + 8);
-            if ((m0 | m1) != 0) {
-              int t = Long.numberOfTrailingZeros(m0);
-              t += Long.numberOfTrailingZeros(m1) & -(t >>> 6); // m1's only when m0 has none
-              q += t >>> 3;
+            if (m1 != 0) {
+              q += 8 + (Long.numberOfTrailingZeros(m1) >>> 3);
               break;
             }
             q += 16;
@@ -206,25 +210,29 @@ final class JsonScanner extends JsonWalk {
           if (q >= end || b[q] != '"' || q - s > maxStringBytes) {
             q = string(b, s, q, end);
           }
-          p = q + 1;
           if (q < 0) {
             return failed(q, end);
           }
+          p = q + 1;
         } else if ((c >= '0' && c <= '9') || c == '-') {
           int r = -1;
           if (p + NUMBER_WORDS <= end && maxNumberChars >= NUMBER_WORDS) {
             int q = p + ((((c ^ '-') & 0xFF) - 1) >>> 31); // after a minus sign
             long w = Swar.word(b, q);
             int k = Swar.digitCount(w);
+            // the word that holds the byte after the digits: read from it, not loaded again
+            long x = w;
             if (k == 8) {
-              k += Swar.digitCount(Swar.word(b, q + 8));
+              x = Swar.word(b, q + 8);
+              k += Swar.digitCount(x);
             }
             if (k > 0 && k < 16 && (((int) w & 0xFF) != '0' || k == 1)) {
-              int a = b[q + k];
+              int a = (int) (x >>> ((k & 7) << 3)) & 0xFF;
               if (a == '.') {
                 int f = q + k + 1;
-                int d = Swar.digitCount(Swar.word(b, f));
-                if (d > 0 && d < 8 && (b[f + d] | 0x20) != 'e') {
+                long y = Swar.word(b, f);
+                int d = Swar.digitCount(y);
+                if (d > 0 && d < 8 && (((int) (y >>> (d << 3)) | 0x20) & 0xFF) != 'e') {
                   r = f + d;
                 }
               } else if ((a | 0x20) != 'e') {
@@ -232,31 +240,42 @@ final class JsonScanner extends JsonWalk {
               }
             }
           }
-          p = r >= 0 ? r : number(b, p, end);
+          if (r >= 0) {
+            p = r;
+          } else if ((p = number(b, p, end)) < 0) {
+            return failed(p, end);
+          }
         } else if (c == '{') {
-          p = object(b, p + 1, end, 2, id);
+          if ((p = object(b, p + 1, end, 2, id)) < 0) {
+            return failed(p, end);
+          }
         } else if (c == '[') {
-          p = array(b, p + 1, end, 2, id);
-        } else {
-          p = literal(b, p, end);
+          if ((p = array(b, p + 1, end, 2, id)) < 0) {
+            return failed(p, end);
+          }
+        } else if ((p = literal(b, p, end)) < 0) {
+          return failed(p, end);
         }
-        if (p >= end | p < 0) {
-          return failed(p < 0 ? p : ~p, end);
-        }
+        // p <= end: the fast paths end before it
       }
       // the next member: its comma and its name guessed, compared at once
-      id = next[prev];
+      g = cells[at];
+      id = NameMemo.guessed(g);
+      cell = NameMemo.STRIDE * id;
       if (id >= 0
           && p + NameMemo.WINDOW < end
-          && (((Swar.word(b, p) ^ words[6 * id]) & words[6 * id + 1])
-                  | ((Swar.word(b, p + 8) ^ words[6 * id + 2]) & words[6 * id + 3])
-                  | ((n = lengths[id]) > 16
-                      ? (Swar.word(b, p + 16) ^ words[6 * id + 4]) & words[6 * id + 5]
+          && (((Swar.word(b, p) ^ cells[cell]) & cells[cell + 1])
+                  | ((Swar.word(b, p + 8) ^ cells[cell + 2]) & cells[cell + 3])
+                  | (NameMemo.guessedLength(g) > 16
+                      ? (Swar.word(b, p + 16) ^ cells[cell + 4]) & cells[cell + 5]
                       : 0))
               == 0) {
-        p += n; // after the colon of the name guessed, before the end
+        p += NameMemo.guessedLength(g); // after the colon of the name guessed, before the end
         slot = slots[id];
         continue;
+      }
+      if (p >= end) {
+        return failed(~p, end);
       }
       c = b[p];
       if (c != ',') {
@@ -281,7 +300,7 @@ final class JsonScanner extends JsonWalk {
       if (++p >= end) {
         return failed(~p, end);
       }
-      p = searchedTopName(b, p, end, prev);
+      p = searchedTopName(b, p, end, at);
       if (p < 0) {
         return failed(p, end);
       }
@@ -294,7 +313,7 @@ final class JsonScanner extends JsonWalk {
    * As {@link #searchedName}, at the top level: the name's slot in the field table, or -1, in
    * {@link #searchedSlot}.
    */
-  private int searchedTopName(byte[] b, int p, int end, int prev) {
+  private int searchedTopName(byte[] b, int p, int end, int at) {
     if (b[p] <= ' ') {
       p = ws(b, p, end);
       if (p >= end) {
@@ -312,7 +331,7 @@ final class JsonScanner extends JsonWalk {
     if (q - nameStart > maxNameBytes) {
       return fail(BadRecord.NAME_TOO_LONG, nameStart);
     }
-    int id = memo.learn(b, nameStart, q, escaped, prev, fields);
+    int id = memo.learn(b, nameStart, q, escaped, at, fields);
     searchedId = id;
     if (NameMemo.known(id)) {
       searchedSlot = memo.slot(id);

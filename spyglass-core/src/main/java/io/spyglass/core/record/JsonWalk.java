@@ -99,32 +99,30 @@ abstract class JsonWalk {
     if (b[p] == '}') {
       return p + 1;
     }
-    NameMemo m = memo;
-    int[] next = m.next;
-    long[] words = m.words;
-    int[] lengths = m.lengths;
-    int prev = NameMemo.firstOf(name);
+    long[] cells = memo.cells;
+    int at = NameMemo.firstOf(name);
     // the first name, compared from the byte before it (a brace or a space: not compared)
-    int id = next[prev];
-    int n;
+    long g = cells[at];
+    int id = NameMemo.guessed(g);
+    int cell = NameMemo.STRIDE * id;
     if (id >= 0
         && p + NameMemo.WINDOW <= end
-        && (((Swar.word(b, p - 1) ^ words[6 * id]) & words[6 * id + 1] & ~0xFFL)
-                | ((Swar.word(b, p + 7) ^ words[6 * id + 2]) & words[6 * id + 3])
-                | ((n = lengths[id]) > 16
-                    ? (Swar.word(b, p + 15) ^ words[6 * id + 4]) & words[6 * id + 5]
+        && (((Swar.word(b, p - 1) ^ cells[cell]) & cells[cell + 1] & ~0xFFL)
+                | ((Swar.word(b, p + 7) ^ cells[cell + 2]) & cells[cell + 3])
+                | (NameMemo.guessedLength(g) > 16
+                    ? (Swar.word(b, p + 15) ^ cells[cell + 4]) & cells[cell + 5]
                     : 0))
             == 0) {
-      p += n - 1; // after the colon of the name guessed, before the end
+      p += NameMemo.guessedLength(g) - 1; // after the colon of the name guessed, before the end
     } else {
-      p = searchedName(b, p, end, prev);
+      p = searchedName(b, p, end, at);
       if (p < 0) {
         return p;
       }
       id = searchedId;
     }
     while (true) {
-      prev = id;
+      at = NameMemo.after(id);
       byte c = b[p];
       if (c <= ' ') {
         p = ws(b, p, end);
@@ -143,11 +141,13 @@ abstract class JsonWalk {
             break;
           }
           long m0 = Swar.stringFlags(b, q);
+          if (m0 != 0) {
+            q += Long.numberOfTrailingZeros(m0) >>> 3;
+            break;
+          }
           long m1 = Swar.stringFlags(b, q + 8);
-          if ((m0 | m1) != 0) {
-            int t = Long.numberOfTrailingZeros(m0);
-            t += Long.numberOfTrailingZeros(m1) & -(t >>> 6); // m1's only when m0 has none
-            q += t >>> 3;
+          if (m1 != 0) {
+            q += 8 + (Long.numberOfTrailingZeros(m1) >>> 3);
             break;
           }
           q += 16;
@@ -165,15 +165,19 @@ abstract class JsonWalk {
           int q = p + ((((c ^ '-') & 0xFF) - 1) >>> 31); // after a minus sign
           long w = Swar.word(b, q);
           int k = Swar.digitCount(w);
+          // the word that holds the byte after the digits: read from it, not loaded again
+          long x = w;
           if (k == 8) {
-            k += Swar.digitCount(Swar.word(b, q + 8));
+            x = Swar.word(b, q + 8);
+            k += Swar.digitCount(x);
           }
           if (k > 0 && k < 16 && (((int) w & 0xFF) != '0' || k == 1)) {
-            int a = b[q + k];
+            int a = (int) (x >>> ((k & 7) << 3)) & 0xFF;
             if (a == '.') {
               int f = q + k + 1;
-              int d = Swar.digitCount(Swar.word(b, f));
-              if (d > 0 && d < 8 && (b[f + d] | 0x20) != 'e') {
+              long y = Swar.word(b, f);
+              int d = Swar.digitCount(y);
+              if (d > 0 && d < 8 && (((int) (y >>> (d << 3)) | 0x20) & 0xFF) != 'e') {
                 r = f + d;
               }
             } else if ((a | 0x20) != 'e') {
@@ -181,29 +185,40 @@ abstract class JsonWalk {
             }
           }
         }
-        p = r >= 0 ? r : number(b, p, end);
+        if (r >= 0) {
+          p = r;
+        } else if ((p = number(b, p, end)) < 0) {
+          return p;
+        }
       } else if (c == '{') {
-        p = object(b, p + 1, end, depth + 1, id);
+        if ((p = object(b, p + 1, end, depth + 1, id)) < 0) {
+          return p;
+        }
       } else if (c == '[') {
-        p = array(b, p + 1, end, depth + 1, id);
-      } else {
-        p = literal(b, p, end);
+        if ((p = array(b, p + 1, end, depth + 1, id)) < 0) {
+          return p;
+        }
+      } else if ((p = literal(b, p, end)) < 0) {
+        return p;
       }
-      if (p >= end | p < 0) {
-        return p < 0 ? p : ~p;
-      }
-      // the next member: its comma and its name guessed, compared at once
-      id = next[prev];
+      // p <= end (the fast paths end before it); the next member: its comma and its name guessed,
+      // compared at once (the window ends before the end)
+      g = cells[at];
+      id = NameMemo.guessed(g);
+      cell = NameMemo.STRIDE * id;
       if (id >= 0
           && p + NameMemo.WINDOW < end
-          && (((Swar.word(b, p) ^ words[6 * id]) & words[6 * id + 1])
-                  | ((Swar.word(b, p + 8) ^ words[6 * id + 2]) & words[6 * id + 3])
-                  | ((n = lengths[id]) > 16
-                      ? (Swar.word(b, p + 16) ^ words[6 * id + 4]) & words[6 * id + 5]
+          && (((Swar.word(b, p) ^ cells[cell]) & cells[cell + 1])
+                  | ((Swar.word(b, p + 8) ^ cells[cell + 2]) & cells[cell + 3])
+                  | (NameMemo.guessedLength(g) > 16
+                      ? (Swar.word(b, p + 16) ^ cells[cell + 4]) & cells[cell + 5]
                       : 0))
               == 0) {
-        p += n; // after the colon of the name guessed, before the end
+        p += NameMemo.guessedLength(g); // after the colon of the name guessed, before the end
         continue;
+      }
+      if (p >= end) {
+        return ~p;
       }
       c = b[p];
       if (c != ',') {
@@ -228,7 +243,7 @@ abstract class JsonWalk {
       if (++p >= end) {
         return ~p;
       }
-      p = searchedName(b, p, end, prev);
+      p = searchedName(b, p, end, at);
       if (p < 0) {
         return p;
       }
@@ -269,11 +284,13 @@ abstract class JsonWalk {
             break;
           }
           long m0 = Swar.stringFlags(b, q);
+          if (m0 != 0) {
+            q += Long.numberOfTrailingZeros(m0) >>> 3;
+            break;
+          }
           long m1 = Swar.stringFlags(b, q + 8);
-          if ((m0 | m1) != 0) {
-            int t = Long.numberOfTrailingZeros(m0);
-            t += Long.numberOfTrailingZeros(m1) & -(t >>> 6); // m1's only when m0 has none
-            q += t >>> 3;
+          if (m1 != 0) {
+            q += 8 + (Long.numberOfTrailingZeros(m1) >>> 3);
             break;
           }
           q += 16;
@@ -291,15 +308,19 @@ abstract class JsonWalk {
           int q = p + ((((c ^ '-') & 0xFF) - 1) >>> 31); // after a minus sign
           long w = Swar.word(b, q);
           int k = Swar.digitCount(w);
+          // the word that holds the byte after the digits: read from it, not loaded again
+          long x = w;
           if (k == 8) {
-            k += Swar.digitCount(Swar.word(b, q + 8));
+            x = Swar.word(b, q + 8);
+            k += Swar.digitCount(x);
           }
           if (k > 0 && k < 16 && (((int) w & 0xFF) != '0' || k == 1)) {
-            int a = b[q + k];
+            int a = (int) (x >>> ((k & 7) << 3)) & 0xFF;
             if (a == '.') {
               int f = q + k + 1;
-              int d = Swar.digitCount(Swar.word(b, f));
-              if (d > 0 && d < 8 && (b[f + d] | 0x20) != 'e') {
+              long y = Swar.word(b, f);
+              int d = Swar.digitCount(y);
+              if (d > 0 && d < 8 && (((int) (y >>> (d << 3)) | 0x20) & 0xFF) != 'e') {
                 r = f + d;
               }
             } else if ((a | 0x20) != 'e') {
@@ -307,16 +328,24 @@ abstract class JsonWalk {
             }
           }
         }
-        p = r >= 0 ? r : number(b, p, end);
+        if (r >= 0) {
+          p = r;
+        } else if ((p = number(b, p, end)) < 0) {
+          return p;
+        }
       } else if (c == '{') {
-        p = object(b, p + 1, end, depth + 1, name);
+        if ((p = object(b, p + 1, end, depth + 1, name)) < 0) {
+          return p;
+        }
       } else if (c == '[') {
-        p = array(b, p + 1, end, depth + 1, name);
-      } else {
-        p = literal(b, p, end);
+        if ((p = array(b, p + 1, end, depth + 1, name)) < 0) {
+          return p;
+        }
+      } else if ((p = literal(b, p, end)) < 0) {
+        return p;
       }
-      if (p >= end | p < 0) {
-        return p < 0 ? p : ~p;
+      if (p >= end) {
+        return ~p;
       }
       c = b[p];
       if (c != ',') {
@@ -357,7 +386,7 @@ abstract class JsonWalk {
    * searched for and learned (its id in {@link #searchedId}) and its colon; returns the index after
    * the colon, before the end.
    */
-  final int searchedName(byte[] b, int p, int end, int prev) {
+  final int searchedName(byte[] b, int p, int end, int at) {
     if (b[p] <= ' ') {
       p = ws(b, p, end);
       if (p >= end) {
@@ -374,7 +403,7 @@ abstract class JsonWalk {
     if (q - p - 1 > maxNameBytes) {
       return fail(BadRecord.NAME_TOO_LONG, p + 1);
     }
-    searchedId = memo.learn(b, p + 1, q, escaped, prev, fields);
+    searchedId = memo.learn(b, p + 1, q, escaped, at, fields);
     return colon(b, q + 1, end);
   }
 

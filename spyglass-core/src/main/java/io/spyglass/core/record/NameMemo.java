@@ -19,8 +19,11 @@ import java.util.Arrays;
  * A learned name is one the scan found valid, under the same limits (the memo is cleared when they
  * change), so those bytes are what the search would have found and checked; otherwise the scan
  * searches. Whether a record is valid, and what is read from it, never depends on what the memo
- * holds. The scan compares the words itself ({@link JsonWalk#object}): {@link #words}, {@link
- * #lengths}, {@link #next} and {@link #slots} are its to read.
+ * holds. The scan compares the words itself ({@link JsonWalk#object}): {@link #cells} and {@link
+ * #slots} are its to read. A name's words, their masks and its two guesses lie in one cache line of
+ * one array ({@value #STRIDE} longs an id), each guess with the length of the name guessed: a guess
+ * costs one load for the id and length of the name guessed, then its words, and the loops that read
+ * them hold one array, not three.
  *
  * <p>Records whose names do not repeat (maps keyed by identifiers, say) would only pay for guesses
  * that fail and names learned for nothing: when records keep missing, the memo stands aside for a
@@ -56,17 +59,19 @@ final class NameMemo {
   /** ...for this many records, then tries again. */
   private static final int ASIDE_RECORDS = 256;
 
-  /** Per id: a comma, the quoted name and its colon, as three words and their masks. */
-  final long[] words = new long[6 * CAPACITY];
-
-  /** Per id: the length of the comma, the quoted name and its colon. */
-  final int[] lengths = new int[CAPACITY];
+  /** Longs per id in {@link #cells}: a 64-byte line. */
+  static final int STRIDE = 8;
 
   /**
-   * The guesses: at {@code id}, the id of the name that followed it in its object; at {@code
-   * CAPACITY + id}, the id of the first name of its value's objects. -1 when none.
+   * Per id, from {@code STRIDE * id}: a comma, the quoted name and its colon, as three words each
+   * followed by its mask (0 to 5); then the guesses (6 and 7, see {@link #after} and {@link
+   * #firstOf}): a guessed name's id in the low half, the length of its comma, quoted name and colon
+   * in the high half; -1 when there is no guess.
    */
-  final int[] next = new int[2 * CAPACITY];
+  final long[] cells = new long[STRIDE * CAPACITY];
+
+  /** Per id: the length of the comma, the quoted name and its colon. */
+  private final int[] lengths = new int[CAPACITY];
 
   /** Per id: the slot of the name in the scanner's field table, or -1. */
   final int[] slots = new int[CAPACITY];
@@ -90,7 +95,10 @@ final class NameMemo {
 
   /** Forgets every name (when the limits change). */
   void clear() {
-    Arrays.fill(next, -1);
+    for (int id = 0; id < CAPACITY; id++) {
+      cells[STRIDE * id + 6] = -1;
+      cells[STRIDE * id + 7] = -1;
+    }
     Arrays.fill(table, 0);
     Arrays.fill(slots, -1);
     size = NAMES;
@@ -128,10 +136,25 @@ final class NameMemo {
   }
 
   /**
-   * Where the guesses for the first name of the objects in the value of the name {@code id} are.
+   * The cell of the guess for the first name of the objects in the value of the name {@code id}.
    */
   static int firstOf(int id) {
-    return CAPACITY + id;
+    return STRIDE * id + 7;
+  }
+
+  /** The cell of the guess for the name after the name {@code id} in its object. */
+  static int after(int id) {
+    return STRIDE * id + 6;
+  }
+
+  /** The id of the name a guess read from a cell names; negative when there is no guess. */
+  static int guessed(long guess) {
+    return (int) guess;
+  }
+
+  /** The length of the comma, the quoted name and the colon of a guess read from a cell. */
+  static int guessedLength(long guess) {
+    return (int) (guess >>> 32);
   }
 
   /** Whether {@code id} is a name learned, whose {@link #slot} is known. */
@@ -147,15 +170,16 @@ final class NameMemo {
   /**
    * The id of the valid name {@code b[from, to)} that a search found, in the memo or learned now,
    * or {@link #UNKNOWN} when it is written with escapes, is too long, or the memo is full or stands
-   * aside; and remembered as the guess after {@code prev}.
+   * aside; and remembered as the guess of the cell {@code at} ({@link #after} or {@link #firstOf}
+   * an id).
    */
-  int learn(byte[] b, int from, int to, boolean escaped, int prev, FieldTable fields) {
-    if (prev == ASIDE || prev == firstOf(ASIDE)) {
+  int learn(byte[] b, int from, int to, boolean escaped, int at, FieldTable fields) {
+    if (at / STRIDE == ASIDE) {
       return ASIDE;
     }
     misses++;
     int id = escaped ? UNKNOWN : find(b, from, to, fields);
-    next[prev] = id == UNKNOWN ? -1 : id;
+    cells[at] = id == UNKNOWN ? -1 : id | (long) lengths[id] << 32;
     return id;
   }
 
@@ -205,8 +229,8 @@ final class NameMemo {
       if (id < 0) {
         break;
       }
-      int i = 6 * id;
-      if (lengths[id] == n && words[i] == w0 && words[i + 2] == w1 && words[i + 4] == w2) {
+      int i = STRIDE * id;
+      if (lengths[id] == n && cells[i] == w0 && cells[i + 2] == w1 && cells[i + 4] == w2) {
         return id;
       }
       h = (h + 1) & mask;
@@ -217,13 +241,13 @@ final class NameMemo {
     int id = size++;
     table[h] = id + 1;
     lengths[id] = n;
-    int i = 6 * id;
-    words[i] = w0;
-    words[i + 1] = mask(n);
-    words[i + 2] = w1;
-    words[i + 3] = mask(n - 8);
-    words[i + 4] = w2;
-    words[i + 5] = mask(n - 16);
+    int i = STRIDE * id;
+    cells[i] = w0;
+    cells[i + 1] = mask(n);
+    cells[i + 2] = w1;
+    cells[i + 3] = mask(n - 8);
+    cells[i + 4] = w2;
+    cells[i + 5] = mask(n - 16);
     slots[id] = fieldSlot(fields, id);
     return id;
   }
@@ -238,7 +262,7 @@ final class NameMemo {
     byte[] name = new byte[len];
     for (int k = 0; k < len; k++) {
       int at = k + 2; // after the comma and the opening quote
-      name[k] = (byte) (words[6 * id + 2 * (at >> 3)] >>> (8 * (at & 7)));
+      name[k] = (byte) (cells[STRIDE * id + 2 * (at >> 3)] >>> (8 * (at & 7)));
     }
     return fields.slot(name, 0, len);
   }

@@ -61,6 +61,11 @@ class ScanAtEveryOffsetTest {
         }
         v.add(sign + d + "e" + digits);
         v.add(sign + d + "x");
+        // what follows the digits is read from the word that holds them: a point with no
+        // fraction, a byte beyond ASCII, one after a fraction
+        v.add(sign + d + ".");
+        v.add(sign + d + "é");
+        v.add(sign + d + ".25é");
       }
     }
     v.addAll(List.of("-", "-x", "-0", "0", "00", "1.", ".5", "+1", "-.5", "1e", "1e+", "-0.0"));
