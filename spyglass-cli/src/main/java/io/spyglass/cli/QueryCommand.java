@@ -175,8 +175,11 @@ final class QueryCommand implements Callable<Integer> {
   /** {@link #kafkaProperties}, checked. */
   private Map<String, Object> kafkaClientProperties = Map.of();
 
+  /** The command's time, and its engine's and source's: the machine's clocks but in tests. */
+  CommandClock clock = CommandClock.system();
+
   private Sources.SourceOptions sourceOptions() {
-    return new Sources.SourceOptions(null, kafkaClientProperties);
+    return new Sources.SourceOptions(null, kafkaClientProperties, clock.forSource());
   }
 
   @Override
@@ -211,7 +214,10 @@ final class QueryCommand implements Callable<Integer> {
     }
     // one reader of every result: hold up the source rather than drop a query whose results wait
     EngineConfig config =
-        EngineConfig.defaults().withResultBackPressure(true).withMaxQueries(maxQueries);
+        EngineConfig.defaults()
+            .withResultBackPressure(true)
+            .withMaxQueries(maxQueries)
+            .withClock(clock.forEngine());
     if (workers != null) {
       config = config.withWorkers(workers);
     }
@@ -258,11 +264,11 @@ final class QueryCommand implements Callable<Integer> {
       CountDownLatch printed = new CountDownLatch(1);
       finishOnExit(engine::finishAll, printed, durationMs);
       ResultPrinter printer = new ResultPrinter(System.out, format, texts.size() > 1);
-      Progress progress = Progress.forTerminal(engine);
+      Progress progress = Progress.forTerminal(engine, clock);
       List<RunningQuery> running = new ArrayList<>();
       handles.forEach(h -> running.add(sinks.tap(h)));
-      SourceReport sourceReport = new SourceReport(engine, source, progress, err);
-      Printed outcome = printAll(running, printer, progress, sourceReport, err);
+      SourceReport sourceReport = new SourceReport(engine, source, progress, err, clock);
+      Printed outcome = printAll(running, printer, progress, sourceReport, err, clock);
       progress.clear();
       boolean delivered = outcome.outputClosed() || sinks.finish(sinkWaitMs, err);
       printed.countDown();
@@ -310,7 +316,7 @@ final class QueryCommand implements Callable<Integer> {
       }
     }
     List<Query> queries = new ArrayList<>();
-    long now = System.currentTimeMillis();
+    long now = clock.millis();
     for (int i = 0; i < checked.size(); i++) {
       queries.add(checked.get(i).toQuery("q" + (i + 1), now));
     }
@@ -324,8 +330,9 @@ final class QueryCommand implements Callable<Integer> {
       List<RunningQuery> running = new ArrayList<>();
       run.queries().forEach(q -> running.add(sinks.tap(q)));
       SourceReport sourceReport =
-          new SourceReport(() -> null, () -> null, run::badInput, source, Progress.NONE, err);
-      Printed outcome = printAll(running, printer, Progress.NONE, sourceReport, err);
+          new SourceReport(
+              () -> null, () -> null, run::badInput, source, Progress.NONE, err, clock);
+      Printed outcome = printAll(running, printer, Progress.NONE, sourceReport, err, clock);
       System.out.flush();
       boolean delivered = outcome.outputClosed() || sinks.finish(sinkWaitMs, err);
       printed.countDown();
@@ -393,7 +400,7 @@ final class QueryCommand implements Callable<Integer> {
       ResultPrinter printer = new ResultPrinter(System.out, format, checked.size() > 1);
       List<RunningQuery> running = new ArrayList<>();
       queries.forEach(q -> running.add(sinks.tap(q)));
-      Printed outcome = printAll(running, printer, Progress.NONE, null, err);
+      Printed outcome = printAll(running, printer, Progress.NONE, null, err, clock);
       System.out.flush();
       boolean delivered = outcome.outputClosed() || sinks.finish(sinkWaitMs, err);
       printed.countDown();
@@ -459,7 +466,8 @@ final class QueryCommand implements Callable<Integer> {
       ResultPrinter printer,
       Progress progress,
       SourceReport sourceReport,
-      PrintWriter err)
+      PrintWriter err,
+      CommandClock clock)
       throws InterruptedException {
     // sourceReport: null where the runtime reads the source itself (Flink)
     Map<RunningQuery, Integer> open = new IdentityHashMap<>();
@@ -471,7 +479,7 @@ final class QueryCommand implements Callable<Integer> {
     }
     news.addAll(handles); // what was queued before they could say so
     int failed = 0;
-    long sweptAt = System.nanoTime();
+    long sweptAt = clock.nanos();
     List<RunningQuery> due = new ArrayList<>();
     while (!open.isEmpty()) {
       due.clear();
@@ -480,9 +488,9 @@ final class QueryCommand implements Callable<Integer> {
         due.add(first);
         news.drainTo(due);
       }
-      if (System.nanoTime() - sweptAt > SWEEP_NS) {
+      if (clock.nanos() - sweptAt > SWEEP_NS) {
         due.addAll(open.keySet());
-        sweptAt = System.nanoTime();
+        sweptAt = clock.nanos();
       }
       due.sort(Comparator.comparingInt(h -> open.getOrDefault(h, Integer.MAX_VALUE)));
       RunningQuery last = null;
@@ -580,19 +588,28 @@ final class QueryCommand implements Callable<Integer> {
    * anything is new), and what keeps it from reading (when it starts and when it ends).
    */
   static final class SourceReport {
-    private static final long EVERY_MS = 10_000;
+    private static final long EVERY_NS = TimeUnit.SECONDS.toNanos(10);
     private final Supplier<String> sourceProblem;
     private final Supplier<String> sourceError;
     private final Supplier<BadInput.Snapshot> badInput;
     private final String source;
     private final Progress progress;
     private final PrintWriter err;
+    private final CommandClock clock;
     private long reported;
-    private long lastMs = System.currentTimeMillis();
+    private long lastNanos;
     private String problem;
 
-    SourceReport(Engine engine, String source, Progress progress, PrintWriter err) {
-      this(engine::sourceProblem, engine::sourceError, engine::badInput, source, progress, err);
+    SourceReport(
+        Engine engine, String source, Progress progress, PrintWriter err, CommandClock clock) {
+      this(
+          engine::sourceProblem,
+          engine::sourceError,
+          engine::badInput,
+          source,
+          progress,
+          err,
+          clock);
     }
 
     /** For a runtime that reads the source itself (Flink): what it tells of its input. */
@@ -602,7 +619,10 @@ final class QueryCommand implements Callable<Integer> {
         Supplier<BadInput.Snapshot> badInput,
         String source,
         Progress progress,
-        PrintWriter err) {
+        PrintWriter err,
+        CommandClock clock) {
+      this.clock = clock;
+      this.lastNanos = clock.nanos();
       this.sourceProblem = sourceProblem;
       this.sourceError = sourceError;
       this.badInput = badInput;
@@ -626,11 +646,11 @@ final class QueryCommand implements Callable<Integer> {
         say(p != null ? p + "; results miss its records while this lasts" : "reading again");
         problem = p;
       }
-      long now = System.currentTimeMillis();
-      if (!atEnd && now - lastMs < EVERY_MS) {
+      long now = clock.nanos();
+      if (!atEnd && now - lastNanos < EVERY_NS) {
         return;
       }
-      lastMs = now;
+      lastNanos = now;
       BadInput.Snapshot s = badInput.get();
       if (s.total() > reported) {
         reported = s.total();
@@ -648,31 +668,38 @@ final class QueryCommand implements Callable<Integer> {
   /** A progress line on stderr while queries run on a terminal; nothing when piped. */
   static final class Progress {
     /** No progress line (the Flink runtime). */
-    static final Progress NONE = new Progress(null, false);
+    static final Progress NONE = new Progress(null, false, CommandClock.system());
+
+    /** Most often the line is redrawn: twice a second. */
+    private static final long EVERY_NS = TimeUnit.MILLISECONDS.toNanos(500);
 
     private final Engine engine;
     private final boolean enabled;
-    private long lastMs;
+    private final CommandClock clock;
+    private long lastNanos;
     private boolean shown;
 
-    private Progress(Engine engine, boolean enabled) {
+    private Progress(Engine engine, boolean enabled, CommandClock clock) {
       this.engine = engine;
       this.enabled = enabled;
+      this.clock = clock;
+      this.lastNanos = clock.nanos() - EVERY_NS;
     }
 
-    static Progress forTerminal(Engine engine) {
-      return new Progress(engine, System.console() != null);
+    static Progress forTerminal(Engine engine, CommandClock clock) {
+      return new Progress(engine, System.console() != null, clock);
     }
 
     void update() {
       if (!enabled) {
         return;
       }
-      long now = System.currentTimeMillis();
-      if (now - lastMs < 500) {
+      long nanos = clock.nanos();
+      if (nanos - lastNanos < EVERY_NS) {
         return;
       }
-      lastMs = now;
+      lastNanos = nanos;
+      long now = clock.millis();
       EngineMetrics m = engine.metrics();
       long matched = m.queries().values().stream().mapToLong(s -> s.matched()).sum();
       long left = Long.MAX_VALUE;

@@ -18,9 +18,9 @@ import org.junit.jupiter.api.Test;
  * The command's layering: its packages depend one way (no cycle); {@code spyglass serve} hands
  * every query to the service's runtime and never runs one itself; the command reaches the Flink job
  * only through the job's client and {@link LocalRun} (the job on a mini cluster in this process),
- * never its operators; it carries no benchmark (those are spyglass-bench-cli's); the wall clock is
- * read only where it was (today's reads are listed, to be shrunk). The rules every module shares
- * are the test kit's {@link HouseRules}.
+ * never its operators; it carries no benchmark (those are spyglass-bench-cli's); its time comes
+ * from its {@code CommandClock}, never from a read of the machine's clocks elsewhere. The rules
+ * every module shares are the test kit's {@link HouseRules}.
  */
 class ArchitectureTest {
   private static final String ROOT = "io.spyglass.cli";
@@ -75,13 +75,12 @@ class ArchitectureTest {
 
   /**
    * Reads of the wall clock (System.currentTimeMillis and nanoTime, java.time's now, Clock.system*)
-   * outside a clock class (a class named *Clock), by class, as they are today: a new read fails
-   * this test (take the time from a clock the class is given: a {@code LongSupplier clock}); a
-   * class that reads it less than listed fails it too (lower its count, or remove it). To be
-   * shrunk, not grown.
+   * outside a clock class (a class named *Clock): none. The command's time comes from its {@code
+   * CommandClock}, which it gives to the engine and the source it builds too (a test gives its own,
+   * to control time); {@code CommandClock.system()} is the one place that reads the machine's
+   * clocks. A new read fails this test.
    */
-  private static final Map<String, Integer> WALL_CLOCK_READS_TODAY =
-      Map.ofEntries(Map.entry("io.spyglass.cli.QueryCommand", 7));
+  private static final Map<String, Integer> WALL_CLOCK_READS_TODAY = Map.of();
 
   @Test
   void theWallClockIsReadOnlyWhereItWasBefore() {

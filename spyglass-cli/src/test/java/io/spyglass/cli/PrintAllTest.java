@@ -133,7 +133,8 @@ class PrintAllTest {
             printer,
             QueryCommand.Progress.NONE,
             null,
-            new PrintWriter(err));
+            new PrintWriter(err),
+            CommandClock.system());
 
     assertThat(outcome.failed()).isZero();
     assertThat(err.toString()).isEmpty();

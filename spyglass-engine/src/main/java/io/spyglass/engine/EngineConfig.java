@@ -30,7 +30,8 @@ import java.util.function.LongSupplier;
  *     a subscriber that leaves twice as much unread (it stopped reading) is cut off all the same
  * @param stopWhenSourceEnds whether the end of a bounded source finishes every query and stops
  * @param limits per-query defaults and maxima (durations, sizes, emit rate)
- * @param clock the engine clock in epoch milliseconds
+ * @param clock the engine clock: epoch milliseconds, and a monotonic count for waits (a {@link
+ *     LongSupplier} of epoch milliseconds alone is taken with the machine's monotonic clock)
  */
 public record EngineConfig(
     int workers,
@@ -44,7 +45,7 @@ public record EngineConfig(
     boolean resultBackPressure,
     boolean stopWhenSourceEnds,
     QueryLimits limits,
-    LongSupplier clock) {
+    EngineClock clock) {
 
   public EngineConfig {
     require(workers >= 1 && workers <= 1024, "workers must be between 1 and 1024: " + workers);
@@ -83,7 +84,7 @@ public record EngineConfig(
         false,
         stopWhenSourceEnds,
         limits,
-        clock);
+        clock == null ? null : EngineClock.ofWall(clock));
   }
 
   private static final int DEFAULT_RESULT_QUEUE_RECORDS = 32_768;
@@ -112,7 +113,7 @@ public record EngineConfig(
         false,
         true,
         QueryLimits.DEFAULTS,
-        System::currentTimeMillis);
+        EngineClock.system());
   }
 
   public EngineConfig withWorkers(int n) {
@@ -159,7 +160,12 @@ public record EngineConfig(
     return edit(b -> b.limits = l);
   }
 
+  /** The engine clock; the machine's monotonic clock for waits. */
   public EngineConfig withClock(LongSupplier c) {
+    return withClock(EngineClock.ofWall(c));
+  }
+
+  public EngineConfig withClock(EngineClock c) {
     return edit(b -> b.clock = c);
   }
 
@@ -182,7 +188,7 @@ public record EngineConfig(
     boolean resultBackPressure;
     boolean stopWhenSourceEnds;
     QueryLimits limits;
-    LongSupplier clock;
+    EngineClock clock;
 
     Editor(EngineConfig c) {
       workers = c.workers;

@@ -46,7 +46,7 @@ public final class QueryHandle extends AbstractRunningQuery {
 
   @Override
   protected long nanoTime() {
-    return System.nanoTime();
+    return context.clock().nanos();
   }
 
   @Override
@@ -175,12 +175,12 @@ public final class QueryHandle extends AbstractRunningQuery {
     context.queries().ended(id());
   }
 
-  /** The engine clock, or the wall clock if that fails too. */
+  /** The engine clock, or the machine's wall clock if that fails too. */
   private long now() {
     try {
-      return context.clock().getAsLong();
+      return context.clock().millis();
     } catch (RuntimeException e) {
-      return System.currentTimeMillis();
+      return EngineClock.system().millis();
     }
   }
 

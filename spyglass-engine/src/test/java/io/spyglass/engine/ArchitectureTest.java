@@ -8,9 +8,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The engine's layering: its packages (the engine's own, {@code ingest}) depend one way (no cycle)
  * (the sources it reads are spyglass-sources', which knows nothing of the engine); its parts are
- * given what they use, not the {@link Engine}; time comes from the clock it is given, not from
- * reads of the wall clock scattered through the code (today's are listed, to be shrunk). The rules
- * every module shares are the test kit's {@link HouseRules}.
+ * given what they use, not the {@link Engine}; time comes from the {@link EngineClock} it is given,
+ * never from a read of the machine's clocks elsewhere. The rules every module shares are the test
+ * kit's {@link HouseRules}.
  */
 class ArchitectureTest {
   private static final String ROOT = "io.spyglass.engine";
@@ -39,16 +39,12 @@ class ArchitectureTest {
 
   /**
    * Reads of the wall clock (System.currentTimeMillis and nanoTime, java.time's now, Clock.system*)
-   * outside a clock class (a class named *Clock), by class, as they are today: a new read fails
-   * this test (take the time from the clock the class is given: a {@code LongSupplier clock}); a
-   * class that reads it less than listed fails it too (lower its count, or remove it). To be
-   * shrunk, not grown.
+   * outside a clock class (a class named *Clock): none. The engine's time comes from the {@link
+   * EngineClock} in its config (the ingest log's from the clock it is opened with), given by
+   * whoever builds the engine (a test's, to control time); {@code EngineClock.system()} is the one
+   * place that reads the machine's clocks. A new read fails this test.
    */
-  private static final Map<String, Integer> WALL_CLOCK_READS_TODAY =
-      Map.ofEntries(
-          Map.entry("io.spyglass.engine.EngineConfig", 1),
-          Map.entry("io.spyglass.engine.QueryHandle", 2),
-          Map.entry("io.spyglass.engine.ingest.IngestLog", 2));
+  private static final Map<String, Integer> WALL_CLOCK_READS_TODAY = Map.of();
 
   @Test
   void theWallClockIsReadOnlyWhereItWasBefore() {

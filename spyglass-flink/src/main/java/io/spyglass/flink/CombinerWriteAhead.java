@@ -51,6 +51,17 @@ final class CombinerWriteAhead {
   /** The time to write one query's state, averaged. */
   private double writeNanos = 20_000;
 
+  /** Times the turns' budget (its monotonic count). */
+  private final WallClock clock;
+
+  CombinerWriteAhead() {
+    this(WallClock.SYSTEM);
+  }
+
+  CombinerWriteAhead(WallClock clock) {
+    this.clock = clock;
+  }
+
   /** Whether the last turn left queries due unwritten, its time being up. */
   private boolean outOfBudget;
 
@@ -85,7 +96,7 @@ final class CombinerWriteAhead {
     if (dirty.isEmpty() || now < writeFromMs()) {
       return;
     }
-    long start = System.nanoTime();
+    long start = clock.nanos();
     long until = start + WRITE_BUDGET_NANOS;
     int n = 0;
     for (var it = dirty.entrySet().iterator(); it.hasNext(); ) {
@@ -93,7 +104,7 @@ final class CombinerWriteAhead {
       if (now - e.getValue() < QUIET_MS) {
         break;
       }
-      if (System.nanoTime() >= until) {
+      if (clock.nanos() >= until) {
         outOfBudget = true;
         break;
       }
@@ -103,7 +114,7 @@ final class CombinerWriteAhead {
       n++;
     }
     if (n > 0) {
-      writeNanos += ((double) (System.nanoTime() - start) / n - writeNanos) / 4;
+      writeNanos += ((double) (clock.nanos() - start) / n - writeNanos) / 4;
     }
   }
 

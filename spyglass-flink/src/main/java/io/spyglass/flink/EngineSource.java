@@ -40,6 +40,7 @@ final class EngineSource implements Source<RecordBatch, EngineSource.Split, Inte
   private static final int BATCH_RECORDS = 512;
 
   private final String spec;
+  private final WallClock clock;
 
   /** Kafka client settings for a {@code kafka://} spec, applied last; serializable. */
   private final java.util.HashMap<String, String> kafkaProperties;
@@ -49,7 +50,13 @@ final class EngineSource implements Source<RecordBatch, EngineSource.Split, Inte
   }
 
   EngineSource(String spec, Map<String, ?> kafkaProperties) {
+    this(spec, kafkaProperties, WallClock.SYSTEM);
+  }
+
+  /** Reading on {@code clock}: the source's waits and pace, the batches' read time. */
+  EngineSource(String spec, Map<String, ?> kafkaProperties, WallClock clock) {
     this.spec = spec;
+    this.clock = clock;
     this.kafkaProperties = new java.util.HashMap<>();
     kafkaProperties.forEach((k, v) -> this.kafkaProperties.put(k, String.valueOf(v)));
   }
@@ -82,7 +89,7 @@ final class EngineSource implements Source<RecordBatch, EngineSource.Split, Inte
 
   @Override
   public SourceReader<RecordBatch, Split> createReader(SourceReaderContext context) {
-    return new Reader(context, Map.copyOf(kafkaProperties));
+    return new Reader(context, Map.copyOf(kafkaProperties), clock);
   }
 
   /** The whole source: its spec. */
@@ -137,9 +144,9 @@ final class EngineSource implements Source<RecordBatch, EngineSource.Split, Inte
   @SuppressWarnings("try") // SourceReaderBase.close may be interrupted; Flink handles it
   private static final class Reader
       extends SingleThreadMultiplexSourceReaderBase<RecordBatch, RecordBatch, Split, Split> {
-    Reader(SourceReaderContext context, Map<String, Object> kafkaProperties) {
+    Reader(SourceReaderContext context, Map<String, Object> kafkaProperties, WallClock clock) {
       super(
-          () -> new Fetcher(kafkaProperties),
+          () -> new Fetcher(kafkaProperties, clock),
           (b, out, split) -> out.collect(b),
           context.getConfiguration(),
           context);
@@ -162,14 +169,16 @@ final class EngineSource implements Source<RecordBatch, EngineSource.Split, Inte
   /** Polls the engine source on the reader's fetcher thread. */
   private static final class Fetcher implements SplitReader<RecordBatch, Split> {
     private final Map<String, Object> kafkaProperties;
+    private final WallClock clock;
     private io.spyglass.sources.Source source;
     private Split split;
     private final RawBatch raw = new RawBatch(BATCH_BYTES + 4096, BATCH_RECORDS);
     private double recordBytes = 1024;
     private long badReported;
 
-    Fetcher(Map<String, Object> kafkaProperties) {
+    Fetcher(Map<String, Object> kafkaProperties, WallClock clock) {
       this.kafkaProperties = kafkaProperties;
+      this.clock = clock;
     }
 
     @Override
@@ -178,7 +187,9 @@ final class EngineSource implements Source<RecordBatch, EngineSource.Split, Inte
         return new RecordsBySplits<>(Map.of(), Set.of());
       }
       if (source == null) {
-        source = Sources.open(split.spec(), new Sources.SourceOptions(null, kafkaProperties));
+        source =
+            Sources.open(
+                split.spec(), new Sources.SourceOptions(null, kafkaProperties, clock.forSource()));
       }
       raw.clear();
       int perBatch = (int) Math.max(1, Math.min(BATCH_RECORDS, BATCH_BYTES / recordBytes));
@@ -211,7 +222,7 @@ final class EngineSource implements Source<RecordBatch, EngineSource.Split, Inte
       return new RecordsBySplits<>(batches, Set.of());
     }
 
-    private static RecordBatch copy(RawBatch raw) {
+    private RecordBatch copy(RawBatch raw) {
       RecordBatch b = new RecordBatch();
       int n = raw.size();
       b.count = n;
@@ -227,7 +238,7 @@ final class EngineSource implements Source<RecordBatch, EngineSource.Split, Inte
         b.positions[3 * i + 2] = raw.timestamp(i);
       }
       b.positioned = raw.positioned();
-      b.readTimeMs = System.currentTimeMillis();
+      b.readTimeMs = clock.getAsLong();
       return b;
     }
 

@@ -85,9 +85,20 @@ final class InputFetcher implements SplitReader<InputFetcher.Fetched, InputSplit
   private final Map<TopicPartition, String> splitOf = new HashMap<>();
   private String querySplit;
   private boolean helloOwed;
-  private long nextQueryCheckMs;
+  private final WallClock clock;
+
+  /** When to look for new query partitions next, on the clock's monotonic count. */
+  private long nextQueryCheckNanos;
 
   InputFetcher(KafkaInput.Settings settings, int subtask) {
+    this(settings, subtask, WallClock.SYSTEM);
+  }
+
+  /**
+   * Timed by {@code clock}: the records' read time, how often new query partitions are looked for.
+   */
+  InputFetcher(KafkaInput.Settings settings, int subtask, WallClock clock) {
+    this.clock = clock;
     this.settings = settings;
     Map<String, Object> c = new HashMap<>();
     c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.kafka());
@@ -130,7 +141,7 @@ final class InputFetcher implements SplitReader<InputFetcher.Fetched, InputSplit
           seek.put(tp, e.getValue());
           splitOf.put(tp, querySplit);
         }
-        nextQueryCheckMs = 0;
+        nextQueryCheckNanos = clock.nanos();
       } else {
         TopicPartition tp = new TopicPartition(s.topic, s.partition);
         added.add(tp);
@@ -185,8 +196,8 @@ final class InputFetcher implements SplitReader<InputFetcher.Fetched, InputSplit
     }
     ConsumerRecords<byte[], ByteBuffer> polled;
     try {
-      if (querySplit != null && System.currentTimeMillis() >= nextQueryCheckMs) {
-        nextQueryCheckMs = System.currentTimeMillis() + QUERY_PARTITIONS_CHECK_MS;
+      if (querySplit != null && clock.nanos() - nextQueryCheckNanos >= 0) {
+        nextQueryCheckNanos = clock.nanos() + QUERY_PARTITIONS_CHECK_MS * 1_000_000;
         readNewQueryPartitions();
       }
       polled = consumer.poll(POLL);
@@ -197,7 +208,7 @@ final class InputFetcher implements SplitReader<InputFetcher.Fetched, InputSplit
     if (polled.isEmpty()) {
       return new RecordsBySplits<>(Map.of(), Set.of());
     }
-    long now = System.currentTimeMillis();
+    long now = clock.getAsLong();
     // the query topic's messages first: a query sent before records reaches them
     Map<String, Collection<Fetched>> out = new LinkedHashMap<>();
     for (TopicPartition tp : polled.partitions()) {

@@ -269,6 +269,11 @@ public final class JobOptions {
 
   /** The source's part of a configuration. */
   static KafkaInput.Settings inputSettings(Configuration c, String kafka) {
+    return inputSettings(c, kafka, WallClock.SYSTEM);
+  }
+
+  /** The source's part of a configuration, the query topic read from {@code clock}'s now on. */
+  static KafkaInput.Settings inputSettings(Configuration c, String kafka, WallClock clock) {
     return new KafkaInput.Settings(
         kafka,
         c.get(RECORDS_TOPIC),
@@ -276,7 +281,7 @@ public final class JobOptions {
         c.get(GROUP),
         c.get(RECORDS_START),
         c.get(QUERIES_START),
-        System.currentTimeMillis() - QUERIES_MARGIN_MS,
+        clock.getAsLong() - QUERIES_MARGIN_MS,
         c.get(RECORDS_READ_COMMITTED),
         c.get(CLOCK) == Clock.MARKS,
         DISCOVERY_MS,

@@ -21,7 +21,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The HTTP/1.1 client of webhooks over plain {@code http}: a POST per document on connections kept
@@ -50,8 +49,15 @@ final class Http1Client implements AutoCloseable {
   private final Set<Conn> busy = ConcurrentHashMap.newKeySet();
   private final ConcurrentLinkedQueue<Conn> toRegister = new ConcurrentLinkedQueue<>();
   private volatile boolean closed;
+  private final SinkClock clock;
 
   Http1Client(String threadName) {
+    this(threadName, SinkClock.system());
+  }
+
+  /** Requests' timeouts on {@code clock}. */
+  Http1Client(String threadName, SinkClock clock) {
+    this.clock = clock;
     try {
       selector = Selector.open();
     } catch (IOException e) {
@@ -88,9 +94,7 @@ final class Http1Client implements AutoCloseable {
     int port = uri.getPort() >= 0 ? uri.getPort() : 80;
     String target = host.toLowerCase(Locale.ROOT) + ":" + port;
     Exchange x =
-        new Exchange(
-            new ByteBuffer[] {head, ByteBuffer.wrap(body)},
-            System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs));
+        new Exchange(new ByteBuffer[] {head, ByteBuffer.wrap(body)}, clock.deadlineIn(timeoutMs));
     Conn c = takeIdle(target);
     if (c != null && c.start(x)) {
       return x.answer;
@@ -261,7 +265,7 @@ final class Http1Client implements AutoCloseable {
   }
 
   private void run() {
-    long lastSweep = System.nanoTime();
+    long lastSweep = clock.nanos();
     try {
       while (!closed) {
         selector.select(250);
@@ -289,7 +293,7 @@ final class Http1Client implements AutoCloseable {
             // closed meanwhile
           }
         }
-        long now = System.nanoTime();
+        long now = clock.nanos();
         if (now - lastSweep > 200_000_000L) {
           lastSweep = now;
           sweep(now);

@@ -56,7 +56,7 @@ public final class Sinks implements AutoCloseable {
 
   private final DeliverySettings settings;
   private final SinkPolicy policy;
-  private final LongSupplier nanoClock;
+  private final SinkClock clock;
   private final ScheduledThreadPoolExecutor pool;
   private final Set<Delivery> all = ConcurrentHashMap.newKeySet();
   private final Map<String, Producer<byte[], byte[]>> producers = new ConcurrentHashMap<>();
@@ -82,18 +82,25 @@ public final class Sinks implements AutoCloseable {
   private volatile Http1Client plain;
   private volatile boolean closed;
 
-  /** Sinks under {@code policy}, within {@code settings}, timed by {@link System#nanoTime()}. */
+  /** Sinks under {@code policy}, within {@code settings}, timed by the machine's clock. */
   public Sinks(DeliverySettings settings, SinkPolicy policy) {
-    this(settings, policy, System::nanoTime);
+    this(settings, policy, SinkClock.system());
   }
 
   /**
    * @param nanoClock the monotonic clock of retries' deadlines, in nanoseconds
    */
   public Sinks(DeliverySettings settings, SinkPolicy policy, LongSupplier nanoClock) {
+    this(settings, policy, new SinkClock(nanoClock));
+  }
+
+  /**
+   * @param clock the monotonic clock of retries' deadlines, requests' timeouts and waits
+   */
+  public Sinks(DeliverySettings settings, SinkPolicy policy, SinkClock clock) {
     this.settings = settings;
     this.policy = policy;
-    this.nanoClock = nanoClock;
+    this.clock = clock;
     AtomicInteger n = new AtomicInteger();
     this.pool =
         new ScheduledThreadPoolExecutor(
@@ -284,7 +291,7 @@ public final class Sinks implements AutoCloseable {
       synchronized (this) {
         c = plain;
         if (c == null) {
-          c = new Http1Client("spyglass-sink-http");
+          c = new Http1Client("spyglass-sink-http", clock);
           plain = c;
         }
       }
@@ -308,7 +315,7 @@ public final class Sinks implements AutoCloseable {
   }
 
   long nanoTime() {
-    return nanoClock.getAsLong();
+    return clock.nanos();
   }
 
   /** Holds {@code bytes} of all sinks' buffers; false when they would go over their bound. */
@@ -497,7 +504,7 @@ public final class Sinks implements AutoCloseable {
    * @return whether they were all idle within the timeout
    */
   public boolean awaitIdle(long timeoutMs) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    long deadline = clock.deadlineIn(timeoutMs);
     while (true) {
       boolean idle = true;
       for (Delivery d : all) {
@@ -509,7 +516,7 @@ public final class Sinks implements AutoCloseable {
       if (idle) {
         return true;
       }
-      if (System.nanoTime() > deadline) {
+      if (clock.nanos() > deadline) {
         return false;
       }
       Thread.sleep(10);

@@ -14,7 +14,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -229,11 +231,16 @@ class Http1ClientTest {
   }
 
   @Test
-  void aReceiverThatNeverAnswersIsTimedOutAndTriedAgain() throws Exception {
+  void aReceiverThatNeverAnswersIsTimedOutOnTheSinksClockAndTriedAgain() throws Exception {
     RawReceiver r = closing(new RawReceiver());
     r.answer = i -> i == 0 ? null : "HTTP/1.1 204 No Content\r\n\r\n";
-    QuerySinks q = query("q", r, QUICK.withRequestTimeoutMs(300));
+    AtomicLong nanos = new AtomicLong();
+    Sinks sinks = closing(new Sinks(QUICK, SinkPolicy.unrestricted(), new SinkClock(nanos::get)));
+    QuerySinks q = sinks.forQuery("q", List.of(SinkSpec.webhook(r.url())));
     offer(q, 1);
+    Await.until("the first request", () -> r.requests.size() == 1);
+    // its 10 s are up on the sinks' clock, not on the wall: it times out now
+    nanos.addAndGet(TimeUnit.SECONDS.toNanos(11));
     Await.until("delivered", () -> q.stats().get(0).delivered() == 1);
     SinkStats s = q.stats().get(0);
     assertThat(s.retried()).isEqualTo(1);

@@ -85,6 +85,7 @@ public final class FileSource implements Source {
   private static final long FOLLOW_STEP_MS = 20;
 
   private final Options options;
+  private final SourceClock clock;
   private final String description;
   private final Path path;
   private FileChannel channel;
@@ -111,7 +112,18 @@ public final class FileSource implements Source {
    * @throws IOException when it cannot be read, or is gzip and {@code follow} is asked for
    */
   public FileSource(Path path, Options options) throws IOException {
+    this(path, options, SourceClock.system());
+  }
+
+  /**
+   * Opens a file of JSON lines, plain or gzip, whose polls wait on {@code clock}.
+   *
+   * @throws NoSuchFileException when the file does not exist
+   * @throws IOException when it cannot be read, or is gzip and {@code follow} is asked for
+   */
+  public FileSource(Path path, Options options, SourceClock clock) throws IOException {
     this.options = Objects.requireNonNull(options);
+    this.clock = Objects.requireNonNull(clock);
     this.path = path;
     this.description = "file:" + path;
     this.buf = new byte[options.readBufferBytes()];
@@ -123,7 +135,13 @@ public final class FileSource implements Source {
    * apply: the stream's end ends the source.
    */
   public FileSource(InputStream in, String description, Options options) {
+    this(in, description, options, SourceClock.system());
+  }
+
+  /** Reads JSON lines from a stream, as above, its polls waiting on {@code clock}. */
+  public FileSource(InputStream in, String description, Options options, SourceClock clock) {
     this.options = Objects.requireNonNull(options);
+    this.clock = Objects.requireNonNull(clock);
     this.path = null;
     this.description = description;
     this.stream = in;
@@ -182,7 +200,7 @@ public final class FileSource implements Source {
     if (!detected) {
       detectStream();
     }
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(maxWaitMs);
+    long deadline = clock.deadlineIn(maxWaitMs);
     int n = 0;
     while (n < maxRecords) {
       int nl = indexOfNewline(buf, scan, end);
@@ -237,7 +255,7 @@ public final class FileSource implements Source {
       if (reopenIfRotated()) {
         continue;
       }
-      long left = deadline - System.nanoTime();
+      long left = deadline - clock.nanos();
       if (n > 0 || left <= 0) {
         break;
       }

@@ -93,12 +93,19 @@ public final class GeneratorSource implements Source {
   private final Queue<Map<String, Object>> needles = new ConcurrentLinkedQueue<>();
   private volatile boolean closed;
   private final Pacer pacer;
+  private final SourceClock clock;
   private long emitted;
 
   public GeneratorSource(Options options) {
+    this(options, SourceClock.system());
+  }
+
+  /** Paced by {@code clock}, and records stamped by it when {@code startMs} is -1. */
+  public GeneratorSource(Options options, SourceClock clock) {
     this.options = options;
+    this.clock = clock;
     this.generator = new EventGenerator(options.seed(), options.recordBytes());
-    this.pacer = new Pacer(options.recordsPerSecond());
+    this.pacer = new Pacer(options.recordsPerSecond(), clock);
   }
 
   public Options options() {
@@ -160,7 +167,7 @@ public final class GeneratorSource implements Source {
 
   private long eventTime() {
     if (options.startMs() < 0) {
-      return System.currentTimeMillis();
+      return clock.millis();
     }
     long rate =
         options.recordsPerSecond() > 0 ? options.recordsPerSecond() : UNPACED_RECORDS_PER_SECOND;

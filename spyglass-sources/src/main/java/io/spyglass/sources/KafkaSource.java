@@ -151,7 +151,8 @@ public final class KafkaSource implements Source {
   /** What keeps the source from reading now, or null; see {@link #problem()}. */
   private volatile String problem;
 
-  private long lastRecordNanos = System.nanoTime();
+  private final SourceClock clock;
+  private long lastRecordNanos;
   private long nextHealthCheck;
 
   /** Without a group: the partitions read, and when to look for new ones. */
@@ -167,7 +168,18 @@ public final class KafkaSource implements Source {
    * @throws IOException when the cluster does not answer in time
    */
   public KafkaSource(String bootstrapServers, String topic, Options options) throws IOException {
+    this(bootstrapServers, topic, options, SourceClock.system());
+  }
+
+  /**
+   * As {@link #KafkaSource(String, String, Options)}, its checks (new partitions, the cluster's
+   * health) timed by {@code clock}.
+   */
+  public KafkaSource(String bootstrapServers, String topic, Options options, SourceClock clock)
+      throws IOException {
     this.options = Objects.requireNonNull(options);
+    this.clock = Objects.requireNonNull(clock);
+    this.lastRecordNanos = clock.nanos();
     this.bootstrapServers = bootstrapServers;
     this.description = "kafka://" + bootstrapServers + "/" + topic;
     this.topic = topic;
@@ -201,7 +213,7 @@ public final class KafkaSource implements Source {
         }
         consumer.assign(partitions);
         assigned.addAll(partitions);
-        nextPartitionCheck = System.nanoTime() + PARTITION_CHECK_NANOS;
+        nextPartitionCheck = clock.nanos() + PARTITION_CHECK_NANOS;
         seek(partitions);
         for (TopicPartition tp : partitions) {
           // Resolves the lazy seek now, so that "latest" means "after opening", not "after the
@@ -286,13 +298,13 @@ public final class KafkaSource implements Source {
       }
       if (pending == null || !pending.hasNext()) {
         try {
-          if (options.group() == null && System.nanoTime() - nextPartitionCheck >= 0) {
-            nextPartitionCheck = System.nanoTime() + PARTITION_CHECK_NANOS;
+          if (options.group() == null && clock.nanos() - nextPartitionCheck >= 0) {
+            nextPartitionCheck = clock.nanos() + PARTITION_CHECK_NANOS;
             assignNewPartitions();
           }
           pending = consumer.poll(Duration.ofMillis(maxWaitMs)).iterator();
           if (pending.hasNext()) {
-            lastRecordNanos = System.nanoTime();
+            lastRecordNanos = clock.nanos();
             problem = null;
           } else {
             checkHealth();
@@ -337,7 +349,7 @@ public final class KafkaSource implements Source {
    * topic, at most every 2 s; sets or clears {@link #problem}.
    */
   private void checkHealth() {
-    long now = System.nanoTime();
+    long now = clock.nanos();
     if (now - lastRecordNanos < HEALTH_CHECK_NANOS || now - nextHealthCheck < 0) {
       return;
     }

@@ -10,11 +10,18 @@ import java.util.concurrent.TimeUnit;
  */
 public final class Pacer {
   private final long rate;
+  private final SourceClock clock;
   private long released;
   private long startNanos = -1;
 
   public Pacer(long recordsPerSecond) {
+    this(recordsPerSecond, SourceClock.system());
+  }
+
+  /** Paced by {@code clock}'s monotonic count. */
+  public Pacer(long recordsPerSecond, SourceClock clock) {
     this.rate = recordsPerSecond;
+    this.clock = clock;
   }
 
   /** Records due now, at most {@code want}, waiting up to {@code maxWaitMs} for ~10 ms' worth. */
@@ -23,10 +30,10 @@ public final class Pacer {
       return want;
     }
     long minBatch = Math.max(1, Math.min(want, rate / 100));
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(maxWaitMs);
+    long deadline = clock.deadlineIn(maxWaitMs);
     while (true) {
       long due = due();
-      long now = System.nanoTime();
+      long now = clock.nanos();
       if (due >= minBatch || now >= deadline) {
         int n = (int) Math.min(want, due);
         released += n;
@@ -38,7 +45,7 @@ public final class Pacer {
   }
 
   private long due() {
-    long now = System.nanoTime();
+    long now = clock.nanos();
     if (startNanos < 0) {
       startNanos = now;
     }

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 /** Opens a {@link Source} from its textual spec, as given on a command line or in a config. */
@@ -22,12 +23,25 @@ public final class Sources {
    *
    * @param stdin the stream read by {@code -} and {@code stdin}; null for {@link System#in}
    * @param kafkaProperties extra Kafka consumer settings (e.g. security), applied last
+   * @param clock the clock the source's time comes from (its waits, its pace, the event times it
+   *     stamps)
    */
-  public record SourceOptions(InputStream stdin, Map<String, Object> kafkaProperties) {
+  public record SourceOptions(
+      InputStream stdin, Map<String, Object> kafkaProperties, SourceClock clock) {
     public static final SourceOptions DEFAULTS = new SourceOptions(null, Map.of());
 
     public SourceOptions {
       kafkaProperties = Map.copyOf(kafkaProperties);
+      Objects.requireNonNull(clock);
+    }
+
+    /** On the machine's clocks. */
+    public SourceOptions(InputStream stdin, Map<String, Object> kafkaProperties) {
+      this(stdin, kafkaProperties, SourceClock.system());
+    }
+
+    public SourceOptions withClock(SourceClock v) {
+      return new SourceOptions(stdin, kafkaProperties, v);
     }
   }
 
@@ -48,12 +62,14 @@ public final class Sources {
   public static Source open(String spec, SourceOptions options) throws IOException {
     String s = spec == null ? "" : spec.trim();
     if (s.equals("gen") || s.startsWith("gen?")) {
-      return generator(query(s, "gen".length(), Set.of("seed", "rate", "count", "size", "start")));
+      return generator(
+          query(s, "gen".length(), Set.of("seed", "rate", "count", "size", "start")),
+          options.clock());
     }
     if (s.equals("-") || s.equals("stdin") || s.startsWith("stdin?")) {
       Map<String, String> q = query(s, s.equals("-") ? 1 : "stdin".length(), Set.of("maxLine"));
       InputStream in = options.stdin() != null ? options.stdin() : System.in;
-      return new FileSource(in, "stdin", fileOptions(q));
+      return new FileSource(in, "stdin", fileOptions(q), options.clock());
     }
     if (s.startsWith("file:")) {
       String rest = s.substring("file:".length());
@@ -69,7 +85,7 @@ public final class Sources {
       if (rest.isEmpty()) {
         throw unknown(spec, "a path is missing after file:");
       }
-      return new FileSource(Path.of(rest), fileOptions(query));
+      return new FileSource(Path.of(rest), fileOptions(query), options.clock());
     }
     if (s.startsWith("kafka://")) {
       return kafka(spec, s.substring("kafka://".length()), options);
@@ -77,7 +93,7 @@ public final class Sources {
     throw unknown(spec, null);
   }
 
-  private static Source generator(Map<String, String> q) {
+  private static Source generator(Map<String, String> q, SourceClock clock) {
     GeneratorSource.Options o = GeneratorSource.Options.DEFAULTS;
     if (q.containsKey("seed")) {
       o = o.withSeed(number(q, "seed"));
@@ -94,7 +110,7 @@ public final class Sources {
     if (q.containsKey("start")) {
       o = o.withStartMs(number(q, "start"));
     }
-    return new GeneratorSource(o);
+    return new GeneratorSource(o, clock);
   }
 
   private static FileSource.Options fileOptions(Map<String, String> q) {
@@ -128,7 +144,8 @@ public final class Sources {
     if (group != null && !group.isEmpty()) {
       o = o.withGroup(group);
     }
-    return new KafkaSource(address.substring(0, slash), address.substring(slash + 1), o);
+    return new KafkaSource(
+        address.substring(0, slash), address.substring(slash + 1), o, options.clock());
   }
 
   /** The {@code k=v&...} options after position {@code at} (a '?', or the end). */

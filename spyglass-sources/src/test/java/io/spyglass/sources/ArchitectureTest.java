@@ -10,9 +10,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The sources' layering: they read records and know nothing of what reads them (the embedded
  * engine, the Flink job, the service), so that both runtimes share them; of Spyglass they use the
- * core's record reading only. Time comes from the clock a source is given, not from reads of the
- * wall clock scattered through the code (today's are listed, to be shrunk). The rules every module
- * shares are the test kit's {@link HouseRules}.
+ * core's record reading only. Time comes from the {@link SourceClock} a source is given, never from
+ * a read of the machine's clocks elsewhere. The rules every module shares are the test kit's {@link
+ * HouseRules}.
  */
 class ArchitectureTest {
   private static final String ROOT = "io.spyglass.sources";
@@ -52,17 +52,12 @@ class ArchitectureTest {
 
   /**
    * Reads of the wall clock (System.currentTimeMillis and nanoTime, java.time's now, Clock.system*)
-   * outside a clock class (a class named *Clock), by class, as they are today: a new read fails
-   * this test (take the time from the clock the class is given: a {@code LongSupplier clock}); a
-   * class that reads it less than listed fails it too (lower its count, or remove it). To be
-   * shrunk, not grown.
+   * outside a clock class (a class named *Clock): none. A source's time comes from the {@link
+   * SourceClock} it is given by whoever opens it (a test's, to control time); {@code
+   * SourceClock.system()} is the one place that reads the machine's clocks. A new read fails this
+   * test.
    */
-  private static final Map<String, Integer> WALL_CLOCK_READS_TODAY =
-      Map.ofEntries(
-          Map.entry("io.spyglass.sources.FileSource", 2),
-          Map.entry("io.spyglass.sources.GeneratorSource", 1),
-          Map.entry("io.spyglass.sources.KafkaSource", 6),
-          Map.entry("io.spyglass.sources.Pacer", 3));
+  private static final Map<String, Integer> WALL_CLOCK_READS_TODAY = Map.of();
 
   @Test
   void theWallClockIsReadOnlyWhereItWasBefore() {

@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 class GeneratorSourceTest {
@@ -130,18 +131,35 @@ class GeneratorSourceTest {
   }
 
   @Test
-  void rateIsRoughlyRespected() throws Exception {
-    GeneratorSource source = new GeneratorSource(FIXED.withRate(2000).withCount(0));
+  void aPacedSourceReleasesRecordsAsItsClockMovesNotAsTimePasses() throws Exception {
+    AtomicLong nanos = new AtomicLong(5_000_000_000L);
+    SourceClock clock = new SourceClock(() -> 1_700_000_000_000L, nanos::get);
+    GeneratorSource source = new GeneratorSource(FIXED.withRate(2000).withCount(0), clock);
     RawBatch batch = new RawBatch();
-    long start = System.nanoTime();
-    int got = 0;
-    while (System.nanoTime() - start < 500_000_000L) {
-      batch.clear();
-      source.poll(batch, 1000, 50);
-      got += batch.size();
+    source.poll(batch, 5000, 0);
+    assertThat(batch.size()).isZero(); // none due yet, and no wait asked for
+    nanos.addAndGet(500_000_000L);
+    source.poll(batch, 5000, 0);
+    assertThat(batch.size()).isEqualTo(1000); // half a second at 2000 records/s
+    nanos.addAndGet(10_000_000_000L);
+    batch.clear();
+    source.poll(batch, 50_000, 0);
+    assertThat(batch.size()).isEqualTo(2000); // a debt over one second is forgiven
+  }
+
+  @Test
+  void recordsWithoutAStartAreStampedWithTheClocksTime() throws Exception {
+    long at = 1_712_345_678_901L;
+    SourceClock clock = new SourceClock(() -> at, System::nanoTime);
+    GeneratorSource.Options unstamped = GeneratorSource.Options.DEFAULTS.withSeed(3).withCount(1);
+    RawBatch batch = new RawBatch();
+    try (GeneratorSource source = new GeneratorSource(unstamped, clock)) {
+      source.poll(batch, 10, 0);
     }
-    // 1000 expected in 0.5 s.
-    assertThat(got).isBetween(500, 2000);
+    assertThat(batch.size()).isEqualTo(1);
+    String stamped =
+        new String(batch.data(), batch.start(0), batch.length(0), StandardCharsets.UTF_8);
+    assertThat(List.of(stamped)).isEqualTo(read(unstamped.withStartMs(at)));
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.spyglass.engine.ingest;
 import static io.spyglass.engine.ingest.LogFormat.MARKER;
 import static io.spyglass.engine.ingest.LogFormat.MARKER_TAG;
 
+import io.spyglass.engine.EngineClock;
 import io.spyglass.sources.RawBatch;
 import java.io.Closeable;
 import java.io.IOException;
@@ -130,9 +131,13 @@ public final class IngestLog implements AutoCloseable {
    */
   volatile IoHook segmentCreated;
 
-  private IngestLog(Path dir, long segmentBytes) {
+  /** The engine clock: a reader's wait for new documents is timed by its monotonic count. */
+  private final EngineClock clock;
+
+  private IngestLog(Path dir, long segmentBytes, EngineClock clock) {
     this.dir = dir;
     this.segmentBytes = segmentBytes;
+    this.clock = clock;
   }
 
   static String name(long base) {
@@ -153,11 +158,17 @@ public final class IngestLog implements AutoCloseable {
 
   static IngestLog open(Path dir, long segmentBytes, IdIndex ids, long sinceMs, Recovery recovery)
       throws IOException {
+    return open(dir, segmentBytes, ids, sinceMs, recovery, EngineClock.system());
+  }
+
+  static IngestLog open(
+      Path dir, long segmentBytes, IdIndex ids, long sinceMs, Recovery recovery, EngineClock clock)
+      throws IOException {
     if (recovery.checkpoint() > 0 && !Files.isDirectory(dir)) {
       throw new IOException(LogRecovery.gone(dir, recovery.checkpoint()));
     }
     Files.createDirectories(dir);
-    IngestLog log = new IngestLog(dir, segmentBytes);
+    IngestLog log = new IngestLog(dir, segmentBytes, clock);
     log.recover(ids, sinceMs, recovery);
     return log;
   }
@@ -578,10 +589,10 @@ public final class IngestLog implements AutoCloseable {
     if (committedEnd > position) {
       return true;
     }
-    long deadline = System.nanoTime() + maxWaitMs * 1_000_000;
+    long deadline = clock.deadlineIn(maxWaitMs);
     synchronized (committed) {
       while (committedEnd <= position) {
-        long left = (deadline - System.nanoTime()) / 1_000_000;
+        long left = clock.msLeft(deadline);
         if (left <= 0) {
           return false;
         }

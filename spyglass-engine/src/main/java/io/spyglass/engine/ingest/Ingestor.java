@@ -1,5 +1,6 @@
 package io.spyglass.engine.ingest;
 
+import io.spyglass.engine.EngineClock;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -190,7 +191,12 @@ public final class Ingestor implements AutoCloseable {
     IdIndex ids = new IdIndex();
     IngestLog log =
         IngestLog.open(
-            dir, options.segmentBytes(), ids, clock.getAsLong() - options.horizonMs(), recovery);
+            dir,
+            options.segmentBytes(),
+            ids,
+            clock.getAsLong() - options.horizonMs(),
+            recovery,
+            EngineClock.ofWall(clock));
     return new Ingestor(options, log, ids, clock);
   }
 

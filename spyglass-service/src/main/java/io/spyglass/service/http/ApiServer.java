@@ -109,9 +109,9 @@ public final class ApiServer implements AutoCloseable {
     this.clock = settings.clock();
     this.inFlight = new InFlight(clock);
     SlowClients slowClients = new SlowClients(settings.streams(), clock.wall());
-    this.streams = new Streams(slowClients);
+    this.streams = new Streams(slowClients, clock);
     StreamQuota quota = new StreamQuota(settings.edge().maxStreamsPerUser());
-    this.ws = new WebSocketApi(manager, metrics, slowClients, quota);
+    this.ws = new WebSocketApi(manager, metrics, slowClients, quota, clock);
     Tickets tickets = new Tickets(clock.wall());
     TrustedProxies proxies = settings.guards().proxies();
     Auth auth =

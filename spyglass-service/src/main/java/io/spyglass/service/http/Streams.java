@@ -1,5 +1,6 @@
 package io.spyglass.service.http;
 
+import io.spyglass.service.clock.ServiceClock;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -13,6 +14,10 @@ import java.util.concurrent.TimeUnit;
 final class Streams implements AutoCloseable {
   private final StreamSettings settings;
   private final SlowClients slowClients;
+
+  /** The service's clock: a wait for the streams to end is timed on its monotonic count. */
+  private final ServiceClock clock;
+
   private final Set<SseStream> open = ConcurrentHashMap.newKeySet();
   private final ScheduledExecutorService timer =
       Executors.newSingleThreadScheduledExecutor(
@@ -31,7 +36,8 @@ final class Streams implements AutoCloseable {
 
   private int phase;
 
-  Streams(SlowClients slowClients) {
+  Streams(SlowClients slowClients, ServiceClock clock) {
+    this.clock = clock;
     this.slowClients = slowClients;
     this.settings = slowClients.settings();
     long every = Math.max(1, Math.min(settings.heartbeatMs(), settings.slowClientMs() / 2));
@@ -69,9 +75,9 @@ final class Streams implements AutoCloseable {
    * none is left within {@code timeoutMs}.
    */
   boolean awaitEnded(long timeoutMs) throws InterruptedException {
-    long deadline = slowClients.now() + timeoutMs;
+    long deadline = clock.deadlineIn(timeoutMs);
     while (!open.isEmpty()) {
-      if (slowClients.now() - deadline >= 0) {
+      if (clock.nanos() - deadline >= 0) {
         return false;
       }
       Thread.sleep(10);

@@ -7,6 +7,7 @@ import io.javalin.websocket.WsContext;
 import io.spyglass.core.query.QueryStats;
 import io.spyglass.core.syntax.BqlException;
 import io.spyglass.service.auth.User;
+import io.spyglass.service.clock.ServiceClock;
 import io.spyglass.service.metrics.ServiceMetrics;
 import io.spyglass.service.query.AdmissionException;
 import io.spyglass.service.query.QueryManager;
@@ -67,6 +68,10 @@ final class WebSocketApi {
   private final ServiceMetrics.Delivery delivery;
   private final StreamSettings settings;
   private final SlowClients slowClients;
+
+  /** The service's clock: a wait for the sockets to deliver is timed on its monotonic count. */
+  private final ServiceClock clock;
+
   private final StreamQuota quota;
   private final Map<String, Connection> connections = new ConcurrentHashMap<>();
   private ScheduledFuture<?> progressTask;
@@ -81,7 +86,12 @@ final class WebSocketApi {
   volatile Consumer<Runnable> beforeSubscribe = close -> {};
 
   WebSocketApi(
-      QueryManager manager, ServiceMetrics metrics, SlowClients slowClients, StreamQuota quota) {
+      QueryManager manager,
+      ServiceMetrics metrics,
+      SlowClients slowClients,
+      StreamQuota quota,
+      ServiceClock clock) {
+    this.clock = clock;
     this.manager = manager;
     this.metrics = metrics;
     this.delivery = metrics.delivery(KIND);
@@ -137,9 +147,9 @@ final class WebSocketApi {
    * Call it once the queries have ended.
    */
   boolean awaitDelivered(long timeoutMs) throws InterruptedException {
-    long deadline = slowClients.now() + timeoutMs;
+    long deadline = clock.deadlineIn(timeoutMs);
     while (!connections.values().stream().allMatch(Connection::delivered)) {
-      if (slowClients.now() - deadline >= 0) {
+      if (clock.nanos() - deadline >= 0) {
         return false;
       }
       Thread.sleep(10);

@@ -2,6 +2,7 @@ package io.spyglass.service.metering;
 
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.engine.Engine;
+import io.spyglass.engine.EngineClock;
 import io.spyglass.engine.ingest.IngestLog;
 import io.spyglass.engine.ingest.IngestSource;
 import io.spyglass.engine.ingest.Ingestor;
@@ -127,7 +128,7 @@ public final class Metering implements AutoCloseable {
           Ingestor.open(
               dir,
               settings.ingest(),
-              clock.wall(),
+              new EngineClock(clock.wall(), clock::nanos),
               new IngestLog.Recovery(checkpoint.orElse(-1), recovery.acceptMissingIds()));
       try {
         IngestLog log = ingestor.log();

@@ -134,7 +134,8 @@ public final class HouseRules {
                 + now
                 + " times, "
                 + before
-                + " listed: take the time from the clock it is given (a LongSupplier)");
+                + " listed: take the time from the clock it is given (its module's clock, a"
+                + " class named *Clock, the only place that reads the machine's clocks)");
       } else if (now < before) {
         out.add(
             c
