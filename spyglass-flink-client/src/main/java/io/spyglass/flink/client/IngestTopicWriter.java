@@ -163,6 +163,88 @@ public final class IngestTopicWriter implements AutoCloseable {
     }
   }
 
+  /**
+   * Defines a standing query among the documents: in one transaction, its message ({@code
+   * ControlMessage} JSON) to partition 0 of {@code queryTopic} with the header {@value
+   * QueryStart#PLACED}, and a start mark to every partition of the records topic (see {@link
+   * QueryStart}). Requests written before this call are before the marks, those written after it
+   * after them: the query counts the documents of the requests acknowledged after it returns.
+   *
+   * @return the query message's place in the query topic
+   * @throws IOException when it could not be written (nothing of it is visible to the job)
+   */
+  public synchronized QueryStart define(String queryTopic, String queryId, byte[] queryMessage)
+      throws IOException, InterruptedException {
+    if (producer == null) {
+      connect();
+    }
+    try {
+      int partitions = producer.partitionsFor(settings.topic()).size();
+      producer.beginTransaction();
+      ProducerRecord<String, byte[]> q = new ProducerRecord<>(queryTopic, 0, queryId, queryMessage);
+      q.headers()
+          .add(
+              QueryStart.PLACED,
+              Integer.toString(partitions).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      long deadline = System.nanoTime() + settings.timeout().toNanos();
+      RecordMetadata at =
+          producer.send(q).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      QueryStart start = new QueryStart(at.partition(), at.offset());
+      List<Future<RecordMetadata>> sent = new ArrayList<>(partitions);
+      for (int p = 0; p < partitions; p++) {
+        ProducerRecord<String, byte[]> mark =
+            new ProducerRecord<>(settings.topic(), p, null, new byte[0]);
+        mark.headers().add(QueryStart.HEADER, start.encode());
+        sent.add(producer.send(mark));
+      }
+      for (Future<RecordMetadata> f : sent) {
+        f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      }
+      producer.commitTransaction();
+      return start;
+    } catch (ProducerFencedException | OutOfOrderSequenceException | AuthorizationException e) {
+      dropProducer();
+      throw new IOException("the query could not be written to Kafka: " + e.getMessage(), e);
+    } catch (ExecutionException | TimeoutException | KafkaException e) {
+      abort();
+      Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+      throw new IOException(
+          "the query could not be written to Kafka topics "
+              + queryTopic
+              + " and "
+              + settings.topic()
+              + ": "
+              + cause,
+          cause);
+    }
+  }
+
+  /**
+   * Sends one message ({@code ControlMessage} JSON, e.g. a kill) to partition 0 of {@code
+   * queryTopic}, committed when it returns, in order with the queries {@link #define} wrote.
+   */
+  public synchronized void control(String queryTopic, String queryId, byte[] message)
+      throws IOException, InterruptedException {
+    if (producer == null) {
+      connect();
+    }
+    try {
+      producer.beginTransaction();
+      producer
+          .send(new ProducerRecord<>(queryTopic, 0, queryId, message))
+          .get(settings.timeout().toMillis(), TimeUnit.MILLISECONDS);
+      producer.commitTransaction();
+    } catch (ProducerFencedException | OutOfOrderSequenceException | AuthorizationException e) {
+      dropProducer();
+      throw new IOException("the message could not be written to Kafka: " + e.getMessage(), e);
+    } catch (ExecutionException | TimeoutException | KafkaException e) {
+      abort();
+      Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+      throw new IOException(
+          "the message could not be written to Kafka topic " + queryTopic + ": " + cause, cause);
+    }
+  }
+
   private void abort() {
     try {
       producer.abortTransaction();
