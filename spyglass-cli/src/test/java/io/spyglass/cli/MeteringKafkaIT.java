@@ -11,12 +11,15 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -27,8 +30,9 @@ import org.junit.jupiter.api.io.TempDir;
  * to the job's records topic on a real broker before the 202, the standing queries run on the job
  * (on a Flink mini cluster in this JVM, as the cluster) reading it. The same documents give the
  * same final windows as on the embedded runtime; the service killed with SIGKILL and started again
- * on the same folder keeps every final window once, and counts a late document once. A request
- * while Kafka cannot take it is answered 503, saying what to do.
+ * on the same folder, and a TaskManager lost in the middle of a window, keep every final window
+ * once, and count a late document once. A request while Kafka cannot take it is answered 503,
+ * saying what to do.
  */
 class MeteringKafkaIT {
   @RegisterExtension
@@ -106,7 +110,8 @@ class MeteringKafkaIT {
   }
 
   @Test
-  void finalWindowsAsOnTheEmbeddedRuntimeOnceEachAcrossAKill() throws Exception {
+  void finalWindowsAsOnTheEmbeddedRuntimeOnceEachAcrossAKillAndALostTaskManager(
+      @InjectMiniCluster MiniCluster cluster) throws Exception {
     Map<Long, String> embeddedFirst;
     Map<Long, String> embeddedAll;
     try (Spyglass.Running s = MeteringFlinkIT.serve(embeddedData, "embedded")) {
@@ -138,8 +143,26 @@ class MeteringKafkaIT {
       try (Spyglass.Running s = serve(kafkaData, kafka.bootstrap())) {
         String url = url(s);
         assertThat(embedded.awaitFinals(url, 3, 0)).isEqualTo(embeddedFirst);
-        embedded.post(url, MeteringFlinkIT.second());
+        // half of the next window, checkpointed; then the TaskManager dies in its middle
+        List<String> second = MeteringFlinkIT.second().lines().toList();
+        int half = second.size() / 2;
+        embedded.post(url, String.join("\n", second.subList(0, half)) + "\n");
+        long done = completedCheckpoints(cluster, job);
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (completedCheckpoints(cluster, job) < done + 2 && System.nanoTime() < until) {
+          Thread.sleep(50);
+        }
+        cluster.terminateTaskManager(0).get(30, TimeUnit.SECONDS);
+        cluster.startTaskManager();
+        embedded.post(url, String.join("\n", second.subList(half, second.size())) + "\n");
         assertThat(embedded.awaitFinals(url, 5, 1)).isEqualTo(embeddedAll);
+        assertThat(
+                cluster
+                    .getExecutionGraph(job.getJobID())
+                    .get()
+                    .getStatusTimestamp(org.apache.flink.api.common.JobStatus.RESTARTING))
+            .as("the job restarted after the TaskManager died")
+            .isPositive();
         Thread.sleep(1_000); // a window or late document written twice would show by now
         assertThat(embedded.finals(url)).isEqualTo(embeddedAll);
         s.terminate();
@@ -148,6 +171,11 @@ class MeteringKafkaIT {
     } finally {
       job.cancel().get(30, TimeUnit.SECONDS);
     }
+  }
+
+  private static long completedCheckpoints(MiniCluster cluster, JobClient job) throws Exception {
+    var stats = cluster.getExecutionGraph(job.getJobID()).get().getCheckpointStatsSnapshot();
+    return stats == null ? 0 : stats.getCounts().getNumberOfCompletedCheckpoints();
   }
 
   @Test

@@ -114,8 +114,8 @@ final class InputFetcher implements SplitReader<InputFetcher.Fetched, InputSplit
   /** Queries released from holding, handed on at the next fetch (after what was fetched). */
   private final List<Fetched> released = new ArrayList<>();
 
-  /** A placed query message, and how many records partitions carry its mark. */
-  private record Held(ConsumerRecord<byte[], ByteBuffer> record, int partitions) {}
+  /** A placed query message, and where its marks are. */
+  private record Held(ConsumerRecord<byte[], ByteBuffer> record, QueryStart.Placed placed) {}
 
   InputFetcher(KafkaInput.Settings settings, int subtask) {
     this(settings, subtask, 1);
@@ -251,8 +251,8 @@ final class InputFetcher implements SplitReader<InputFetcher.Fetched, InputSplit
       if (tp.topic().equals(settings.queriesTopic()) && querySplit != null) {
         List<Fetched> queries = new ArrayList<>();
         for (ConsumerRecord<byte[], ByteBuffer> r : polled.records(tp)) {
-          int placed = placed(r);
-          if (placed > 0) {
+          QueryStart.Placed placed = placed(r);
+          if (placed != null) {
             // held until the records partitions here reach its marks; what follows it waits
             heldQueries.put(new QueryStart(r.partition(), r.offset()), new Held(r, placed));
             consumer.seek(tp, r.offset() + 1);
@@ -276,16 +276,16 @@ final class InputFetcher implements SplitReader<InputFetcher.Fetched, InputSplit
   }
 
   /**
-   * How many records partitions carry the marks of a placed query message; 0 for a message that is
-   * not placed (it is handed on as it comes).
+   * Where the marks of a placed query message are; null for a message that is not placed (it is
+   * handed on as it comes).
    */
-  private static int placed(ConsumerRecord<byte[], ByteBuffer> r) {
+  private static QueryStart.Placed placed(ConsumerRecord<byte[], ByteBuffer> r) {
     Header h = r.headers().lastHeader(QueryStart.PLACED);
     if (h == null) {
-      return 0;
+      return null;
     }
     try {
-      return QueryStart.partitions(h.value());
+      return QueryStart.Placed.parse(h.value());
     } catch (MessageFormatException e) {
       LOG.warn(
           "handing on the query at {}-{}@{} as it comes: {}",
@@ -293,7 +293,22 @@ final class InputFetcher implements SplitReader<InputFetcher.Fetched, InputSplit
           r.partition(),
           r.offset(),
           e.getMessage());
-      return 0;
+      return null;
+    }
+  }
+
+  /**
+   * Whether a records partition here, not held at a mark, reads after {@code before} already: its
+   * mark (there, or after commit markers only) is behind it.
+   */
+  private boolean past(TopicPartition tp, long before) {
+    if (!assigned.contains(tp) || heldAt.containsKey(tp)) {
+      return false;
+    }
+    try {
+      return consumer.position(tp, Duration.ZERO) > before;
+    } catch (RuntimeException e) {
+      return false; // not known yet: the next fetch looks again
     }
   }
 
@@ -319,11 +334,14 @@ final class InputFetcher implements SplitReader<InputFetcher.Fetched, InputSplit
         it.hasNext(); ) {
       Map.Entry<QueryStart, Held> e = it.next();
       QueryStart at = e.getKey();
-      // every records partition of this reader that carries the marks: those not assigned yet
-      // (a reader starting) hold the query too
+      // every records partition of this reader that carries the marks: held at its mark, or
+      // past it already (a reader that started after it); those not assigned yet (a reader
+      // starting) hold the query too
       boolean reached = querySplit != null;
-      for (int p = subtask; p < e.getValue().partitions(); p += readers) {
-        if (!at.equals(heldAt.get(new TopicPartition(settings.recordsTopic(), p)))) {
+      QueryStart.Placed placed = e.getValue().placed();
+      for (int p = subtask; p < placed.partitions(); p += readers) {
+        TopicPartition tp = new TopicPartition(settings.recordsTopic(), p);
+        if (!at.equals(heldAt.get(tp)) && !past(tp, placed.before()[p])) {
           reached = false;
           break;
         }

@@ -179,6 +179,23 @@ class QueryStartFetchTest {
     assertThat(count(events, "a")).isEqualTo(20);
   }
 
+  /** A reader whose partitions start after the marks (a job started later) does not wait. */
+  @Test
+  void aReaderStartedAfterTheMarksHandsTheQueryOn() throws Exception {
+    Topics t = written("start-after");
+    List<String> events = new ArrayList<>();
+    try (InputFetcher f = new InputFetcher(settings(t), 0, 1)) {
+      f.handleSplitsChanges(
+          new SplitsAddition<>(
+              List.of(
+                  InputSplit.records(t.records(), 0, InputSplit.LATEST),
+                  InputSplit.records(t.records(), 1, InputSplit.LATEST),
+                  InputSplit.queries(t.queries(), Map.of(0, 0L), 0, 1))));
+      fetch(f, events, e -> e.contains("Q"));
+    }
+    assertThat(events).containsExactly("Q");
+  }
+
   @Test
   void aReaderHoldsOnlyForItsOwnPartitions() throws Exception {
     Topics t = written("start-two-readers");

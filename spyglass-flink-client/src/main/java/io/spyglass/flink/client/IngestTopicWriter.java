@@ -11,11 +11,15 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.ProducerFencedException;
@@ -179,14 +183,12 @@ public final class IngestTopicWriter implements AutoCloseable {
       connect();
     }
     try {
+      long deadline = System.nanoTime() + settings.timeout().toNanos();
       int partitions = producer.partitionsFor(settings.topic()).size();
+      long[] before = endOffsets(partitions, deadline);
       producer.beginTransaction();
       ProducerRecord<String, byte[]> q = new ProducerRecord<>(queryTopic, 0, queryId, queryMessage);
-      q.headers()
-          .add(
-              QueryStart.PLACED,
-              Integer.toString(partitions).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-      long deadline = System.nanoTime() + settings.timeout().toNanos();
+      q.headers().add(QueryStart.PLACED, new QueryStart.Placed(partitions, before).encode());
       RecordMetadata at =
           producer.send(q).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
       QueryStart start = new QueryStart(at.partition(), at.offset());
@@ -216,6 +218,29 @@ public final class IngestTopicWriter implements AutoCloseable {
               + ": "
               + cause,
           cause);
+    }
+  }
+
+  /** The records topic's end offsets now (nothing of this writer's is open: the marks go there). */
+  private long[] endOffsets(int partitions, long deadline)
+      throws ExecutionException, TimeoutException, InterruptedException {
+    Map<String, Object> c = new HashMap<>(settings.kafkaProperties());
+    c.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrap());
+    Map<TopicPartition, OffsetSpec> want = new HashMap<>();
+    for (int p = 0; p < partitions; p++) {
+      want.put(new TopicPartition(settings.topic(), p), OffsetSpec.latest());
+    }
+    try (Admin admin = Admin.create(c)) {
+      var got =
+          admin
+              .listOffsets(want)
+              .all()
+              .get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      long[] out = new long[partitions];
+      for (int p = 0; p < partitions; p++) {
+        out[p] = got.get(new TopicPartition(settings.topic(), p)).offset();
+      }
+      return out;
     }
   }
 

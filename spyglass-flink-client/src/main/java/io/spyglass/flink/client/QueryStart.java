@@ -11,10 +11,12 @@ import java.nio.charset.StandardCharsets;
  * query topic.
  *
  * <ul>
- *   <li>The query message carries the header {@value #PLACED} (its value: how many partitions of
- *       the records topic carry its mark, decimal). A reader of the job holds it until each of its
- *       records partitions below that number has reached the mark, and holds each partition at its
- *       mark until then; it then hands the query to its filter and lets the partitions go on.
+ *   <li>The query message carries the header {@value #PLACED}: {@code N:O0,O1,...}, how many
+ *       partitions of the records topic carry its mark and, for each, the end offset the partition
+ *       had just before (its mark is there, or after commit markers only). A reader of the job
+ *       holds it until each of its records partitions below N has reached the mark (or is past that
+ *       offset already: a reader that started after it), and holds each partition at its mark until
+ *       then; it then hands the query to its filter and lets the partitions go on.
  *   <li>A start mark is a record with the header {@value #HEADER} whose value is the query
  *       message's place in the query topic, {@code PARTITION:OFFSET}; the record's own value is
  *       empty. A reader that has handed on the query topic past that place passes the mark (a
@@ -53,21 +55,42 @@ public record QueryStart(int partition, long offset) {
   }
 
   /**
-   * The number of partitions a placed query message's {@value #PLACED} header names.
-   *
-   * @throws MessageFormatException when it is not a positive number
+   * A placed query message's {@value #PLACED} header: how many partitions carry its marks, and the
+   * end offset of each just before (the marks are there or later).
    */
-  public static int partitions(byte[] value) {
-    String s = value == null ? "" : new String(value, StandardCharsets.US_ASCII);
-    try {
-      int n = Integer.parseInt(s);
-      if (n > 0) {
-        return n;
+  public record Placed(int partitions, long[] before) {
+    public byte[] encode() {
+      StringBuilder b = new StringBuilder().append(partitions).append(':');
+      for (int p = 0; p < before.length; p++) {
+        b.append(p == 0 ? "" : ",").append(before[p]);
       }
-    } catch (NumberFormatException e) {
-      // said below
+      return b.toString().getBytes(StandardCharsets.US_ASCII);
     }
-    throw new MessageFormatException(
-        "a placed query names how many partitions carry its mark, not '" + s + "'");
+
+    /**
+     * @throws MessageFormatException when it is not {@code N:O0,O1,...} with N offsets
+     */
+    public static Placed parse(byte[] value) {
+      String s = value == null ? "" : new String(value, StandardCharsets.US_ASCII);
+      try {
+        int colon = s.indexOf(':');
+        int n = Integer.parseInt(s.substring(0, colon));
+        String[] offsets = s.substring(colon + 1).split(",");
+        if (n > 0 && offsets.length == n) {
+          long[] before = new long[n];
+          for (int p = 0; p < n; p++) {
+            before[p] = Long.parseLong(offsets[p]);
+          }
+          return new Placed(n, before);
+        }
+      } catch (RuntimeException e) {
+        // said below
+      }
+      throw new MessageFormatException(
+          "a placed query names its partitions and their offsets before its marks"
+              + " (N:O0,O1,...), not '"
+              + s
+              + "'");
+    }
   }
 }
