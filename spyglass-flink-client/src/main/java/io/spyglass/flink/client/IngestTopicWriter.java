@@ -35,6 +35,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * topic with {@code spyglass.records.read-committed true}, so a request that failed (503: nothing
  * kept, the client sends it again) is never counted.
  *
+ * <p>{@link #define} places a standing query among the documents (its message and a start mark in
+ * every partition, one transaction: see {@link QueryStart}); {@link #control} sends another message
+ * (a kill) to the query topic in order with them.
+ *
  * <p>One transaction at a time: {@link #write} is synchronized. The transactional id ({@code
  * spyglass-ingest-INSTANCE}) fences an older producer of the same instance (a service restarted
  * while its former process still lingers).
