@@ -186,6 +186,33 @@ class MeteringKafkaIT {
     }
   }
 
+  /** A request while Kafka is down: 503 and what to do, nothing acknowledged. */
+  @Test
+  @SuppressWarnings("try") // the broker is stopped in the middle of its block
+  void aRequestWhileKafkaIsDownIs503() throws Exception {
+    try (TestKafka kafka = TestKafka.start()) {
+      kafka.createTopics(Map.of("metering-records", 1, "metering-queries", 1));
+      try (Spyglass.Running s = serve(kafkaData, kafka.bootstrap())) {
+        String url = url(s);
+        kafka.close();
+        HttpResponse<String> r =
+            http.send(
+                HttpRequest.newBuilder(URI.create(url + "api/ingest"))
+                    .timeout(Duration.ofSeconds(90))
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"id\":\"x\",\"time\":1}\n"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(503);
+        JsonNode error = Spyglass.parse(r.body()).get("error");
+        assertThat(error.get("message").asText()).contains("metering-records");
+        assertThat(error.get("resolution").asText())
+            .contains("Send them again")
+            .contains("none of them was acknowledged");
+        s.kill9();
+      }
+    }
+  }
+
   /** A request the records topic cannot take (missing, here): 503 and what to do, nothing kept. */
   @Test
   void aRequestKafkaCannotTakeIs503() throws Exception {
