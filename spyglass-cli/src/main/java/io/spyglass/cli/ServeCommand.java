@@ -2,6 +2,7 @@ package io.spyglass.cli;
 
 import io.spyglass.engine.EngineConfig;
 import io.spyglass.engine.ingest.Ingestor;
+import io.spyglass.service.MeteringStart;
 import io.spyglass.service.ServiceConfig;
 import io.spyglass.service.SpyglassService;
 import io.spyglass.service.UsageLimits;
@@ -48,6 +49,7 @@ import picocli.CommandLine.Command;
       "  ./spyglass serve --bind 0.0.0.0 --tokens tokens.txt   # lines: TOKEN USER [ROLE...]",
       "  ./spyglass serve --source http --data /var/lib/spyglass   # POST /api/ingest; docs/metering.md",
       "  ./spyglass serve --runtime flink --source http --data /var/lib/spyglass  # standing: Flink",
+      "  ./spyglass serve --runtime flink --kafka k1:9092 --source http --data /var/lib/spyglass",
       "  ./spyglass serve --config /etc/spyglass/spyglass.yaml     # every option; docs/operations.md",
       "  ./spyglass serve --tls-cert fullchain.pem --tls-key privkey.pem --bind 0.0.0.0 --tokens t.txt",
       "  ./spyglass serve --sink-allow hooks.example.com --sink-dir /var/lib/spyglass/sinks   # sinks"
@@ -104,16 +106,15 @@ final class ServeCommand implements Callable<Integer> {
             "--runtime " + o.runtime + " is not a runtime: give embedded or flink");
       }
       // --runtime flink --source http: the standing queries on the job in this process, over the
-      // ingest log's files; the other queries on the embedded engine over the same documents
+      // ingest log's files; the other queries on the embedded engine over the same documents.
+      // With --kafka: the documents to the job's records topic, every query on the job there.
       boolean meteringJob = o.runtime.equals("flink") && metering != null;
       if (meteringJob && other != null) {
         throw new IllegalArgumentException(
-            "--runtime flink --source http reads the ingest log only: give no other --source");
-      }
-      if (meteringJob && o.kafka != null) {
-        throw new IllegalArgumentException(
-            "--runtime flink --source http runs the job in this process and needs no --kafka:"
-                + " leave --kafka out (docs/flink.md \"Metering on the job\")");
+            o.kafka == null
+                ? "--runtime flink --source http reads the ingest log only: give no other --source"
+                : "--runtime flink --kafka --source http: the job reads its records topic only;"
+                    + " give no other --source");
       }
       if (o.runtime.equals("flink") && o.kafka == null && !meteringJob) {
         throw new IllegalArgumentException(
@@ -172,11 +173,7 @@ final class ServeCommand implements Callable<Integer> {
       // the port first: when it is taken, nothing else starts (no engine, no standing query)
       listening = SpyglassService.bind(config);
       if (o.runtime.equals("flink") && metering == null) {
-        // a port of 0 is any free one: the process id tells instances apart then
-        String name =
-            o.instance != null
-                ? o.instance
-                : hostName() + "-" + (o.port != 0 ? o.port : ProcessHandle.current().pid());
+        String name = instanceName();
         err.println("spyglass: connecting to the Spyglass job's Kafka at " + o.kafka + " ...");
         err.flush();
         service =
@@ -194,17 +191,22 @@ final class ServeCommand implements Callable<Integer> {
         if (o.workers != null) {
           engine = engine.withWorkers(o.workers);
         }
-        if (metering != null) {
+        if (metering != null && o.runtime.equals("flink") && o.kafka != null) {
+          service =
+              MeteringOnKafka.start(
+                  config, listening, engine, metering, o, instanceName(), kafkaProperties, err);
+        } else if (metering != null) {
           service =
               SpyglassService.startMetering(
                   config,
-                  listening,
-                  src,
-                  engine,
-                  metering,
-                  o.runtime.equals("flink")
-                      ? MeteringJob.starter(io.spyglass.flink.MeteringRun.Settings.DEFAULTS)
-                      : null);
+                  MeteringStart.of(metering)
+                      .withListening(listening)
+                      .withOther(src)
+                      .withEngine(engine)
+                      .withJob(
+                          o.runtime.equals("flink")
+                              ? MeteringJob.starter(io.spyglass.flink.MeteringRun.Settings.DEFAULTS)
+                              : null));
         } else {
           service =
               SpyglassService.start(config, listening, EmbeddedRuntime.start(src, engine), null);
@@ -260,6 +262,14 @@ final class ServeCommand implements Callable<Integer> {
     out.println("Spyglass stopped.");
     out.flush();
     return 0;
+  }
+
+  /** This instance's name among those sharing the job: --instance, or HOST-PORT. */
+  private String instanceName() {
+    // a port of 0 is any free one: the process id tells instances apart then
+    return o.instance != null
+        ? o.instance
+        : hostName() + "-" + (o.port != 0 ? o.port : ProcessHandle.current().pid());
   }
 
   private static void closeQuietly(Listening listening) {

@@ -176,7 +176,8 @@ final class ServeOptions {
       description =
           "where queries run: embedded, in this process (default: ${DEFAULT-VALUE}); flink: the"
               + " Spyglass job on a Flink cluster, through --kafka; with --source http, the"
-              + " standing queries on the job in this process (see docs/flink.md)")
+              + " standing queries on the job in this process, or with --kafka on the job on the"
+              + " cluster, the documents written to its records topic (see docs/flink.md)")
   String runtime = "embedded";
 
   @Option(
@@ -190,6 +191,14 @@ final class ServeOptions {
       paramLabel = "TOPIC",
       description = "with --runtime flink: the job's query topic (default: ${DEFAULT-VALUE})")
   String queryTopic = FlinkQueryClient.DEFAULT_QUERY_TOPIC;
+
+  @Option(
+      names = "--records-topic",
+      paramLabel = "TOPIC",
+      description =
+          "with --runtime flink --kafka and --source http: the job's records topic, where the"
+              + " accepted documents are written before the 202 (default: ${DEFAULT-VALUE})")
+  String recordsTopic = "spyglass-records";
 
   @Option(
       names = "--status-topic",

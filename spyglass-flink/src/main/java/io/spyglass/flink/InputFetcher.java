@@ -2,12 +2,14 @@ package io.spyglass.flink;
 
 import io.spyglass.flink.client.Mark;
 import io.spyglass.flink.client.MessageFormatException;
+import io.spyglass.flink.client.QueryStart;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +28,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteBufferDeserializer;
 import org.slf4j.Logger;
@@ -36,6 +39,16 @@ import org.slf4j.LoggerFactory;
  * query topic, and makes of each poll, per records partition, batches of consecutive records in one
  * buffer each (a clock mark on its own, between them), and of each query message an element of its
  * own. Values stay where the consumer fetched them: a batch refers to them there.
+ *
+ * <p>A query placed among the records ({@link QueryStart}: the standing queries of {@code serve
+ * --runtime flink --kafka HOST:PORT --source http}) is handed on where it starts: its message is
+ * held, and each records partition here is held at its start mark (paused, its position at the
+ * mark), until every one of them has reached its mark; then the query is handed on, and the
+ * partitions go on past their marks. The records before the marks reach the filter before the
+ * query, those after it after: in each partition the query counts the records after its mark,
+ * whichever topic this reader read first. A checkpoint taken meanwhile holds the partitions at
+ * their marks and the query topic before the message, so a restore holds them again; one taken
+ * after it holds the query topic past it, and a restore passes the marks.
  */
 final class InputFetcher implements SplitReader<InputFetcher.Fetched, InputSplit> {
   private static final Logger LOG = LoggerFactory.getLogger(InputFetcher.class);
@@ -80,6 +93,8 @@ final class InputFetcher implements SplitReader<InputFetcher.Fetched, InputSplit
   }
 
   private final KafkaInput.Settings settings;
+  private final int subtask;
+  private final int readers;
   private final KafkaConsumer<byte[], ByteBuffer> consumer;
   private final Set<TopicPartition> assigned = new HashSet<>();
   private final Map<TopicPartition, String> splitOf = new HashMap<>();
@@ -90,16 +105,42 @@ final class InputFetcher implements SplitReader<InputFetcher.Fetched, InputSplit
   /** When to look for new query partitions next, on the clock's monotonic count. */
   private long nextQueryCheckNanos;
 
+  /** The next offset of each query topic partition handed on (or to be handed on) here. */
+  private final Map<Integer, Long> queriesHanded = new HashMap<>();
+
+  /** Placed query messages held until the records partitions here reach their marks. */
+  private final Map<QueryStart, Held> heldQueries = new LinkedHashMap<>();
+
+  /** Records partitions held at a start mark, with the place of the mark's query. */
+  private final Map<TopicPartition, QueryStart> heldAt = new HashMap<>();
+
+  /** Queries released from holding, handed on at the next fetch (after what was fetched). */
+  private final List<Fetched> released = new ArrayList<>();
+
+  /** A placed query message, and where its marks are. */
+  private record Held(ConsumerRecord<byte[], ByteBuffer> record, QueryStart.Placed placed) {}
+
   InputFetcher(KafkaInput.Settings settings, int subtask) {
-    this(settings, subtask, WallClock.SYSTEM);
+    this(settings, subtask, 1, WallClock.SYSTEM);
   }
 
   /**
-   * Timed by {@code clock}: the records' read time, how often new query partitions are looked for.
+   * @param readers the source's parallelism: this reader's records partitions are those whose
+   *     number modulo {@code readers} is {@code subtask} (as the enumerator hands them out)
    */
-  InputFetcher(KafkaInput.Settings settings, int subtask, WallClock clock) {
+  InputFetcher(KafkaInput.Settings settings, int subtask, int readers) {
+    this(settings, subtask, readers, WallClock.SYSTEM);
+  }
+
+  /**
+   * As {@link #InputFetcher(KafkaInput.Settings, int, int)}, timed by {@code clock}: the records'
+   * read time, how often new query partitions are looked for.
+   */
+  InputFetcher(KafkaInput.Settings settings, int subtask, int readers, WallClock clock) {
     this.clock = clock;
     this.settings = settings;
+    this.subtask = subtask;
+    this.readers = readers;
     Map<String, Object> c = new HashMap<>();
     c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.kafka());
     c.put(ConsumerConfig.GROUP_ID_CONFIG, settings.recordsGroup());
@@ -140,6 +181,7 @@ final class InputFetcher implements SplitReader<InputFetcher.Fetched, InputSplit
           added.add(tp);
           seek.put(tp, e.getValue());
           splitOf.put(tp, querySplit);
+          queriesHanded.put(e.getKey(), e.getValue());
         }
         nextQueryCheckNanos = clock.nanos();
       } else {
@@ -185,6 +227,7 @@ final class InputFetcher implements SplitReader<InputFetcher.Fetched, InputSplit
       }
     }
     LOG.info("Reading {}", change.splits());
+    release();
   }
 
   @Override
@@ -193,6 +236,11 @@ final class InputFetcher implements SplitReader<InputFetcher.Fetched, InputSplit
       helloOwed = false;
       return new RecordsBySplits<>(
           Map.of(querySplit, List.of(new Fetched(Fetched.Kind.HELLO, null, -1, -1, 0))), Set.of());
+    }
+    if (!released.isEmpty()) {
+      List<Fetched> queries = new ArrayList<>(released);
+      released.clear();
+      return new RecordsBySplits<>(Map.of(querySplit, queries), Set.of());
     }
     ConsumerRecords<byte[], ByteBuffer> polled;
     try {
@@ -215,7 +263,16 @@ final class InputFetcher implements SplitReader<InputFetcher.Fetched, InputSplit
       if (tp.topic().equals(settings.queriesTopic()) && querySplit != null) {
         List<Fetched> queries = new ArrayList<>();
         for (ConsumerRecord<byte[], ByteBuffer> r : polled.records(tp)) {
+          QueryStart.Placed placed = placed(r);
+          if (placed != null) {
+            // held until the records partitions here reach its marks; what follows it waits
+            heldQueries.put(new QueryStart(r.partition(), r.offset()), new Held(r, placed));
+            consumer.seek(tp, r.offset() + 1);
+            consumer.pause(List.of(tp));
+            break;
+          }
           queries.add(query(r));
+          queriesHanded.put(r.partition(), r.offset() + 1);
         }
         out.computeIfAbsent(querySplit, k -> new ArrayList<>()).addAll(queries);
       }
@@ -226,7 +283,97 @@ final class InputFetcher implements SplitReader<InputFetcher.Fetched, InputSplit
         out.put(split, records(tp.partition(), polled.records(tp), now));
       }
     }
+    release();
     return new RecordsBySplits<>(out, Set.of());
+  }
+
+  /**
+   * Where the marks of a placed query message are; null for a message that is not placed (it is
+   * handed on as it comes).
+   */
+  private static QueryStart.Placed placed(ConsumerRecord<byte[], ByteBuffer> r) {
+    Header h = r.headers().lastHeader(QueryStart.PLACED);
+    if (h == null) {
+      return null;
+    }
+    try {
+      return QueryStart.Placed.parse(h.value());
+    } catch (MessageFormatException e) {
+      LOG.warn(
+          "handing on the query at {}-{}@{} as it comes: {}",
+          r.topic(),
+          r.partition(),
+          r.offset(),
+          e.getMessage());
+      return null;
+    }
+  }
+
+  /**
+   * Whether a records partition here, not held at a mark, reads after {@code before} already: its
+   * mark (there, or after commit markers only) is behind it.
+   */
+  private boolean past(TopicPartition tp, long before) {
+    if (!assigned.contains(tp) || heldAt.containsKey(tp)) {
+      return false;
+    }
+    try {
+      return consumer.position(tp, Duration.ZERO) > before;
+    } catch (RuntimeException e) {
+      return false; // not known yet: the next fetch looks again
+    }
+  }
+
+  /** Whether the query of a start mark was handed on here already (the mark is passed). */
+  private boolean handed(QueryStart at) {
+    return queriesHanded.getOrDefault(at.partition(), 0L) > at.offset();
+  }
+
+  /**
+   * Lets go the partitions held at marks of queries handed on, and the held queries whose marks
+   * every records partition here has reached (handed on at the next fetch).
+   */
+  private void release() {
+    for (Iterator<Map.Entry<TopicPartition, QueryStart>> it = heldAt.entrySet().iterator();
+        it.hasNext(); ) {
+      Map.Entry<TopicPartition, QueryStart> e = it.next();
+      if (handed(e.getValue())) {
+        consumer.resume(List.of(e.getKey()));
+        it.remove();
+      }
+    }
+    for (Iterator<Map.Entry<QueryStart, Held>> it = heldQueries.entrySet().iterator();
+        it.hasNext(); ) {
+      Map.Entry<QueryStart, Held> e = it.next();
+      QueryStart at = e.getKey();
+      // every records partition of this reader that carries the marks: held at its mark, or
+      // past it already (a reader that started after it); those not assigned yet (a reader
+      // starting) hold the query too
+      boolean reached = querySplit != null;
+      QueryStart.Placed placed = e.getValue().placed();
+      for (int p = subtask; p < placed.partitions(); p += readers) {
+        TopicPartition tp = new TopicPartition(settings.recordsTopic(), p);
+        if (!at.equals(heldAt.get(tp)) && !past(tp, placed.before()[p])) {
+          reached = false;
+          break;
+        }
+      }
+      if (!reached) {
+        continue;
+      }
+      it.remove();
+      released.add(query(e.getValue().record()));
+      queriesHanded.put(at.partition(), at.offset() + 1);
+      consumer.resume(List.of(new TopicPartition(settings.queriesTopic(), at.partition())));
+      for (Iterator<Map.Entry<TopicPartition, QueryStart>> h = heldAt.entrySet().iterator();
+          h.hasNext(); ) {
+        Map.Entry<TopicPartition, QueryStart> p = h.next();
+        if (p.getValue().equals(at)) {
+          consumer.resume(List.of(p.getKey()));
+          h.remove();
+        }
+      }
+    }
   }
 
   private static Fetched query(ConsumerRecord<byte[], ByteBuffer> r) {
@@ -252,6 +399,32 @@ final class InputFetcher implements SplitReader<InputFetcher.Fetched, InputSplit
     int i = 0;
     while (i < n) {
       ConsumerRecord<byte[], ByteBuffer> first = rs.get(i);
+      Header start = first.headers().lastHeader(QueryStart.HEADER);
+      if (start != null) {
+        QueryStart at;
+        try {
+          at = QueryStart.parse(start.value());
+        } catch (MessageFormatException e) {
+          LOG.warn(
+              "skipping a bad query start mark at {}-{}@{}: {}",
+              first.topic(),
+              partition,
+              first.offset(),
+              e.getMessage());
+          at = null;
+        }
+        if (at == null || handed(at)) {
+          out.add(new Fetched(Fetched.Kind.SKIP, null, partition, first.offset() + 1, 0));
+          i++;
+          continue;
+        }
+        // held here until the query is handed on: the records after the mark wait
+        TopicPartition tp = new TopicPartition(first.topic(), partition);
+        consumer.seek(tp, first.offset());
+        consumer.pause(List.of(tp));
+        heldAt.put(tp, at);
+        break;
+      }
       if (first.headers().lastHeader(Mark.HEADER) != null) {
         out.add(mark(first));
         i++;
@@ -269,6 +442,7 @@ final class InputFetcher implements SplitReader<InputFetcher.Fetched, InputSplit
         ConsumerRecord<byte[], ByteBuffer> r = rs.get(end);
         if (r.value() == null
             || r.headers().lastHeader(Mark.HEADER) != null
+            || r.headers().lastHeader(QueryStart.HEADER) != null
             || (settings.marks() && r.timestamp() != first.timestamp())) {
           break;
         }
@@ -379,6 +553,7 @@ final class InputFetcher implements SplitReader<InputFetcher.Fetched, InputSplit
       if (!assigned.contains(tp)) {
         added.add(tp);
         splitOf.put(tp, querySplit);
+        queriesHanded.putIfAbsent(info.partition(), 0L);
       }
     }
     if (!added.isEmpty()) {

@@ -44,7 +44,10 @@ final class InputReader
 
   InputReader(KafkaInput.Settings settings, SourceReaderContext context) {
     super(
-        new Fetchers(() -> new InputFetcher(settings, context.getIndexOfSubtask())),
+        new Fetchers(
+            () ->
+                new InputFetcher(
+                    settings, context.getIndexOfSubtask(), context.currentParallelism())),
         new Emitter(),
         context.getConfiguration(),
         context);

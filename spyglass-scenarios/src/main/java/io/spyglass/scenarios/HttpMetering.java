@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.engine.EngineConfig;
+import io.spyglass.service.MeteringStart;
 import io.spyglass.service.ServiceConfig;
 import io.spyglass.service.SpyglassService;
 import io.spyglass.service.metering.Metering;
@@ -67,9 +68,8 @@ final class HttpMetering {
                 });
     return SpyglassService.startMetering(
         config,
-        null,
-        EngineConfig.defaults().withWorkers(workers).withLimits(limits),
-        Metering.Settings.DEFAULTS);
+        MeteringStart.of(Metering.Settings.DEFAULTS)
+            .withEngine(EngineConfig.defaults().withWorkers(workers).withLimits(limits)));
   }
 
   Outcome run(Report report, UsageDocuments documents, int clients) throws Exception {

@@ -257,8 +257,8 @@ public final class SpyglassService implements AutoCloseable {
   /**
    * Binds the service's port, before anything else starts: give the answer to {@link
    * #start(ServiceConfig, Listening, QueryRuntime, Metering)} or {@link
-   * #startMetering(ServiceConfig, Listening, Source, EngineConfig, Metering.Settings)}, so that a
-   * port in use stops {@code serve} before its engine reads a record or restores a standing query.
+   * #startMetering(ServiceConfig, MeteringStart)}, so that a port in use stops {@code serve} before
+   * its engine reads a record or restores a standing query.
    *
    * @throws IllegalArgumentException when the settings do not allow the address (beyond loopback
    *     without tokens or {@code insecure}), or the TLS certificate or key does not load
@@ -396,80 +396,22 @@ public final class SpyglassService implements AutoCloseable {
 
   /**
    * Starts the service with ingestion ({@code POST /api/ingest}) and standing queries, durable
-   * under the data folder: the engine reads the ingested documents, beside {@code other} when not
-   * null. Standing queries are restored before the engine reads its first document.
+   * under the data folder, as {@code start} says (see {@link MeteringStart}): by default the engine
+   * reads the ingested documents, beside {@code start.other()} when not null. Standing queries are
+   * restored before the engine reads its first document. A port bound by {@link #bind} first
+   * ({@code start.listening()}) stops {@code serve} before anything else starts when it is taken.
    *
-   * @throws IOException when the ingest log or the database cannot be read, or another service uses
-   *     the data folder
+   * @throws IOException when the ingest log or the database cannot be read, another service uses
+   *     the data folder, or the Flink job does not start
    */
-  public static SpyglassService startMetering(
-      ServiceConfig config, Source other, EngineConfig engineConfig, Metering.Settings settings)
+  public static SpyglassService startMetering(ServiceConfig config, MeteringStart start)
       throws IOException, InterruptedException {
-    return startMetering(config, null, other, engineConfig, settings);
-  }
-
-  /**
-   * As {@link #startMetering(ServiceConfig, Source, EngineConfig, Metering.Settings)}, on the
-   * socket {@code listening} bound by {@link #bind} (null to bind the configured port last).
-   */
-  public static SpyglassService startMetering(
-      ServiceConfig config,
-      Listening listening,
-      Source other,
-      EngineConfig engineConfig,
-      Metering.Settings settings)
-      throws IOException, InterruptedException {
-    return startMetering(
-        config, listening, other, engineConfig, settings, null, ServiceClock.system());
-  }
-
-  /**
-   * As {@link #startMetering(ServiceConfig, Listening, Source, EngineConfig, Metering.Settings)},
-   * taking its time (the service's, ingestion's, the standing queries') from {@code clock} (a
-   * test's, to control it) rather than the machine's clocks.
-   */
-  public static SpyglassService startMetering(
-      ServiceConfig config,
-      Listening listening,
-      Source other,
-      EngineConfig engineConfig,
-      Metering.Settings settings,
-      ServiceClock clock)
-      throws IOException, InterruptedException {
-    return startMetering(config, listening, other, engineConfig, settings, null, clock);
-  }
-
-  /**
-   * As {@link #startMetering(ServiceConfig, Listening, Source, EngineConfig, Metering.Settings)},
-   * the standing queries on the Flink job that {@code job} starts over the ingest log's files
-   * ({@code serve --runtime flink --source http}; null: on the embedded engine); the other queries
-   * on the embedded engine.
-   */
-  public static SpyglassService startMetering(
-      ServiceConfig config,
-      Listening listening,
-      Source other,
-      EngineConfig engineConfig,
-      Metering.Settings settings,
-      io.spyglass.service.metering.JobStanding.Starter job)
-      throws IOException, InterruptedException {
-    return startMetering(
-        config, listening, other, engineConfig, settings, job, ServiceClock.system());
-  }
-
-  /**
-   * As {@link #startMetering(ServiceConfig, Listening, Source, EngineConfig, Metering.Settings,
-   * io.spyglass.service.metering.JobStanding.Starter)}, taking its time from {@code clock}.
-   */
-  public static SpyglassService startMetering(
-      ServiceConfig config,
-      Listening listening,
-      Source other,
-      EngineConfig engineConfig,
-      Metering.Settings settings,
-      io.spyglass.service.metering.JobStanding.Starter job,
-      ServiceClock clock)
-      throws IOException, InterruptedException {
+    Listening listening = start.listening();
+    Source other = start.other();
+    EngineConfig engineConfig = start.engine();
+    Metering.Settings settings = start.settings();
+    io.spyglass.service.metering.JobStanding.Starter job = start.job();
+    ServiceClock clock = start.clock();
     Metering metering;
     DataFolderLock lock = null;
     Tokens tokens;
@@ -490,12 +432,24 @@ public final class SpyglassService implements AutoCloseable {
       closeQuietly(listening);
       throw e;
     }
-    EmbeddedRuntime runtime;
+    EmbeddedRuntime embedded = null;
+    QueryRuntime runtime = start.runtime();
     try {
-      Source ingested = metering.source();
-      Source source = other == null ? ingested : new UnionSource(other, ingested);
-      runtime = EmbeddedRuntime.startPaused(source, engineConfig);
+      if (runtime == null) {
+        Source ingested = metering.source();
+        Source source = other == null ? ingested : new UnionSource(other, ingested);
+        embedded = EmbeddedRuntime.startPaused(source, engineConfig);
+        runtime = embedded;
+      } else if (other != null) {
+        other.close(); // the given runtime reads its own input
+      }
+      if (start.forward() != null) {
+        metering.forwardTo(start.forward());
+      }
     } catch (IOException | RuntimeException e) {
+      if (start.runtime() != null) {
+        start.runtime().close();
+      }
       closeQuietly(metering);
       closeQuietly(listening);
       lock.close();
@@ -518,7 +472,9 @@ public final class SpyglassService implements AutoCloseable {
     Sinks sinks = sinks(config); // before the standing queries: they deliver to theirs
     try {
       metering.start(served, config.queryLimits(), config.usage().standing(), sinks);
-      runtime.resume();
+      if (embedded != null) {
+        embedded.resume();
+      }
     } catch (RuntimeException | InterruptedException e) {
       served.close();
       closeQuietly(metering);

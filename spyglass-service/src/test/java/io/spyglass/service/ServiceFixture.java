@@ -160,7 +160,9 @@ final class ServiceFixture implements AutoCloseable {
             .with(settings);
     try {
       return new ServiceFixture(
-          SpyglassService.startMetering(config, null, null, engine, metering, clock), null);
+          SpyglassService.startMetering(
+              config, MeteringStart.of(metering).withEngine(engine).withClock(clock)),
+          null);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);

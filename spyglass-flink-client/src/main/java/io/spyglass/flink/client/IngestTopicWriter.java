@@ -11,11 +11,15 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.ProducerFencedException;
@@ -30,6 +34,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * returns and in it not at all (for readers of committed records) when it throws. The job reads the
  * topic with {@code spyglass.records.read-committed true}, so a request that failed (503: nothing
  * kept, the client sends it again) is never counted.
+ *
+ * <p>{@link #define} places a standing query among the documents (its message and a start mark in
+ * every partition, one transaction: see {@link QueryStart}); {@link #control} sends another message
+ * (a kill) to the query topic in order with them.
  *
  * <p>One transaction at a time: {@link #write} is synchronized. The transactional id ({@code
  * spyglass-ingest-INSTANCE}) fences an older producer of the same instance (a service restarted
@@ -160,6 +168,109 @@ public final class IngestTopicWriter implements AutoCloseable {
       throw new IOException(
           "the documents could not be written to Kafka topic " + settings.topic() + ": " + cause,
           cause);
+    }
+  }
+
+  /**
+   * Defines a standing query among the documents: in one transaction, its message ({@code
+   * ControlMessage} JSON) to partition 0 of {@code queryTopic} with the header {@value
+   * QueryStart#PLACED}, and a start mark to every partition of the records topic (see {@link
+   * QueryStart}). Requests written before this call are before the marks, those written after it
+   * after them: the query counts the documents of the requests acknowledged after it returns.
+   *
+   * @return the query message's place in the query topic
+   * @throws IOException when it could not be written (nothing of it is visible to the job)
+   */
+  public synchronized QueryStart define(String queryTopic, String queryId, byte[] queryMessage)
+      throws IOException, InterruptedException {
+    if (producer == null) {
+      connect();
+    }
+    try {
+      long deadline = System.nanoTime() + settings.timeout().toNanos();
+      int partitions = producer.partitionsFor(settings.topic()).size();
+      long[] before = endOffsets(partitions, deadline);
+      producer.beginTransaction();
+      ProducerRecord<String, byte[]> q = new ProducerRecord<>(queryTopic, 0, queryId, queryMessage);
+      q.headers().add(QueryStart.PLACED, new QueryStart.Placed(partitions, before).encode());
+      RecordMetadata at =
+          producer.send(q).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      QueryStart start = new QueryStart(at.partition(), at.offset());
+      List<Future<RecordMetadata>> sent = new ArrayList<>(partitions);
+      for (int p = 0; p < partitions; p++) {
+        ProducerRecord<String, byte[]> mark =
+            new ProducerRecord<>(settings.topic(), p, null, new byte[0]);
+        mark.headers().add(QueryStart.HEADER, start.encode());
+        sent.add(producer.send(mark));
+      }
+      for (Future<RecordMetadata> f : sent) {
+        f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      }
+      producer.commitTransaction();
+      return start;
+    } catch (ProducerFencedException | OutOfOrderSequenceException | AuthorizationException e) {
+      dropProducer();
+      throw new IOException("the query could not be written to Kafka: " + e.getMessage(), e);
+    } catch (ExecutionException | TimeoutException | KafkaException e) {
+      abort();
+      Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+      throw new IOException(
+          "the query could not be written to Kafka topics "
+              + queryTopic
+              + " and "
+              + settings.topic()
+              + ": "
+              + cause,
+          cause);
+    }
+  }
+
+  /** The records topic's end offsets now (nothing of this writer's is open: the marks go there). */
+  private long[] endOffsets(int partitions, long deadline)
+      throws ExecutionException, TimeoutException, InterruptedException {
+    Map<String, Object> c = new HashMap<>(settings.kafkaProperties());
+    c.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrap());
+    Map<TopicPartition, OffsetSpec> want = new HashMap<>();
+    for (int p = 0; p < partitions; p++) {
+      want.put(new TopicPartition(settings.topic(), p), OffsetSpec.latest());
+    }
+    try (Admin admin = Admin.create(c)) {
+      var got =
+          admin
+              .listOffsets(want)
+              .all()
+              .get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      long[] out = new long[partitions];
+      for (int p = 0; p < partitions; p++) {
+        out[p] = got.get(new TopicPartition(settings.topic(), p)).offset();
+      }
+      return out;
+    }
+  }
+
+  /**
+   * Sends one message ({@code ControlMessage} JSON, e.g. a kill) to partition 0 of {@code
+   * queryTopic}, committed when it returns, in order with the queries {@link #define} wrote.
+   */
+  public synchronized void control(String queryTopic, String queryId, byte[] message)
+      throws IOException, InterruptedException {
+    if (producer == null) {
+      connect();
+    }
+    try {
+      producer.beginTransaction();
+      producer
+          .send(new ProducerRecord<>(queryTopic, 0, queryId, message))
+          .get(settings.timeout().toMillis(), TimeUnit.MILLISECONDS);
+      producer.commitTransaction();
+    } catch (ProducerFencedException | OutOfOrderSequenceException | AuthorizationException e) {
+      dropProducer();
+      throw new IOException("the message could not be written to Kafka: " + e.getMessage(), e);
+    } catch (ExecutionException | TimeoutException | KafkaException e) {
+      abort();
+      Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+      throw new IOException(
+          "the message could not be written to Kafka topic " + queryTopic + ": " + cause, cause);
     }
   }
 

@@ -125,6 +125,11 @@ final class MeteringApi {
       throw new ApiException(503, "Interrupted while writing", "Send it again");
     } catch (ExecutionException | TimeoutException e) {
       Throwable c = e instanceof ExecutionException ? e.getCause() : e;
+      if (c instanceof Metering.NotWritten n) {
+        // the records topic of the Flink job: Kafka did not take them
+        LOG.warn("ingest not written: {}", n.getMessage());
+        throw new ApiException(503, n.getMessage(), n.resolution()).header("Retry-After", "5");
+      }
       String id = ApiServer.errorId();
       LOG.error("ingest failed (error {})", id, c);
       throw new ApiException(

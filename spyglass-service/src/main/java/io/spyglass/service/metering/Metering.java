@@ -13,6 +13,7 @@ import io.spyglass.sources.Source;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
@@ -69,6 +70,9 @@ public final class Metering implements AutoCloseable {
   private final ServiceClock clock;
   private final AtomicLong rejected = new AtomicLong();
   private StandingQueries standing;
+
+  /** Where accepted documents go instead of the ingest log; null: to the log. */
+  private volatile Forward forward;
 
   /** The runtime {@link #start(Engine, QueryLimits, StandingQueries.Limits)} made; or null. */
   private EmbeddedRuntime over;
@@ -267,6 +271,43 @@ public final class Metering implements AutoCloseable {
     }
   }
 
+  /**
+   * Where a request's accepted documents are written instead of the ingest log ({@code serve
+   * --runtime flink --kafka HOST:PORT --source http}: the job's records topic): durable when {@link
+   * #write} returns, nothing of them kept when it throws.
+   */
+  @FunctionalInterface
+  public interface Forward {
+    /**
+     * @throws NotWritten when they could not be written: its message and resolution are the 503's
+     */
+    void write(List<Ingestor.Doc> docs) throws NotWritten, InterruptedException;
+  }
+
+  /** A request's documents could not be written: none of them was kept. */
+  public static final class NotWritten extends IOException {
+    private static final long serialVersionUID = 1L;
+    private final String resolution;
+
+    public NotWritten(String message, String resolution, Throwable cause) {
+      super(message, cause);
+      this.resolution = resolution;
+    }
+
+    /** What the client should do. */
+    public String resolution() {
+      return resolution;
+    }
+  }
+
+  /**
+   * Writes the accepted documents to {@code forward} from now on instead of the ingest log, which
+   * then stays empty (repeats are not recognised by their ids there: each request counts).
+   */
+  public void forwardTo(Forward forward) {
+    this.forward = forward;
+  }
+
   /** What became of a request's documents: how many were taken and how many were repeats. */
   public record Accepted(int accepted, int duplicates) {}
 
@@ -310,6 +351,18 @@ public final class Metering implements AutoCloseable {
    */
   public CompletableFuture<Accepted> submit(IngestBody.Parsed parsed, Reservation held)
       throws Backlogged {
+    Forward f = forward;
+    if (f != null) {
+      try {
+        f.write(parsed.docs());
+        return CompletableFuture.completedFuture(new Accepted(parsed.docs().size(), 0));
+      } catch (NotWritten e) {
+        return CompletableFuture.failedFuture(e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return CompletableFuture.failedFuture(e);
+      }
+    }
     try {
       return (held == null
               ? ingestor.submit(parsed.docs())

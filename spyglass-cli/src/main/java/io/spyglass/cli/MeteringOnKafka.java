@@ -1,0 +1,96 @@
+package io.spyglass.cli;
+
+import io.spyglass.engine.EngineConfig;
+import io.spyglass.engine.ingest.Ingestor;
+import io.spyglass.flink.client.IngestTopicWriter;
+import io.spyglass.service.MeteringStart;
+import io.spyglass.service.ServiceConfig;
+import io.spyglass.service.SpyglassService;
+import io.spyglass.service.http.Listening;
+import io.spyglass.service.metering.Metering;
+import io.spyglass.service.runtime.FlinkRuntime;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code serve --runtime flink --kafka HOST:PORT --source http}: the accepted documents written to
+ * the job's records topic before the 202 ({@link IngestTopicWriter}), the standing queries on the
+ * job on the cluster ({@link TopicJob}), the other queries on it too, as {@code serve --runtime
+ * flink --kafka} runs them ({@link FlinkRuntime}); the data folder holds the standing queries'
+ * database.
+ */
+final class MeteringOnKafka {
+  /** How long a request waits for Kafka before it is answered 503. */
+  static final Duration WRITE_TIMEOUT = Duration.ofSeconds(10);
+
+  private MeteringOnKafka() {}
+
+  static SpyglassService start(
+      ServiceConfig config,
+      Listening listening,
+      EngineConfig engine,
+      Metering.Settings metering,
+      ServeOptions o,
+      String instance,
+      Map<String, Object> kafkaProperties,
+      PrintWriter err)
+      throws IOException, InterruptedException {
+    err.println("spyglass: connecting to the Spyglass job's Kafka at " + o.kafka + " ...");
+    err.flush();
+    // checks that Kafka answers and that the query topic is there, first
+    FlinkRuntime queries =
+        FlinkRuntime.connect(o.kafka, instance, o.queryTopic, o.statusTopic, kafkaProperties);
+    IngestTopicWriter writer;
+    try {
+      writer =
+          IngestTopicWriter.open(
+              new IngestTopicWriter.Settings(
+                  o.kafka, o.recordsTopic, instance, WRITE_TIMEOUT, kafkaProperties));
+    } catch (IOException | RuntimeException e) {
+      queries.close();
+      throw e;
+    }
+    String bootstrap = o.kafka;
+    String topic = o.recordsTopic;
+    Metering.Forward forward =
+        docs -> {
+          try {
+            writer.write(topicDocs(docs));
+          } catch (IOException e) {
+            throw new Metering.NotWritten(
+                "The documents could not be written to the Flink job's records topic "
+                    + topic
+                    + " on Kafka at "
+                    + bootstrap
+                    + ": "
+                    + e.getMessage(),
+                "Send them again later: none of them was acknowledged. If it lasts, check that"
+                    + " Kafka runs and takes this instance's transactions (docs/flink.md)",
+                e);
+          }
+        };
+    return SpyglassService.startMetering(
+        config,
+        MeteringStart.of(metering)
+            .withListening(listening)
+            .withEngine(engine)
+            .withRuntime(queries)
+            .withForward(forward)
+            .withJob(TopicJob.starter(writer, o.kafka, o.queryTopic, instance, kafkaProperties)));
+  }
+
+  private static List<IngestTopicWriter.Doc> topicDocs(List<Ingestor.Doc> docs) {
+    List<IngestTopicWriter.Doc> out = new ArrayList<>(docs.size());
+    for (Ingestor.Doc d : docs) {
+      out.add(
+          new IngestTopicWriter.Doc(
+              d.id(), Arrays.copyOfRange(d.data(), d.offset(), d.offset() + d.length())));
+    }
+    return out;
+  }
+}
