@@ -39,6 +39,9 @@ final class MeteringJob implements JobStanding.Job {
     switch (r.kind()) {
       case RESULT -> replies.accept(JobReplies.Reply.result(r.queryId(), r.result()));
       case ENDED, REJECTED -> replies.accept(JobReplies.Reply.ended(r.queryId(), r.error()));
+      case OPEN -> replies.accept(JobReplies.Reply.open(r.queryId(), r.result()));
+      case INSPECTED -> replies.accept(JobReplies.Reply.looked(r.queryId(), r.sync()));
+      case SAVED -> replies.accept(JobReplies.Reply.saved(r.queryId(), r.sync()));
       default -> {}
     }
   }
@@ -52,6 +55,16 @@ final class MeteringJob implements JobStanding.Job {
   @Override
   public void kill(String id) throws IOException {
     run.kill(id);
+  }
+
+  @Override
+  public long inspect(String id, boolean windows) {
+    return run.inspect(id, windows);
+  }
+
+  @Override
+  public long readPosition() {
+    return run.readPosition();
   }
 
   @Override

@@ -1,6 +1,8 @@
 package io.spyglass.service.metering;
 
 import io.spyglass.core.query.QueryStats;
+import io.spyglass.core.result.Meta;
+import io.spyglass.core.result.Result;
 import io.spyglass.core.run.CheckedQuery;
 import io.spyglass.engine.ingest.IngestLog;
 import io.spyglass.service.health.Health;
@@ -15,6 +17,7 @@ import io.spyglass.service.runtime.StandingStart;
 import io.spyglass.sinks.SinkSpec;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
@@ -45,8 +48,9 @@ import org.slf4j.LoggerFactory;
  * job still sends of the former one is not written. The job's replies go to the database as they
  * come ({@link JobReplies}: each final window once by its start, each late update once), not
  * through the checkpoints of the service, whose cut is the log position of the job's last completed
- * checkpoint: the ingest log keeps every segment from there on. The job shows no open window: a
- * report of such a query holds its final windows only.
+ * checkpoint: the ingest log keeps every segment from there on. A report's open windows are a look
+ * at the job ({@link Job#inspect}: every filter subtask flushes what it holds of the query, the
+ * combiner answers with its open windows), not kept anywhere.
  */
 public final class JobStanding implements QueryRuntime {
   private static final Logger LOG = LoggerFactory.getLogger(JobStanding.class);
@@ -59,6 +63,16 @@ public final class JobStanding implements QueryRuntime {
 
     /** Stops a query for good; durable when it returns. */
     void kill(String id) throws IOException;
+
+    /**
+     * Asks for a look at a query's open windows as of what the job has read: its replies bring them
+     * ({@link JobReplies.Reply.Kind#OPEN}), then the answer ({@link JobReplies.Reply.Kind#LOOKED})
+     * with the returned number. Not durable: it may go unanswered.
+     */
+    long inspect(String id, boolean windows);
+
+    /** How far the job has read the ingest log; -1 when not known. */
+    long readPosition();
 
     /** The ingest log position the job's last completed checkpoint covers; -1 before the first. */
     long checkpointedPosition() throws IOException;
@@ -105,6 +119,15 @@ public final class JobStanding implements QueryRuntime {
 
   private final AtomicLong checkpoints = new AtomicLong();
 
+  /** Looks at open windows asked for and not answered yet, by number. */
+  private final Map<Long, CompletableFuture<List<Result>>> looks = new ConcurrentHashMap<>();
+
+  /** The open windows of the look being answered, by query id on the job. */
+  private final Map<String, List<Result>> looking = new ConcurrentHashMap<>();
+
+  /** The event time of each standing query as the last look showed it, by id. */
+  private final Map<String, Meta.EventTimeMeta> eventTimes = new ConcurrentHashMap<>();
+
   private JobStanding(QueryRuntime other, IngestLog log, StandingStore store) {
     this.other = other;
     this.log = log;
@@ -129,6 +152,27 @@ public final class JobStanding implements QueryRuntime {
 
   /** A reply of the job, on the thread of its sink: written before it returns. */
   private void reply(JobReplies.Reply r) {
+    switch (r.kind()) {
+      case OPEN -> {
+        looking.computeIfAbsent(r.queryId(), k -> new ArrayList<>()).add(r.result());
+        return;
+      }
+      case LOOKED -> {
+        List<Result> open = looking.remove(r.queryId());
+        CompletableFuture<List<Result>> look;
+        synchronized (looks) {
+          look = looks.remove(r.number());
+        }
+        if (look != null) {
+          look.complete(open == null ? List.of() : open);
+        }
+        return;
+      }
+      case SAVED -> {
+        return;
+      }
+      default -> {}
+    }
     replies.reply(r);
     if (r.result() == null && r.error() != null) {
       String id = JobReplies.serviceId(r.queryId());
@@ -256,14 +300,42 @@ public final class JobStanding implements QueryRuntime {
     return CompletableFuture.completedFuture(new CheckpointCut(n, position, saved));
   }
 
-  /** The job shows no open window: a look finds none (the final windows are in the database). */
+  /**
+   * A look at a standing query's open windows on the job, as of every document it has read: they
+   * come with its replies. Without windows, the event time as the last look showed it (the job is
+   * not asked: the listing looks after every checkpoint).
+   */
   @Override
   public CompletableFuture<OpenWindows> inspect(String id, long nowMs, boolean windows) {
-    if (standing.containsKey(id)) {
-      return CompletableFuture.completedFuture(new OpenWindows(List.of(), Optional.empty()));
+    String jobId = jobIds.get(id);
+    if (jobId == null || !standing.containsKey(id)) {
+      return other.inspect(id, nowMs, windows);
     }
-    return other.inspect(id, nowMs, windows);
+    if (!windows) {
+      return CompletableFuture.completedFuture(
+          new OpenWindows(List.of(), Optional.ofNullable(eventTimes.get(id))));
+    }
+    CompletableFuture<List<Result>> look = new CompletableFuture<>();
+    long n;
+    synchronized (looks) {
+      n = job.inspect(jobId, true);
+      looks.put(n, look);
+    }
+    look.orTimeout(LOOK_TIMEOUT_SECONDS, TimeUnit.SECONDS).whenComplete((r, e) -> looks.remove(n));
+    return look.thenApply(
+        open -> {
+          Optional<Meta.EventTimeMeta> time =
+              open.stream()
+                  .map(r -> r.meta().eventTime())
+                  .flatMap(Optional::stream)
+                  .reduce((a, b) -> b);
+          time.ifPresent(t -> eventTimes.put(id, t));
+          return new OpenWindows(open, time.or(() -> Optional.ofNullable(eventTimes.get(id))));
+        });
   }
+
+  /** How long a look at open windows on the job is waited for. */
+  static final long LOOK_TIMEOUT_SECONDS = 20;
 
   @Override
   public boolean awaitRunning(String id, long timeout, TimeUnit unit) throws InterruptedException {
