@@ -40,6 +40,7 @@ class MeteringIT {
   static final int PER_REQUEST = 10;
 
   @TempDir Path data;
+  @TempDir Path sinks;
   final HttpClient http =
       HttpClient.newBuilder()
           .version(HttpClient.Version.HTTP_1_1)
@@ -47,22 +48,26 @@ class MeteringIT {
           .build();
 
   Spyglass.Running serve(String runtime) throws Exception {
-    return serve(data, runtime);
+    return serve(data, runtime, "--sink-dir", sinks.toString());
   }
 
-  static Spyglass.Running serve(Path data, String runtime) throws Exception {
-    return Spyglass.start(
-        "serve",
-        "--runtime",
-        runtime,
-        "--source",
-        "http",
-        "--port",
-        "0",
-        "--data",
-        data.toString(),
-        "--checkpoint-every",
-        "200ms");
+  static Spyglass.Running serve(Path data, String runtime, String... more) throws Exception {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "serve",
+                "--runtime",
+                runtime,
+                "--source",
+                "http",
+                "--port",
+                "0",
+                "--data",
+                data.toString(),
+                "--checkpoint-every",
+                "200ms"));
+    args.addAll(List.of(more));
+    return Spyglass.start(args.toArray(String[]::new));
   }
 
   static String url(Spyglass.Running s) throws InterruptedException {
@@ -287,18 +292,16 @@ class MeteringIT {
     return out;
   }
 
+  /** Defines a standing query, its results also written to the file {@code NAME.ndjson}. */
   void define(String url, String name, String query) throws Exception {
+    com.fasterxml.jackson.databind.node.ObjectNode body =
+        Spyglass.JSON.createObjectNode().put("name", name).put("query", query);
+    body.putArray("sinks").addObject().put("type", "file").put("path", name + ".ndjson");
     HttpResponse<String> created =
         http.send(
             HttpRequest.newBuilder(URI.create(url + "api/standing-queries"))
                 .header("Content-Type", "application/json")
-                .POST(
-                    HttpRequest.BodyPublishers.ofString(
-                        Spyglass.JSON
-                            .createObjectNode()
-                            .put("name", name)
-                            .put("query", query)
-                            .toString()))
+                .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
                 .build(),
             HttpResponse.BodyHandlers.ofString());
     assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
@@ -383,6 +386,16 @@ class MeteringIT {
       assertThat(awaitFinals(url, "usage", afterSecond)).isEqualTo(afterSecond);
       Thread.sleep(1_000); // a window or late document written twice would show by now
       assertThat(finals(url, "usage")).isEqualTo(afterSecond);
+      // its sink got every final window and the late update, at least once, each the same
+      Map<String, String> delivered = awaitDelivered("usage", afterSecond.size() + 1);
+      Map<String, String> expectedSunk = new TreeMap<>();
+      afterSecond.forEach(
+          (start, w) ->
+              expectedSunk.put(
+                  "standing-usage:" + start / HOUR, w.substring(0, w.lastIndexOf(" late "))));
+      assertThat(delivered).containsKey("standing-usage:" + BASE / HOUR + ":late-1");
+      delivered.remove("standing-usage:" + BASE / HOUR + ":late-1");
+      assertThat(delivered).isEqualTo(expectedSunk);
 
       // deleted and defined again under the same name: a new query, counting from then on
       HttpResponse<String> deleted =
@@ -403,6 +416,40 @@ class MeteringIT {
       s.terminate();
       assertThat(s.awaitExit()).as(s.toString()).isZero();
     }
+  }
+
+  /**
+   * The documents the file sink of {@code name} holds, once it holds {@code keys} keys (or after a
+   * minute): each key once with its records (sorted, as text); a key delivered again (at least
+   * once) must bring the same records.
+   */
+  Map<String, String> awaitDelivered(String name, int keys) throws Exception {
+    Path file = sinks.resolve(name + ".ndjson");
+    Map<String, String> out = new TreeMap<>();
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (System.nanoTime() < until) {
+      out.clear();
+      if (java.nio.file.Files.exists(file)) {
+        for (String line : java.nio.file.Files.readAllLines(file)) {
+          if (line.isBlank()) {
+            continue;
+          }
+          JsonNode d = Spyglass.JSON.readTree(line);
+          List<String> records = new ArrayList<>();
+          d.get("records").forEach(r -> records.add(r.toString()));
+          records.sort(null);
+          String was = out.put(d.get("key").asText(), records.toString());
+          if (was != null) {
+            assertThat(records.toString()).as("%s delivered again", d.get("key")).isEqualTo(was);
+          }
+        }
+      }
+      if (out.size() >= keys) {
+        return out;
+      }
+      Thread.sleep(100);
+    }
+    return out;
   }
 
   /**

@@ -221,7 +221,8 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
   /**
    * A look at a query's open windows, once every filter subtask has passed it on (after what it
    * held of the query): the open windows (when asked for), each an {@code OPEN} reply, then the
-   * answer. A query unknown or ended gets the answer alone. Not kept in the state.
+   * answer; without windows, the size of its state as a checkpoint writes it ({@code SAVED}), then
+   * the answer. A query unknown or ended gets the answer alone. Not kept in the state.
    */
   private void inspect(CombinerQuery a, FilterMessage m) {
     ControlMessage look = ControlMessage.parse(m.payload);
@@ -235,12 +236,20 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     }
     Reply.Progress stats = Reply.Progress.NONE;
     if (a != null && !a.ended && a.combiner != null) {
-      if (look.windows()) {
-        for (io.spyglass.core.result.Result r : a.combiner.peek(nowMs())) {
-          answer(look, Reply.open(m.queryId, r));
-        }
-      }
       stats = a.statsSum();
+      try {
+        if (look.windows()) {
+          for (io.spyglass.core.result.Result r : a.combiner.peek(nowMs())) {
+            answer(look, Reply.open(m.queryId, r));
+          }
+        } else {
+          // a look without windows measures the query's state, as a checkpoint writes it
+          answer(look, Reply.saved(m.queryId, CombinerState.encode(a).length, stats));
+        }
+      } catch (RuntimeException e) {
+        // a look that fails answers with what it has: it must not end the query
+        LOG.warn("a look at query {} failed", m.queryId, e);
+      }
     }
     answer(look, Reply.inspected(m.queryId, look.request(), stats));
   }

@@ -374,6 +374,36 @@ public final class MeteringRun implements AutoCloseable {
     }
   }
 
+  /**
+   * The standing queries the control log under {@code flinkDir} knows, by id as submitted: true for
+   * one that runs (submitted, neither killed nor ended since), false for one killed or ended on the
+   * job. Empty when there is no control log (a job that never ran there, or a folder deleted).
+   * Reads the file without changing it; call it before {@link #start} to compare with what the
+   * service holds.
+   */
+  public static Map<String, Boolean> queries(Path flinkDir) throws IOException {
+    Map<String, Boolean> out = new java.util.LinkedHashMap<>();
+    try (ControlLog.Reader r = new ControlLog.Reader(flinkDir.resolve(CONTROL_FILE))) {
+      long at = ControlLog.HEADER;
+      ControlLog.Entry e;
+      while ((e = r.read(at)) != null) {
+        at = e.next();
+        ControlMessage m;
+        try {
+          m = ControlMessage.parse(e.json());
+        } catch (MessageFormatException bad) {
+          continue;
+        }
+        switch (m.type()) {
+          case QUERY -> out.putIfAbsent(m.queryId(), true);
+          case KILL, ENDED -> out.computeIfPresent(m.queryId(), (k, v) -> false);
+          default -> {}
+        }
+      }
+    }
+    return out;
+  }
+
   /** The checkpoint this run was restored from; null when it started afresh. */
   public String restoredFrom() {
     return restoredFrom;

@@ -30,9 +30,10 @@ import java.util.Objects;
  * An {@code inspect} asks the job for the query's open windows as of every record read before the
  * message: each filter subtask flushes what it holds of the query and passes the message on; once
  * every subtask has, the combiner replies with the open windows (when {@code windows}), each an
- * {@code OPEN} reply, then {@code INSPECTED} with the request's number (also when it does not know
- * the query: then nothing before it). Nothing of it is kept in the job's state: a look in flight
- * when the job restores gets no answer.
+ * {@code OPEN} reply, or else with the size of the query's state ({@code SAVED}), then {@code
+ * INSPECTED} with the request's number (also when it does not know the query: then nothing before
+ * it). Nothing of it is kept in the job's state: a look in flight when the job restores gets no
+ * answer.
  *
  * <p>{@code receiveTime} (epoch ms) starts the query's duration and windows; without it the query
  * starts when the job's combiner first has it (a local run, whose start takes a while). {@code

@@ -143,6 +143,11 @@ public final class JobReplies {
     }
   }
 
+  /** Records a standing query as failed: a restart does not start it. */
+  void markFailed(String name, String error) {
+    store.fail(name, error);
+  }
+
   private static boolean matches(long createdMs, String jobId) {
     long at = createdMs(jobId);
     return at < 0 || at == createdMs;

@@ -95,6 +95,16 @@ public final class JobStanding implements QueryRuntime {
     Job start(
         Path ingestDir, Path jobDir, Consumer<JobReplies.Reply> replies, LongSupplier committedEnd)
         throws Exception;
+
+    /**
+     * The standing queries the job's folder {@code jobDir} knows, by id on the job: true for one
+     * that runs there, false for one killed or ended there; empty when the folder holds none
+     * (deleted, or never used); null when it cannot tell. Read before the job starts, changing
+     * nothing.
+     */
+    default Map<String, Boolean> queries(Path jobDir) throws IOException {
+      return null;
+    }
   }
 
   private final QueryRuntime other;
@@ -128,7 +138,11 @@ public final class JobStanding implements QueryRuntime {
   /** The event time of each standing query as the last look showed it, by id. */
   private final Map<String, Meta.EventTimeMeta> eventTimes = new ConcurrentHashMap<>();
 
-  private JobStanding(QueryRuntime other, IngestLog log, StandingStore store) {
+  private final Metering metering;
+
+  private JobStanding(QueryRuntime other, IngestLog log, Metering metering) {
+    this.metering = metering;
+    StandingStore store = metering.store();
     this.other = other;
     this.log = log;
     this.replies =
@@ -143,11 +157,97 @@ public final class JobStanding implements QueryRuntime {
   public static JobStanding start(
       QueryRuntime other, Metering metering, Path dataDir, Starter starter) throws Exception {
     IngestLog log = metering.ingestor().log();
-    JobStanding s = new JobStanding(other, log, metering.store());
-    s.job =
-        starter.start(
-            dataDir.resolve("ingest"), dataDir.resolve("flink"), s::reply, log::committedEnd);
+    Path jobDir = dataDir.resolve("flink");
+    Map<String, Boolean> onJob = starter.queries(jobDir);
+    Map<String, StandingStore.Stored> inDatabase = new java.util.LinkedHashMap<>();
+    for (StandingStore.Stored q : metering.store().list()) {
+      if (q.error() == null) {
+        inDatabase.put(JobReplies.jobId(StandingQuery.ID_PREFIX + q.name(), q.createdMs()), q);
+      }
+    }
+    if (onJob != null) {
+      refuseLost(jobDir, onJob, inDatabase);
+    }
+    JobStanding s = new JobStanding(other, log, metering);
+    s.job = starter.start(dataDir.resolve("ingest"), jobDir, s::reply, log::committedEnd);
+    // --ingest-backlog bounds how far the job is behind the log as well as the engine
+    Job job = s.job;
+    metering.ingestor().alsoReadBy(job::readPosition);
+    if (onJob != null) {
+      s.reconcile(onJob, inDatabase);
+    }
     return s;
+  }
+
+  /**
+   * Refuses to start when the database runs standing queries the job's folder does not know (it was
+   * deleted, or replaced by an older copy): their counts since their last windows are lost with it,
+   * and starting them afresh would write windows short of documents as if whole.
+   */
+  private static void refuseLost(
+      Path jobDir, Map<String, Boolean> onJob, Map<String, StandingStore.Stored> inDatabase)
+      throws IOException {
+    List<String> lost = new ArrayList<>();
+    inDatabase.forEach(
+        (jobId, q) -> {
+          if (!onJob.containsKey(jobId)) {
+            lost.add(q.name());
+          }
+        });
+    if (!lost.isEmpty()) {
+      throw new IOException(
+          "the standing queries' database runs "
+              + lost.size()
+              + " standing "
+              + (lost.size() == 1 ? "query" : "queries")
+              + " "
+              + lost
+              + " that the Flink job's folder "
+              + jobDir
+              + " does not know ("
+              + (onJob.isEmpty()
+                  ? "it has no control log: deleted, or never used with this database"
+                  : "its control log is older than the database")
+              + "): their counts of the documents of their open windows are lost with it."
+              + " Restore "
+              + jobDir
+              + " from the copy taken with the database (keep --data/flink, --data/ingest and the"
+              + " database together); or move the database away and start with"
+              + " --reset-standing-queries, then define them again (they count what is"
+              + " acknowledged from then on). Standing queries defined with --runtime embedded run"
+              + " there: start with --runtime embedded");
+    }
+  }
+
+  /**
+   * At the start: a query running on the job that the database does not hold (the service stopped
+   * between submitting it and saving it: its definition was never answered 201) is killed there;
+   * one the job ended that the database still runs (the service stopped before writing its end) is
+   * marked failed.
+   */
+  private void reconcile(Map<String, Boolean> onJob, Map<String, StandingStore.Stored> inDatabase)
+      throws IOException {
+    for (Map.Entry<String, Boolean> e : onJob.entrySet()) {
+      if (e.getValue() && !inDatabase.containsKey(e.getKey())) {
+        LOG.warn(
+            "standing query {} runs on the Flink job but is not in the standing queries' database"
+                + " (the service stopped between submitting it and saving it, before its 201):"
+                + " killed on the job",
+            e.getKey());
+        job.kill(e.getKey());
+      }
+    }
+    inDatabase.forEach(
+        (jobId, q) -> {
+          if (Boolean.FALSE.equals(onJob.get(jobId))) {
+            String error =
+                "It ended on the Flink job (its control log says so) while the service was"
+                    + " stopping; its windows are as the job last sent them. Define it again to"
+                    + " go on counting";
+            LOG.warn("standing query {} ended on the Flink job: marked failed", q.name());
+            replies.markFailed(q.name(), error);
+          }
+        });
   }
 
   /** A reply of the job, on the thread of its sink: written before it returns. */
@@ -169,11 +269,15 @@ public final class JobStanding implements QueryRuntime {
         return;
       }
       case SAVED -> {
+        measured(r.queryId(), r.number());
         return;
       }
       default -> {}
     }
     replies.reply(r);
+    if (r.kind() == JobReplies.Reply.Kind.RESULT) {
+      toSinks(r);
+    }
     if (r.result() == null && r.error() != null) {
       String id = JobReplies.serviceId(r.queryId());
       ResultListener l =
@@ -182,6 +286,60 @@ public final class JobStanding implements QueryRuntime {
         delivery.execute(() -> l.onEnd(r.error(), null));
       }
     }
+  }
+
+  /**
+   * Hands a final window or late update of the current query of its name to the query's sinks (at
+   * least once: a reply the job sends again after a restore comes again, with the same key).
+   */
+  private void toSinks(JobReplies.Reply r) {
+    String id = JobReplies.serviceId(r.queryId());
+    if (!r.queryId().equals(jobIds.get(id))) {
+      return; // of a former query of the name
+    }
+    StandingQuery q = StandingActor.queryOf(standing.get(id));
+    if (q != null && q.sinks != null) {
+      q.sinks.offer(r.result());
+    }
+  }
+
+  /**
+   * The size of a query's state on the job, as the look at the service's last checkpoint measured
+   * it: one over {@code --max-standing-state} stops for good, as on the embedded runtime.
+   */
+  private void measured(String jobId, long bytes) {
+    String id = JobReplies.serviceId(jobId);
+    if (!jobId.equals(jobIds.get(id))) {
+      return;
+    }
+    ResultListener l = standing.get(id);
+    StandingQuery q = StandingActor.queryOf(l);
+    if (q != null) {
+      q.stateBytes = bytes;
+    }
+    StandingQueries queries = metering.standing();
+    long max = queries == null ? Long.MAX_VALUE : queries.limits().maxStateBytes();
+    if (bytes <= max || !jobIds.remove(id, jobId) || standing.remove(id) == null) {
+      return;
+    }
+    String error =
+        "Its state on the Flink job grew to "
+            + bytes
+            + " bytes, over the "
+            + max
+            + " a standing query may keep (--max-standing-state): it stopped at "
+            + java.time.Instant.ofEpochMilli(metering.clock().wall().getAsLong())
+            + "; its final windows are kept, its open windows ended with it. Define it again with"
+            + " fewer groups (a narrower GROUP BY) or shorter windows, or ask the operator to raise"
+            + " the bound";
+    LOG.warn("standing query {} stopped: {}", JobReplies.name(jobId), error);
+    try {
+      job.kill(jobId);
+    } catch (IOException e) {
+      LOG.error("standing query {} could not be killed on the Flink job: {}", id, e.toString());
+    }
+    replies.markFailed(JobReplies.name(jobId), error);
+    delivery.execute(() -> l.onEnd(error, null));
   }
 
   /** Final windows and late updates written so far. */
@@ -273,6 +431,9 @@ public final class JobStanding implements QueryRuntime {
     }
     // before its first checkpoint the job reads the log from its start
     position = Math.max(position, log.start());
+    // each running query's state measured on the job (--max-standing-state): its answer comes
+    // with the replies
+    jobIds.values().forEach(jobId -> job.inspect(jobId, false));
     long n = checkpoints.incrementAndGet();
     Set<String> saved = new HashSet<>();
     for (StandingStart s : startAtCut) {
