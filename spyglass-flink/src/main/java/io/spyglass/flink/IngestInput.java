@@ -104,27 +104,24 @@ final class IngestInput implements Source<RecordBatch, IngestInput.Split, TreeSe
   /**
    * The {@code inspect} messages of one run, in the order they were made, for every reader to hand
    * on at once (each to its filter, apart from the control log: nothing of them is durable or in a
-   * checkpoint). Those older than a minute are dropped: a reader that starts (a restore) hands on
+   * checkpoint). The latest {@value #KEEP} are kept: a reader that starts (a restore) hands on
    * those it finds, and a look whose answer came already is answered again (the service takes the
    * first).
    */
   static final class Looks {
-    static final long KEEP_NANOS = 60_000_000_000L;
+    /** How many looks are kept at least: the oldest go first. */
+    static final int KEEP = 4096;
 
-    private final java.util.ArrayList<byte[]> messages = new java.util.ArrayList<>();
-    private final java.util.ArrayList<Long> madeAt = new java.util.ArrayList<>();
+    private final java.util.ArrayList<byte[]> kept = new java.util.ArrayList<>();
     private long first;
 
-    /** Adds a look; drops those over a minute old. */
+    /** Adds a look; drops the oldest {@link #KEEP} once twice as many are kept. */
     synchronized void add(byte[] message) {
-      long now = System.nanoTime();
-      while (!madeAt.isEmpty() && now - madeAt.get(0) > KEEP_NANOS) {
-        messages.remove(0);
-        madeAt.remove(0);
-        first++;
+      kept.add(message);
+      if (kept.size() >= 2 * KEEP) {
+        kept.subList(0, KEEP).clear();
+        first += KEEP;
       }
-      messages.add(message);
-      madeAt.add(now);
     }
 
     /** The number of the oldest look kept. */
@@ -135,7 +132,7 @@ final class IngestInput implements Source<RecordBatch, IngestInput.Split, TreeSe
     /** The look numbered {@code n}; null when there is none (yet); the oldest kept when gone. */
     synchronized byte[] get(long n) {
       long i = Math.max(n, first) - first;
-      return i < messages.size() ? messages.get((int) i) : null;
+      return i < kept.size() ? kept.get((int) i) : null;
     }
   }
 
