@@ -68,11 +68,18 @@ public final class JobStanding implements QueryRuntime {
      * Asks for a look at a query's open windows as of what the job has read: its replies bring them
      * ({@link JobReplies.Reply.Kind#OPEN}), then the answer ({@link JobReplies.Reply.Kind#LOOKED})
      * with the returned number. Not durable: it may go unanswered.
+     *
+     * @return the look's number; -1 for a job that shows no open window (a report then holds the
+     *     final windows only)
      */
-    long inspect(String id, boolean windows);
+    default long inspect(String id, boolean windows) {
+      return -1;
+    }
 
     /** How far the job has read the ingest log; -1 when not known. */
-    long readPosition();
+    default long readPosition() {
+      return -1;
+    }
 
     /** The ingest log position the job's last completed checkpoint covers; -1 before the first. */
     long checkpointedPosition() throws IOException;
@@ -480,7 +487,12 @@ public final class JobStanding implements QueryRuntime {
     long n;
     synchronized (looks) {
       n = job.inspect(jobId, true);
-      looks.put(n, look);
+      if (n >= 0) {
+        looks.put(n, look);
+      }
+    }
+    if (n < 0) {
+      return CompletableFuture.completedFuture(new OpenWindows(List.of(), Optional.empty()));
     }
     look.orTimeout(LOOK_TIMEOUT_SECONDS, TimeUnit.SECONDS).whenComplete((r, e) -> looks.remove(n));
     return look.thenApply(
