@@ -7,6 +7,7 @@ import io.spyglass.service.metering.JobReplies;
 import io.spyglass.service.metering.JobStanding;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
@@ -26,12 +27,23 @@ final class MeteringJob implements JobStanding.Job {
    * Starts the job with {@code settings}: restored from its latest checkpoint when there is one.
    */
   static JobStanding.Starter starter(MeteringRun.Settings settings) {
-    return (Path ingestDir,
-        Path jobDir,
-        Consumer<JobReplies.Reply> replies,
-        LongSupplier committedEnd) ->
-        new MeteringJob(
+    return new JobStanding.Starter() {
+      @Override
+      public JobStanding.Job start(
+          Path ingestDir,
+          Path jobDir,
+          Consumer<JobReplies.Reply> replies,
+          LongSupplier committedEnd)
+          throws Exception {
+        return new MeteringJob(
             MeteringRun.start(ingestDir, jobDir, settings, r -> forward(r, replies), committedEnd));
+      }
+
+      @Override
+      public Map<String, Boolean> queries(Path jobDir) throws IOException {
+        return MeteringRun.queries(jobDir);
+      }
+    };
   }
 
   /** The job's results and ends, as the service takes them; its other replies say nothing here. */
@@ -39,6 +51,9 @@ final class MeteringJob implements JobStanding.Job {
     switch (r.kind()) {
       case RESULT -> replies.accept(JobReplies.Reply.result(r.queryId(), r.result()));
       case ENDED, REJECTED -> replies.accept(JobReplies.Reply.ended(r.queryId(), r.error()));
+      case OPEN -> replies.accept(JobReplies.Reply.open(r.queryId(), r.result()));
+      case INSPECTED -> replies.accept(JobReplies.Reply.looked(r.queryId(), r.sync()));
+      case SAVED -> replies.accept(JobReplies.Reply.saved(r.queryId(), r.sync()));
       default -> {}
     }
   }
@@ -52,6 +67,16 @@ final class MeteringJob implements JobStanding.Job {
   @Override
   public void kill(String id) throws IOException {
     run.kill(id);
+  }
+
+  @Override
+  public long inspect(String id, boolean windows) {
+    return run.inspect(id, windows);
+  }
+
+  @Override
+  public long readPosition() {
+    return run.readPosition();
   }
 
   @Override

@@ -82,6 +82,9 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
   private transient boolean input1Ended;
   private transient boolean input2Ended;
 
+  /** Looks at open windows in flight: subtasks that passed each on, by query and request. */
+  private transient Map<String, Map<Long, Integer>> looks;
+
   CombinerOperator(OperatorSettings settings) {
     this.settings = settings;
   }
@@ -93,6 +96,7 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
     timers = getInternalTimerService("spyglass-deadlines", VoidNamespaceSerializer.INSTANCE, this);
     cache = new HashMap<>();
     badBySubtask = new HashMap<>();
+    looks = new HashMap<>();
     writeAhead = new CombinerWriteAhead();
     host = new Host();
     lastWatermark = Long.MIN_VALUE;
@@ -182,6 +186,7 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
         }
       }
       case FilterMessage.REJECTED -> reject(a, m);
+      case FilterMessage.INSPECT -> inspect(a, m);
       case FilterMessage.STATS -> {
         if (a != null && !a.ended) {
           a.keepStats(m.subtask, progress(m));
@@ -211,6 +216,47 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
       }
       default -> LOG.warn("unknown filter message kind {}", m.kind);
     }
+  }
+
+  /**
+   * A look at a query's open windows, once every filter subtask has passed it on (after what it
+   * held of the query): the open windows (when asked for), each an {@code OPEN} reply, then the
+   * answer; without windows, the size of its state as a checkpoint writes it ({@code SAVED}), then
+   * the answer. A query unknown or ended gets the answer alone. Not kept in the state.
+   */
+  private void inspect(CombinerQuery a, FilterMessage m) {
+    ControlMessage look = ControlMessage.parse(m.payload);
+    Map<Long, Integer> byRequest = looks.computeIfAbsent(m.queryId, k -> new HashMap<>());
+    if (byRequest.merge(look.request(), 1, Integer::sum) < m.subtasks) {
+      return;
+    }
+    byRequest.remove(look.request());
+    if (byRequest.isEmpty()) {
+      looks.remove(m.queryId);
+    }
+    Reply.Progress stats = Reply.Progress.NONE;
+    if (a != null && !a.ended && a.combiner != null) {
+      stats = a.statsSum();
+      try {
+        if (look.windows()) {
+          for (io.spyglass.core.result.Result r : a.combiner.peek(nowMs())) {
+            answer(look, Reply.open(m.queryId, r));
+          }
+        } else {
+          // a look without windows measures the query's state, as a checkpoint writes it
+          answer(look, Reply.saved(m.queryId, CombinerState.encode(a).length, stats));
+        }
+      } catch (RuntimeException e) {
+        // a look that fails answers with what it has: it must not end the query
+        LOG.warn("a look at query {} failed", m.queryId, e);
+      }
+    }
+    answer(look, Reply.inspected(m.queryId, look.request(), stats));
+  }
+
+  private void answer(ControlMessage look, Reply r) {
+    output.collect(
+        new StreamRecord<>(Outgoing.of(look.replyTo(), look.queryId(), null, r.encode())));
   }
 
   private static boolean eventTime(CombinerQuery a) {

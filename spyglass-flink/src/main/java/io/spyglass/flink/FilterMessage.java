@@ -42,6 +42,12 @@ public class FilterMessage {
    */
   public static final byte STATUS = 9;
 
+  /**
+   * An {@code inspect} control message passed on, after the subtask's partial of the query ({@link
+   * #payload}: the message); the combiner answers once every subtask has.
+   */
+  public static final byte INSPECT = 10;
+
   /** The key of a subtask's {@link #STATUS}: no query id starts with a NUL. */
   static final String STATUS_KEY = "\u0000status-";
 

@@ -441,6 +441,15 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
         }
       }
       case ENDED -> uninstall(m.queryId());
+      case INSPECT -> {
+        // what this subtask holds of the query first, then the look: the combiner answers it
+        // once every subtask has passed it on
+        if (installed.containsKey(m.queryId())) {
+          filters.endOfBatch();
+          filters.flush(m.queryId());
+        }
+        emit(FilterMessage.INSPECT, m.queryId(), json);
+      }
     }
   }
 

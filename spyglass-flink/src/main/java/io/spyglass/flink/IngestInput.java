@@ -51,6 +51,8 @@ final class IngestInput implements Source<RecordBatch, IngestInput.Split, TreeSe
    * @param writerKey where reader 0 finds the ingest log writer's committed end in {@link
    *     #COMMITTED_ENDS} (the writer in this process); null, or not there: bounded by the commit
    *     markers alone
+   * @param runKey where the readers find the run's looks at open windows ({@link #LOOKS}) and where
+   *     reader 0 tells how far it has read ({@link #READ_POSITIONS}); null for none
    */
   record Settings(
       String ingestDir,
@@ -60,7 +62,8 @@ final class IngestInput implements Source<RecordBatch, IngestInput.Split, TreeSe
       int batchRecords,
       long pollMs,
       WallClock clock,
-      String writerKey)
+      String writerKey,
+      String runKey)
       implements Serializable {
     private static final long serialVersionUID = 1L;
 
@@ -90,6 +93,48 @@ final class IngestInput implements Source<RecordBatch, IngestInput.Split, TreeSe
    * writer's process reads nothing beyond it.
    */
   static final Map<String, LongSupplier> COMMITTED_ENDS = new ConcurrentHashMap<>();
+
+  /** The looks at open windows of runs in this process, by run key: handed on, never kept. */
+  static final Map<String, Looks> LOOKS = new ConcurrentHashMap<>();
+
+  /** How far reader 0 of runs in this process has read the ingest log, by run key. */
+  static final Map<String, java.util.concurrent.atomic.AtomicLong> READ_POSITIONS =
+      new ConcurrentHashMap<>();
+
+  /**
+   * The {@code inspect} messages of one run, in the order they were made, for every reader to hand
+   * on at once (each to its filter, apart from the control log: nothing of them is durable or in a
+   * checkpoint). The latest {@value #KEEP} are kept: a reader that starts (a restore) hands on
+   * those it finds, and a look whose answer came already is answered again (the service takes the
+   * first).
+   */
+  static final class Looks {
+    /** How many looks are kept at least: the oldest go first. */
+    static final int KEEP = 4096;
+
+    private final java.util.ArrayList<byte[]> kept = new java.util.ArrayList<>();
+    private long first;
+
+    /** Adds a look; drops the oldest {@link #KEEP} once twice as many are kept. */
+    synchronized void add(byte[] message) {
+      kept.add(message);
+      if (kept.size() >= 2 * KEEP) {
+        kept.subList(0, KEEP).clear();
+        first += KEEP;
+      }
+    }
+
+    /** The number of the oldest look kept. */
+    synchronized long first() {
+      return first;
+    }
+
+    /** The look numbered {@code n}; null when there is none (yet); the oldest kept when gone. */
+    synchronized byte[] get(long n) {
+      long i = Math.max(n, first) - first;
+      return i < kept.size() ? kept.get((int) i) : null;
+    }
+  }
 
   private final Settings settings;
 

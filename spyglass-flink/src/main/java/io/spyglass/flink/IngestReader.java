@@ -39,6 +39,9 @@ final class IngestReader implements SourceReader<RecordBatch, IngestInput.Split>
   private ControlLog.Reader control;
   private ControlLog.Entry next;
   private long controlOffset;
+  private IngestInput.Looks looks;
+  private long nextLook;
+  private java.util.concurrent.atomic.AtomicLong readPosition;
   private CompletableFuture<Void> available = new CompletableFuture<>();
 
   IngestReader(IngestInput.Settings settings, SourceReaderContext context) {
@@ -63,11 +66,23 @@ final class IngestReader implements SourceReader<RecordBatch, IngestInput.Split>
       next = null;
       return InputStatus.MORE_AVAILABLE;
     }
+    if (looks != null) {
+      // a look at open windows: at once, after the documents handed on so far
+      byte[] look = looks.get(nextLook);
+      if (look != null) {
+        nextLook = Math.max(nextLook, looks.first()) + 1;
+        output.collect(RecordBatch.query(look, -1, -1));
+        return InputStatus.MORE_AVAILABLE;
+      }
+    }
     if (log != null) {
       raw.clear();
       long limit = next == null ? Long.MAX_VALUE : next.at();
       if (log.read(raw, settings.batchRecords(), limit) > 0) {
         output.collect(copy(raw, settings.clock().getAsLong()));
+        if (readPosition != null) {
+          readPosition.set(log.position());
+        }
         return InputStatus.MORE_AVAILABLE;
       }
     }
@@ -136,6 +151,10 @@ final class IngestReader implements SourceReader<RecordBatch, IngestInput.Split>
     split = splits.get(0);
     controlOffset = split.controlOffset();
     control = new ControlLog.Reader(Path.of(settings.controlFile()));
+    if (settings.runKey() != null) {
+      looks = IngestInput.LOOKS.get(settings.runKey());
+      nextLook = looks == null ? 0 : looks.first();
+    }
     if (split.index() == 0) {
       LongSupplier writer =
           settings.writerKey() == null
@@ -145,6 +164,11 @@ final class IngestReader implements SourceReader<RecordBatch, IngestInput.Split>
           writer == null
               ? new IngestLogFollower(Path.of(settings.ingestDir()), split.logPosition())
               : new IngestLogFollower(Path.of(settings.ingestDir()), split.logPosition(), writer);
+      readPosition =
+          settings.runKey() == null ? null : IngestInput.READ_POSITIONS.get(settings.runKey());
+      if (readPosition != null) {
+        readPosition.set(log.position());
+      }
       LOG.info(
           "reader {} follows the ingest log in {} from position {}",
           context.getIndexOfSubtask(),

@@ -151,6 +151,11 @@ public final class MeteringRun implements AutoCloseable {
   private final String key;
   private final String restoredFrom;
   private final Map<Integer, JobStatus> statuses = new ConcurrentHashMap<>();
+  private final IngestInput.Looks looks = new IngestInput.Looks();
+  private final java.util.concurrent.atomic.AtomicLong readPosition =
+      new java.util.concurrent.atomic.AtomicLong(-1);
+  private final java.util.concurrent.atomic.AtomicLong lookNumbers =
+      new java.util.concurrent.atomic.AtomicLong();
 
   private MeteringRun(
       ControlLog control, Path ingestDir, Path flinkDir, String key, String restoredFrom) {
@@ -252,7 +257,8 @@ public final class MeteringRun implements AutoCloseable {
                   512,
                   settings.pollMs(),
                   WallClock.SYSTEM,
-                  committedEnd == null ? null : key));
+                  committedEnd == null ? null : key,
+                  key));
       DataStream<RecordBatch> records =
           env.fromSource(input, WatermarkStrategy.noWatermarks(), "spyglass-ingest")
               .uid(INGEST_UID);
@@ -273,6 +279,8 @@ public final class MeteringRun implements AutoCloseable {
           new MeteringRun(
               control, ingestDir, flinkDir, key, latest == null ? null : latest.toString());
       RUNS.put(key, o -> run.deliver(o, listener));
+      IngestInput.LOOKS.put(key, run.looks);
+      IngestInput.READ_POSITIONS.put(key, run.readPosition);
       if (committedEnd != null) {
         IngestInput.COMMITTED_ENDS.put(key, committedEnd);
       }
@@ -280,8 +288,7 @@ public final class MeteringRun implements AutoCloseable {
         run.job = env.executeAsync("spyglass-metering");
         return run;
       } catch (Exception | Error e) {
-        RUNS.remove(key);
-        IngestInput.COMMITTED_ENDS.remove(key);
+        run.forget();
         throw e;
       }
     } catch (Exception | Error e) {
@@ -322,6 +329,29 @@ public final class MeteringRun implements AutoCloseable {
   }
 
   /**
+   * Asks for a look at a query's open windows as of every document the job has read: the listener
+   * gets them (when {@code windows}), each an {@code OPEN} reply, then an {@code INSPECTED} reply
+   * carrying the returned number (after the results, on the same thread; for a query the job does
+   * not run, the answer alone). Not durable: a look in flight when the job restores may get no
+   * answer, or two (take the first).
+   *
+   * @return the look's number, which its answer carries
+   */
+  public long inspect(String id, boolean windows) {
+    long n = lookNumbers.incrementAndGet();
+    looks.add(ControlMessage.inspect(id, n, REPLY_TO, windows).toJson());
+    return n;
+  }
+
+  /**
+   * How far the job has read the ingest log: the position after the last document it took; -1
+   * before it has read from the log since this run started.
+   */
+  public long readPosition() {
+    return readPosition.get();
+  }
+
+  /**
    * The ingest log position the job's last completed checkpoint covers (a restore reads the log
    * from there); -1 before the first. The service must keep the log's records from there on.
    */
@@ -342,6 +372,36 @@ public final class MeteringRun implements AutoCloseable {
     } catch (NumberFormatException e) {
       throw new IOException(file + " is damaged: " + e.getMessage());
     }
+  }
+
+  /**
+   * The standing queries the control log under {@code flinkDir} knows, by id as submitted: true for
+   * one that runs (submitted, neither killed nor ended since), false for one killed or ended on the
+   * job. Empty when there is no control log (a job that never ran there, or a folder deleted).
+   * Reads the file without changing it; call it before {@link #start} to compare with what the
+   * service holds.
+   */
+  public static Map<String, Boolean> queries(Path flinkDir) throws IOException {
+    Map<String, Boolean> out = new java.util.LinkedHashMap<>();
+    try (ControlLog.Reader r = new ControlLog.Reader(flinkDir.resolve(CONTROL_FILE))) {
+      long at = ControlLog.HEADER;
+      ControlLog.Entry e;
+      while ((e = r.read(at)) != null) {
+        at = e.next();
+        ControlMessage m;
+        try {
+          m = ControlMessage.parse(e.json());
+        } catch (MessageFormatException bad) {
+          continue;
+        }
+        switch (m.type()) {
+          case QUERY -> out.putIfAbsent(m.queryId(), true);
+          case KILL, ENDED -> out.computeIfPresent(m.queryId(), (k, v) -> false);
+          default -> {}
+        }
+      }
+    }
+    return out;
   }
 
   /** The checkpoint this run was restored from; null when it started afresh. */
@@ -445,10 +505,16 @@ public final class MeteringRun implements AutoCloseable {
     } catch (Exception e) {
       LOG.debug("cancelling the metering job: {}", e.toString());
     } finally {
-      RUNS.remove(key);
-      IngestInput.COMMITTED_ENDS.remove(key);
+      forget();
       control.close();
     }
+  }
+
+  private void forget() {
+    RUNS.remove(key);
+    IngestInput.COMMITTED_ENDS.remove(key);
+    IngestInput.LOOKS.remove(key);
+    IngestInput.READ_POSITIONS.remove(key);
   }
 
   /** The job's replies to this process's {@link MeteringRun}, found by its key. */

@@ -112,6 +112,30 @@ final class MeteringDocs {
       return b.toString();
     }
 
+    /** Whether the look numbered {@code look} was answered. */
+    boolean answered(long look) {
+      return replies.stream().anyMatch(r -> r.kind() == Reply.Kind.INSPECTED && r.sync() == look);
+    }
+
+    /** The open windows the look numbered {@code look} at query {@code id} showed. */
+    List<String> looked(String id, long look) {
+      List<String> open = new ArrayList<>();
+      for (Reply r : replies) {
+        if (!r.queryId().equals(id)) {
+          continue;
+        }
+        if (r.kind() == Reply.Kind.OPEN) {
+          open.add(describe(r.result()));
+        } else if (r.kind() == Reply.Kind.INSPECTED) {
+          if (r.sync() == look) {
+            return open;
+          }
+          open.clear();
+        }
+      }
+      throw new AssertionError("look " + look + " at " + id + " not answered: " + this);
+    }
+
     long delivered(String id) {
       return replies.stream()
           .filter(r -> r.queryId().equals(id) && r.kind() == Reply.Kind.RESULT)

@@ -1,20 +1,15 @@
 package io.spyglass.flink;
 
 import static io.spyglass.flink.MeteringDocs.SETTINGS;
-import static io.spyglass.flink.MeteringDocs.T0;
 import static io.spyglass.flink.MeteringDocs.await;
-import static io.spyglass.flink.MeteringDocs.embedded;
 import static io.spyglass.flink.MeteringDocs.hour;
-import static io.spyglass.flink.MeteringDocs.ingest;
 import static io.spyglass.flink.MeteringDocs.position;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.spyglass.engine.ingest.Ingestor;
 import io.spyglass.flink.client.Reply;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -48,11 +43,9 @@ class MeteringKillITCase {
   @Test
   void killedWithSigkillMidWindowAndStartedAgainEveryWindowOnceWithTheEnginesTotals()
       throws Exception {
-    Path ingestDir = data.resolve("ingest");
-    Path flinkDir = data.resolve("flink");
     Path file = data.resolve("replies");
-    List<List<String>> phases = new ArrayList<>();
-    try (Ingestor in = Ingestor.open(ingestDir, Ingestor.Options.DEFAULTS, () -> T0)) {
+    try (MeteringLog log = new MeteringLog(data)) {
+      Path flinkDir = log.flinkDir;
       Process p =
           new ProcessBuilder(
                   Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -60,22 +53,19 @@ class MeteringKillITCase {
                   "-cp",
                   System.getProperty("java.class.path"),
                   MeteringProcess.class.getName(),
-                  ingestDir.toString(),
+                  log.ingestDir.toString(),
                   flinkDir.toString(),
                   file.toString(),
-                  String.valueOf(in.log().committedEnd()))
+                  String.valueOf(log.committedEnd()))
               .redirectErrorStream(true)
               .redirectOutput(data.resolve("process.log").toFile())
               .start();
       long killedAt;
       try {
         await("the query runs", () -> of(replies(file)).running("q"), p);
-        for (int h = 0; h < 4; h++) {
-          phases.add(hour(h));
-          ingest(in, phases.get(phases.size() - 1));
-        }
+        log.writeHours(0, 4);
         await("two final windows", () -> of(replies(file)).windows("q").size() >= 2, p);
-        long read = in.log().committedEnd();
+        long read = log.committedEnd();
         await(
             "a checkpoint covers every document",
             () -> {
@@ -87,9 +77,7 @@ class MeteringKillITCase {
             },
             p);
         // half of hour 4: in a window no checkpoint holds whole; then kill -9
-        List<String> h4 = hour(4);
-        phases.add(h4.subList(0, 3));
-        ingest(in, phases.get(phases.size() - 1));
+        log.write(hour(4).subList(0, 3));
         await("hour 2 final", () -> of(replies(file)).windows("q").size() >= 3, p);
       } finally {
         p.destroyForcibly();
@@ -99,22 +87,14 @@ class MeteringKillITCase {
       assertThat(p.exitValue()).as("killed by SIGKILL").isEqualTo(137);
       List<Reply> before = replies(file);
       List<String> h4 = hour(4);
-      phases.add(h4.subList(3, h4.size()));
-      ingest(in, phases.get(phases.size() - 1));
+      log.write(h4.subList(3, h4.size()));
       MeteringDocs.Collected got = new MeteringDocs.Collected();
       got.replies.addAll(before);
-      try (MeteringRun again = MeteringRun.start(ingestDir, flinkDir, SETTINGS, got)) {
+      try (MeteringRun again = MeteringRun.start(log.ingestDir, flinkDir, SETTINGS, got)) {
         assertThat(again.restoredFrom()).as("restored from a checkpoint").isNotNull();
-        phases.add(hour(5));
-        ingest(in, phases.get(phases.size() - 1));
-        phases.add(hour(7));
-        ingest(in, phases.get(phases.size() - 1));
-        Map<String, String> expected = embedded(phases);
-        await(
-            "every window the engine closed",
-            () -> got.windows("q").keySet().containsAll(expected.keySet()),
-            got);
-        assertThat(got.windows("q")).isEqualTo(expected);
+        log.write(hour(5));
+        log.write(hour(7));
+        Map<String, String> expected = log.awaitEnginesWindows(got, "q");
         assertThat(position(again)).isPositive();
         System.out.printf(
             "killed %d ms ago: %d windows, %d replies of results (repeats dropped by number)%n",

@@ -1,5 +1,6 @@
 package io.spyglass.flink;
 
+import static io.spyglass.flink.MeteringDocs.HOUR;
 import static io.spyglass.flink.MeteringDocs.SETTINGS;
 import static io.spyglass.flink.MeteringDocs.T0;
 import static io.spyglass.flink.MeteringDocs.await;
@@ -13,7 +14,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spyglass.engine.ingest.Ingestor;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -33,52 +33,36 @@ class MeteringRestartITCase {
   @Test
   void closedAbruptlyAndStartedAgainOnTheSameFoldersEveryWindowOnceWithTheEnginesTotals()
       throws Exception {
-    Path ingestDir = data.resolve("ingest");
-    Path flinkDir = data.resolve("flink");
-    List<List<String>> phases = new ArrayList<>();
     MeteringDocs.Collected got = new MeteringDocs.Collected();
-    try (Ingestor in = Ingestor.open(ingestDir, Ingestor.Options.DEFAULTS, () -> T0)) {
+    try (MeteringLog log = new MeteringLog(data)) {
       MeteringRun run =
-          MeteringRun.start(ingestDir, flinkDir, SETTINGS, got, in.log()::committedEnd);
+          MeteringRun.start(log.ingestDir, log.flinkDir, SETTINGS, got, log::committedEnd);
       assertThat(run.restoredFrom()).isNull();
-      run.submit("q", checked(), T0, in.log().committedEnd());
+      run.submit("q", checked(), T0, log.committedEnd());
       await("the query runs", () -> got.running("q"), got);
-      for (int h = 0; h < 4; h++) {
-        phases.add(hour(h));
-        ingest(in, phases.get(phases.size() - 1));
-      }
+      log.writeHours(0, 4);
       // hours 0 and 1 are final once hour 3's documents are read (3h07 > 2h + 10m)
       await("two final windows", () -> got.windows("q").size() >= 2, got);
-      long read = in.log().committedEnd();
+      long read = log.committedEnd();
       await("a checkpoint covers every document", () -> position(run) >= read, got);
       // a document late for hour 0: a late update
-      phases.add(List.of(doc("o1", 1000, T0 + 30 * 60_000L)));
-      ingest(in, phases.get(phases.size() - 1));
+      log.write(List.of(doc("o1", 1000, T0 + 30 * 60_000L)));
       await(
           "the late update",
           () -> got.windows("q").keySet().stream().anyMatch(k -> k.startsWith("late")),
           got);
-      phases.add(hour(4));
-      ingest(in, phases.get(phases.size() - 1));
+      log.write(hour(4));
       run.close(); // no savepoint: the next run goes on from the last checkpoint
 
       // documents acknowledged while no job ran
-      phases.add(hour(5));
-      ingest(in, phases.get(phases.size() - 1));
+      log.write(hour(5));
       MeteringRun again =
-          MeteringRun.start(ingestDir, flinkDir, SETTINGS, got, in.log()::committedEnd);
+          MeteringRun.start(log.ingestDir, log.flinkDir, SETTINGS, got, log::committedEnd);
       try {
         assertThat(again.restoredFrom()).as("restored from a checkpoint").isNotNull();
-        phases.add(hour(6));
-        ingest(in, phases.get(phases.size() - 1));
-        phases.add(hour(8));
-        ingest(in, phases.get(phases.size() - 1));
-        Map<String, String> expected = embedded(phases);
-        await(
-            "every window the engine closed",
-            () -> got.windows("q").keySet().containsAll(expected.keySet()),
-            got);
-        assertThat(got.windows("q")).isEqualTo(expected);
+        log.write(hour(6));
+        log.write(hour(8));
+        Map<String, String> expected = log.awaitEnginesWindows(got, "q");
         System.out.printf(
             "%d windows and late updates, %d replies of results (repeats dropped by number)%n",
             expected.size(), got.delivered("q"));
@@ -90,11 +74,10 @@ class MeteringRestartITCase {
 
   @Test
   void aQueryCountsTheDocumentsFromItsPositionOnAndAKilledOneStops() throws Exception {
-    Path ingestDir = data.resolve("ingest");
-    Path flinkDir = data.resolve("flink");
     MeteringDocs.Collected got = new MeteringDocs.Collected();
-    try (Ingestor in = Ingestor.open(ingestDir, Ingestor.Options.DEFAULTS, () -> T0);
-        MeteringRun run = MeteringRun.start(ingestDir, flinkDir, SETTINGS, got)) {
+    try (MeteringLog log = new MeteringLog(data);
+        MeteringRun run = MeteringRun.start(log.ingestDir, log.flinkDir, SETTINGS, got)) {
+      Ingestor in = log.in;
       run.submit("all", checked(), T0, in.log().committedEnd());
       List<String> h0 = hour(0);
       ingest(in, h0);
@@ -126,6 +109,19 @@ class MeteringRestartITCase {
           got);
       assertThat(got.windows("later")).isEqualTo(laterOn);
       assertThat(got.windows("all")).as("the killed query sent nothing more").isEqualTo(all);
+
+      // a look at the open window (hour 5): what the documents read so far make of it, as the
+      // engine's window once final; a look at a query the job does not run: the answer alone
+      long look = run.inspect("later", true);
+      long none = run.inspect("no-such-query", true);
+      await("both looks answered", () -> got.answered(look) && got.answered(none), got);
+      List<String> h8 = List.of(doc("o1", 1, T0 + 8 * HOUR));
+      String hour5 =
+          embedded(List.of(h1, h3, h5, h8))
+              .get(String.format("window %08d", (T0 + 5 * HOUR) / HOUR));
+      assertThat(hour5).isNotNull();
+      assertThat(got.looked("later", look)).containsExactly(hour5);
+      assertThat(got.looked("no-such-query", none)).isEmpty();
     }
   }
 }

@@ -4,16 +4,12 @@ import static io.spyglass.flink.MeteringDocs.SETTINGS;
 import static io.spyglass.flink.MeteringDocs.T0;
 import static io.spyglass.flink.MeteringDocs.await;
 import static io.spyglass.flink.MeteringDocs.checked;
-import static io.spyglass.flink.MeteringDocs.embedded;
 import static io.spyglass.flink.MeteringDocs.hour;
-import static io.spyglass.flink.MeteringDocs.ingest;
 import static io.spyglass.flink.MeteringDocs.position;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.spyglass.engine.ingest.Ingestor;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -46,18 +42,15 @@ class MeteringRunITCase {
   @Test
   void aTaskManagerKilledMidWindowLosesNoWindowAndCountsNoDocumentTwice(
       @InjectMiniCluster MiniCluster cluster) throws Exception {
-    Path ingestDir = data.resolve("ingest");
-    Path flinkDir = data.resolve("flink");
-    List<List<String>> phases = new ArrayList<>();
     MeteringDocs.Collected got = new MeteringDocs.Collected();
-    try (Ingestor in = Ingestor.open(ingestDir, Ingestor.Options.DEFAULTS, () -> T0)) {
+    try (MeteringLog log = new MeteringLog(data)) {
       MeteringRun run =
           MeteringRun.start(
-              ingestDir,
-              flinkDir,
+              log.ingestDir,
+              log.flinkDir,
               SETTINGS.withParallelism(2),
               got,
-              in.log()::committedEnd,
+              log::committedEnd,
               true,
               Map.of(
                   RestartStrategyOptions.RESTART_STRATEGY.key(),
@@ -67,33 +60,21 @@ class MeteringRunITCase {
                   RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY.key(),
                   Duration.ofMillis(200).toMillis() + " ms"));
       try {
-        run.submit("q", checked(), T0, in.log().committedEnd());
+        run.submit("q", checked(), T0, log.committedEnd());
         await("the query runs", () -> got.running("q"), got);
-        for (int h = 0; h < 3; h++) {
-          phases.add(hour(h));
-          ingest(in, phases.get(phases.size() - 1));
-        }
+        log.writeHours(0, 3);
         await("hour 0 final", () -> got.windows("q").size() >= 1, got);
         // half of hour 3, checkpointed; then the TaskManager dies in the middle of the window
         List<String> h3 = hour(3);
-        phases.add(h3.subList(0, 3));
-        ingest(in, phases.get(phases.size() - 1));
-        long read = in.log().committedEnd();
+        log.write(h3.subList(0, 3));
+        long read = log.committedEnd();
         await("a checkpoint covers hour 3's first half", () -> position(run) >= read, got);
         cluster.terminateTaskManager(0).get(30, TimeUnit.SECONDS);
         cluster.startTaskManager();
-        phases.add(h3.subList(3, h3.size()));
-        ingest(in, phases.get(phases.size() - 1));
-        phases.add(hour(4));
-        ingest(in, phases.get(phases.size() - 1));
-        phases.add(hour(6));
-        ingest(in, phases.get(phases.size() - 1));
-        Map<String, String> expected = embedded(phases);
-        await(
-            "every window the engine closed",
-            () -> got.windows("q").keySet().containsAll(expected.keySet()),
-            got);
-        assertThat(got.windows("q")).isEqualTo(expected);
+        log.write(h3.subList(3, h3.size()));
+        log.write(hour(4));
+        log.write(hour(6));
+        log.awaitEnginesWindows(got, "q");
         assertThat(
                 cluster
                     .getExecutionGraph(run.jobId())

@@ -218,7 +218,27 @@ public final class Ingestor implements AutoCloseable {
   }
 
   private long lagBytes() {
-    return Math.max(0, log.committedEnd() - log.readPosition());
+    long read = log.readPosition();
+    LongSupplier other = otherReader;
+    if (other != null) {
+      long p = other.getAsLong();
+      if (p >= 0) {
+        read = Math.min(read, p);
+      }
+    }
+    return Math.max(0, log.committedEnd() - read);
+  }
+
+  /** Another reader of the log whose lag bounds the backlog too; null for none. */
+  private volatile LongSupplier otherReader;
+
+  /**
+   * Counts the lag of another reader of the log in the backlog as well (the Flink job that runs the
+   * standing queries of {@code serve --runtime flink --source http}): the backlog is then the
+   * larger lag of the two. {@code position} gives how far it has read, -1 while not known.
+   */
+  public void alsoReadBy(LongSupplier position) {
+    this.otherReader = position;
   }
 
   /**

@@ -23,9 +23,19 @@ import java.util.Objects;
  * {"v": 1, "type": "kill", "id": "a-17"}      stop at once, no result
  * {"v": 1, "type": "finish", "id": "a-17"}    end now with the final result
  * {"v": 1, "type": "ended", "id": "a-17"}     written by the job: the query finished early
+ * {"v": 1, "type": "inspect", "id": "a-17", "request": 5, "replyTo": "spyglass-results-a",
+ *  "windows": true}                           a look at the query's open windows (see below)
  * </pre>
  *
- * {@code receiveTime} (epoch ms) starts the query's duration and windows; without it the query
+ * An {@code inspect} asks the job for the query's open windows as of every record read before the
+ * message: each filter subtask flushes what it holds of the query and passes the message on; once
+ * every subtask has, the combiner replies with the open windows (when {@code windows}), each an
+ * {@code OPEN} reply, or else with the size of the query's state ({@code SAVED}), then {@code
+ * INSPECTED} with the request's number (also when it does not know the query: then nothing before
+ * it). Nothing of it is kept in the job's state: a look in flight when the job restores gets no
+ * answer.
+ *
+ * <p>{@code receiveTime} (epoch ms) starts the query's duration and windows; without it the query
  * starts when the job's combiner first has it (a local run, whose start takes a while). {@code
  * replyTo} is the topic its replies go to; {@code instance} is copied into a header of each reply;
  * {@code progress} asks for a progress reply about once a second. {@code sinks} (optional) names
@@ -68,7 +78,8 @@ public record ControlMessage(
     QUERY,
     KILL,
     FINISH,
-    ENDED;
+    ENDED,
+    INSPECT;
 
     String wireName() {
       return name().toLowerCase(Locale.ROOT);
@@ -139,6 +150,24 @@ public record ControlMessage(
     return new ControlMessage(Type.ENDED, id, null, 0, null, null, false);
   }
 
+  /**
+   * A look at the query's open windows ({@code windows}: the windows; else only the answer),
+   * answered to {@code replyTo} with the request's number {@code request}.
+   */
+  public static ControlMessage inspect(String id, long request, String replyTo, boolean windows) {
+    return new ControlMessage(Type.INSPECT, id, null, request, replyTo, null, windows);
+  }
+
+  /** For {@code inspect}: the request's number, which its answer carries. */
+  public long request() {
+    return type == Type.INSPECT ? receiveTimeMs : 0;
+  }
+
+  /** For {@code inspect}: whether the open windows are asked for, or only the answer. */
+  public boolean windows() {
+    return type == Type.INSPECT && progress;
+  }
+
   /** The same query, received at {@code ms}. */
   public ControlMessage withReceiveTime(long ms) {
     return new ControlMessage(type, queryId, bql, ms, replyTo, instance, progress, sinks, limits);
@@ -205,6 +234,10 @@ public record ControlMessage(
           }
           g.writeEndObject();
         }
+      } else if (type == Type.INSPECT) {
+        g.writeNumberField("request", receiveTimeMs);
+        g.writeStringField("replyTo", replyTo);
+        g.writeBooleanField("windows", progress);
       }
       g.writeEndObject();
     } catch (IOException e) {
@@ -231,6 +264,8 @@ public record ControlMessage(
     String replyTo = null;
     String instance = null;
     boolean progress = false;
+    long request = -1;
+    boolean windows = false;
     Sinks sinks = null;
     QueryLimits limits = null;
     try (JsonParser p = JSON.createParser(json)) {
@@ -254,6 +289,13 @@ public record ControlMessage(
             receiveTime = p.getLongValue();
           }
           case "progress" -> progress = t == JsonToken.VALUE_TRUE;
+          case "request" -> {
+            if (t != JsonToken.VALUE_NUMBER_INT || p.getLongValue() < 0) {
+              throw new MessageFormatException("request must be a non-negative integer");
+            }
+            request = p.getLongValue();
+          }
+          case "windows" -> windows = t == JsonToken.VALUE_TRUE;
           case "sinks" -> sinks = sinks(p, t);
           case "limits" -> limits = limits(p, t);
           default -> p.skipChildren();
@@ -274,7 +316,16 @@ public record ControlMessage(
       kind = Type.valueOf(type.toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
       throw new MessageFormatException(
-          "unknown control message type '" + type + "'; known: query, kill, finish, ended");
+          "unknown control message type '"
+              + type
+              + "'; known: query, kill, finish, ended, inspect");
+    }
+    if (kind == Type.INSPECT) {
+      if (request < 0 || replyTo == null) {
+        throw new MessageFormatException(
+            "an inspect message needs request and replyTo: query " + id);
+      }
+      return inspect(id, request, replyTo, windows);
     }
     if (kind == Type.QUERY && (bql == null || replyTo == null)) {
       throw new MessageFormatException("a query message needs bql and replyTo: query " + id);

@@ -34,6 +34,11 @@ import java.util.Optional;
  * REJECTED  the query was refused: error message (invalid BQL, too many queries)
  * PROGRESS  seen, matched, evaluation errors, malformed records since it started (varints)
  * SYNCED    sync number (varint) then progress: every record before that sync mark has reached it
+ * OPEN      an open window as a look at it shows it, in the form of a RESULT (answering an
+ *           {@code inspect} control message: not a result of the query)
+ * INSPECTED the request's number (varint) then progress: the answer to an {@code inspect} control
+ *           message, after the open windows it asked for (OPEN replies)
+ * SAVED     bytes of the query's state as last written for a checkpoint (varint) then progress
  * </pre>
  *
  * Numbers are little-endian or varints, as in {@link PartialWriter}. Version 2 carries the whole
@@ -62,7 +67,10 @@ public record Reply(
     ENDED,
     REJECTED,
     PROGRESS,
-    SYNCED
+    SYNCED,
+    INSPECTED,
+    SAVED,
+    OPEN
   }
 
   /**
@@ -115,15 +123,30 @@ public record Reply(
     return new Reply(Kind.SYNCED, id, null, null, sync, Objects.requireNonNull(p));
   }
 
+  /** An open window, as a look at it shows it (answering an {@code inspect} message). */
+  public static Reply open(String id, Result result) {
+    return new Reply(Kind.OPEN, id, Objects.requireNonNull(result), null, 0, null);
+  }
+
+  /** The answer to the {@code inspect} message numbered {@code request}. */
+  public static Reply inspected(String id, long request, Progress p) {
+    return new Reply(Kind.INSPECTED, id, null, null, request, Objects.requireNonNull(p));
+  }
+
+  /** The query's state was written for a checkpoint: {@code bytes} of it. */
+  public static Reply saved(String id, long bytes, Progress p) {
+    return new Reply(Kind.SAVED, id, null, null, bytes, Objects.requireNonNull(p));
+  }
+
   public byte[] encode() {
-    int json = kind == Kind.RESULT ? keptJsonBytes(result) : 0;
+    int json = kind == Kind.RESULT || kind == Kind.OPEN ? keptJsonBytes(result) : 0;
     PartialWriter out = new PartialWriter(result == null ? 64 : 512 + json);
     out.writeRaw(MAGIC, 0, MAGIC.length).writeByte(json > 0 ? VERSION : MAP_VERSION);
     out.writeByte(kind.ordinal());
     out.keepJson(json > 0);
     out.writeString(queryId);
     switch (kind) {
-      case RESULT -> writeResult(out, result);
+      case RESULT, OPEN -> writeResult(out, result);
       case ENDED -> {
         out.writeBoolean(error != null);
         if (error != null) {
@@ -132,7 +155,7 @@ public record Reply(
       }
       case REJECTED -> out.writeString(error);
       case PROGRESS -> writeProgress(out, progress);
-      case SYNCED -> {
+      case SYNCED, INSPECTED, SAVED -> {
         out.writeVarLong(sync);
         writeProgress(out, progress);
       }
@@ -181,6 +204,9 @@ public record Reply(
             case REJECTED -> rejected(id, in.readString());
             case PROGRESS -> progress(id, readProgress(in));
             case SYNCED -> synced(id, in.readVarLong(), readProgress(in));
+            case INSPECTED -> inspected(id, in.readVarLong(), readProgress(in));
+            case SAVED -> saved(id, in.readVarLong(), readProgress(in));
+            case OPEN -> open(id, readResult(in, id, version));
           };
       in.requireEnd();
       return r;

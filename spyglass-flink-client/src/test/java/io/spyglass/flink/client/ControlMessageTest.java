@@ -33,6 +33,24 @@ class ControlMessageTest {
   }
 
   @Test
+  void aLookAtOpenWindowsRoundTripsAndNeedsItsNumberAndWhereToAnswer() {
+    ControlMessage m = ControlMessage.inspect("a:q1", 42, "r", true);
+    ControlMessage back = ControlMessage.parse(m.toJson());
+    assertThat(back.type()).isEqualTo(ControlMessage.Type.INSPECT);
+    assertThat(back.queryId()).isEqualTo("a:q1");
+    assertThat(back.request()).isEqualTo(42);
+    assertThat(back.replyTo()).isEqualTo("r");
+    assertThat(back.windows()).isTrue();
+    assertThat(
+            ControlMessage.parse(ControlMessage.inspect("a:q1", 0, "r", false).toJson()).windows())
+        .isFalse();
+    assertThatThrownBy(
+            () -> parse("{\"v\": 1, \"type\": \"inspect\", \"id\": \"x\", \"replyTo\": \"r\"}"))
+        .isInstanceOf(MessageFormatException.class)
+        .hasMessageContaining("request");
+  }
+
+  @Test
   void aQuerysSinksRoundTrip() {
     ControlMessage m =
         ControlMessage.query("a:q1", "SELECT 1 FROM STREAM()", 5, "r", "a")

@@ -40,6 +40,26 @@ class ReplyTest {
   }
 
   @Test
+  void aLookAtOpenWindowsRoundTrips() {
+    Result r =
+        eventResult(
+            -1,
+            new Meta.EventWindow(1000, false, 0, false),
+            new Meta.EventTimeMeta(Optional.of(5L), Optional.of(5L), 0, 1));
+    Reply open = Reply.decode(Reply.open("a:q", r).encode());
+    assertThat(open.kind()).isEqualTo(Reply.Kind.OPEN);
+    assertThat(open.result()).isEqualTo(r);
+    Reply.Progress p = new Reply.Progress(10, 4, 0, 1);
+    Reply answer = Reply.decode(Reply.inspected("a:q", 17, p).encode());
+    assertThat(answer.kind()).isEqualTo(Reply.Kind.INSPECTED);
+    assertThat(answer.sync()).isEqualTo(17);
+    assertThat(answer.progress()).isEqualTo(p);
+    Reply saved = Reply.decode(Reply.saved("a:q", 123_456, p).encode());
+    assertThat(saved.kind()).isEqualTo(Reply.Kind.SAVED);
+    assertThat(saved.sync()).isEqualTo(123_456);
+  }
+
+  @Test
   void anEventTimeResultBeforeTheFirstEventTime() {
     Result r =
         new Result(

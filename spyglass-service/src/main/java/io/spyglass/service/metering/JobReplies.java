@@ -24,19 +24,52 @@ public final class JobReplies {
 
   /**
    * A reply of the job about one standing query: a result (a final window, a late update, or any
-   * other, ignored), or its end.
+   * other, ignored), its end, an open window a look shows, a look's answer, or its state's size.
    *
    * @param queryId the query's id as submitted to the job
-   * @param result the result; null for an end
+   * @param result the result (or the open window); null for an end or a number
    * @param error why it ended; null for a result, or an end without error
+   * @param kind what the reply says
+   * @param number the look's number ({@link Kind#LOOKED}) or the state's bytes ({@link
+   *     Kind#SAVED}); 0 for others
    */
-  public record Reply(String queryId, Result result, String error) {
+  public record Reply(String queryId, Result result, String error, Kind kind, long number) {
+    /** What a reply says. */
+    public enum Kind {
+      /** A final window or a late update (or another result, ignored). */
+      RESULT,
+      /** The query ended, with an error or without. */
+      ENDED,
+      /** An open window, as the look numbered by the next {@link #LOOKED} shows it. */
+      OPEN,
+      /** The look {@code number} answered: its open windows came before. */
+      LOOKED,
+      /** The query's state written for a checkpoint of the job: {@code number} bytes. */
+      SAVED
+    }
+
+    public Reply(String queryId, Result result, String error) {
+      this(queryId, result, error, result != null ? Kind.RESULT : Kind.ENDED, 0);
+    }
+
     public static Reply result(String queryId, Result result) {
       return new Reply(queryId, java.util.Objects.requireNonNull(result), null);
     }
 
     public static Reply ended(String queryId, String error) {
       return new Reply(queryId, null, error);
+    }
+
+    public static Reply open(String queryId, Result result) {
+      return new Reply(queryId, java.util.Objects.requireNonNull(result), null, Kind.OPEN, 0);
+    }
+
+    public static Reply looked(String queryId, long look) {
+      return new Reply(queryId, null, null, Kind.LOOKED, look);
+    }
+
+    public static Reply saved(String queryId, long bytes) {
+      return new Reply(queryId, null, null, Kind.SAVED, bytes);
     }
   }
 
@@ -96,6 +129,9 @@ public final class JobReplies {
   /** Writes one reply of the job; replies that hold no window or end are ignored. */
   public void reply(Reply r) {
     String name = name(r.queryId());
+    if (r.kind() != Reply.Kind.RESULT && r.kind() != Reply.Kind.ENDED) {
+      return;
+    }
     if (r.result() != null) {
       result(r.queryId(), name, r.result());
     } else if (r.error() != null
@@ -105,6 +141,11 @@ public final class JobReplies {
       LOG.warn("standing query {} stopped on the Flink job: {}", name, r.error());
       store.fail(name, r.error());
     }
+  }
+
+  /** Records a standing query as failed: a restart does not start it. */
+  void markFailed(String name, String error) {
+    store.fail(name, error);
   }
 
   private static boolean matches(long createdMs, String jobId) {

@@ -1,6 +1,8 @@
 package io.spyglass.service.metering;
 
 import io.spyglass.core.query.QueryStats;
+import io.spyglass.core.result.Meta;
+import io.spyglass.core.result.Result;
 import io.spyglass.core.run.CheckedQuery;
 import io.spyglass.engine.ingest.IngestLog;
 import io.spyglass.service.health.Health;
@@ -15,6 +17,7 @@ import io.spyglass.service.runtime.StandingStart;
 import io.spyglass.sinks.SinkSpec;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
@@ -45,8 +48,9 @@ import org.slf4j.LoggerFactory;
  * job still sends of the former one is not written. The job's replies go to the database as they
  * come ({@link JobReplies}: each final window once by its start, each late update once), not
  * through the checkpoints of the service, whose cut is the log position of the job's last completed
- * checkpoint: the ingest log keeps every segment from there on. The job shows no open window: a
- * report of such a query holds its final windows only.
+ * checkpoint: the ingest log keeps every segment from there on. A report's open windows are a look
+ * at the job ({@link Job#inspect}: every filter subtask flushes what it holds of the query, the
+ * combiner answers with its open windows), not kept anywhere.
  */
 public final class JobStanding implements QueryRuntime {
   private static final Logger LOG = LoggerFactory.getLogger(JobStanding.class);
@@ -59,6 +63,23 @@ public final class JobStanding implements QueryRuntime {
 
     /** Stops a query for good; durable when it returns. */
     void kill(String id) throws IOException;
+
+    /**
+     * Asks for a look at a query's open windows as of what the job has read: its replies bring them
+     * ({@link JobReplies.Reply.Kind#OPEN}), then the answer ({@link JobReplies.Reply.Kind#LOOKED})
+     * with the returned number. Not durable: it may go unanswered.
+     *
+     * @return the look's number; -1 for a job that shows no open window (a report then holds the
+     *     final windows only)
+     */
+    default long inspect(String id, boolean windows) {
+      return -1;
+    }
+
+    /** How far the job has read the ingest log; -1 when not known. */
+    default long readPosition() {
+      return -1;
+    }
 
     /** The ingest log position the job's last completed checkpoint covers; -1 before the first. */
     long checkpointedPosition() throws IOException;
@@ -81,6 +102,16 @@ public final class JobStanding implements QueryRuntime {
     Job start(
         Path ingestDir, Path jobDir, Consumer<JobReplies.Reply> replies, LongSupplier committedEnd)
         throws Exception;
+
+    /**
+     * The standing queries the job's folder {@code jobDir} knows, by id on the job: true for one
+     * that runs there, false for one killed or ended there; empty when the folder holds none
+     * (deleted, or never used); null when it cannot tell. Read before the job starts, changing
+     * nothing.
+     */
+    default Map<String, Boolean> queries(Path jobDir) throws IOException {
+      return null;
+    }
   }
 
   private final QueryRuntime other;
@@ -105,7 +136,20 @@ public final class JobStanding implements QueryRuntime {
 
   private final AtomicLong checkpoints = new AtomicLong();
 
-  private JobStanding(QueryRuntime other, IngestLog log, StandingStore store) {
+  /** Looks at open windows asked for and not answered yet, by number. */
+  private final Map<Long, CompletableFuture<List<Result>>> looks = new ConcurrentHashMap<>();
+
+  /** The open windows of the look being answered, by query id on the job. */
+  private final Map<String, List<Result>> looking = new ConcurrentHashMap<>();
+
+  /** The event time of each standing query as the last look showed it, by id. */
+  private final Map<String, Meta.EventTimeMeta> eventTimes = new ConcurrentHashMap<>();
+
+  private final Metering metering;
+
+  private JobStanding(QueryRuntime other, IngestLog log, Metering metering) {
+    this.metering = metering;
+    StandingStore store = metering.store();
     this.other = other;
     this.log = log;
     this.replies =
@@ -120,16 +164,127 @@ public final class JobStanding implements QueryRuntime {
   public static JobStanding start(
       QueryRuntime other, Metering metering, Path dataDir, Starter starter) throws Exception {
     IngestLog log = metering.ingestor().log();
-    JobStanding s = new JobStanding(other, log, metering.store());
-    s.job =
-        starter.start(
-            dataDir.resolve("ingest"), dataDir.resolve("flink"), s::reply, log::committedEnd);
+    Path jobDir = dataDir.resolve("flink");
+    Map<String, Boolean> onJob = starter.queries(jobDir);
+    Map<String, StandingStore.Stored> inDatabase = new java.util.LinkedHashMap<>();
+    for (StandingStore.Stored q : metering.store().list()) {
+      if (q.error() == null) {
+        inDatabase.put(JobReplies.jobId(StandingQuery.ID_PREFIX + q.name(), q.createdMs()), q);
+      }
+    }
+    if (onJob != null) {
+      refuseLost(jobDir, onJob, inDatabase);
+    }
+    JobStanding s = new JobStanding(other, log, metering);
+    s.job = starter.start(dataDir.resolve("ingest"), jobDir, s::reply, log::committedEnd);
+    // --ingest-backlog bounds how far the job is behind the log as well as the engine
+    Job job = s.job;
+    metering.ingestor().alsoReadBy(job::readPosition);
+    if (onJob != null) {
+      s.reconcile(onJob, inDatabase);
+    }
     return s;
+  }
+
+  /**
+   * Refuses to start when the database runs standing queries the job's folder does not know (it was
+   * deleted, or replaced by an older copy): their counts since their last windows are lost with it,
+   * and starting them afresh would write windows short of documents as if whole.
+   */
+  private static void refuseLost(
+      Path jobDir, Map<String, Boolean> onJob, Map<String, StandingStore.Stored> inDatabase)
+      throws IOException {
+    List<String> lost = new ArrayList<>();
+    inDatabase.forEach(
+        (jobId, q) -> {
+          if (!onJob.containsKey(jobId)) {
+            lost.add(q.name());
+          }
+        });
+    if (!lost.isEmpty()) {
+      throw new IOException(
+          "the standing queries' database runs "
+              + lost.size()
+              + " standing "
+              + (lost.size() == 1 ? "query" : "queries")
+              + " "
+              + lost
+              + " that the Flink job's folder "
+              + jobDir
+              + " does not know ("
+              + (onJob.isEmpty()
+                  ? "it has no control log: deleted, or never used with this database"
+                  : "its control log is older than the database")
+              + "): their counts of the documents of their open windows are lost with it."
+              + " Restore "
+              + jobDir
+              + " from the copy taken with the database (keep --data/flink, --data/ingest and the"
+              + " database together); or move the database away and start with"
+              + " --reset-standing-queries, then define them again (they count what is"
+              + " acknowledged from then on). Standing queries defined with --runtime embedded run"
+              + " there: start with --runtime embedded");
+    }
+  }
+
+  /**
+   * At the start: a query running on the job that the database does not hold (the service stopped
+   * between submitting it and saving it: its definition was never answered 201) is killed there;
+   * one the job ended that the database still runs (the service stopped before writing its end) is
+   * marked failed.
+   */
+  private void reconcile(Map<String, Boolean> onJob, Map<String, StandingStore.Stored> inDatabase)
+      throws IOException {
+    for (Map.Entry<String, Boolean> e : onJob.entrySet()) {
+      if (e.getValue() && !inDatabase.containsKey(e.getKey())) {
+        LOG.warn(
+            "standing query {} runs on the Flink job but is not in the standing queries' database"
+                + " (the service stopped between submitting it and saving it, before its 201):"
+                + " killed on the job",
+            e.getKey());
+        job.kill(e.getKey());
+      }
+    }
+    inDatabase.forEach(
+        (jobId, q) -> {
+          if (Boolean.FALSE.equals(onJob.get(jobId))) {
+            String error =
+                "It ended on the Flink job (its control log says so) while the service was"
+                    + " stopping; its windows are as the job last sent them. Define it again to"
+                    + " go on counting";
+            LOG.warn("standing query {} ended on the Flink job: marked failed", q.name());
+            replies.markFailed(q.name(), error);
+          }
+        });
   }
 
   /** A reply of the job, on the thread of its sink: written before it returns. */
   private void reply(JobReplies.Reply r) {
+    switch (r.kind()) {
+      case OPEN -> {
+        looking.computeIfAbsent(r.queryId(), k -> new ArrayList<>()).add(r.result());
+        return;
+      }
+      case LOOKED -> {
+        List<Result> open = looking.remove(r.queryId());
+        CompletableFuture<List<Result>> look;
+        synchronized (looks) {
+          look = looks.remove(r.number());
+        }
+        if (look != null) {
+          look.complete(open == null ? List.of() : open);
+        }
+        return;
+      }
+      case SAVED -> {
+        measured(r.queryId(), r.number());
+        return;
+      }
+      default -> {}
+    }
     replies.reply(r);
+    if (r.kind() == JobReplies.Reply.Kind.RESULT) {
+      toSinks(r);
+    }
     if (r.result() == null && r.error() != null) {
       String id = JobReplies.serviceId(r.queryId());
       ResultListener l =
@@ -138,6 +293,60 @@ public final class JobStanding implements QueryRuntime {
         delivery.execute(() -> l.onEnd(r.error(), null));
       }
     }
+  }
+
+  /**
+   * Hands a final window or late update of the current query of its name to the query's sinks (at
+   * least once: a reply the job sends again after a restore comes again, with the same key).
+   */
+  private void toSinks(JobReplies.Reply r) {
+    String id = JobReplies.serviceId(r.queryId());
+    if (!r.queryId().equals(jobIds.get(id))) {
+      return; // of a former query of the name
+    }
+    StandingQuery q = StandingActor.queryOf(standing.get(id));
+    if (q != null && q.sinks != null) {
+      q.sinks.offer(r.result());
+    }
+  }
+
+  /**
+   * The size of a query's state on the job, as the look at the service's last checkpoint measured
+   * it: one over {@code --max-standing-state} stops for good, as on the embedded runtime.
+   */
+  private void measured(String jobId, long bytes) {
+    String id = JobReplies.serviceId(jobId);
+    if (!jobId.equals(jobIds.get(id))) {
+      return;
+    }
+    ResultListener l = standing.get(id);
+    StandingQuery q = StandingActor.queryOf(l);
+    if (q != null) {
+      q.stateBytes = bytes;
+    }
+    StandingQueries queries = metering.standing();
+    long max = queries == null ? Long.MAX_VALUE : queries.limits().maxStateBytes();
+    if (bytes <= max || !jobIds.remove(id, jobId) || standing.remove(id) == null) {
+      return;
+    }
+    String error =
+        "Its state on the Flink job grew to "
+            + bytes
+            + " bytes, over the "
+            + max
+            + " a standing query may keep (--max-standing-state): it stopped at "
+            + java.time.Instant.ofEpochMilli(metering.clock().wall().getAsLong())
+            + "; its final windows are kept, its open windows ended with it. Define it again with"
+            + " fewer groups (a narrower GROUP BY) or shorter windows, or ask the operator to raise"
+            + " the bound";
+    LOG.warn("standing query {} stopped: {}", JobReplies.name(jobId), error);
+    try {
+      job.kill(jobId);
+    } catch (IOException e) {
+      LOG.error("standing query {} could not be killed on the Flink job: {}", id, e.toString());
+    }
+    replies.markFailed(JobReplies.name(jobId), error);
+    delivery.execute(() -> l.onEnd(error, null));
   }
 
   /** Final windows and late updates written so far. */
@@ -229,6 +438,9 @@ public final class JobStanding implements QueryRuntime {
     }
     // before its first checkpoint the job reads the log from its start
     position = Math.max(position, log.start());
+    // each running query's state measured on the job (--max-standing-state): its answer comes
+    // with the replies
+    jobIds.values().forEach(jobId -> job.inspect(jobId, false));
     long n = checkpoints.incrementAndGet();
     Set<String> saved = new HashSet<>();
     for (StandingStart s : startAtCut) {
@@ -256,14 +468,47 @@ public final class JobStanding implements QueryRuntime {
     return CompletableFuture.completedFuture(new CheckpointCut(n, position, saved));
   }
 
-  /** The job shows no open window: a look finds none (the final windows are in the database). */
+  /**
+   * A look at a standing query's open windows on the job, as of every document it has read: they
+   * come with its replies. Without windows, the event time as the last look showed it (the job is
+   * not asked: the listing looks after every checkpoint).
+   */
   @Override
   public CompletableFuture<OpenWindows> inspect(String id, long nowMs, boolean windows) {
-    if (standing.containsKey(id)) {
+    String jobId = jobIds.get(id);
+    if (jobId == null || !standing.containsKey(id)) {
+      return other.inspect(id, nowMs, windows);
+    }
+    if (!windows) {
+      return CompletableFuture.completedFuture(
+          new OpenWindows(List.of(), Optional.ofNullable(eventTimes.get(id))));
+    }
+    CompletableFuture<List<Result>> look = new CompletableFuture<>();
+    long n;
+    synchronized (looks) {
+      n = job.inspect(jobId, true);
+      if (n >= 0) {
+        looks.put(n, look);
+      }
+    }
+    if (n < 0) {
       return CompletableFuture.completedFuture(new OpenWindows(List.of(), Optional.empty()));
     }
-    return other.inspect(id, nowMs, windows);
+    look.orTimeout(LOOK_TIMEOUT_SECONDS, TimeUnit.SECONDS).whenComplete((r, e) -> looks.remove(n));
+    return look.thenApply(
+        open -> {
+          Optional<Meta.EventTimeMeta> time =
+              open.stream()
+                  .map(r -> r.meta().eventTime())
+                  .flatMap(Optional::stream)
+                  .reduce((a, b) -> b);
+          time.ifPresent(t -> eventTimes.put(id, t));
+          return new OpenWindows(open, time.or(() -> Optional.ofNullable(eventTimes.get(id))));
+        });
   }
+
+  /** How long a look at open windows on the job is waited for. */
+  static final long LOOK_TIMEOUT_SECONDS = 20;
 
   @Override
   public boolean awaitRunning(String id, long timeout, TimeUnit unit) throws InterruptedException {

@@ -391,6 +391,11 @@ public final class Metering implements AutoCloseable {
     return rejected.get();
   }
 
+  /** The service's clock, as ingestion and the standing queries take their time from it. */
+  ServiceClock clock() {
+    return clock;
+  }
+
   public StandingStore store() {
     return store;
   }

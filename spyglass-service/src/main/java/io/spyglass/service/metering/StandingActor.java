@@ -161,6 +161,11 @@ final class StandingActor implements AutoCloseable {
     return new Listener(q, stream);
   }
 
+  /** The standing query of a listener of {@link #listener}; null for another listener. */
+  static StandingQuery queryOf(ResultListener l) {
+    return l instanceof Listener own ? own.q : null;
+  }
+
   /** One standing query's listener: called on the runtime's dispatcher, returns at once. */
   private final class Listener implements ResultListener {
     private final StandingQuery q;
