@@ -294,9 +294,18 @@ class MeteringIT {
 
   /** Defines a standing query, its results also written to the file {@code NAME.ndjson}. */
   void define(String url, String name, String query) throws Exception {
+    define(url, name, query, true);
+  }
+
+  /**
+   * Defines a standing query; {@code fileSink}: its results also written to {@code NAME.ndjson}.
+   */
+  void define(String url, String name, String query, boolean fileSink) throws Exception {
     com.fasterxml.jackson.databind.node.ObjectNode body =
         Spyglass.JSON.createObjectNode().put("name", name).put("query", query);
-    body.putArray("sinks").addObject().put("type", "file").put("path", name + ".ndjson");
+    if (fileSink) {
+      body.putArray("sinks").addObject().put("type", "file").put("path", name + ".ndjson");
+    }
     HttpResponse<String> created =
         http.send(
             HttpRequest.newBuilder(URI.create(url + "api/standing-queries"))

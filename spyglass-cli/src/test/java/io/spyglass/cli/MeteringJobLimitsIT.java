@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.spyglass.engine.EngineConfig;
 import io.spyglass.engine.ingest.Ingestor;
 import io.spyglass.flink.MeteringRun;
+import io.spyglass.service.MeteringStart;
 import io.spyglass.service.ServiceConfig;
 import io.spyglass.service.SpyglassService;
 import io.spyglass.service.UsageLimits;
@@ -97,12 +98,11 @@ class MeteringJobLimitsIT {
     service =
         SpyglassService.startMetering(
             config,
-            null,
-            null,
-            EngineConfig.defaults().withWorkers(1),
-            new Metering.Settings(
-                "id", Ingestor.Options.DEFAULTS.withBacklogBytes(BACKLOG), 200, null),
-            held);
+            MeteringStart.of(
+                    new Metering.Settings(
+                        "id", Ingestor.Options.DEFAULTS.withBacklogBytes(BACKLOG), 200, null))
+                .withEngine(EngineConfig.defaults().withWorkers(1))
+                .withJob(held));
     url = service.url();
     if (!url.endsWith("/")) {
       url += "/";

@@ -11,6 +11,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -44,7 +45,6 @@ class MeteringKafkaIT {
               .build());
 
   @TempDir Path kafkaData;
-  @TempDir Path embeddedData;
 
   final HttpClient http =
       HttpClient.newBuilder()
@@ -52,7 +52,8 @@ class MeteringKafkaIT {
           .connectTimeout(Duration.ofSeconds(5))
           .build();
 
-  final MeteringFlinkIT embedded = new MeteringFlinkIT();
+  /** The embedded metering checks' documents, expected windows and requests. */
+  final MeteringIT m = new MeteringIT();
 
   static Spyglass.Running serve(Path data, String bootstrap) throws Exception {
     return Spyglass.start(
@@ -112,20 +113,16 @@ class MeteringKafkaIT {
   @Test
   void finalWindowsAsOnTheEmbeddedRuntimeOnceEachAcrossAKillAndALostTaskManager(
       @InjectMiniCluster MiniCluster cluster) throws Exception {
-    Map<Long, String> embeddedFirst;
-    Map<Long, String> embeddedAll;
-    try (Spyglass.Running s = MeteringFlinkIT.serve(embeddedData, "embedded")) {
-      String url = MeteringIT.url(s);
-      embedded.define(url);
-      embedded.post(url, MeteringFlinkIT.first());
-      embeddedFirst = embedded.awaitFinals(url, 3, 0);
-      embedded.post(url, MeteringFlinkIT.second());
-      embeddedAll = embedded.awaitFinals(url, 5, 1);
-      s.terminate();
-      assertThat(s.awaitExit()).as(s.toString()).isZero();
-    }
-    assertThat(embeddedFirst).hasSize(3);
-    assertThat(embeddedAll).hasSize(5);
+    // the windows the documents make, as the embedded runtime gives them (MeteringIT)
+    Map<Long, String> afterFirst =
+        MeteringIT.expected(MeteringIT.first(), MeteringIT.BASE + 10 * MeteringIT.HOUR, 0);
+    List<MeteringIT.Doc> all = new ArrayList<>(MeteringIT.first());
+    all.addAll(MeteringIT.second());
+    all.removeIf(d -> d.id().equals("late")); // counted as late, not in the window's records
+    Map<Long, String> afterSecond =
+        MeteringIT.expected(all, MeteringIT.BASE + 20 * MeteringIT.HOUR, 1);
+    assertThat(afterFirst).hasSize(3);
+    assertThat(afterSecond).hasSize(5);
 
     TestKafka kafka = TestKafka.shared();
     kafka.createTopics(Map.of("metering-records", 2, "metering-queries", 1));
@@ -135,18 +132,18 @@ class MeteringKafkaIT {
         String url = url(s);
         assertThat(s.awaitLine("the runtime", l -> l.contains("runtime:") && l.contains("Flink")))
             .contains("standing queries on the Flink job via Kafka");
-        embedded.define(url);
-        embedded.post(url, MeteringFlinkIT.first());
-        assertThat(embedded.awaitFinals(url, 3, 0)).isEqualTo(embeddedFirst);
+        m.define(url, "usage", MeteringIT.BY_ORG, false);
+        m.post(url, MeteringIT.lines(MeteringIT.first()));
+        assertThat(m.awaitFinals(url, "usage", afterFirst)).isEqualTo(afterFirst);
         s.kill9();
       }
       try (Spyglass.Running s = serve(kafkaData, kafka.bootstrap())) {
         String url = url(s);
-        assertThat(embedded.awaitFinals(url, 3, 0)).isEqualTo(embeddedFirst);
+        assertThat(m.awaitFinals(url, "usage", afterFirst)).isEqualTo(afterFirst);
         // half of the next window, checkpointed; then the TaskManager dies in its middle
-        List<String> second = MeteringFlinkIT.second().lines().toList();
+        List<String> second = MeteringIT.lines(MeteringIT.second()).lines().toList();
         int half = second.size() / 2;
-        embedded.post(url, String.join("\n", second.subList(0, half)) + "\n");
+        m.post(url, String.join("\n", second.subList(0, half)) + "\n");
         long done = completedCheckpoints(cluster, job);
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (completedCheckpoints(cluster, job) < done + 2 && System.nanoTime() < until) {
@@ -154,8 +151,8 @@ class MeteringKafkaIT {
         }
         cluster.terminateTaskManager(0).get(30, TimeUnit.SECONDS);
         cluster.startTaskManager();
-        embedded.post(url, String.join("\n", second.subList(half, second.size())) + "\n");
-        assertThat(embedded.awaitFinals(url, 5, 1)).isEqualTo(embeddedAll);
+        m.post(url, String.join("\n", second.subList(half, second.size())) + "\n");
+        assertThat(m.awaitFinals(url, "usage", afterSecond)).isEqualTo(afterSecond);
         assertThat(
                 cluster
                     .getExecutionGraph(job.getJobID())
@@ -164,7 +161,7 @@ class MeteringKafkaIT {
             .as("the job restarted after the TaskManager died")
             .isPositive();
         Thread.sleep(1_000); // a window or late document written twice would show by now
-        assertThat(embedded.finals(url)).isEqualTo(embeddedAll);
+        assertThat(m.finals(url, "usage")).isEqualTo(afterSecond);
         s.terminate();
         assertThat(s.awaitExit()).as(s.toString()).isZero();
       }
