@@ -172,7 +172,7 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
       Set<String> owed = new HashSet<>();
       unannounced.get().forEach(owed::add);
       boolean rescaled = !owed.contains(SHAPE + subtasks);
-      for (Map.Entry<String, byte[]> e : queries.stored()) {
+      for (Map.Entry<String, byte[]> e : queries.stored().entrySet()) {
         // the combiners restored the STARTs they had: only the ones owed are sent
         boolean announce = rescaled || owed.contains(e.getKey());
         queries.install(ControlMessage.parse(e.getValue()), e.getValue(), announce);
@@ -606,6 +606,14 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
       }
     }
     unannounced.update(owed);
+  }
+
+  @Override
+  public void close() throws Exception {
+    if (queries != null) {
+      queries.close();
+    }
+    super.close();
   }
 
   @Override

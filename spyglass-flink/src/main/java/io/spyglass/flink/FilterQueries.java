@@ -29,7 +29,10 @@ import org.slf4j.LoggerFactory;
 final class FilterQueries {
   private static final Logger LOG = LoggerFactory.getLogger(FilterQueries.class);
 
-  /** The running queries: id to query message (JSON), the same in every subtask. */
+  /**
+   * The running queries: id to query message, the same in every subtask: packed ({@link
+   * QueryMessages}) since state version 2 of the filter, JSON before (both are restored).
+   */
   static final MapStateDescriptor<String, byte[]> QUERIES =
       new MapStateDescriptor<>(
           "spyglass-queries",
@@ -85,6 +88,8 @@ final class FilterQueries {
 
   private final List<Waiting> waiting = new ArrayList<>();
 
+  private final QueryMessages.Packer packer = new QueryMessages.Packer();
+
   FilterQueries(
       OperatorSettings settings,
       FilterSet filters,
@@ -110,11 +115,18 @@ final class FilterQueries {
     return waiting;
   }
 
-  /** The stored query messages, as restored. */
-  List<Map.Entry<String, byte[]>> stored() throws Exception {
-    List<Map.Entry<String, byte[]>> entries = new ArrayList<>();
-    stored.entries().forEach(entries::add);
+  /** The stored query messages (JSON) by id, as restored. */
+  Map<String, byte[]> stored() throws Exception {
+    Map<String, byte[]> entries = new LinkedHashMap<>();
+    for (Map.Entry<String, byte[]> e : stored.entries()) {
+      entries.put(e.getKey(), QueryMessages.unpack(e.getValue()));
+    }
     return entries;
+  }
+
+  /** Frees the compressor. */
+  void close() {
+    packer.close();
   }
 
   /** Starts a query here; {@code announce} tells its combiner. */
@@ -160,7 +172,7 @@ final class FilterQueries {
       ends.add(new Ending(end, id));
     }
     try {
-      stored.put(id, json);
+      stored.put(id, packer.pack(json));
     } catch (Exception e) {
       throw new IllegalStateException("cannot keep query " + id + " in broadcast state", e);
     }
