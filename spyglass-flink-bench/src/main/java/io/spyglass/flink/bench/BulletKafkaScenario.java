@@ -23,12 +23,12 @@ import java.util.Map;
  *       queries running and 10 records of their id planted; every query must return all 10. The
  *       records it reads per CPU-second of this process (the median of three reads per runtime,
  *       alternated) give the cores for R as docs/scaling.md plans them (70% load), beside Bullet's
- *       C. Each runtime is a new one for each read, and first reads as many records again,
- *       unmeasured, with the queries in place ({@link Runner#warmUp}), as a deployed runtime that
- *       has run for a while: a backlog read in under a second otherwise weighs the first seconds of
- *       a new runtime (its JIT's compilations, its first fetches) as much as its records ({@code
- *       -Dspyglass.bench.warm-share=0} measures new runtimes, as before); then a probe every 20 ms
- *       amid a paced stream gives the p99 from a record's send to Kafka to its result.
+ *       C. Each runtime is a new one for each read: a backlog read in under a second weighs the
+ *       first seconds of a new runtime (its JIT's compilations, its first fetches) with its
+ *       records. {@code -Dspyglass.bench.warm-share=1} has each runtime first read as many records
+ *       again, unmeasured, with the queries in place ({@link Runner#warmUp}), as a runtime that has
+ *       run for a while. Then a probe every 20 ms amid a paced stream gives the p99 from a record's
+ *       send to Kafka to its result.
  *   <li>Tests 1 and 2 ran 100 queries one at a time over the live stream: {@link LiveTests}.
  * </ul>
  *
@@ -84,7 +84,7 @@ public final class BulletKafkaScenario implements Scenario {
       liveQueries = quick ? 5 : BulletStudy.LIVE_QUERIES;
       liveWarmupMs = quick ? 0 : 5_000;
       liveRate = s.rate();
-      warmShare = quick ? 0 : Double.parseDouble(System.getProperty(WARM_SHARE, "1"));
+      warmShare = quick ? 0 : Double.parseDouble(System.getProperty(WARM_SHARE, "0"));
     }
 
     int records(int bytes) {
