@@ -27,7 +27,7 @@ final class CombinerState {
    * (state/combiner-state-v3*.hex, and those of the versions before), and docs/flink.md names it.
    * Version 2 is version 1 where the partials of a raw query (its window, the partials waiting) may
    * hold records as their JSON (partial format 2); version 3 is version 2 with the query's message
-   * packed ({@link QueryMessages}: about a fifth of its JSON, which was most of a query's state).
+   * packed ({@link QueryMessages}: about a sixth of its JSON, which was most of a query's state).
    * States of versions 1 and 2 are read too.
    */
   static final int VERSION = 3;

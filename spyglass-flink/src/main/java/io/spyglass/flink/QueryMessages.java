@@ -12,7 +12,7 @@ import java.util.zip.Inflater;
  * The query messages (JSON) the job keeps in its state, packed: a byte {@link #PACKED}, then the
  * JSON compressed with Deflate (no header) over a fixed dictionary of what every query message says
  * (its field names, the default limits' names and values, common BQL). A query message with its
- * limits is about 550 bytes of JSON, mostly the same in every query; packed, about a fifth. A
+ * limits is about 550 bytes of JSON, mostly the same in every query; packed, about a sixth. A
  * stored message that starts with '{' is JSON as written before packing, and is read as such.
  *
  * <p>The dictionary is part of the format: changing it makes a new format (another first byte), and

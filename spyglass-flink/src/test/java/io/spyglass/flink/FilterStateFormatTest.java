@@ -1,11 +1,14 @@
 package io.spyglass.flink;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.spyglass.core.partial.PartialFormatException;
 import io.spyglass.flink.client.ControlMessage;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,6 +57,15 @@ class FilterStateFormatTest {
         .as("the packed messages changed: give them a new first byte, and a golden file")
         .isEqualTo(CombinerStateFormatTest.golden(GOLDEN));
     assertThat(QueryMessages.unpack(packed)).isEqualTo(json);
+  }
+
+  @Test
+  void aPackedMessageCutShortIsRefusedSayingSo() throws Exception {
+    byte[] packed = CombinerStateFormatTest.bytes(GOLDEN);
+    byte[] cut = Arrays.copyOf(packed, packed.length / 2);
+    assertThatThrownBy(() -> QueryMessages.unpack(cut))
+        .isInstanceOf(PartialFormatException.class)
+        .hasMessageContaining("stored query message");
   }
 
   @Test
