@@ -51,6 +51,9 @@ final class CombinerQuery {
   /** The message's JSON, as the state holds it (made once). */
   private byte[] messageJson;
 
+  /** The message packed, as the state holds it (made once). */
+  private byte[] packedMessage;
+
   /** The parsed query; null for a refused one, which only keeps the query from starting again. */
   Query query;
 
@@ -98,6 +101,14 @@ final class CombinerQuery {
       messageJson = message.toJson();
     }
     return messageJson;
+  }
+
+  /** The message as the state holds it since version 3: packed ({@link QueryMessages}). */
+  byte[] packedMessage() {
+    if (packedMessage == null) {
+      packedMessage = QueryMessages.pack(messageJson());
+    }
+    return packedMessage;
   }
 
   /** The query of a message, under the limits it was checked with where it was submitted. */

@@ -24,11 +24,13 @@ final class CombinerState {
 
   /**
    * The version of a query's state in checkpoints and savepoints; golden files in the tests hold it
-   * (state/combiner-state-v2*.hex), and docs/flink.md names it. Version 2 is version 1 where the
-   * partials of a raw query (its window, the partials waiting) may hold records as their JSON
-   * (partial format 2); version 1 states are read too.
+   * (state/combiner-state-v3*.hex, and those of the versions before), and docs/flink.md names it.
+   * Version 2 is version 1 where the partials of a raw query (its window, the partials waiting) may
+   * hold records as their JSON (partial format 2); version 3 is version 2 with the query's message
+   * packed ({@link QueryMessages}: about a sixth of its JSON, which was most of a query's state).
+   * States of versions 1 and 2 are read too.
    */
-  static final int VERSION = 2;
+  static final int VERSION = 3;
 
   /** The oldest version of a query's state this job restores. */
   static final int OLDEST_VERSION = 1;
@@ -36,17 +38,18 @@ final class CombinerState {
   /**
    * A query's state, version {@value #VERSION} (in the core's partial writer's encoding: varints,
    * little-endian longs, byte strings with their length first): the version (a byte), the query's
-   * message (JSON), the subtasks, the subtasks that started it and those finishing it (bit sets: a
-   * count of longs, the longs), whether RUNNING was sent, whether it ended, its fatal error (a
-   * flag, the text), when it is forgotten (epoch ms), its combiner's snapshot ({@code SGQC}, a flag
-   * first), each subtask's counters (seen, matched, evaluation errors, malformed), the subtasks of
-   * the counters' current round, the sync marks in flight (mark, partitions seen) and, with clock
-   * marks, the partials waiting for the watermark (time, partial {@code SGPS}).
+   * message (packed, {@link QueryMessages}; JSON in versions 1 and 2), the subtasks, the subtasks
+   * that started it and those finishing it (bit sets: a count of longs, the longs), whether RUNNING
+   * was sent, whether it ended, its fatal error (a flag, the text), when it is forgotten (epoch
+   * ms), its combiner's snapshot ({@code SGQC}, a flag first), each subtask's counters (seen,
+   * matched, evaluation errors, malformed), the subtasks of the counters' current round, the sync
+   * marks in flight (mark, partitions seen) and, with clock marks, the partials waiting for the
+   * watermark (time, partial {@code SGPS}).
    */
   static byte[] encode(CombinerQuery a) {
     PartialWriter out = new PartialWriter(256);
     out.writeByte(VERSION);
-    out.writeBytes(a.messageJson());
+    out.writeBytes(a.packedMessage());
     out.writeVarInt(a.subtasks);
     writeBits(out, a.started);
     writeBits(out, a.finishing);
@@ -76,7 +79,7 @@ final class CombinerState {
     return out.toByteArray();
   }
 
-  /** A query's state as {@link #encode} wrote it (or version 1), its combiner restored. */
+  /** A query's state as {@link #encode} wrote it (or versions 1 and 2), its combiner restored. */
   static CombinerQuery decode(byte[] bytes, CombinerQuery.Host host) {
     PartialReader in = new PartialReader(bytes);
     int version = in.readByte();
@@ -90,7 +93,12 @@ final class CombinerState {
               + VERSION
               + ": restore the checkpoint or savepoint with the version of the job that wrote it");
     }
-    CombinerQuery a = new CombinerQuery(host, ControlMessage.parse(in.readBytes()), null);
+    byte[] message = in.readBytes();
+    CombinerQuery a =
+        new CombinerQuery(
+            host,
+            ControlMessage.parse(version >= 3 ? QueryMessages.unpack(message) : message),
+            null);
     a.subtasks = in.readVarInt();
     readBits(in, a.started);
     // the filters count bad input again from zero after a restore, as does this operator

@@ -2,37 +2,25 @@ package io.spyglass.flink;
 
 import io.spyglass.core.partial.Partial;
 import io.spyglass.core.partial.Partials;
-import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.query.FilterSet;
 import io.spyglass.core.query.Query;
 import io.spyglass.core.query.QueryStats;
 import io.spyglass.core.record.BadRecord;
 import io.spyglass.core.record.MalformedRecordException;
 import io.spyglass.core.record.Record;
-import io.spyglass.core.syntax.BqlError;
-import io.spyglass.core.syntax.BqlException;
 import io.spyglass.flink.client.ControlMessage;
 import io.spyglass.flink.client.JobStatus;
 import io.spyglass.flink.client.MessageFormatException;
 import io.spyglass.sources.BadInput;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.Set;
-import org.apache.flink.api.common.state.BroadcastState;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
-import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.BasicTypeInfo;
-import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.StateInitializationContext;
@@ -51,12 +39,10 @@ import org.apache.flink.util.OutputTag;
  * records and every message of the query topic ({@link RecordBatch#isQuery()}), in the source's
  * thread. Where records travel apart from the queries (spread over the filters, or a benchmark's
  * stages before the filter) input 1 is records and input 2 the query topic, broadcast to every
- * subtask. Query messages may carry their place in the query topic: a subtask skips a message it
- * has taken before (the offsets it has taken are state too), so that a source may read the topic
- * again from an earlier place after a change of parallelism. The running queries are the operator's
- * broadcast state (their query messages by id), and evaluation runs through the core's {@link
- * FilterSet}, query index included: a record no query can match is ruled out from its bytes and
- * never decoded ({@link FilterSet#read}).
+ * subtask. Query messages may carry their place in the query topic ({@link QueryPlaces}). The
+ * running queries ({@link FilterQueries}) are the operator's broadcast state (their query messages
+ * by id), and evaluation runs through the core's {@link FilterSet}, query index included: a record
+ * no query can match is ruled out from its bytes and never decoded ({@link FilterSet#read}).
  *
  * <p>Partials leave in the core's binary format, keyed by query (the records a {@code SELECT *}
  * matched as their JSON, as read: nothing decodes them on their way to the reader); a raw query's
@@ -81,13 +67,6 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
   static final String KAFKA_OFFSET = "_kafka_offset";
   static final String KAFKA_TIMESTAMP = "_kafka_timestamp";
 
-  /** The running queries: id to query message (JSON), the same in every subtask. */
-  static final MapStateDescriptor<String, byte[]> QUERIES =
-      new MapStateDescriptor<>(
-          "spyglass-queries",
-          BasicTypeInfo.STRING_TYPE_INFO,
-          PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
-
   /**
    * This subtask's queries it has not announced to their combiners yet (waiting for the records to
    * reach their time), as of the checkpoint: announced after a restore. Split list state, so each
@@ -97,20 +76,6 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
       new ListStateDescriptor<>("spyglass-unannounced", BasicTypeInfo.STRING_TYPE_INFO);
 
   private static final String SHAPE = "\u0000subtasks=";
-
-  /**
-   * The next offset of each partition of the query topic this subtask has taken the messages
-   * before; kept with the queries (broadcast state: after a change of parallelism each subtask gets
-   * one former subtask's queries and positions).
-   */
-  static final MapStateDescriptor<Integer, Long> POSITIONS =
-      new MapStateDescriptor<>(
-          "spyglass-query-positions", BasicTypeInfo.INT_TYPE_INFO, BasicTypeInfo.LONG_TYPE_INFO);
-
-  /** The first byte of a query message that carries its place: then partition, offset, JSON. */
-  private static final byte PLACED = 0;
-
-  private static final QueryLimits LIMITS = QueryLimits.DEFAULTS;
 
   private static final long STATUS_EVERY_MS = 1_000;
 
@@ -124,18 +89,10 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
   private final OperatorSettings settings;
   private final List<byte[]> initialQueries;
 
-  private transient BroadcastState<String, byte[]> stored;
-  private transient BroadcastState<Integer, Long> positions;
-  private transient Map<Integer, Long> taken;
+  private transient QueryPlaces places;
   private transient ListState<String> unannounced;
   private transient FilterSet filters;
-  private transient Map<String, Installed> installed;
-
-  /**
-   * The installed queries by end time, soonest first (a query dropped meanwhile stays until its
-   * time, and is then passed over): each tick looks at those due, not at every query.
-   */
-  private transient PriorityQueue<Ending> ends;
+  private transient FilterQueries queries;
 
   /** Messages made before the operator was open (queries of a local run), sent at first chance. */
   private transient List<FilterMessage> pending;
@@ -176,17 +133,6 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
 
   private transient boolean sampleWanted;
 
-  /** A query running here; {@code malformedBase} counts malformed records before it started. */
-  private record Installed(ControlMessage message, long endTimeMs, long malformedBase) {}
-
-  /** When an installed query ends. */
-  private record Ending(long endTimeMs, String id) {}
-
-  /** With clock marks: a query whose receive time the records here have not reached yet. */
-  private record Waiting(Query query, byte[] json, boolean announce) {}
-
-  private transient List<Waiting> waiting;
-
   /**
    * @param initialQueries query messages (JSON) to run from the start, before any record is read (a
    *     local run); ignored when the operator restores its state
@@ -201,39 +147,73 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
     super.initializeState(context);
     subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
     subtasks = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
-    filters = new FilterSet(LIMITS, this::nowMs, this::onPartial);
+    filters = new FilterSet(FilterQueries.LIMITS, this::nowMs, this::onPartial);
     if (settings.virtualFields()) {
       filters.virtualFields(Set.of(READ_TIME, KAFKA_PARTITION, KAFKA_OFFSET, KAFKA_TIMESTAMP));
     }
-    installed = new LinkedHashMap<>();
-    ends = new PriorityQueue<>(Comparator.comparingLong(Ending::endTimeMs));
     pending = new ArrayList<>();
-    waiting = new ArrayList<>();
     bad = new BadInput();
     sourceBad = BadInput.Snapshot.EMPTY;
     record = new Record(128);
     clockMs = Long.MIN_VALUE;
     epochMs = Long.MIN_VALUE;
-    stored = getOperatorStateBackend().getBroadcastState(QUERIES);
-    positions = getOperatorStateBackend().getBroadcastState(POSITIONS);
+    queries =
+        new FilterQueries(
+            settings,
+            filters,
+            getOperatorStateBackend().getBroadcastState(FilterQueries.QUERIES),
+            new Host(),
+            subtask,
+            subtasks);
+    places = new QueryPlaces(getOperatorStateBackend().getBroadcastState(QueryPlaces.POSITIONS));
     unannounced = getOperatorStateBackend().getListState(UNANNOUNCED);
-    taken = new HashMap<>();
     if (context.isRestored()) {
-      positions.entries().forEach(e -> taken.put(e.getKey(), e.getValue()));
+      places.restore();
       Set<String> owed = new HashSet<>();
       unannounced.get().forEach(owed::add);
       boolean rescaled = !owed.contains(SHAPE + subtasks);
-      List<Map.Entry<String, byte[]>> entries = new ArrayList<>();
-      stored.entries().forEach(entries::add);
-      for (Map.Entry<String, byte[]> e : entries) {
+      for (Map.Entry<String, byte[]> e : queries.stored().entrySet()) {
         // the combiners restored the STARTs they had: only the ones owed are sent
         boolean announce = rescaled || owed.contains(e.getKey());
-        install(ControlMessage.parse(e.getValue()), e.getValue(), announce);
+        queries.install(ControlMessage.parse(e.getValue()), e.getValue(), announce);
       }
     } else {
       for (byte[] json : initialQueries) {
-        install(ControlMessage.parse(json), json, true);
+        queries.install(ControlMessage.parse(json), json, true);
       }
+    }
+  }
+
+  /** What the queries see of this subtask. */
+  private final class Host implements FilterQueries.Host {
+    @Override
+    public long nowMs() {
+      return FilterOperator.this.nowMs();
+    }
+
+    @Override
+    public long clockMs() {
+      return clockMs;
+    }
+
+    @Override
+    public long epochMs() {
+      return epochMs;
+    }
+
+    @Override
+    public long malformed() {
+      return malformed;
+    }
+
+    @Override
+    public long badTotal() {
+      return bad.snapshot().plus(sourceBad).total();
+    }
+
+    @Override
+    public void emit(FilterMessage m) {
+      FilterOperator.this.emit(m);
     }
   }
 
@@ -292,9 +272,7 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
       if (time != epochMs) {
         flushAll();
         epochMs = time;
-        if (!waiting.isEmpty()) {
-          activateUntil(time);
-        }
+        queries.activateUntil(time);
       }
       readMs = nowMs();
     }
@@ -384,26 +362,13 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
   @Override
   public void processElement2(StreamRecord<byte[]> element) {
     startPending();
-    byte[] bytes = element.getValue();
-    if (bytes.length >= 13 && bytes[0] == PLACED) {
-      ByteBuffer b = ByteBuffer.wrap(bytes);
-      b.get();
-      int partition = b.getInt();
-      long offset = b.getLong();
-      query(Arrays.copyOfRange(bytes, 13, bytes.length), partition, offset);
-    } else {
-      query(bytes, -1, -1);
-    }
+    QueryPlaces.Placed p = QueryPlaces.parse(element.getValue());
+    query(p.json(), p.partition(), p.offset());
   }
 
   /** A query message with its place in the query topic, as {@link #processElement2} takes it. */
   static byte[] placed(byte[] json, int partition, long offset) {
-    return ByteBuffer.allocate(13 + json.length)
-        .put(PLACED)
-        .putInt(partition)
-        .putLong(offset)
-        .put(json)
-        .array();
+    return QueryPlaces.placed(json, partition, offset);
   }
 
   /**
@@ -411,12 +376,8 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
    * known. A message before the place this subtask has taken is skipped: it took it before.
    */
   private void query(byte[] json, int partition, long offset) {
-    if (partition >= 0) {
-      Long next = taken.get(partition);
-      if (next != null && offset < next) {
-        return;
-      }
-      taken.put(partition, offset + 1);
+    if (!places.take(partition, offset)) {
+      return;
     }
     ControlMessage m;
     try {
@@ -426,9 +387,9 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
       return;
     }
     switch (m.type()) {
-      case QUERY -> install(m, json, true);
+      case QUERY -> queries.install(m, json, true);
       case KILL -> {
-        if (uninstall(m.queryId())) {
+        if (queries.uninstall(m.queryId())) {
           emit(FilterMessage.KILL, m.queryId(), null);
         }
       }
@@ -436,149 +397,21 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
         filters.endOfBatch();
         filters.flush(m.queryId());
         sendBad();
-        if (uninstall(m.queryId())) {
+        if (queries.uninstall(m.queryId())) {
           emit(FilterMessage.FINISH, m.queryId(), null);
         }
       }
-      case ENDED -> uninstall(m.queryId());
+      case ENDED -> queries.uninstall(m.queryId());
       case INSPECT -> {
         // what this subtask holds of the query first, then the look: the combiner answers it
         // once every subtask has passed it on
-        if (installed.containsKey(m.queryId())) {
+        if (queries.installed().containsKey(m.queryId())) {
           filters.endOfBatch();
           filters.flush(m.queryId());
         }
         emit(FilterMessage.INSPECT, m.queryId(), json);
       }
     }
-  }
-
-  /** Starts a query here; {@code announce} tells its combiner. */
-  private void install(ControlMessage m, byte[] json, boolean announce) {
-    String id = m.queryId();
-    if (installed.containsKey(id)) {
-      return;
-    }
-    boolean jobTime = m.receiveTimeMs() == ControlMessage.JOB_TIME;
-    Query query;
-    try {
-      // under the limits it was checked with where it was submitted, else the defaults
-      query =
-          Query.parse(
-              id, m.bql(), m.limitsOr(LIMITS), jobTime ? Math.max(0, clockMs) : m.receiveTimeMs());
-    } catch (BqlException e) {
-      reject(id, json, describe(e));
-      return;
-    } catch (RuntimeException e) {
-      // one query the core cannot take must not fail the job and every other query with it
-      LOG.warn("query {} cannot run", id, e);
-      reject(id, json, "The query cannot run: " + e);
-      return;
-    }
-    // the combiner times a query the job starts: it ends here when the combiner says so
-    long end = jobTime ? Long.MAX_VALUE : query.endTimeMs(query.limitsOr(LIMITS));
-    if (announce && end <= clockMs) {
-      reject(id, json, "The query arrived after its end time; submit it again");
-      return;
-    }
-    if (installed.size() >= settings.maxQueries()) {
-      reject(
-          id,
-          json,
-          "Too many queries: "
-              + settings.maxQueries()
-              + " are running; wait for some to finish or raise spyglass.max-queries");
-      return;
-    }
-    installed.put(id, new Installed(m, end, malformed));
-    if (end != Long.MAX_VALUE) {
-      ends.add(new Ending(end, id));
-    }
-    try {
-      stored.put(id, json);
-    } catch (Exception e) {
-      throw new IllegalStateException("cannot keep query " + id + " in broadcast state", e);
-    }
-    if (settings.clock() == JobOptions.Clock.MARKS
-        && query.receiveTimeMs() > Math.max(epochMs, clockMs)) {
-      // with clock marks a query sees the records of its time and later: older ones may still
-      // be on their way here
-      waiting.add(new Waiting(query, json, announce));
-    } else {
-      activate(query, json, announce);
-    }
-  }
-
-  private void activate(Query query, byte[] json, boolean announce) {
-    filters.add(query);
-    if (announce) {
-      FilterMessage m = FilterMessage.of(FilterMessage.START, query.id(), subtask, subtasks, json);
-      m.clockMs = nowMs();
-      // the bad input counted before the query started here, which its results leave out
-      m.malformed = bad.snapshot().plus(sourceBad).total();
-      emit(m);
-    }
-  }
-
-  /** Starts the waiting queries received at {@code timeMs} or before. */
-  private void activateUntil(long timeMs) {
-    for (Iterator<Waiting> it = waiting.iterator(); it.hasNext(); ) {
-      Waiting w = it.next();
-      if (w.query().receiveTimeMs() <= timeMs) {
-        it.remove();
-        if (installed.containsKey(w.query().id())) {
-          activate(w.query(), w.json(), w.announce());
-        }
-      }
-    }
-  }
-
-  private void reject(String id, byte[] json, String why) {
-    FilterMessage m = FilterMessage.of(FilterMessage.REJECTED, id, subtask, subtasks, json);
-    m.clockMs = nowMs();
-    m.error = why;
-    emit(m);
-  }
-
-  private static String describe(BqlException e) {
-    StringBuilder sb = new StringBuilder();
-    for (BqlError err : e.errors()) {
-      if (sb.length() > 0) {
-        sb.append("; ");
-      }
-      sb.append("line ")
-          .append(err.span().line())
-          .append(", column ")
-          .append(err.span().column())
-          .append(": ")
-          .append(err.message())
-          .append(". ")
-          .append(err.resolution());
-    }
-    return sb.toString();
-  }
-
-  private boolean uninstall(String id) {
-    if (installed.remove(id) == null) {
-      return false;
-    }
-    if (ends.size() > 2 * installed.size() + 1_024) {
-      // many queries ended before their time: forget their places in the queue
-      ends.clear();
-      installed.forEach(
-          (k, i) -> {
-            if (i.endTimeMs() != Long.MAX_VALUE) {
-              ends.add(new Ending(i.endTimeMs(), k));
-            }
-          });
-    }
-    filters.remove(id);
-    try {
-      stored.remove(id);
-    } catch (Exception e) {
-      throw new IllegalStateException("cannot drop query " + id + " from broadcast state", e);
-    }
-    return true;
   }
 
   private void startPending() {
@@ -665,7 +498,7 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
             subtasks,
             getProcessingTimeService().getCurrentProcessingTime(),
             recordsRead,
-            installed.size(),
+            queries.installed().size(),
             bad.snapshot().plus(sourceBad),
             ended,
             sample);
@@ -686,27 +519,13 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
   private void advanceTo(long t) {
     clockMs = t;
     flushAll();
-    if (!waiting.isEmpty()) {
-      activateUntil(t);
-    }
-    while (!ends.isEmpty() && ends.peek().endTimeMs() <= t) {
-      Ending e = ends.poll();
-      Installed i = installed.get(e.id());
-      if (i != null && i.endTimeMs() == e.endTimeMs()) {
-        installed.remove(e.id());
-        filters.remove(e.id());
-        try {
-          stored.remove(e.id());
-        } catch (Exception ex) {
-          throw new IllegalStateException("cannot drop query from broadcast state", ex);
-        }
-      }
-    }
+    queries.activateUntil(t);
+    queries.endUntil(t);
     sendBad();
     long now = getProcessingTimeService().getCurrentProcessingTime();
     if (now - lastProgressMs >= settings.progressMs()) {
       lastProgressMs = now;
-      for (Map.Entry<String, Installed> e : installed.entrySet()) {
+      for (Map.Entry<String, FilterQueries.Installed> e : queries.installed().entrySet()) {
         if (e.getValue().message().progress()) {
           FilterMessage m = counters(FilterMessage.STATS, e.getKey(), e.getValue());
           output.collect(new StreamRecord<>(m));
@@ -718,7 +537,7 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
 
   private void sync(long sync, int partitions, boolean tick) {
     flushAll();
-    for (Map.Entry<String, Installed> e : installed.entrySet()) {
+    for (Map.Entry<String, FilterQueries.Installed> e : queries.installed().entrySet()) {
       FilterMessage m = counters(FilterMessage.SYNC, e.getKey(), e.getValue());
       m.sync = sync;
       m.partitions = partitions;
@@ -727,7 +546,7 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
     }
   }
 
-  private FilterMessage counters(byte kind, String id, Installed i) {
+  private FilterMessage counters(byte kind, String id, FilterQueries.Installed i) {
     FilterMessage m = FilterMessage.of(kind, id, subtask, subtasks, null);
     m.clockMs = nowMs();
     QueryStats s = filters.stats(id);
@@ -787,16 +606,23 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
   @Override
   public void snapshotState(StateSnapshotContext context) throws Exception {
     super.snapshotState(context);
-    positions.clear();
-    positions.putAll(taken);
+    places.snapshot();
     List<String> owed = new ArrayList<>();
     owed.add(SHAPE + subtasks);
-    for (Waiting w : waiting) {
+    for (FilterQueries.Waiting w : queries.waiting()) {
       if (w.announce()) {
         owed.add(w.query().id());
       }
     }
     unannounced.update(owed);
+  }
+
+  @Override
+  public void close() throws Exception {
+    if (queries != null) {
+      queries.close();
+    }
+    super.close();
   }
 
   @Override

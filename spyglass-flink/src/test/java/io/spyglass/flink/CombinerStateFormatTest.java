@@ -29,18 +29,25 @@ import org.junit.jupiter.api.Test;
 /**
  * A query's state in the combiner's checkpoints and savepoints (keyed state {@code spyglass-query},
  * version {@value CombinerOperator#STATE_VERSION}) against golden files: {@code
- * state/combiner-state-v2.hex}, a grouped count that two records reached through one filter
- * subtask, its combiner's snapshot ({@code SGQC}) inside; {@code state/combiner-state-v2-raw.hex},
+ * state/combiner-state-v3.hex}, a grouped count that two records reached through one filter
+ * subtask, its combiner's snapshot ({@code SGQC}) inside; {@code state/combiner-state-v3-raw.hex},
  * a {@code SELECT *} holding two records as their JSON (partials of format 2). This Spyglass writes
- * them byte for byte, restores them (the query goes on and ends with what they held), restores the
- * state of version 1 that earlier jobs wrote, and refuses a state of another version, saying what
- * to do. {@code -Dspyglass.regenerateGolden=true} writes the files of this version again.
+ * them byte for byte (the query's message packed with the JDK's Deflate), restores them (the query
+ * goes on and ends with what they held), restores the states of versions 1 and 2 that earlier jobs
+ * wrote (the message as JSON), and refuses a state of another version, saying what to do. {@code
+ * -Dspyglass.regenerateGolden=true} writes the files of this version again.
  */
 @SuppressWarnings("try") // the harness's close() may throw InterruptedException
 class CombinerStateFormatTest {
-  static final String GOLDEN = "combiner-state-v2.hex";
+  static final String GOLDEN = "combiner-state-v3.hex";
 
-  static final String RAW_GOLDEN = "combiner-state-v2-raw.hex";
+  static final String RAW_GOLDEN = "combiner-state-v3-raw.hex";
+
+  /** Written by the jobs of state version 2 (the message as JSON): as {@link #GOLDEN}. */
+  static final String V2 = "combiner-state-v2.hex";
+
+  /** Written by the jobs of state version 2: as {@link #RAW_GOLDEN}. */
+  static final String V2_RAW = "combiner-state-v2-raw.hex";
 
   /** Written by the jobs of state version 1: the grouped count of {@link #GOLDEN}. */
   static final String V1 = "combiner-state-v1.hex";
@@ -84,7 +91,7 @@ class CombinerStateFormatTest {
 
   @Test
   void theGoldenStateIsRestoredAndTheQueryGoesOn() throws Exception {
-    for (String file : List.of(GOLDEN, V1)) {
+    for (String file : List.of(GOLDEN, V2, V1)) {
       try (KeyedTwoInputStreamOperatorTestHarness<String, FilterMessage, FilterMessage, Outgoing>
           h = restored(bytes(file))) {
         // the one filter subtask finishes the query: it ends with the counts the state held
@@ -105,35 +112,40 @@ class CombinerStateFormatTest {
 
   @Test
   void theRawGoldenStateIsRestoredAndItsRecordsWrittenAsTheyWereRead() throws Exception {
-    try (KeyedTwoInputStreamOperatorTestHarness<String, FilterMessage, FilterMessage, Outgoing> h =
-        restored(bytes(RAW_GOLDEN))) {
-      h.processElement1(new StreamRecord<>(FilterMessage.of(FilterMessage.FINISH, ID, 0, 1, null)));
-      List<Reply> replies = replies(h);
-      assertThat(replies)
-          .extracting(Reply::kind)
-          .containsExactly(Reply.Kind.RESULT, Reply.Kind.ENDED);
-      String json = ResultJson.write(replies.get(0).result());
-      assertThat(json)
-          .startsWith(
-              "{\"records\":[{\"k\":\"x\",\"n\":1.5,\"o\":{\"a\":[1,null,true]}},"
-                  + "{\"k\":\"y\",\"n\":1000.0}],");
+    for (String file : List.of(RAW_GOLDEN, V2_RAW)) {
+      try (KeyedTwoInputStreamOperatorTestHarness<String, FilterMessage, FilterMessage, Outgoing>
+          h = restored(bytes(file))) {
+        h.processElement1(
+            new StreamRecord<>(FilterMessage.of(FilterMessage.FINISH, ID, 0, 1, null)));
+        List<Reply> replies = replies(h);
+        assertThat(replies)
+            .extracting(Reply::kind)
+            .containsExactly(Reply.Kind.RESULT, Reply.Kind.ENDED);
+        String json = ResultJson.write(replies.get(0).result());
+        assertThat(json)
+            .as(file)
+            .startsWith(
+                "{\"records\":[{\"k\":\"x\",\"n\":1.5,\"o\":{\"a\":[1,null,true]}},"
+                    + "{\"k\":\"y\",\"n\":1000.0}],");
+      }
     }
   }
 
   @Test
   void theGoldenStateIsWrittenBackAsItWasRead() throws Exception {
-    for (String file : List.of(GOLDEN, RAW_GOLDEN, V1)) {
+    for (String file : List.of(GOLDEN, RAW_GOLDEN, V2, V2_RAW, V1)) {
+      boolean raw = file.equals(RAW_GOLDEN) || file.equals(V2_RAW);
       byte[] again;
       try (KeyedTwoInputStreamOperatorTestHarness<String, FilterMessage, FilterMessage, Outgoing>
           h = restored(bytes(file))) {
         // a start the query has had already changes nothing, but has it written again
-        h.processElement1(new StreamRecord<>(start(file.equals(RAW_GOLDEN) ? RAW : GROUPED)));
+        h.processElement1(new StreamRecord<>(start(raw ? RAW : GROUPED)));
         h.snapshot(1, 1);
         again = state(h).value();
         assertThat(replies(h)).as("nothing new to say").isEmpty();
       }
-      // a state of version 1 is written in this version
-      assertThat(hex(again)).as(file).isEqualTo(golden(file.equals(V1) ? GOLDEN : file));
+      // a state of an earlier version is written in this version
+      assertThat(hex(again)).as(file).isEqualTo(golden(raw ? RAW_GOLDEN : GOLDEN));
     }
   }
 

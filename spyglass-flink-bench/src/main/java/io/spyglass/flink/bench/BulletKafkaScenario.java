@@ -8,6 +8,7 @@ import io.spyglass.scenarios.Table;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -22,8 +23,12 @@ import java.util.Map;
  *       queries running and 10 records of their id planted; every query must return all 10. The
  *       records it reads per CPU-second of this process (the median of three reads per runtime,
  *       alternated) give the cores for R as docs/scaling.md plans them (70% load), beside Bullet's
- *       C; then a probe every 20 ms amid a paced stream gives the p99 from a record's send to Kafka
- *       to its result.
+ *       C. Each runtime is a new one for each read: a backlog read in under a second weighs the
+ *       first seconds of a new runtime (its JIT's compilations, its first fetches) with its
+ *       records. {@code -Dspyglass.bench.warm-share=1} has each runtime first read as many records
+ *       again, unmeasured, with the queries in place ({@link Runner#warmUp}), as a runtime that has
+ *       run for a while. Then a probe every 20 ms amid a paced stream gives the p99 from a record's
+ *       send to Kafka to its result.
  *   <li>Tests 1 and 2 ran 100 queries one at a time over the live stream: {@link LiveTests}.
  * </ul>
  *
@@ -33,6 +38,9 @@ import java.util.Map;
 public final class BulletKafkaScenario implements Scenario {
   private static final String EMBEDDED = "embedded";
   private static final String FLINK = "Flink job";
+
+  /** The system property of {@link Plan#warmShare}. */
+  static final String WARM_SHARE = "spyglass.bench.warm-share";
 
   @Override
   public String name() {
@@ -60,6 +68,9 @@ public final class BulletKafkaScenario implements Scenario {
     final long liveWarmupMs;
     final long liveRate;
 
+    /** Records each runtime reads before each measured backlog, per record of it. */
+    final double warmShare;
+
     Plan(Settings s) {
       quick = s.quick();
       slots =
@@ -73,6 +84,7 @@ public final class BulletKafkaScenario implements Scenario {
       liveQueries = quick ? 5 : BulletStudy.LIVE_QUERIES;
       liveWarmupMs = quick ? 0 : 5_000;
       liveRate = s.rate();
+      warmShare = quick ? 0 : Double.parseDouble(System.getProperty(WARM_SHARE, "0"));
     }
 
     int records(int bytes) {
@@ -121,13 +133,20 @@ public final class BulletKafkaScenario implements Scenario {
     String describe() {
       return String.format(
           "Tests 3-6: backlogs of about %,d MB (%,d records of 1.8 KiB, %,d of 4.1 KiB) produced"
-              + " into Kafka first, read by each runtime with the test's RAW queries%s; %d slots,"
-              + " %d partitions; then the p99 of a probe every 20 ms amid %,d records/s for %,d ms."
+              + " into Kafka first, read by each runtime with the test's RAW queries%s%s; %d"
+              + " slots, %d partitions; then the p99 of a probe every 20 ms amid %,d records/s for %,d ms."
               + " Tests 1-2: %d queries each, one at a time, over a live stream of 1.8 KiB records.",
           backlogBytes >> 20,
           records(BulletStudy.SMALL_BYTES),
           records(BulletStudy.LARGE_BYTES),
           queryDivisor == 1 ? " (as published)" : " (a tenth of the published counts)",
+          warmShare > 0
+              ? String.format(
+                  Locale.ROOT,
+                  ", after %.1f times as many records read unmeasured by the same runtime (-D%s)",
+                  warmShare,
+                  WARM_SHARE)
+              : ", each by a new runtime",
           slots,
           partitions,
           probeRate,
@@ -173,6 +192,7 @@ public final class BulletKafkaScenario implements Scenario {
         runner.run(warm, FlinkScenario.embedded(topics, warm));
         runner.run(warm, FlinkScenario.flink(cluster, topics, warm));
       }
+      runner.warmUp(plan.warmShare);
       Map<BulletStudy.Throughput, Runner.Outcome[]> throughput = new LinkedHashMap<>();
       int point = 0;
       for (BulletStudy.Throughput t : BulletStudy.THROUGHPUT) {

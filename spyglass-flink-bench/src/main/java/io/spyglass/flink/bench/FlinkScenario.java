@@ -22,6 +22,7 @@ import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
@@ -465,6 +466,9 @@ public final class FlinkScenario implements Scenario {
 
   /** A Flink mini cluster in this process, one TaskManager with a slot per worker tried. */
   static final class Cluster implements AutoCloseable {
+    /** The system property that chooses the job's state backend (see {@link #start}). */
+    static final String STATE_BACKEND = "spyglass.bench.state-backend";
+
     final MiniCluster miniCluster;
     private final Path checkpoints;
 
@@ -479,10 +483,22 @@ public final class FlinkScenario implements Scenario {
      * the JobManager's memory, the default, refuses a subtask's state past 5 MiB, which 10,000
      * queries pass (their messages in every filter's state, their matched records in the
      * combiners'), and the job would then fail its checkpoints and its stop with a savepoint.
+     *
+     * <p>The state is on the heap (Flink's default: each checkpoint writes all of it), or with
+     * {@code -Dspyglass.bench.state-backend=rocksdb} in RocksDB with incremental checkpoints (each
+     * checkpoint writes the keyed state's files that changed: the combiners' queries).
      */
     static Cluster start(int slots) throws Exception {
       Path checkpoints = Files.createTempDirectory("spyglass-bench-checkpoints-");
       Configuration conf = new Configuration();
+      String backend = System.getProperty(STATE_BACKEND, "hashmap");
+      if (backend.equals("rocksdb")) {
+        conf.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
+        conf.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
+      } else if (!backend.equals("hashmap")) {
+        throw new IllegalArgumentException(
+            "-D" + STATE_BACKEND + " is hashmap (the default) or rocksdb, not " + backend);
+      }
       conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
       conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
       conf.set(RestOptions.BIND_ADDRESS, "127.0.0.1");

@@ -50,6 +50,7 @@ public final class JobProfile {
     int records = 1_000_000;
     long latencyMs = 0;
     long rate = 2_000;
+    double warmShare = 0;
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
       if (a.equals("--help") || a.equals("-h")) {
@@ -70,6 +71,9 @@ public final class JobProfile {
               --latency-ms N     after each read, probes for N ms: the latency from a record's
                                  send to Kafka to its result (as bench flink; default 0: none)
               --rate N           records per second sent beside the probes (default 2,000)
+              --warm-share X     before each measured read, the same runtime reads X times as
+                                 many records, unmeasured, with the queries in place (as a
+                                 runtime that has run for a while; default 0: a new runtime)
             """);
         return;
       }
@@ -90,6 +94,7 @@ public final class JobProfile {
         case "--kafka" -> kafka = v;
         case "--latency-ms" -> latencyMs = Long.parseLong(v);
         case "--rate" -> rate = Long.parseLong(v);
+        case "--warm-share" -> warmShare = Double.parseDouble(v);
         default -> throw new IllegalArgumentException("unknown option " + a + " (see --help)");
       }
     }
@@ -107,6 +112,7 @@ public final class JobProfile {
         Topics topics = new Topics(broker.bootstrap());
         FlinkScenario.Cluster cluster = FlinkScenario.Cluster.start(Math.max(2, slots))) {
       Runner runner = new Runner(topics, broker, problems::add);
+      runner.warmUp(warmShare);
       for (String w : workloads) {
         Runner.Spec spec = withLatency(spec(w, slots, needles, records), latencyMs, rate);
         for (int k = 0; k < warmups + pairs; k++) {

@@ -34,6 +34,12 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * Kafka to its result in the reader's hands. Last, every query is ended and gives its final result:
  * every needle must be in its query's.
  *
+ * <p>With a warm-up ({@link #warmUp}), each runtime first reads records of the same kind in a
+ * transaction of their own, committed once every query runs, up to their own end marks, unmeasured;
+ * then the measured backlog, in the same runtime. A deployed runtime runs for long: the first
+ * seconds of a new one (its JIT's compilations, its first fetches) belong to its start, not to its
+ * rate, and a backlog that is read in a second weighs them as much as its records.
+ *
  * <p>{@link #runFromFile} reads the same records and queries from a file of JSON lines instead, the
  * embedded engine started paused on it as {@code spyglass query --source file:...} reads one: what
  * reading from Kafka costs over reading a file.
@@ -56,6 +62,7 @@ final class Runner {
   private final KafkaBroker broker;
   private final Consumer<String> problems;
   private Watch watch = label -> () -> {};
+  private double warmShare;
   private int runs;
 
   Runner(Topics topics, KafkaBroker broker, Report report) {
@@ -80,6 +87,14 @@ final class Runner {
   /** Watches each measured read from now on. */
   void watch(Watch w) {
     watch = w;
+  }
+
+  /**
+   * Before each measured backlog, the runtime reads {@code share} times as many records of the same
+   * kind, in the same run, unmeasured (0, the default: none).
+   */
+  void warmUp(double share) {
+    warmShare = share;
   }
 
   /** Starts a runtime on a run's topic. */
@@ -203,16 +218,24 @@ final class Runner {
     }
   }
 
-  /** A run's queries, in order: the needles, the others, the end marks' and the probe's. */
+  /**
+   * A run's queries, in order: the needles, the others, the end marks', the warm-up's end marks'
+   * (with a warm-up) and the probe's.
+   */
   private record Queries(
-      String tag, List<String> needleIds, String endId, String probeId, List<Side.Bql> all) {
+      String tag,
+      List<String> needleIds,
+      String endId,
+      String warmId,
+      String probeId,
+      List<Side.Bql> all) {
     /** The ids planted in the backlog, each {@link Spec#copies()} times. */
     List<String> planted() {
       return needleIds.isEmpty() ? List.of() : List.copyOf(new LinkedHashSet<>(needleIds));
     }
   }
 
-  private Queries queries(Spec spec, boolean probe) {
+  private Queries queries(Spec spec, boolean probe, boolean warm) {
     String tag = "bench" + ++runs;
     List<String> needleIds = new ArrayList<>();
     for (int i = 0; i < spec.needles(); i++) {
@@ -220,6 +243,7 @@ final class Runner {
     }
     String endId = "end-" + tag;
     String probeId = "probe-" + tag;
+    String warmId = "warm-" + tag;
     List<Side.Bql> queries = new ArrayList<>();
     for (int i = 0; i < needleIds.size(); i++) {
       queries.add(
@@ -240,6 +264,15 @@ final class Runner {
                 + endId
                 + "' LIMIT "
                 + spec.partitions()));
+    if (warm) {
+      queries.add(
+          new Side.Bql(
+              "warm",
+              "SELECT id FROM STREAM(MAX, TIME) WHERE id = '"
+                  + warmId
+                  + "' LIMIT "
+                  + spec.partitions()));
+    }
     if (probe && spec.latencyMs() > 0) {
       queries.add(
           new Side.Bql(
@@ -248,16 +281,32 @@ final class Runner {
                   + probeId
                   + "' WINDOWING EVERY(1, RECORD, FIRST, 1, RECORD)"));
     }
-    return new Queries(tag, needleIds, endId, probeId, queries);
+    return new Queries(tag, needleIds, endId, warm ? warmId : null, probeId, queries);
   }
 
   /** Reads the spec's backlog from a Kafka topic of its own with a runtime started by factory. */
   Outcome run(Spec spec, SideFactory factory) throws Exception {
-    Queries q = queries(spec, true);
+    int warmRecords = (int) Math.round(warmShare * spec.records());
+    Queries q = queries(spec, true, warmRecords > 0);
     String topic = "spyglass-" + q.tag();
     topics.create(topic, spec.partitions());
+    KafkaProducer<byte[], byte[]> warm =
+        warmRecords > 0 ? topics.producer(topic + "-warm", 20) : null;
     KafkaProducer<byte[], byte[]> backlog = topics.producer(topic + "-backlog", 20);
     try {
+      if (warm != null) {
+        // first in each partition: the committed warm-up is read before the open backlog
+        warm.initTransactions();
+        warm.beginTransaction();
+        writeWarmUp(
+            spec,
+            warmRecords,
+            q.warmId(),
+            (partition, record, len) ->
+                warm.send(
+                    new ProducerRecord<>(topic, partition, null, Arrays.copyOf(record, len))));
+        warm.flush();
+      }
       backlog.initTransactions();
       backlog.beginTransaction();
       long bytes =
@@ -269,11 +318,19 @@ final class Runner {
                       new ProducerRecord<>(topic, partition, null, Arrays.copyOf(record, len))));
       backlog.flush();
       try (Side side = factory.start(topic, q.tag())) {
+        Start warmUp =
+            warm == null
+                ? null
+                : () -> {
+                  warm.commitTransaction();
+                  side.go();
+                };
         return measure(
             spec,
             q,
             side,
             bytes,
+            warmUp,
             () -> {
               backlog.commitTransaction();
               side.go();
@@ -282,6 +339,9 @@ final class Runner {
       }
     } finally {
       backlog.close();
+      if (warm != null) {
+        warm.close();
+      }
       topics.delete(List.of(topic));
     }
   }
@@ -292,7 +352,7 @@ final class Runner {
    * {@code spyglass query --source file:...} reads it. No latency probes: a file is read, not fed.
    */
   Outcome runFromFile(Spec spec) throws Exception {
-    Queries q = queries(spec, false);
+    Queries q = queries(spec, false, false);
     Path file = Files.createTempFile("spyglass-bench-", ".json");
     try {
       long bytes;
@@ -307,7 +367,7 @@ final class Runner {
                 });
       }
       try (Side side = EmbeddedSide.fromFile(file, spec.slots(), q.all().size())) {
-        return measure(spec, q, side, bytes, side::go, null);
+        return measure(spec, q, side, bytes, null, side::go, null);
       }
     } finally {
       Files.deleteIfExists(file);
@@ -323,7 +383,8 @@ final class Runner {
    * Submits the queries, starts the clock and the backlog, waits for its end marks, then (with a
    * topic) measures the latency, then ends every query and checks each needle query's result.
    */
-  private Outcome measure(Spec spec, Queries q, Side side, long bytes, Start start, String topic)
+  private Outcome measure(
+      Spec spec, Queries q, Side side, long bytes, Start warmUp, Start start, String topic)
       throws Exception {
     long records = (long) spec.records() + spec.partitions();
     List<Side.Bql> queries = q.all();
@@ -340,6 +401,21 @@ final class Runner {
     }
     int needles = q.needleIds().size();
     Side.Handle end = handles.get(needles + spec.others().size());
+    if (warmUp != null) {
+      warmUp.run();
+      int warmEnds = awaitEnd(handles.get(needles + spec.others().size() + 1), spec.partitions());
+      if (warmEnds < spec.partitions()) {
+        problems.accept(
+            String.format(
+                "%s, %s, %d slots: read %d of %d end marks of the warm-up within %d s",
+                side.label(),
+                spec.workload(),
+                spec.slots(),
+                warmEnds,
+                spec.partitions(),
+                READ_TIMEOUT_S));
+      }
+    }
     AutoCloseable watching = watch.start(side.label() + ", " + spec.workload());
     double cpu0 = processCpuSeconds();
     double broker0 = broker.cpuSeconds();
@@ -456,6 +532,25 @@ final class Runner {
       sink.write(p, g.buffer(), len);
     }
     return bytes;
+  }
+
+  /**
+   * Writes a warm-up: {@code records} generated records of the spec's size (another seed: no needle
+   * among them) over the partitions in turn, then an end mark of {@code warmId} at the end of each
+   * partition.
+   */
+  private static void writeWarmUp(Spec spec, int records, String warmId, Sink sink)
+      throws IOException {
+    EventGenerator g = new EventGenerator(SEED + 2, spec.recordBytes());
+    long t = System.currentTimeMillis();
+    for (int i = 0; i < records; i++) {
+      int len = g.next(t);
+      sink.write(i % spec.partitions(), g.buffer(), len);
+    }
+    for (int p = 0; p < spec.partitions(); p++) {
+      int len = g.next(t, Map.of("id", warmId));
+      sink.write(p, g.buffer(), len);
+    }
   }
 
   /** Waits for the end marks' query to hold one mark per partition; returns how many it saw. */
