@@ -25,6 +25,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
+import org.apache.kafka.common.utils.Exit;
 
 /**
  * A real Kafka broker for tests: one KRaft node (broker and controller in one) in this JVM, on a
@@ -65,6 +66,7 @@ public final class TestKafka implements AutoCloseable {
           .addShutdownHook(
               new Thread(
                   () -> {
+                    keepKafkaFromEndingTheJvm();
                     try {
                       k.stop();
                     } catch (RuntimeException e) {
@@ -279,6 +281,25 @@ public final class TestKafka implements AutoCloseable {
       }
       throw new IllegalStateException("the test Kafka broker did not stop cleanly", e);
     }
+  }
+
+  /**
+   * While the JVM exits (every test has run and reported), a broker stopping late can take a write
+   * for a log it has closed as a failed log directory and halt the JVM with status 1 ({@link
+   * Exit#halt}), which turns a passed test run into a failed one. From here on, Kafka's halt and
+   * exit print what Kafka asked for instead.
+   */
+  private static void keepKafkaFromEndingTheJvm() {
+    Exit.setHaltProcedure(
+        (status, message) ->
+            System.err.printf(
+                "the test Kafka broker asked to halt the exiting JVM (status %d: %s); ignored%n",
+                status, message));
+    Exit.setExitProcedure(
+        (status, message) ->
+            System.err.printf(
+                "the test Kafka broker asked to exit the exiting JVM (status %d: %s); ignored%n",
+                status, message));
   }
 
   /** See {@link Builder#warmedUp()}. */
