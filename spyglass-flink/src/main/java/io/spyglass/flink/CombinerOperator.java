@@ -9,6 +9,7 @@ import io.spyglass.flink.client.JobStatus;
 import io.spyglass.flink.client.Reply;
 import io.spyglass.sources.BadInput;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.flink.api.common.state.ValueState;
@@ -526,6 +527,34 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
       }
     }
     return a;
+  }
+
+  /**
+   * A checkpoint's barrier reaches this operator once every filter subtask has passed it, and each
+   * hands on what it read before it first: here, as at a tick, every record read before it has
+   * reached each query, so event-time windows advance (wall clock; with clock marks the marks close
+   * them). The state saved then holds the windows closed as of the barrier, so a run restored from
+   * it decides what is late as the run that saved it did: with the ticks alone, a window still open
+   * in the saved state took a document that the first run had counted late.
+   */
+  @Override
+  public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+    super.prepareSnapshotPreBarrier(checkpointId);
+    if (settings.clock() != JobOptions.Clock.WALL) {
+      return;
+    }
+    long now = nowMs();
+    for (CombinerQuery a : new ArrayList<>(cache.values())) {
+      if (!a.ended && eventTime(a)) {
+        setCurrentKey(a.id());
+        try {
+          a.combiner.advance(now);
+          settle(a, true);
+        } catch (RuntimeException e) {
+          failed(a, e);
+        }
+      }
+    }
   }
 
   @Override
