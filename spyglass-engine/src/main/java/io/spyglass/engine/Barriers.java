@@ -131,7 +131,7 @@ final class Barriers {
       Collection<String> ids = b.atCut().at(position);
       CompletableFuture<Checkpoint> merged = new CompletableFuture<>();
       pending.add(merged);
-      combiner.afterFlush(
+      combiner.afterCut(
           running -> {
             Map<String, QueryState> states = new HashMap<>();
             for (String id : ids) {

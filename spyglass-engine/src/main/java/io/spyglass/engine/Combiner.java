@@ -29,7 +29,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * are advanced to the tick's time, so a window holds every record read before it closed. A worker
  * that took a batch just after flushing hands it over a round later than one that took the next
  * batch before flushing: event-time windows close by the event time seen as of the previous round
- * ({@link QueryCombiner#advanceRound}), which every batch read before has reached by then.
+ * ({@link QueryCombiner#advanceRound}), which every batch read before has reached by then; a
+ * checkpoint's round, with every batch read back in the pool, closes them by all the event time
+ * seen.
  *
  * <p>Its {@link CombinerInbox inbox} is bounded: workers wait when it is full, so a slow combiner
  * holds up the workers, which hold up the reader. The combiner itself never waits for anything but
@@ -188,9 +190,12 @@ final class Combiner implements Runnable {
         long at = Math.max(tickMs, now);
         boolean finish = finishAfterTick;
         finishAfterTick = false;
+        boolean cut = afterThisRound.stream().anyMatch(AfterFlush::cut);
         for (Running r : new ArrayList<>(running.values())) {
           if (finish || finishOneAfterTick.remove(r.handle.id())) {
             r.combiner.finish(at);
+          } else if (cut) {
+            r.combiner.advance(at);
           } else {
             r.combiner.advanceRound(at);
           }

@@ -40,9 +40,11 @@ final class CombinerInbox {
 
   /**
    * Something that needs every partial read so far merged: it runs when a flush round that started
-   * after it arrived completes (a checkpoint's snapshots, a look at a query's open state).
+   * after it arrived completes (a checkpoint's snapshots, a look at a query's open state). A {@code
+   * cut} is sent with reading paused and every batch read back in the pool: no worker holds a
+   * record beyond that round, so it closes event-time windows by all the event time seen.
    */
-  record AfterFlush(Consumer<Map<String, Combiner.Running>> action) implements Msg {}
+  record AfterFlush(Consumer<Map<String, Combiner.Running>> action, boolean cut) implements Msg {}
 
   private final BlockingQueue<Msg> queue;
   private final AtomicBoolean tickQueued = new AtomicBoolean();
@@ -87,7 +89,18 @@ final class CombinerInbox {
    * must not keep the map or the queries' combiners beyond the call.
    */
   void afterFlush(Consumer<Map<String, Combiner.Running>> action) {
-    send(new AfterFlush(action));
+    send(new AfterFlush(action, false));
+  }
+
+  /**
+   * As {@link #afterFlush}, at a checkpoint's cut: sent once reading is paused and every batch read
+   * is back in the pool. That round closes the event-time windows that the records read before the
+   * cut close ({@link io.spyglass.core.query.QueryCombiner#advance}, not by the previous round's
+   * event time), so the state saved never holds a window open that the run goes on to close before
+   * reading another record: a run restored from it counts a record late exactly when this one does.
+   */
+  void afterCut(Consumer<Map<String, Combiner.Running>> action) {
+    send(new AfterFlush(action, true));
   }
 
   /** A worker added the query. */

@@ -172,6 +172,36 @@ class CheckpointMarkerTest {
     }
   }
 
+  @Test
+  void aCheckpointClosesTheWindowsThatTheDocumentsBeforeItClose() throws Exception {
+    CheckedQuery q = CheckedQuery.check(COUNT, QueryLimits.DEFAULTS);
+    Metering m =
+        Metering.open(
+            data, new Metering.Settings("id", Ingestor.Options.DEFAULTS, 3_600_000, null));
+    // no tick within the test: only the checkpoint's round can close a window
+    EngineConfig noTicks = EngineConfig.defaults().withWorkers(2).withTickMs(3_600_000);
+    try (EmbeddedRuntime runtime = EmbeddedRuntime.startPaused(m.source(), noTicks)) {
+      Recorder r = new Recorder();
+      runtime.submitStanding("s", q, new StandingOptions(T0, null), r);
+      assertThat(runtime.awaitRunning("s", 10, TimeUnit.SECONDS)).isTrue();
+      runtime.resume();
+      m.ingestor().submit(docs(0, 25)).get(10, TimeUnit.SECONDS); // 0 s to 24 s
+      long end = m.ingestor().log().committedEnd();
+      await(() -> m.ingestor().log().readPosition() == end);
+      runtime.checkpoint(List.of("s"), List.of()).get(30, TimeUnit.SECONDS);
+      await(() -> r.markers().size() == 1);
+
+      // the document at 24 s closes the windows of 0 s and 10 s (no lateness): in the saved state
+      // they are closed, and their results come before the marker, so a run restored from the
+      // state counts a document for them late as this run does
+      int at = r.events.indexOf(r.markers().get(0));
+      assertThat(finals(r.events.subList(0, at))).containsExactly(T0, T0 + 10_000L);
+      assertThat(openWindows(q, r.markers().get(0).state())).containsExactly(T0 + 20_000L);
+    } finally {
+      m.close();
+    }
+  }
+
   private static List<Long> finals(List<Object> events) {
     Recorder r = new Recorder();
     r.events.addAll(events);
