@@ -1,5 +1,6 @@
 package io.spyglass.cli;
 
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.query.Query;
 import io.spyglass.core.result.Result;
@@ -176,10 +177,10 @@ final class QueryCommand implements Callable<Integer> {
   private Map<String, Object> kafkaClientProperties = Map.of();
 
   /** The command's time, and its engine's and source's: the machine's clocks but in tests. */
-  CommandClock clock = CommandClock.system();
+  SpyglassClock clock = SpyglassClock.system();
 
   private Sources.SourceOptions sourceOptions() {
-    return new Sources.SourceOptions(null, kafkaClientProperties, clock.forSource());
+    return new Sources.SourceOptions(null, kafkaClientProperties, clock);
   }
 
   @Override
@@ -217,7 +218,7 @@ final class QueryCommand implements Callable<Integer> {
         EngineConfig.defaults()
             .withResultBackPressure(true)
             .withMaxQueries(maxQueries)
-            .withClock(clock.forEngine());
+            .withClock(clock);
     if (workers != null) {
       config = config.withWorkers(workers);
     }
@@ -467,7 +468,7 @@ final class QueryCommand implements Callable<Integer> {
       Progress progress,
       SourceReport sourceReport,
       PrintWriter err,
-      CommandClock clock)
+      SpyglassClock clock)
       throws InterruptedException {
     // sourceReport: null where the runtime reads the source itself (Flink)
     Map<RunningQuery, Integer> open = new IdentityHashMap<>();
@@ -595,13 +596,13 @@ final class QueryCommand implements Callable<Integer> {
     private final String source;
     private final Progress progress;
     private final PrintWriter err;
-    private final CommandClock clock;
+    private final SpyglassClock clock;
     private long reported;
     private long lastNanos;
     private String problem;
 
     SourceReport(
-        Engine engine, String source, Progress progress, PrintWriter err, CommandClock clock) {
+        Engine engine, String source, Progress progress, PrintWriter err, SpyglassClock clock) {
       this(
           engine::sourceProblem,
           engine::sourceError,
@@ -620,7 +621,7 @@ final class QueryCommand implements Callable<Integer> {
         String source,
         Progress progress,
         PrintWriter err,
-        CommandClock clock) {
+        SpyglassClock clock) {
       this.clock = clock;
       this.lastNanos = clock.nanos();
       this.sourceProblem = sourceProblem;
@@ -668,25 +669,25 @@ final class QueryCommand implements Callable<Integer> {
   /** A progress line on stderr while queries run on a terminal; nothing when piped. */
   static final class Progress {
     /** No progress line (the Flink runtime). */
-    static final Progress NONE = new Progress(null, false, CommandClock.system());
+    static final Progress NONE = new Progress(null, false, SpyglassClock.system());
 
     /** Most often the line is redrawn: twice a second. */
     private static final long EVERY_NS = TimeUnit.MILLISECONDS.toNanos(500);
 
     private final Engine engine;
     private final boolean enabled;
-    private final CommandClock clock;
+    private final SpyglassClock clock;
     private long lastNanos;
     private boolean shown;
 
-    private Progress(Engine engine, boolean enabled, CommandClock clock) {
+    private Progress(Engine engine, boolean enabled, SpyglassClock clock) {
       this.engine = engine;
       this.enabled = enabled;
       this.clock = clock;
       this.lastNanos = clock.nanos() - EVERY_NS;
     }
 
-    static Progress forTerminal(Engine engine, CommandClock clock) {
+    static Progress forTerminal(Engine engine, SpyglassClock clock) {
       return new Progress(engine, System.console() != null, clock);
     }
 

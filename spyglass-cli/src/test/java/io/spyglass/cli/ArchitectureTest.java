@@ -19,8 +19,9 @@ import org.junit.jupiter.api.Test;
  * every query to the service's runtime and never runs one itself; the command reaches the Flink job
  * only through the job's client and {@link LocalRun} (the job on a mini cluster in this process),
  * never its operators; it carries no benchmark (those are spyglass-bench-cli's); its time comes
- * from its {@code CommandClock}, never from a read of the machine's clocks elsewhere. The rules
- * every module shares are the test kit's {@link HouseRules}.
+ * from its clock (the core's {@code SpyglassClock}, which it gives to the engine and the source it
+ * builds too), never from a read of the machine's clocks. The rules every module shares are the
+ * test kit's {@link HouseRules}.
  */
 class ArchitectureTest {
   private static final String ROOT = "io.spyglass.cli";
@@ -75,10 +76,10 @@ class ArchitectureTest {
 
   /**
    * Reads of the wall clock (System.currentTimeMillis and nanoTime, java.time's now, Clock.system*)
-   * outside a clock class (a class named *Clock): none. The command's time comes from its {@code
-   * CommandClock}, which it gives to the engine and the source it builds too (a test gives its own,
-   * to control time); {@code CommandClock.system()} is the one place that reads the machine's
-   * clocks. A new read fails this test.
+   * outside the core's {@code SpyglassClock}: none. The command's time comes from its clock, which
+   * it gives to the engine and the source it builds too (a test gives its own, to control time);
+   * {@code SpyglassClock.system()} is the one place that reads the machine's clocks. A new read
+   * fails this test.
    */
   private static final Map<String, Integer> WALL_CLOCK_READS_TODAY = Map.of();
 

@@ -2,6 +2,7 @@ package io.spyglass.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.query.Query;
 import io.spyglass.core.query.QueryStats;
@@ -134,7 +135,7 @@ class PrintAllTest {
             QueryCommand.Progress.NONE,
             null,
             new PrintWriter(err),
-            CommandClock.system());
+            SpyglassClock.system());
 
     assertThat(outcome.failed()).isZero();
     assertThat(err.toString()).isEmpty();

@@ -2,6 +2,7 @@ package io.spyglass.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.core.record.BadRecord;
 import io.spyglass.sources.BadInput;
 import java.io.PrintWriter;
@@ -19,7 +20,7 @@ class SourceReportTest {
   @Test
   void badInputIsSaidAtMostEveryTenSecondsOnTheCommandsClockAndAtTheEnd() {
     AtomicLong nanos = new AtomicLong(1_000);
-    CommandClock clock = new CommandClock(() -> 1_700_000_000_000L, nanos::get);
+    SpyglassClock clock = new SpyglassClock(() -> 1_700_000_000_000L, nanos::get);
     BadInput bad = new BadInput();
     StringWriter err = new StringWriter();
     QueryCommand.SourceReport report =

@@ -5,15 +5,21 @@ import static com.tngtech.archunit.core.domain.JavaClass.Predicates.belongToAnyO
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaAccess;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
 import org.junit.jupiter.api.Test;
 
 /**
  * The layers of the core, one way: record and syntax, then plan, then exec and partial, then result
- * and query, then run. No layer imports one after it; the core imports no threads or clocks.
+ * and query, then run. No layer imports one after it; the core imports no threads, and reads the
+ * machine's clocks only in {@link SpyglassClock}, the clock of every module.
  */
 class ArchitectureTest {
   private static final JavaClasses CORE =
@@ -134,15 +140,58 @@ class ArchitectureTest {
   }
 
   @Test
-  void coreHasNoThreadsAndNoWallClock() {
+  void coreHasNoThreads() {
     noClasses()
         .should()
-        .callMethod(System.class, "currentTimeMillis")
-        .orShould()
-        .callMethod(System.class, "nanoTime")
-        .orShould()
         .dependOnClassesThat()
         .belongToAnyOf(Thread.class, java.util.concurrent.ExecutorService.class)
         .check(CORE);
+  }
+
+  /**
+   * A read of the machine's clocks: {@code System.currentTimeMillis} and {@code nanoTime},
+   * java.time's {@code now}, {@code Clock.system*}, calls and method references alike (as the test
+   * kit's HouseRules says for the other modules, which depend on the core).
+   */
+  private static final DescribedPredicate<JavaAccess<?>> A_READ_OF_THE_MACHINES_CLOCKS =
+      DescribedPredicate.describe(
+          "a read of the machine's clocks",
+          a -> {
+            String owner = a.getTargetOwner().getName();
+            String name = a.getTarget().getName();
+            return (owner.equals("java.lang.System")
+                    && (name.equals("currentTimeMillis") || name.equals("nanoTime")))
+                || (owner.startsWith("java.time.") && name.equals("now"))
+                || (owner.equals("java.time.Clock") && name.startsWith("system"));
+          });
+
+  private static final ArchRule ONLY_THE_CLOCK_READS_THE_CLOCKS =
+      noClasses()
+          .that()
+          .doNotBelongToAnyOf(SpyglassClock.class)
+          .should()
+          .accessTargetWhere(A_READ_OF_THE_MACHINES_CLOCKS)
+          .because(
+              "time comes from the SpyglassClock a part is given (a test's, to control it):"
+                  + " millis() for a moment, nanos() for a duration");
+
+  /** {@link SpyglassClock} is the one class of the core (and of Spyglass) that reads the clocks. */
+  @Test
+  void onlyTheClockReadsTheMachinesClocks() {
+    ONLY_THE_CLOCK_READS_THE_CLOCKS.check(CORE);
+  }
+
+  /** The rule is not empty: the clock itself reads them, which it would fail on. */
+  @Test
+  void theClockIsWhereTheMachinesClocksAreRead() {
+    assertThatThrownBy(
+            () ->
+                noClasses()
+                    .should()
+                    .accessTargetWhere(A_READ_OF_THE_MACHINES_CLOCKS)
+                    .check(CORE.that(JavaClass.Predicates.belongToAnyOf(SpyglassClock.class))))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("java.lang.System.currentTimeMillis()")
+        .hasMessageContaining("java.lang.System.nanoTime()");
   }
 }

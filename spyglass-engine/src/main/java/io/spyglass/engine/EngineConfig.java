@@ -1,5 +1,6 @@
 package io.spyglass.engine;
 
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.core.plan.QueryLimits;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -30,8 +31,9 @@ import java.util.function.LongSupplier;
  *     a subscriber that leaves twice as much unread (it stopped reading) is cut off all the same
  * @param stopWhenSourceEnds whether the end of a bounded source finishes every query and stops
  * @param limits per-query defaults and maxima (durations, sizes, emit rate)
- * @param clock the engine clock: epoch milliseconds, and a monotonic count for waits (a {@link
- *     LongSupplier} of epoch milliseconds alone is taken with the machine's monotonic clock)
+ * @param clock the engine clock (the one {@link SpyglassClock} of whoever builds the engine): epoch
+ *     milliseconds, and a monotonic count for waits (a {@link LongSupplier} of epoch milliseconds
+ *     alone is taken with the machine's monotonic clock)
  */
 public record EngineConfig(
     int workers,
@@ -45,7 +47,7 @@ public record EngineConfig(
     boolean resultBackPressure,
     boolean stopWhenSourceEnds,
     QueryLimits limits,
-    EngineClock clock) {
+    SpyglassClock clock) {
 
   public EngineConfig {
     require(workers >= 1 && workers <= 1024, "workers must be between 1 and 1024: " + workers);
@@ -84,7 +86,7 @@ public record EngineConfig(
         false,
         stopWhenSourceEnds,
         limits,
-        clock == null ? null : EngineClock.ofWall(clock));
+        clock == null ? null : SpyglassClock.ofWall(clock));
   }
 
   private static final int DEFAULT_RESULT_QUEUE_RECORDS = 32_768;
@@ -113,7 +115,7 @@ public record EngineConfig(
         false,
         true,
         QueryLimits.DEFAULTS,
-        EngineClock.system());
+        SpyglassClock.system());
   }
 
   public EngineConfig withWorkers(int n) {
@@ -162,10 +164,10 @@ public record EngineConfig(
 
   /** The engine clock; the machine's monotonic clock for waits. */
   public EngineConfig withClock(LongSupplier c) {
-    return withClock(EngineClock.ofWall(c));
+    return withClock(SpyglassClock.ofWall(c));
   }
 
-  public EngineConfig withClock(EngineClock c) {
+  public EngineConfig withClock(SpyglassClock c) {
     return edit(b -> b.clock = c);
   }
 
@@ -188,7 +190,7 @@ public record EngineConfig(
     boolean resultBackPressure;
     boolean stopWhenSourceEnds;
     QueryLimits limits;
-    EngineClock clock;
+    SpyglassClock clock;
 
     Editor(EngineConfig c) {
       workers = c.workers;

@@ -1,5 +1,6 @@
 package io.spyglass.engine;
 
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.core.query.Query;
 import io.spyglass.core.query.QueryStats;
 import io.spyglass.core.result.Meta;
@@ -180,7 +181,7 @@ public final class QueryHandle extends AbstractRunningQuery {
     try {
       return context.clock().millis();
     } catch (RuntimeException e) {
-      return EngineClock.system().millis();
+      return SpyglassClock.system().millis();
     }
   }
 

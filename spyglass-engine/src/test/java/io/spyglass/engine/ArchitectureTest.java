@@ -1,6 +1,7 @@
 package io.spyglass.engine;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.testkit.arch.HouseRules;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -8,8 +9,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The engine's layering: its packages (the engine's own, {@code ingest}) depend one way (no cycle)
  * (the sources it reads are spyglass-sources', which knows nothing of the engine); its parts are
- * given what they use, not the {@link Engine}; time comes from the {@link EngineClock} it is given,
- * never from a read of the machine's clocks elsewhere. The rules every module shares are the test
+ * given what they use, not the {@link Engine}; time comes from the {@link SpyglassClock} it is
+ * given, never from a read of the machine's clocks. The rules every module shares are the test
  * kit's {@link HouseRules}.
  */
 class ArchitectureTest {
@@ -39,10 +40,10 @@ class ArchitectureTest {
 
   /**
    * Reads of the wall clock (System.currentTimeMillis and nanoTime, java.time's now, Clock.system*)
-   * outside a clock class (a class named *Clock): none. The engine's time comes from the {@link
-   * EngineClock} in its config (the ingest log's from the clock it is opened with), given by
-   * whoever builds the engine (a test's, to control time); {@code EngineClock.system()} is the one
-   * place that reads the machine's clocks. A new read fails this test.
+   * outside the core's {@link SpyglassClock}: none. The engine's time comes from the clock in its
+   * config (the ingest log's from the clock it is opened with), given by whoever builds the engine
+   * (a test's, to control time); {@code SpyglassClock.system()} is the one place that reads the
+   * machine's clocks. A new read fails this test.
    */
   private static final Map<String, Integer> WALL_CLOCK_READS_TODAY = Map.of();
 

@@ -1,5 +1,6 @@
 package io.spyglass.flink;
 
+import io.spyglass.core.SpyglassClock;
 import java.io.IOException;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -52,13 +53,13 @@ final class CombinerWriteAhead {
   private double writeNanos = 20_000;
 
   /** Times the turns' budget (its monotonic count). */
-  private final WallClock clock;
+  private final SpyglassClock clock;
 
   CombinerWriteAhead() {
-    this(WallClock.SYSTEM);
+    this(SpyglassClock.system());
   }
 
-  CombinerWriteAhead(WallClock clock) {
+  CombinerWriteAhead(SpyglassClock clock) {
     this.clock = clock;
   }
 

@@ -1,5 +1,6 @@
 package io.spyglass.flink;
 
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.sources.BadInput;
 import io.spyglass.sources.RawBatch;
 import io.spyglass.sources.Sources;
@@ -40,7 +41,7 @@ final class EngineSource implements Source<RecordBatch, EngineSource.Split, Inte
   private static final int BATCH_RECORDS = 512;
 
   private final String spec;
-  private final WallClock clock;
+  private final SpyglassClock clock;
 
   /** Kafka client settings for a {@code kafka://} spec, applied last; serializable. */
   private final java.util.HashMap<String, String> kafkaProperties;
@@ -50,11 +51,11 @@ final class EngineSource implements Source<RecordBatch, EngineSource.Split, Inte
   }
 
   EngineSource(String spec, Map<String, ?> kafkaProperties) {
-    this(spec, kafkaProperties, WallClock.SYSTEM);
+    this(spec, kafkaProperties, SpyglassClock.system());
   }
 
   /** Reading on {@code clock}: the source's waits and pace, the batches' read time. */
-  EngineSource(String spec, Map<String, ?> kafkaProperties, WallClock clock) {
+  EngineSource(String spec, Map<String, ?> kafkaProperties, SpyglassClock clock) {
     this.spec = spec;
     this.clock = clock;
     this.kafkaProperties = new java.util.HashMap<>();
@@ -144,7 +145,7 @@ final class EngineSource implements Source<RecordBatch, EngineSource.Split, Inte
   @SuppressWarnings("try") // SourceReaderBase.close may be interrupted; Flink handles it
   private static final class Reader
       extends SingleThreadMultiplexSourceReaderBase<RecordBatch, RecordBatch, Split, Split> {
-    Reader(SourceReaderContext context, Map<String, Object> kafkaProperties, WallClock clock) {
+    Reader(SourceReaderContext context, Map<String, Object> kafkaProperties, SpyglassClock clock) {
       super(
           () -> new Fetcher(kafkaProperties, clock),
           (b, out, split) -> out.collect(b),
@@ -169,14 +170,14 @@ final class EngineSource implements Source<RecordBatch, EngineSource.Split, Inte
   /** Polls the engine source on the reader's fetcher thread. */
   private static final class Fetcher implements SplitReader<RecordBatch, Split> {
     private final Map<String, Object> kafkaProperties;
-    private final WallClock clock;
+    private final SpyglassClock clock;
     private io.spyglass.sources.Source source;
     private Split split;
     private final RawBatch raw = new RawBatch(BATCH_BYTES + 4096, BATCH_RECORDS);
     private double recordBytes = 1024;
     private long badReported;
 
-    Fetcher(Map<String, Object> kafkaProperties, WallClock clock) {
+    Fetcher(Map<String, Object> kafkaProperties, SpyglassClock clock) {
       this.kafkaProperties = kafkaProperties;
       this.clock = clock;
     }
@@ -188,8 +189,7 @@ final class EngineSource implements Source<RecordBatch, EngineSource.Split, Inte
       }
       if (source == null) {
         source =
-            Sources.open(
-                split.spec(), new Sources.SourceOptions(null, kafkaProperties, clock.forSource()));
+            Sources.open(split.spec(), new Sources.SourceOptions(null, kafkaProperties, clock));
       }
       raw.clear();
       int perBatch = (int) Math.max(1, Math.min(BATCH_RECORDS, BATCH_BYTES / recordBytes));

@@ -1,5 +1,6 @@
 package io.spyglass.flink;
 
+import io.spyglass.core.SpyglassClock;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -61,7 +62,7 @@ final class IngestInput implements Source<RecordBatch, IngestInput.Split, TreeSe
       String positionFile,
       int batchRecords,
       long pollMs,
-      WallClock clock,
+      SpyglassClock clock,
       String writerKey,
       String runKey)
       implements Serializable {

@@ -1,5 +1,6 @@
 package io.spyglass.flink;
 
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.flink.client.Mark;
 import io.spyglass.flink.client.MessageFormatException;
 import io.spyglass.flink.client.QueryStart;
@@ -100,7 +101,7 @@ final class InputFetcher implements SplitReader<InputFetcher.Fetched, InputSplit
   private final Map<TopicPartition, String> splitOf = new HashMap<>();
   private String querySplit;
   private boolean helloOwed;
-  private final WallClock clock;
+  private final SpyglassClock clock;
 
   /** When to look for new query partitions next, on the clock's monotonic count. */
   private long nextQueryCheckNanos;
@@ -121,7 +122,7 @@ final class InputFetcher implements SplitReader<InputFetcher.Fetched, InputSplit
   private record Held(ConsumerRecord<byte[], ByteBuffer> record, QueryStart.Placed placed) {}
 
   InputFetcher(KafkaInput.Settings settings, int subtask) {
-    this(settings, subtask, 1, WallClock.SYSTEM);
+    this(settings, subtask, 1, SpyglassClock.system());
   }
 
   /**
@@ -129,14 +130,14 @@ final class InputFetcher implements SplitReader<InputFetcher.Fetched, InputSplit
    *     number modulo {@code readers} is {@code subtask} (as the enumerator hands them out)
    */
   InputFetcher(KafkaInput.Settings settings, int subtask, int readers) {
-    this(settings, subtask, readers, WallClock.SYSTEM);
+    this(settings, subtask, readers, SpyglassClock.system());
   }
 
   /**
    * As {@link #InputFetcher(KafkaInput.Settings, int, int)}, timed by {@code clock}: the records'
    * read time, how often new query partitions are looked for.
    */
-  InputFetcher(KafkaInput.Settings settings, int subtask, int readers, WallClock clock) {
+  InputFetcher(KafkaInput.Settings settings, int subtask, int readers, SpyglassClock clock) {
     this.clock = clock;
     this.settings = settings;
     this.subtask = subtask;

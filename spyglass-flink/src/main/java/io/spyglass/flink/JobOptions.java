@@ -2,6 +2,7 @@ package io.spyglass.flink;
 
 import static org.apache.flink.configuration.ConfigOptions.key;
 
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.flink.client.FlinkQueryClient;
 import java.util.List;
 import java.util.Map;
@@ -269,11 +270,11 @@ public final class JobOptions {
 
   /** The source's part of a configuration. */
   static KafkaInput.Settings inputSettings(Configuration c, String kafka) {
-    return inputSettings(c, kafka, WallClock.SYSTEM);
+    return inputSettings(c, kafka, SpyglassClock.system());
   }
 
   /** The source's part of a configuration, the query topic read from {@code clock}'s now on. */
-  static KafkaInput.Settings inputSettings(Configuration c, String kafka, WallClock clock) {
+  static KafkaInput.Settings inputSettings(Configuration c, String kafka, SpyglassClock clock) {
     return new KafkaInput.Settings(
         kafka,
         c.get(RECORDS_TOPIC),

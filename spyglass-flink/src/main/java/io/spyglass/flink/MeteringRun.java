@@ -1,5 +1,6 @@
 package io.spyglass.flink;
 
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.core.run.CheckedQuery;
 import io.spyglass.flink.client.ControlMessage;
 import io.spyglass.flink.client.JobStatus;
@@ -256,7 +257,7 @@ public final class MeteringRun implements AutoCloseable {
                   flinkDir.resolve(POSITION_FILE).toString(),
                   512,
                   settings.pollMs(),
-                  WallClock.SYSTEM,
+                  SpyglassClock.system(),
                   committedEnd == null ? null : key,
                   key));
       DataStream<RecordBatch> records =

@@ -2,6 +2,7 @@ package io.spyglass.flink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.spyglass.core.SpyglassClock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -9,26 +10,12 @@ import org.junit.jupiter.api.Test;
 
 /** Writing ahead of a checkpoint: a turn's budget is timed by the job's clock it is given. */
 class CombinerWriteAheadTest {
-  /** A clock whose monotonic count a test moves. */
-  static final class TestClock extends WallClock {
-    private static final long serialVersionUID = 1L;
-    final AtomicLong nanos = new AtomicLong();
-
-    @Override
-    public long getAsLong() {
-      return 1_700_000_000_000L;
-    }
-
-    @Override
-    long nanos() {
-      return nanos.get();
-    }
-  }
-
   @Test
   void aTurnStopsWhenItsBudgetIsSpentOnTheClockAndTheNextComesSoon() throws Exception {
-    TestClock clock = new TestClock();
-    CombinerWriteAhead ahead = new CombinerWriteAhead(clock);
+    // a clock whose monotonic count the test moves
+    AtomicLong nanos = new AtomicLong();
+    CombinerWriteAhead ahead =
+        new CombinerWriteAhead(new SpyglassClock(() -> 1_700_000_000_000L, nanos::get));
     long t = 1_000_000;
     for (int i = 0; i < 4; i++) {
       ahead.changed("q" + i, t);
@@ -40,7 +27,7 @@ class CombinerWriteAheadTest {
         now,
         id -> {
           written.add(id);
-          clock.nanos.addAndGet(3_000_000);
+          nanos.addAndGet(3_000_000);
         });
     assertThat(written).containsExactly("q0", "q1");
     assertThat(ahead.nextTurnMs(now)).isEqualTo(now + CombinerWriteAhead.WRITE_EVERY_MS);

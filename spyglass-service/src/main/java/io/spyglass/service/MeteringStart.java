@@ -1,7 +1,7 @@
 package io.spyglass.service;
 
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.engine.EngineConfig;
-import io.spyglass.service.clock.ServiceClock;
 import io.spyglass.service.http.Listening;
 import io.spyglass.service.metering.JobStanding;
 import io.spyglass.service.metering.Metering;
@@ -27,12 +27,13 @@ import java.util.Objects;
  * @param listening the socket bound by {@link SpyglassService#bind}; null to bind the configured
  *     port last
  * @param other a source the embedded engine reads beside the ingested documents; null for none
- * @param engine the embedded engine's settings
+ * @param engine the embedded engine's settings; its clock is {@code clock}, whatever these say
  * @param settings ingestion's and the standing queries' settings
  * @param job starts the Flink job the standing queries run on; null: on the embedded engine
  * @param runtime the other queries' runtime instead of the embedded engine; null: embedded
  * @param forward where accepted documents are written instead of the ingest log; null: the log
- * @param clock where the service, ingestion and the standing queries take their time
+ * @param clock where the service, ingestion, the standing queries and the embedded engine take
+ *     their time: one clock, from here down
  */
 public record MeteringStart(
     Listening listening,
@@ -42,7 +43,7 @@ public record MeteringStart(
     JobStanding.Starter job,
     QueryRuntime runtime,
     Metering.Forward forward,
-    ServiceClock clock) {
+    SpyglassClock clock) {
   public MeteringStart {
     Objects.requireNonNull(engine, "engine");
     Objects.requireNonNull(settings, "settings");
@@ -52,7 +53,7 @@ public record MeteringStart(
   /** Embedded, with {@code settings}, the engine's defaults, the machine's clocks. */
   public static MeteringStart of(Metering.Settings settings) {
     return new MeteringStart(
-        null, null, EngineConfig.defaults(), settings, null, null, null, ServiceClock.system());
+        null, null, EngineConfig.defaults(), settings, null, null, null, SpyglassClock.system());
   }
 
   public MeteringStart withListening(Listening l) {
@@ -79,7 +80,7 @@ public record MeteringStart(
     return new MeteringStart(listening, other, engine, settings, job, runtime, f, clock);
   }
 
-  public MeteringStart withClock(ServiceClock c) {
+  public MeteringStart withClock(SpyglassClock c) {
     return new MeteringStart(listening, other, engine, settings, job, runtime, forward, c);
   }
 }

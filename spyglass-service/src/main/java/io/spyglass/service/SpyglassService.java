@@ -1,10 +1,10 @@
 package io.spyglass.service;
 
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.engine.EngineConfig;
 import io.spyglass.service.alerts.AlertStore;
 import io.spyglass.service.alerts.Alerts;
 import io.spyglass.service.auth.Tokens;
-import io.spyglass.service.clock.ServiceClock;
 import io.spyglass.service.health.Health;
 import io.spyglass.service.http.ApiServer;
 import io.spyglass.service.http.Listening;
@@ -69,7 +69,7 @@ public final class SpyglassService implements AutoCloseable {
   private final AuditLog audit;
   private final Sinks sinks;
   private final Health health = new Health();
-  private final ServiceClock clock;
+  private final SpyglassClock clock;
 
   /** When the sweeper last swept, on the monotonic clock. */
   private volatile long lastSweepNanos;
@@ -90,8 +90,8 @@ public final class SpyglassService implements AutoCloseable {
       AuditLog audit,
       Sinks sinks,
       AlertStore alertStore,
-      ServiceClock serviceClock) {
-    LongSupplier clock = serviceClock.wall();
+      SpyglassClock serviceClock) {
+    LongSupplier clock = serviceClock;
     this.clock = serviceClock;
     this.lastSweepNanos = serviceClock.nanos();
     this.lock = lock;
@@ -287,7 +287,7 @@ public final class SpyglassService implements AutoCloseable {
   public static SpyglassService start(
       ServiceConfig config, Listening listening, QueryRuntime runtime, Metering metering)
       throws IOException {
-    return start(config, listening, runtime, metering, ServiceClock.system());
+    return start(config, listening, runtime, metering, SpyglassClock.system());
   }
 
   /**
@@ -299,11 +299,11 @@ public final class SpyglassService implements AutoCloseable {
       Listening listening,
       QueryRuntime runtime,
       Metering metering,
-      ServiceClock clock)
+      SpyglassClock clock)
       throws IOException {
     DataFolderLock lock;
     try {
-      lock = DataFolderLock.acquire(config.dataDir(), clock.wall());
+      lock = DataFolderLock.acquire(config.dataDir(), clock);
     } catch (IOException | RuntimeException e) {
       runtime.close();
       closeQuietly(metering);
@@ -326,7 +326,7 @@ public final class SpyglassService implements AutoCloseable {
       DataFolderLock lock,
       Tokens loaded,
       Sinks made,
-      ServiceClock clock)
+      SpyglassClock clock)
       throws IOException {
     Sinks sinks = made != null ? made : sinks(config);
     try {
@@ -334,11 +334,11 @@ public final class SpyglassService implements AutoCloseable {
       if (!tokens.required() && !config.insecure() && !isLoopback(config.bind())) {
         throw new IllegalArgumentException(notLoopback(config));
       }
-      Database db = Database.open(config.dataDir(), clock.wall());
+      Database db = Database.open(config.dataDir(), clock);
       AuditLog audit = null;
       AlertStore alertStore = null;
       try {
-        LongSupplier wall = clock.wall();
+        LongSupplier wall = clock;
         audit = AuditLog.open(config.auditLogPath(), wall);
         if (metering != null && metering.standing() != null) {
           // in the standing queries' database: their final windows are what alerts read
@@ -411,13 +411,13 @@ public final class SpyglassService implements AutoCloseable {
     EngineConfig engineConfig = start.engine();
     Metering.Settings settings = start.settings();
     io.spyglass.service.metering.JobStanding.Starter job = start.job();
-    ServiceClock clock = start.clock();
+    SpyglassClock clock = start.clock();
     Metering metering;
     DataFolderLock lock = null;
     Tokens tokens;
     try {
       // before any file of the folder is opened
-      lock = DataFolderLock.acquire(config.dataDir(), clock.wall());
+      lock = DataFolderLock.acquire(config.dataDir(), clock);
       // read once (a pipe, e.g. --tokens <(...), reads once): a bad file stops the start before
       // anything is opened, and the service uses what was checked
       tokens = tokens(config);
@@ -438,7 +438,7 @@ public final class SpyglassService implements AutoCloseable {
       if (runtime == null) {
         Source ingested = metering.source();
         Source source = other == null ? ingested : new UnionSource(other, ingested);
-        embedded = EmbeddedRuntime.startPaused(source, engineConfig);
+        embedded = EmbeddedRuntime.startPaused(source, engineConfig.withClock(clock));
         runtime = embedded;
       } else if (other != null) {
         other.close(); // the given runtime reads its own input

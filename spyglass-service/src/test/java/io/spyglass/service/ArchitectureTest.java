@@ -10,9 +10,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The service's layering: its packages depend one way (no cycle); the HTTP routes ({@code http})
  * reach a running query only through the runtime interface ({@code runtime}), never the engine or
- * the Flink client; time comes from the service's clock ({@code ServiceClock}), never from a read
- * of the machine's clocks elsewhere. The rules every module shares are the test kit's {@link
- * HouseRules}.
+ * the Flink client; time comes from the service's clock (the core's {@code SpyglassClock}, which it
+ * gives to the engine it builds too), never from a read of the machine's clocks. The rules every
+ * module shares are the test kit's {@link HouseRules}.
  */
 class ArchitectureTest {
   private static final String ROOT = "io.spyglass.service";
@@ -62,9 +62,9 @@ class ArchitectureTest {
 
   /**
    * Reads of the wall clock (System.currentTimeMillis and nanoTime, java.time's now, Clock.system*)
-   * outside a clock class (a class named *Clock): none. The service's time comes from its {@code
-   * ServiceClock}, given by whoever builds the service (a test's, to control time): a part takes
-   * it, or its wall clock alone as a {@code LongSupplier clock}. A new read fails this test.
+   * outside the core's {@code SpyglassClock}: none. The service's time comes from its clock, given
+   * by whoever builds the service (a test's, to control time): a part takes it, or its wall clock
+   * alone as a {@code LongSupplier clock} (the clock is one). A new read fails this test.
    */
   private static final Map<String, Integer> WALL_CLOCK_READS_TODAY = Map.of();
 

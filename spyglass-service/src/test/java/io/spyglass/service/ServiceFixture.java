@@ -9,8 +9,8 @@ import com.atlassian.oai.validator.model.SimpleResponse;
 import com.atlassian.oai.validator.report.ValidationReport;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.engine.EngineConfig;
-import io.spyglass.service.clock.ServiceClock;
 import io.spyglass.service.http.Listening;
 import io.spyglass.service.metering.Metering;
 import io.spyglass.service.runtime.EmbeddedRuntime;
@@ -123,7 +123,7 @@ final class ServiceFixture implements AutoCloseable {
       Path data,
       Metering.Settings metering,
       Consumer<ServiceConfig.Builder> settings,
-      ServiceClock clock)
+      SpyglassClock clock)
       throws IOException {
     return startMetering(data, metering, DEFAULT_ENGINE, settings, clock);
   }
@@ -137,7 +137,7 @@ final class ServiceFixture implements AutoCloseable {
       EngineConfig engine,
       Consumer<ServiceConfig.Builder> settings)
       throws IOException {
-    return startMetering(data, metering, engine, settings, ServiceClock.system());
+    return startMetering(data, metering, engine, settings, SpyglassClock.system());
   }
 
   private static final EngineConfig DEFAULT_ENGINE =
@@ -148,7 +148,7 @@ final class ServiceFixture implements AutoCloseable {
       Metering.Settings metering,
       EngineConfig engine,
       Consumer<ServiceConfig.Builder> settings,
-      ServiceClock clock)
+      SpyglassClock clock)
       throws IOException {
     ServiceConfig config =
         ServiceConfig.defaults()

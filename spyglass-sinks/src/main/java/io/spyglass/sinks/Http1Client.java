@@ -1,5 +1,6 @@
 package io.spyglass.sinks;
 
+import io.spyglass.core.SpyglassClock;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -49,14 +50,14 @@ final class Http1Client implements AutoCloseable {
   private final Set<Conn> busy = ConcurrentHashMap.newKeySet();
   private final ConcurrentLinkedQueue<Conn> toRegister = new ConcurrentLinkedQueue<>();
   private volatile boolean closed;
-  private final SinkClock clock;
+  private final SpyglassClock clock;
 
   Http1Client(String threadName) {
-    this(threadName, SinkClock.system());
+    this(threadName, SpyglassClock.system());
   }
 
   /** Requests' timeouts on {@code clock}. */
-  Http1Client(String threadName, SinkClock clock) {
+  Http1Client(String threadName, SpyglassClock clock) {
     this.clock = clock;
     try {
       selector = Selector.open();

@@ -1,5 +1,6 @@
 package io.spyglass.sinks;
 
+import io.spyglass.core.SpyglassClock;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.nio.file.Path;
@@ -56,7 +57,7 @@ public final class Sinks implements AutoCloseable {
 
   private final DeliverySettings settings;
   private final SinkPolicy policy;
-  private final SinkClock clock;
+  private final SpyglassClock clock;
   private final ScheduledThreadPoolExecutor pool;
   private final Set<Delivery> all = ConcurrentHashMap.newKeySet();
   private final Map<String, Producer<byte[], byte[]>> producers = new ConcurrentHashMap<>();
@@ -84,20 +85,22 @@ public final class Sinks implements AutoCloseable {
 
   /** Sinks under {@code policy}, within {@code settings}, timed by the machine's clock. */
   public Sinks(DeliverySettings settings, SinkPolicy policy) {
-    this(settings, policy, SinkClock.system());
+    this(settings, policy, SpyglassClock.system());
   }
 
   /**
-   * @param nanoClock the monotonic clock of retries' deadlines, in nanoseconds
+   * @param nanoClock the monotonic clock of retries' deadlines, in nanoseconds (the sinks stamp no
+   *     moments: they read no wall clock)
    */
   public Sinks(DeliverySettings settings, SinkPolicy policy, LongSupplier nanoClock) {
-    this(settings, policy, new SinkClock(nanoClock));
+    this(settings, policy, new SpyglassClock(SpyglassClock.system(), nanoClock));
   }
 
   /**
-   * @param clock the monotonic clock of retries' deadlines, requests' timeouts and waits
+   * @param clock the clock whose monotonic count times retries' deadlines, requests' timeouts and
+   *     waits (the sinks stamp no moments: they read no wall clock)
    */
-  public Sinks(DeliverySettings settings, SinkPolicy policy, SinkClock clock) {
+  public Sinks(DeliverySettings settings, SinkPolicy policy, SpyglassClock clock) {
     this.settings = settings;
     this.policy = policy;
     this.clock = clock;

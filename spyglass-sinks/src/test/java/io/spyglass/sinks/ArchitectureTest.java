@@ -3,6 +3,7 @@ package io.spyglass.sinks;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.testkit.arch.HouseRules;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -10,9 +11,10 @@ import org.junit.jupiter.api.Test;
 /**
  * The sinks' layering: their packages depend one way (no cycle); they deliver results and know
  * nothing of what produces them (the engine, the Flink job, the sources) nor of who uses them (the
- * service, the command line): of Spyglass they use the core's results and their JSON only. Time
- * comes from the {@link SinkClock} the sinks are given, never from a read of the machine's clocks
- * elsewhere. The rules every module shares are the test kit's {@link HouseRules}.
+ * service, the command line): of Spyglass they use the core's results and their JSON only (and the
+ * core's one clock). Time comes from the {@link SpyglassClock} the sinks are given, never from a
+ * read of the machine's clocks. The rules every module shares are the test kit's {@link
+ * HouseRules}.
  */
 class ArchitectureTest {
   private static final String ROOT = "io.spyglass.sinks";
@@ -54,9 +56,10 @@ class ArchitectureTest {
 
   /**
    * Reads of the wall clock (System.currentTimeMillis and nanoTime, java.time's now, Clock.system*)
-   * outside a clock class (a class named *Clock): none. The sinks' time comes from the {@link
-   * SinkClock} given to {@link Sinks} (a test's, to control time); {@code SinkClock.system()} is
-   * the one place that reads the machine's clock. A new read fails this test.
+   * outside the core's {@link SpyglassClock}: none. The sinks' time comes from the clock given to
+   * {@link Sinks} (a test's, to control time), its monotonic count alone; {@code
+   * SpyglassClock.system()} is the one place that reads the machine's clocks. A new read fails this
+   * test.
    */
   private static final Map<String, Integer> WALL_CLOCK_READS_TODAY = Map.of();
 

@@ -2,6 +2,7 @@ package io.spyglass.sinks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.spyglass.core.SpyglassClock;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -235,7 +236,9 @@ class Http1ClientTest {
     RawReceiver r = closing(new RawReceiver());
     r.answer = i -> i == 0 ? null : "HTTP/1.1 204 No Content\r\n\r\n";
     AtomicLong nanos = new AtomicLong();
-    Sinks sinks = closing(new Sinks(QUICK, SinkPolicy.unrestricted(), new SinkClock(nanos::get)));
+    Sinks sinks =
+        closing(
+            new Sinks(QUICK, SinkPolicy.unrestricted(), new SpyglassClock(() -> 0L, nanos::get)));
     QuerySinks q = sinks.forQuery("q", List.of(SinkSpec.webhook(r.url())));
     offer(q, 1);
     Await.until("the first request", () -> r.requests.size() == 1);

@@ -1,5 +1,6 @@
 package io.spyglass.sources;
 
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.core.record.BadRecord;
 import io.spyglass.core.record.JsonRecordReader;
 import java.io.IOException;
@@ -85,7 +86,7 @@ public final class FileSource implements Source {
   private static final long FOLLOW_STEP_MS = 20;
 
   private final Options options;
-  private final SourceClock clock;
+  private final SpyglassClock clock;
   private final String description;
   private final Path path;
   private FileChannel channel;
@@ -112,7 +113,7 @@ public final class FileSource implements Source {
    * @throws IOException when it cannot be read, or is gzip and {@code follow} is asked for
    */
   public FileSource(Path path, Options options) throws IOException {
-    this(path, options, SourceClock.system());
+    this(path, options, SpyglassClock.system());
   }
 
   /**
@@ -121,7 +122,7 @@ public final class FileSource implements Source {
    * @throws NoSuchFileException when the file does not exist
    * @throws IOException when it cannot be read, or is gzip and {@code follow} is asked for
    */
-  public FileSource(Path path, Options options, SourceClock clock) throws IOException {
+  public FileSource(Path path, Options options, SpyglassClock clock) throws IOException {
     this.options = Objects.requireNonNull(options);
     this.clock = Objects.requireNonNull(clock);
     this.path = path;
@@ -135,11 +136,11 @@ public final class FileSource implements Source {
    * apply: the stream's end ends the source.
    */
   public FileSource(InputStream in, String description, Options options) {
-    this(in, description, options, SourceClock.system());
+    this(in, description, options, SpyglassClock.system());
   }
 
   /** Reads JSON lines from a stream, as above, its polls waiting on {@code clock}. */
-  public FileSource(InputStream in, String description, Options options, SourceClock clock) {
+  public FileSource(InputStream in, String description, Options options, SpyglassClock clock) {
     this.options = Objects.requireNonNull(options);
     this.clock = Objects.requireNonNull(clock);
     this.path = null;

@@ -1,5 +1,6 @@
 package io.spyglass.sources;
 
+import io.spyglass.core.SpyglassClock;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -93,15 +94,15 @@ public final class GeneratorSource implements Source {
   private final Queue<Map<String, Object>> needles = new ConcurrentLinkedQueue<>();
   private volatile boolean closed;
   private final Pacer pacer;
-  private final SourceClock clock;
+  private final SpyglassClock clock;
   private long emitted;
 
   public GeneratorSource(Options options) {
-    this(options, SourceClock.system());
+    this(options, SpyglassClock.system());
   }
 
   /** Paced by {@code clock}, and records stamped by it when {@code startMs} is -1. */
-  public GeneratorSource(Options options, SourceClock clock) {
+  public GeneratorSource(Options options, SpyglassClock clock) {
     this.options = options;
     this.clock = clock;
     this.generator = new EventGenerator(options.seed(), options.recordBytes());

@@ -1,5 +1,6 @@
 package io.spyglass.sources;
 
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.core.record.BadRecord;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -151,7 +152,7 @@ public final class KafkaSource implements Source {
   /** What keeps the source from reading now, or null; see {@link #problem()}. */
   private volatile String problem;
 
-  private final SourceClock clock;
+  private final SpyglassClock clock;
   private long lastRecordNanos;
   private long nextHealthCheck;
 
@@ -168,14 +169,14 @@ public final class KafkaSource implements Source {
    * @throws IOException when the cluster does not answer in time
    */
   public KafkaSource(String bootstrapServers, String topic, Options options) throws IOException {
-    this(bootstrapServers, topic, options, SourceClock.system());
+    this(bootstrapServers, topic, options, SpyglassClock.system());
   }
 
   /**
    * As {@link #KafkaSource(String, String, Options)}, its checks (new partitions, the cluster's
    * health) timed by {@code clock}.
    */
-  public KafkaSource(String bootstrapServers, String topic, Options options, SourceClock clock)
+  public KafkaSource(String bootstrapServers, String topic, Options options, SpyglassClock clock)
       throws IOException {
     this.options = Objects.requireNonNull(options);
     this.clock = Objects.requireNonNull(clock);

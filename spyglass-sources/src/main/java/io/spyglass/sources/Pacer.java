@@ -1,5 +1,6 @@
 package io.spyglass.sources;
 
+import io.spyglass.core.SpyglassClock;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -10,16 +11,16 @@ import java.util.concurrent.TimeUnit;
  */
 public final class Pacer {
   private final long rate;
-  private final SourceClock clock;
+  private final SpyglassClock clock;
   private long released;
   private long startNanos = -1;
 
   public Pacer(long recordsPerSecond) {
-    this(recordsPerSecond, SourceClock.system());
+    this(recordsPerSecond, SpyglassClock.system());
   }
 
   /** Paced by {@code clock}'s monotonic count. */
-  public Pacer(long recordsPerSecond, SourceClock clock) {
+  public Pacer(long recordsPerSecond, SpyglassClock clock) {
     this.rate = recordsPerSecond;
     this.clock = clock;
   }

@@ -1,5 +1,6 @@
 package io.spyglass.sources;
 
+import io.spyglass.core.SpyglassClock;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URLDecoder;
@@ -27,7 +28,7 @@ public final class Sources {
    *     stamps)
    */
   public record SourceOptions(
-      InputStream stdin, Map<String, Object> kafkaProperties, SourceClock clock) {
+      InputStream stdin, Map<String, Object> kafkaProperties, SpyglassClock clock) {
     public static final SourceOptions DEFAULTS = new SourceOptions(null, Map.of());
 
     public SourceOptions {
@@ -37,10 +38,10 @@ public final class Sources {
 
     /** On the machine's clocks. */
     public SourceOptions(InputStream stdin, Map<String, Object> kafkaProperties) {
-      this(stdin, kafkaProperties, SourceClock.system());
+      this(stdin, kafkaProperties, SpyglassClock.system());
     }
 
-    public SourceOptions withClock(SourceClock v) {
+    public SourceOptions withClock(SpyglassClock v) {
       return new SourceOptions(stdin, kafkaProperties, v);
     }
   }
@@ -93,7 +94,7 @@ public final class Sources {
     throw unknown(spec, null);
   }
 
-  private static Source generator(Map<String, String> q, SourceClock clock) {
+  private static Source generator(Map<String, String> q, SpyglassClock clock) {
     GeneratorSource.Options o = GeneratorSource.Options.DEFAULTS;
     if (q.containsKey("seed")) {
       o = o.withSeed(number(q, "seed"));

@@ -3,6 +3,7 @@ package io.spyglass.sources;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.testkit.arch.HouseRules;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -10,9 +11,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The sources' layering: they read records and know nothing of what reads them (the embedded
  * engine, the Flink job, the service), so that both runtimes share them; of Spyglass they use the
- * core's record reading only. Time comes from the {@link SourceClock} a source is given, never from
- * a read of the machine's clocks elsewhere. The rules every module shares are the test kit's {@link
- * HouseRules}.
+ * core's record reading only (and the core's one clock). Time comes from the {@link SpyglassClock}
+ * a source is given, never from a read of the machine's clocks. The rules every module shares are
+ * the test kit's {@link HouseRules}.
  */
 class ArchitectureTest {
   private static final String ROOT = "io.spyglass.sources";
@@ -52,10 +53,9 @@ class ArchitectureTest {
 
   /**
    * Reads of the wall clock (System.currentTimeMillis and nanoTime, java.time's now, Clock.system*)
-   * outside a clock class (a class named *Clock): none. A source's time comes from the {@link
-   * SourceClock} it is given by whoever opens it (a test's, to control time); {@code
-   * SourceClock.system()} is the one place that reads the machine's clocks. A new read fails this
-   * test.
+   * outside the core's {@link SpyglassClock}: none. A source's time comes from the clock it is
+   * given by whoever opens it (a test's, to control time); {@code SpyglassClock.system()} is the
+   * one place that reads the machine's clocks. A new read fails this test.
    */
   private static final Map<String, Integer> WALL_CLOCK_READS_TODAY = Map.of();
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.core.record.JsonRecordReader;
 import io.spyglass.core.record.Record;
 import java.io.IOException;
@@ -133,7 +134,7 @@ class GeneratorSourceTest {
   @Test
   void aPacedSourceReleasesRecordsAsItsClockMovesNotAsTimePasses() throws Exception {
     AtomicLong nanos = new AtomicLong(5_000_000_000L);
-    SourceClock clock = new SourceClock(() -> 1_700_000_000_000L, nanos::get);
+    SpyglassClock clock = new SpyglassClock(() -> 1_700_000_000_000L, nanos::get);
     GeneratorSource source = new GeneratorSource(FIXED.withRate(2000).withCount(0), clock);
     RawBatch batch = new RawBatch();
     source.poll(batch, 5000, 0);
@@ -150,7 +151,7 @@ class GeneratorSourceTest {
   @Test
   void recordsWithoutAStartAreStampedWithTheClocksTime() throws Exception {
     long at = 1_712_345_678_901L;
-    SourceClock clock = new SourceClock(() -> at, System::nanoTime);
+    SpyglassClock clock = new SpyglassClock(() -> at, System::nanoTime);
     GeneratorSource.Options unstamped = GeneratorSource.Options.DEFAULTS.withSeed(3).withCount(1);
     RawBatch batch = new RawBatch();
     try (GeneratorSource source = new GeneratorSource(unstamped, clock)) {

@@ -3,7 +3,7 @@ package io.spyglass.engine.ingest;
 import static io.spyglass.engine.ingest.LogFormat.MARKER;
 import static io.spyglass.engine.ingest.LogFormat.MARKER_TAG;
 
-import io.spyglass.engine.EngineClock;
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.sources.RawBatch;
 import java.io.Closeable;
 import java.io.IOException;
@@ -132,9 +132,9 @@ public final class IngestLog implements AutoCloseable {
   volatile IoHook segmentCreated;
 
   /** The engine clock: a reader's wait for new documents is timed by its monotonic count. */
-  private final EngineClock clock;
+  private final SpyglassClock clock;
 
-  private IngestLog(Path dir, long segmentBytes, EngineClock clock) {
+  private IngestLog(Path dir, long segmentBytes, SpyglassClock clock) {
     this.dir = dir;
     this.segmentBytes = segmentBytes;
     this.clock = clock;
@@ -158,11 +158,16 @@ public final class IngestLog implements AutoCloseable {
 
   static IngestLog open(Path dir, long segmentBytes, IdIndex ids, long sinceMs, Recovery recovery)
       throws IOException {
-    return open(dir, segmentBytes, ids, sinceMs, recovery, EngineClock.system());
+    return open(dir, segmentBytes, ids, sinceMs, recovery, SpyglassClock.system());
   }
 
   static IngestLog open(
-      Path dir, long segmentBytes, IdIndex ids, long sinceMs, Recovery recovery, EngineClock clock)
+      Path dir,
+      long segmentBytes,
+      IdIndex ids,
+      long sinceMs,
+      Recovery recovery,
+      SpyglassClock clock)
       throws IOException {
     if (recovery.checkpoint() > 0 && !Files.isDirectory(dir)) {
       throw new IOException(LogRecovery.gone(dir, recovery.checkpoint()));

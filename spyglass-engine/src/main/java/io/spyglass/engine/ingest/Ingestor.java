@@ -1,6 +1,6 @@
 package io.spyglass.engine.ingest;
 
-import io.spyglass.engine.EngineClock;
+import io.spyglass.core.SpyglassClock;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -196,7 +196,7 @@ public final class Ingestor implements AutoCloseable {
             ids,
             clock.getAsLong() - options.horizonMs(),
             recovery,
-            EngineClock.ofWall(clock));
+            SpyglassClock.ofWall(clock));
     return new Ingestor(options, log, ids, clock);
   }
 

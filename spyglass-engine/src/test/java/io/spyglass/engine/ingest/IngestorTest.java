@@ -3,7 +3,7 @@ package io.spyglass.engine.ingest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.spyglass.engine.EngineClock;
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.sources.RawBatch;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -62,7 +62,7 @@ class IngestorTest {
   void aReadersWaitForDocumentsEndsWhenTheEngineClockSaysItIsOver() throws Exception {
     // each look at the monotonic clock finds a minute gone: a wait of a minute ends at once
     AtomicLong nanos = new AtomicLong();
-    EngineClock jumping = new EngineClock(clock::get, () -> nanos.addAndGet(60_000_000_000L));
+    SpyglassClock jumping = new SpyglassClock(clock::get, () -> nanos.addAndGet(60_000_000_000L));
     try (Ingestor in = Ingestor.open(dir, Ingestor.Options.DEFAULTS, jumping);
         IngestSource source = new IngestSource(in.log(), 0)) {
       RawBatch batch = new RawBatch();

@@ -1,5 +1,6 @@
 package io.spyglass.flink.client;
 
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.query.Query;
 import io.spyglass.core.run.CheckedQuery;
@@ -68,7 +69,8 @@ public final class FlinkQueryClient implements AutoCloseable {
    * @param kafkaProperties extra Kafka client settings (e.g. security), applied last
    * @param resultQueue results a reader may leave unread before it is cut off
    * @param limits the job's query limits, to check queries before sending them
-   * @param clock the receive time of a query, epoch ms
+   * @param clock the client's clock: its wall clock gives the receive time of a query (epoch ms),
+   *     its monotonic clock times the waits
    */
   public record Settings(
       String bootstrap,
@@ -79,7 +81,7 @@ public final class FlinkQueryClient implements AutoCloseable {
       Map<String, Object> kafkaProperties,
       int resultQueue,
       QueryLimits limits,
-      LongSupplier clock) {
+      SpyglassClock clock) {
     public Settings {
       Objects.requireNonNull(bootstrap, "bootstrap");
       Objects.requireNonNull(queryTopic, "queryTopic");
@@ -105,7 +107,7 @@ public final class FlinkQueryClient implements AutoCloseable {
           Map.of(),
           1_024,
           QueryLimits.DEFAULTS,
-          System::currentTimeMillis);
+          SpyglassClock.system());
     }
 
     public Settings withQueryTopic(String topic) {
@@ -149,7 +151,12 @@ public final class FlinkQueryClient implements AutoCloseable {
           clock);
     }
 
+    /** The wall clock {@code c} (the receive time of queries), the machine's monotonic clock. */
     public Settings withClock(LongSupplier c) {
+      return withClock(SpyglassClock.ofWall(c));
+    }
+
+    public Settings withClock(SpyglassClock c) {
       return new Settings(
           bootstrap,
           queryTopic,
@@ -214,7 +221,8 @@ public final class FlinkQueryClient implements AutoCloseable {
     c.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
     c.putAll(settings.kafkaProperties());
     this.consumer = new KafkaConsumer<>(c);
-    List<TopicPartition> parts = new ArrayList<>(partitionsOf(consumer, settings.resultTopic()));
+    List<TopicPartition> parts =
+        new ArrayList<>(partitionsOf(consumer, settings.resultTopic(), settings.clock()));
     if (settings.statusTopic() != null) {
       consumer
           .partitionsFor(settings.statusTopic(), Duration.ofSeconds(30))
@@ -224,7 +232,8 @@ public final class FlinkQueryClient implements AutoCloseable {
     consumer.seekToEnd(parts);
     // resolve the positions now: a reply written after this point is never skipped
     parts.forEach(tp -> consumer.position(tp, Duration.ofSeconds(30)));
-    this.replies = new Replies(settings.resultQueue(), this::sendKill, this::sendFinish);
+    this.replies =
+        new Replies(settings.resultQueue(), this::sendKill, this::sendFinish, settings.clock());
     this.reader = new Thread(this::read, "spyglass-flink-replies-" + settings.instance());
     reader.setDaemon(true);
     reader.start();
@@ -301,14 +310,14 @@ public final class FlinkQueryClient implements AutoCloseable {
    * assigned no partition fails at its first poll), so ask again until it does.
    */
   private static List<TopicPartition> partitionsOf(
-      KafkaConsumer<byte[], byte[]> consumer, String topic) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      KafkaConsumer<byte[], byte[]> consumer, String topic, SpyglassClock clock) {
+    long deadline = clock.nanos() + TimeUnit.SECONDS.toNanos(30);
     while (true) {
       List<PartitionInfo> info = consumer.partitionsFor(topic, Duration.ofSeconds(30));
       if (info != null && !info.isEmpty()) {
         return info.stream().map(i -> new TopicPartition(i.topic(), i.partition())).toList();
       }
-      if (System.nanoTime() > deadline) {
+      if (clock.nanos() > deadline) {
         throw new IllegalStateException(
             "Kafka shows no partition of the result topic "
                 + topic

@@ -1,5 +1,6 @@
 package io.spyglass.flink.client;
 
+import io.spyglass.core.SpyglassClock;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -79,10 +80,12 @@ public final class IngestTopicWriter implements AutoCloseable {
   public record Doc(String id, byte[] json) {}
 
   private final Settings settings;
+  private final SpyglassClock clock;
   private KafkaProducer<String, byte[]> producer;
 
-  private IngestTopicWriter(Settings settings) {
+  private IngestTopicWriter(Settings settings, SpyglassClock clock) {
     this.settings = settings;
+    this.clock = clock;
   }
 
   /**
@@ -92,7 +95,15 @@ public final class IngestTopicWriter implements AutoCloseable {
    *     what)
    */
   public static IngestTopicWriter open(Settings settings) throws IOException {
-    IngestTopicWriter w = new IngestTopicWriter(settings);
+    return open(settings, SpyglassClock.system());
+  }
+
+  /**
+   * As {@link #open(Settings)}, the timeout of each request timed by {@code clock}'s monotonic
+   * clock.
+   */
+  public static IngestTopicWriter open(Settings settings, SpyglassClock clock) throws IOException {
+    IngestTopicWriter w = new IngestTopicWriter(settings, clock);
     w.connect();
     return w;
   }
@@ -153,9 +164,9 @@ public final class IngestTopicWriter implements AutoCloseable {
       for (Doc d : docs) {
         sent.add(producer.send(new ProducerRecord<>(settings.topic(), d.id(), d.json())));
       }
-      long deadline = System.nanoTime() + settings.timeout().toNanos();
+      long deadline = clock.nanos() + settings.timeout().toNanos();
       for (Future<RecordMetadata> f : sent) {
-        f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        f.get(Math.max(0, deadline - clock.nanos()), TimeUnit.NANOSECONDS);
       }
       producer.commitTransaction();
     } catch (ProducerFencedException | OutOfOrderSequenceException | AuthorizationException e) {
@@ -187,14 +198,14 @@ public final class IngestTopicWriter implements AutoCloseable {
       connect();
     }
     try {
-      long deadline = System.nanoTime() + settings.timeout().toNanos();
+      long deadline = clock.nanos() + settings.timeout().toNanos();
       int partitions = producer.partitionsFor(settings.topic()).size();
       long[] before = endOffsets(partitions, deadline);
       producer.beginTransaction();
       ProducerRecord<String, byte[]> q = new ProducerRecord<>(queryTopic, 0, queryId, queryMessage);
       q.headers().add(QueryStart.PLACED, new QueryStart.Placed(partitions, before).encode());
       RecordMetadata at =
-          producer.send(q).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+          producer.send(q).get(Math.max(0, deadline - clock.nanos()), TimeUnit.NANOSECONDS);
       QueryStart start = new QueryStart(at.partition(), at.offset());
       List<Future<RecordMetadata>> sent = new ArrayList<>(partitions);
       for (int p = 0; p < partitions; p++) {
@@ -204,7 +215,7 @@ public final class IngestTopicWriter implements AutoCloseable {
         sent.add(producer.send(mark));
       }
       for (Future<RecordMetadata> f : sent) {
-        f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        f.get(Math.max(0, deadline - clock.nanos()), TimeUnit.NANOSECONDS);
       }
       producer.commitTransaction();
       return start;
@@ -239,7 +250,7 @@ public final class IngestTopicWriter implements AutoCloseable {
           admin
               .listOffsets(want)
               .all()
-              .get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+              .get(Math.max(0, deadline - clock.nanos()), TimeUnit.NANOSECONDS);
       long[] out = new long[partitions];
       for (int p = 0; p < partitions; p++) {
         out[p] = got.get(new TopicPartition(settings.topic(), p)).offset();

@@ -1,5 +1,6 @@
 package io.spyglass.flink.client;
 
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.core.query.Query;
 import io.spyglass.core.query.QueryStats;
 import io.spyglass.core.result.Meta;
@@ -26,6 +27,7 @@ public final class RemoteQuery extends AbstractRunningQuery {
   private final int capacity;
   private final Consumer<String> killer;
   private final Consumer<String> finisher;
+  private final SpyglassClock clock;
   private volatile long duplicates;
   private volatile Reply.Progress progress = Reply.Progress.NONE;
   private volatile long lastSync = -1;
@@ -35,17 +37,23 @@ public final class RemoteQuery extends AbstractRunningQuery {
   private boolean finalSeen;
 
   RemoteQuery(
-      Query query, String jobId, int capacity, Consumer<String> killer, Consumer<String> finisher) {
+      Query query,
+      String jobId,
+      int capacity,
+      Consumer<String> killer,
+      Consumer<String> finisher,
+      SpyglassClock clock) {
     super(query);
     this.jobId = jobId;
     this.capacity = capacity;
     this.killer = killer;
     this.finisher = finisher;
+    this.clock = clock;
   }
 
   @Override
   protected long nanoTime() {
-    return System.nanoTime();
+    return clock.nanos();
   }
 
   /** The query's id in the job (an instance's ids are prefixed with its name there). */
@@ -55,10 +63,10 @@ public final class RemoteQuery extends AbstractRunningQuery {
 
   /** Waits until the job answered sync mark {@code sync} (or a later one) for this query. */
   public boolean awaitSync(long sync, long timeout, TimeUnit unit) throws InterruptedException {
-    long deadline = System.nanoTime() + unit.toNanos(timeout);
+    long deadline = clock.nanos() + unit.toNanos(timeout);
     synchronized (this) {
       while (lastSync < sync && !isDone()) {
-        long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+        long left = TimeUnit.NANOSECONDS.toMillis(deadline - clock.nanos());
         if (left <= 0) {
           return false;
         }

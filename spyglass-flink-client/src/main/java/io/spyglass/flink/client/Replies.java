@@ -1,5 +1,6 @@
 package io.spyglass.flink.client;
 
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.core.query.Query;
 import java.util.Collection;
 import java.util.List;
@@ -19,6 +20,7 @@ public final class Replies {
   private final int resultQueue;
   private final Consumer<String> killer;
   private final Consumer<String> finisher;
+  private final SpyglassClock clock;
 
   /**
    * @param resultQueue results a reader may leave unread before it is cut off
@@ -26,11 +28,19 @@ public final class Replies {
    *     RemoteQuery#kill}), by its id in the job
    * @param finisher asks the job to end a query now with its final result ({@link
    *     RemoteQuery#finish}), by its id in the job
+   * @param clock the queries' waits are timed by its monotonic clock
    */
-  public Replies(int resultQueue, Consumer<String> killer, Consumer<String> finisher) {
+  public Replies(
+      int resultQueue, Consumer<String> killer, Consumer<String> finisher, SpyglassClock clock) {
     this.resultQueue = resultQueue;
     this.killer = killer;
     this.finisher = finisher;
+    this.clock = clock;
+  }
+
+  /** As {@link #Replies(int, Consumer, Consumer, SpyglassClock)}, on the machine's clocks. */
+  public Replies(int resultQueue, Consumer<String> killer, Consumer<String> finisher) {
+    this(resultQueue, killer, finisher, SpyglassClock.system());
   }
 
   /**
@@ -48,7 +58,7 @@ public final class Replies {
    *     query's own id
    */
   public RemoteQuery register(Query query, String jobId) {
-    RemoteQuery q = new RemoteQuery(query, jobId, resultQueue, killer, finisher);
+    RemoteQuery q = new RemoteQuery(query, jobId, resultQueue, killer, finisher, clock);
     if (queries.putIfAbsent(jobId, q) != null) {
       throw new IllegalArgumentException("A query with id " + query.id() + " is already running");
     }

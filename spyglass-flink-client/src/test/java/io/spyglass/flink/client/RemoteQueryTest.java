@@ -2,6 +2,7 @@ package io.spyglass.flink.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.query.Query;
 import io.spyglass.core.query.QueryStats;
@@ -14,6 +15,7 @@ import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /** A query on the job, as its submitter sees it: the core's running query, as the engine's is. */
@@ -99,5 +101,19 @@ class RemoteQueryTest {
     assertThat(q.isDone()).isTrue();
     assertThat(q.error()).contains("fell behind by 2 results");
     assertThat(killed).containsExactly("a:q");
+  }
+
+  @Test
+  void itsWaitsAreTimedByTheClientsClock() throws Exception {
+    // each look at the monotonic clock finds a minute gone: a wait of a minute ends at once
+    AtomicLong nanos = new AtomicLong();
+    SpyglassClock jumping =
+        new SpyglassClock(() -> 1_700_000_000_000L, () -> nanos.addAndGet(60_000_000_000L));
+    Replies onTheClock = new Replies(2, killed::add, finished::add, jumping);
+    RemoteQuery q = onTheClock.register(Query.parse("q", BQL, QueryLimits.DEFAULTS, 0), "a:q");
+    assertThat(q.poll(60, TimeUnit.SECONDS)).isNull();
+    assertThat(q.awaitRunning(60, TimeUnit.SECONDS)).isFalse();
+    assertThat(q.awaitSync(1, 60, TimeUnit.SECONDS)).isFalse();
+    assertThat(nanos.get()).as("the clock was read").isPositive();
   }
 }

@@ -8,10 +8,10 @@ import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import io.javalin.router.ParsedEndpoint;
 import io.javalin.websocket.WsHandlerEntry;
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.core.syntax.BqlException;
 import io.spyglass.service.alerts.Alerts;
 import io.spyglass.service.auth.Tokens;
-import io.spyglass.service.clock.ServiceClock;
 import io.spyglass.service.health.Health;
 import io.spyglass.service.metering.Metering;
 import io.spyglass.service.metrics.ServiceMetrics;
@@ -76,7 +76,7 @@ public final class ApiServer implements AutoCloseable {
       Listening listening,
       EdgeGuards guards,
       Tls tls,
-      ServiceClock clock) {}
+      SpyglassClock clock) {}
 
   private final Javalin app;
   private final Streams streams;
@@ -86,7 +86,7 @@ public final class ApiServer implements AutoCloseable {
   private final ScheduledExecutorService guardTimer;
   private SlowHeaderGuard guard;
   private final InFlight inFlight;
-  private final ServiceClock clock;
+  private final SpyglassClock clock;
   private final Tls tls;
   private final CompletableFuture<Void> draining = new CompletableFuture<>();
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
@@ -108,19 +108,19 @@ public final class ApiServer implements AutoCloseable {
     this.tls = settings.tls();
     this.clock = settings.clock();
     this.inFlight = new InFlight(clock);
-    SlowClients slowClients = new SlowClients(settings.streams(), clock.wall());
+    SlowClients slowClients = new SlowClients(settings.streams(), clock);
     this.streams = new Streams(slowClients, clock);
     StreamQuota quota = new StreamQuota(settings.edge().maxStreamsPerUser());
     this.ws = new WebSocketApi(manager, metrics, slowClients, quota, clock);
-    Tickets tickets = new Tickets(clock.wall());
+    Tickets tickets = new Tickets(clock);
     TrustedProxies proxies = settings.guards().proxies();
     Auth auth =
         new Auth(
             tokens,
             tickets,
-            new FailureThrottle(settings.edge().maxAuthFailuresPerMinute(), clock.wall()),
+            new FailureThrottle(settings.edge().maxAuthFailuresPerMinute(), clock),
             proxies);
-    this.queries = new QueriesApi(manager, metrics, streams, quota, schema, clock.wall());
+    this.queries = new QueriesApi(manager, metrics, streams, quota, schema, clock);
     SavedApi savedApi = new SavedApi(saved, history, manager.limits().queryLimits());
     MeteringApi meteringApi = new MeteringApi(metering, audit);
     AlertsApi alertsApi = new AlertsApi(alerts, audit);
@@ -202,8 +202,7 @@ public final class ApiServer implements AutoCloseable {
     } else {
       app.start(settings.bind(), settings.port());
     }
-    this.guard =
-        new SlowHeaderGuard(app.jettyServer().server(), settings.headerTimeoutMs(), clock.wall());
+    this.guard = new SlowHeaderGuard(app.jettyServer().server(), settings.headerTimeoutMs(), clock);
     long every = Math.max(50, Math.min(500, settings.headerTimeoutMs() / 4));
     guardTimer.scheduleWithFixedDelay(
         () -> {

@@ -1,6 +1,6 @@
 package io.spyglass.service.http;
 
-import io.spyglass.service.clock.ServiceClock;
+import io.spyglass.core.SpyglassClock;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
@@ -137,7 +137,7 @@ final class Bodies {
       long timeoutMs,
       long minBytesPerSecond,
       Refusal refuse,
-      ServiceClock clock) {
+      SpyglassClock clock) {
     new Loader(req, res, cb, next, limit, tooLarge, timeoutMs, minBytesPerSecond, refuse, clock)
         .start();
   }
@@ -155,7 +155,7 @@ final class Bodies {
     private final long timeoutMs;
     private final long minBytesPerSecond;
     private final Refusal refuse;
-    private final ServiceClock clock;
+    private final SpyglassClock clock;
     private final long startNanos;
     private byte[] body;
     private int size;
@@ -172,7 +172,7 @@ final class Bodies {
         long timeoutMs,
         long minBytesPerSecond,
         Refusal refuse,
-        ServiceClock clock) {
+        SpyglassClock clock) {
       this.clock = clock;
       this.startNanos = clock.nanos();
       this.req = req;

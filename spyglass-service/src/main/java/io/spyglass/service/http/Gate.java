@@ -1,7 +1,7 @@
 package io.spyglass.service.http;
 
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.service.auth.User;
-import io.spyglass.service.clock.ServiceClock;
 import io.spyglass.service.metering.Metering;
 import io.spyglass.service.metrics.ServiceMetrics;
 import java.net.InetAddress;
@@ -61,7 +61,7 @@ final class Gate extends Handler.Wrapper {
   private final InetAddress bindAddress;
 
   /** The service's clock: its monotonic one times request bodies. */
-  private final ServiceClock clock;
+  private final SpyglassClock clock;
 
   Gate(
       EdgeSettings edge,
@@ -70,7 +70,7 @@ final class Gate extends Handler.Wrapper {
       Admission admission,
       BodyMemory bodyMemory,
       String bind,
-      ServiceClock clock) {
+      SpyglassClock clock) {
     this.clock = clock;
     this.edge = edge;
     this.auth = auth;

@@ -1,6 +1,6 @@
 package io.spyglass.service.http;
 
-import io.spyglass.service.clock.ServiceClock;
+import io.spyglass.core.SpyglassClock;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import org.eclipse.jetty.http.HttpHeader;
@@ -20,14 +20,14 @@ import org.eclipse.jetty.util.Callback;
  */
 final class InFlight extends Handler.Wrapper {
   private final Object lock = new Object();
-  private final ServiceClock clock;
+  private final SpyglassClock clock;
   private long count;
   private boolean draining;
 
   /**
    * @param clock the service's clock: its monotonic one times the wait for the last answers
    */
-  InFlight(ServiceClock clock) {
+  InFlight(SpyglassClock clock) {
     this.clock = clock;
   }
 

@@ -1,6 +1,6 @@
 package io.spyglass.service.http;
 
-import io.spyglass.service.clock.ServiceClock;
+import io.spyglass.core.SpyglassClock;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -16,7 +16,7 @@ final class Streams implements AutoCloseable {
   private final SlowClients slowClients;
 
   /** The service's clock: a wait for the streams to end is timed on its monotonic count. */
-  private final ServiceClock clock;
+  private final SpyglassClock clock;
 
   private final Set<SseStream> open = ConcurrentHashMap.newKeySet();
   private final ScheduledExecutorService timer =
@@ -36,7 +36,7 @@ final class Streams implements AutoCloseable {
 
   private int phase;
 
-  Streams(SlowClients slowClients, ServiceClock clock) {
+  Streams(SlowClients slowClients, SpyglassClock clock) {
     this.clock = clock;
     this.slowClients = slowClients;
     this.settings = slowClients.settings();

@@ -1,6 +1,6 @@
 package io.spyglass.service.http;
 
-import io.spyglass.service.clock.ServiceClock;
+import io.spyglass.core.SpyglassClock;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -68,7 +68,7 @@ public final class Tls {
    *     message names the file and says what to do
    */
   public static Tls load(TlsFiles files) {
-    return load(files, ServiceClock.system().wall());
+    return load(files, SpyglassClock.system());
   }
 
   /**

@@ -4,10 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.websocket.WsConfig;
 import io.javalin.websocket.WsContext;
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.core.query.QueryStats;
 import io.spyglass.core.syntax.BqlException;
 import io.spyglass.service.auth.User;
-import io.spyglass.service.clock.ServiceClock;
 import io.spyglass.service.metrics.ServiceMetrics;
 import io.spyglass.service.query.AdmissionException;
 import io.spyglass.service.query.QueryManager;
@@ -70,7 +70,7 @@ final class WebSocketApi {
   private final SlowClients slowClients;
 
   /** The service's clock: a wait for the sockets to deliver is timed on its monotonic count. */
-  private final ServiceClock clock;
+  private final SpyglassClock clock;
 
   private final StreamQuota quota;
   private final Map<String, Connection> connections = new ConcurrentHashMap<>();
@@ -90,7 +90,7 @@ final class WebSocketApi {
       ServiceMetrics metrics,
       SlowClients slowClients,
       StreamQuota quota,
-      ServiceClock clock) {
+      SpyglassClock clock) {
     this.clock = clock;
     this.manager = manager;
     this.metrics = metrics;

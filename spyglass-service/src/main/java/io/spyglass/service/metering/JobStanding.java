@@ -335,7 +335,7 @@ public final class JobStanding implements QueryRuntime {
             + " bytes, over the "
             + max
             + " a standing query may keep (--max-standing-state): it stopped at "
-            + java.time.Instant.ofEpochMilli(metering.clock().wall().getAsLong())
+            + java.time.Instant.ofEpochMilli(metering.clock().millis())
             + "; its final windows are kept, its open windows ended with it. Define it again with"
             + " fewer groups (a narrower GROUP BY) or shorter windows, or ask the operator to raise"
             + " the bound";

@@ -1,12 +1,11 @@
 package io.spyglass.service.metering;
 
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.engine.Engine;
-import io.spyglass.engine.EngineClock;
 import io.spyglass.engine.ingest.IngestLog;
 import io.spyglass.engine.ingest.IngestSource;
 import io.spyglass.engine.ingest.Ingestor;
-import io.spyglass.service.clock.ServiceClock;
 import io.spyglass.service.runtime.EmbeddedRuntime;
 import io.spyglass.service.runtime.QueryRuntime;
 import io.spyglass.sources.Source;
@@ -67,7 +66,7 @@ public final class Metering implements AutoCloseable {
   private final Ingestor ingestor;
   private final StandingStore store;
   private final long replayFrom;
-  private final ServiceClock clock;
+  private final SpyglassClock clock;
   private final AtomicLong rejected = new AtomicLong();
   private StandingQueries standing;
 
@@ -82,7 +81,7 @@ public final class Metering implements AutoCloseable {
       Ingestor ingestor,
       StandingStore store,
       long replayFrom,
-      ServiceClock clock) {
+      SpyglassClock clock) {
     this.clock = clock;
     this.settings = settings;
     this.ingestor = ingestor;
@@ -107,7 +106,7 @@ public final class Metering implements AutoCloseable {
    */
   public static Metering open(Path dataDir, Settings settings, RecoveryOptions recovery)
       throws IOException {
-    return open(dataDir, settings, recovery, ServiceClock.system());
+    return open(dataDir, settings, recovery, SpyglassClock.system());
   }
 
   /**
@@ -115,14 +114,14 @@ public final class Metering implements AutoCloseable {
    * checkpoints, standing queries) from {@code clock}.
    */
   public static Metering open(
-      Path dataDir, Settings settings, RecoveryOptions recovery, ServiceClock clock)
+      Path dataDir, Settings settings, RecoveryOptions recovery, SpyglassClock clock)
       throws IOException {
     Path dir = dataDir.resolve("ingest");
     Path file = dataDir.resolve(StandingStore.FILE);
     // a lost SQLite file is refused before opening it would create an empty one
     boolean missing = settings.databaseUrl() == null && !Files.exists(file);
     boolean afreshBefore = missing && noCheckpoint(file.toString(), dir, recovery);
-    StandingStore store = StandingStore.open(dataDir, settings.databaseUrl(), clock.wall());
+    StandingStore store = StandingStore.open(dataDir, settings.databaseUrl(), clock);
     try {
       OptionalLong checkpoint = store.logPosition();
       boolean afresh =
@@ -132,7 +131,7 @@ public final class Metering implements AutoCloseable {
           Ingestor.open(
               dir,
               settings.ingest(),
-              new EngineClock(clock.wall(), clock::nanos),
+              clock,
               new IngestLog.Recovery(checkpoint.orElse(-1), recovery.acceptMissingIds()));
       try {
         IngestLog log = ingestor.log();
@@ -232,7 +231,7 @@ public final class Metering implements AutoCloseable {
             limits,
             standingLimits,
             settings.checkpointEveryMs(),
-            clock.wall(),
+            clock,
             sinks);
   }
 
@@ -392,7 +391,7 @@ public final class Metering implements AutoCloseable {
   }
 
   /** The service's clock, as ingestion and the standing queries take their time from it. */
-  ServiceClock clock() {
+  SpyglassClock clock() {
     return clock;
   }
 

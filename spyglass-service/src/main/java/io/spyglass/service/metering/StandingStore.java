@@ -1,6 +1,6 @@
 package io.spyglass.service.metering;
 
-import io.spyglass.service.clock.ServiceClock;
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.service.store.Migrations;
 import io.spyglass.service.store.SqlConnection;
 import java.io.IOException;
@@ -116,7 +116,7 @@ public final class StandingStore implements AutoCloseable {
    * @throws IOException when it cannot be reached or read; the message says which
    */
   public static StandingStore open(Path dataDir, String url) throws IOException {
-    return open(dataDir, url, ServiceClock.system().wall());
+    return open(dataDir, url, SpyglassClock.system());
   }
 
   /** As {@link #open(Path, String)}, stamping checkpoints with the time of {@code clock}. */

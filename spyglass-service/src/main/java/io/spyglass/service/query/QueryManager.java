@@ -1,5 +1,6 @@
 package io.spyglass.service.query;
 
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.core.plan.Aggregation;
 import io.spyglass.core.plan.QueryLimits;
 import io.spyglass.core.plan.QueryPlan;
@@ -10,7 +11,6 @@ import io.spyglass.core.result.ResultJson;
 import io.spyglass.core.run.CheckedQuery;
 import io.spyglass.core.syntax.BqlException;
 import io.spyglass.service.auth.User;
-import io.spyglass.service.clock.ServiceClock;
 import io.spyglass.service.runtime.QueryRuntime;
 import io.spyglass.service.runtime.ResultListener;
 import io.spyglass.sinks.QuerySinks;
@@ -55,7 +55,7 @@ public final class QueryManager {
   private final QueryRuntime runtime;
   private final Limits limits;
   private final LongSupplier clock;
-  private final ServiceClock time;
+  private final SpyglassClock time;
   private final List<QueryObserver> observers = new CopyOnWriteArrayList<>();
   private final Map<String, ServiceQuery> queries = new ConcurrentHashMap<>();
   private final Map<String, Integer> runningByUser = new HashMap<>();
@@ -75,7 +75,7 @@ public final class QueryManager {
    *     for none (a query that names some is refused)
    */
   public QueryManager(QueryRuntime runtime, Limits limits, LongSupplier clock, Sinks sinks) {
-    this(runtime, limits, new ServiceClock(clock, ServiceClock.system()::nanos), sinks);
+    this(runtime, limits, SpyglassClock.ofWall(clock), sinks);
   }
 
   /**
@@ -84,10 +84,10 @@ public final class QueryManager {
    * @param sinks where queries' results go besides their streams, when a query names sinks; null
    *     for none (a query that names some is refused)
    */
-  public QueryManager(QueryRuntime runtime, Limits limits, ServiceClock clock, Sinks sinks) {
+  public QueryManager(QueryRuntime runtime, Limits limits, SpyglassClock clock, Sinks sinks) {
     this.runtime = runtime;
     this.limits = limits;
-    this.clock = clock.wall();
+    this.clock = clock;
     this.time = clock;
     this.sinks = sinks;
     this.memory = new ResultMemory(limits.results(), queries.values(), this::forget);

@@ -1,12 +1,12 @@
 package io.spyglass.service.runtime;
 
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.core.query.QueryStats;
 import io.spyglass.core.run.CheckedQuery;
 import io.spyglass.core.run.RunningQuery;
 import io.spyglass.flink.client.FlinkQueryClient;
 import io.spyglass.flink.client.JobStatus;
 import io.spyglass.flink.client.RemoteQuery;
-import io.spyglass.service.clock.ServiceClock;
 import io.spyglass.service.health.Health;
 import java.util.HashMap;
 import java.util.List;
@@ -44,9 +44,9 @@ public final class FlinkRuntime implements QueryRuntime {
   private double rate;
 
   /** The service's clock: its monotonic one times the start of queries and the rate. */
-  private final ServiceClock clock;
+  private final SpyglassClock clock;
 
-  private FlinkRuntime(FlinkQueryClient client, String kafka, ServiceClock clock) {
+  private FlinkRuntime(FlinkQueryClient client, String kafka, SpyglassClock clock) {
     this.clock = clock;
     this.client = client;
     this.kafka = kafka;
@@ -76,12 +76,13 @@ public final class FlinkRuntime implements QueryRuntime {
       String statusTopic,
       java.util.Map<String, Object> kafkaProperties) {
     return connect(
-        kafka, instance, queryTopic, statusTopic, kafkaProperties, ServiceClock.system());
+        kafka, instance, queryTopic, statusTopic, kafkaProperties, SpyglassClock.system());
   }
 
   /**
-   * As {@link #connect(String, String, String, String, java.util.Map)}, timing the queries' start
-   * and the rate of records by {@code clock}'s monotonic clock.
+   * As {@link #connect(String, String, String, String, java.util.Map)}, on {@code clock}: the
+   * client's (the queries' receive time, its waits), and the queries' start and the rate of records
+   * timed by its monotonic clock.
    */
   public static FlinkRuntime connect(
       String kafka,
@@ -89,13 +90,14 @@ public final class FlinkRuntime implements QueryRuntime {
       String queryTopic,
       String statusTopic,
       java.util.Map<String, Object> kafkaProperties,
-      ServiceClock clock) {
+      SpyglassClock clock) {
     return new FlinkRuntime(
         FlinkQueryClient.connect(
             FlinkQueryClient.Settings.of(kafka, instance)
                 .withQueryTopic(queryTopic)
                 .withStatusTopic(statusTopic)
-                .withKafkaProperties(kafkaProperties)),
+                .withKafkaProperties(kafkaProperties)
+                .withClock(clock)),
         kafka,
         clock);
   }

@@ -1,6 +1,6 @@
 package io.spyglass.service.store;
 
-import io.spyglass.service.clock.ServiceClock;
+import io.spyglass.core.SpyglassClock;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -54,7 +54,7 @@ public final class DataFolderLock implements AutoCloseable {
    *     names the holder and what to do; or when the folder cannot be locked
    */
   public static DataFolderLock acquire(Path dataDir) throws IOException {
-    return acquire(dataDir, ServiceClock.system().wall());
+    return acquire(dataDir, SpyglassClock.system());
   }
 
   /**

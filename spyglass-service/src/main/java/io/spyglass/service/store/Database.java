@@ -1,6 +1,6 @@
 package io.spyglass.service.store;
 
-import io.spyglass.service.clock.ServiceClock;
+import io.spyglass.core.SpyglassClock;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,7 +43,7 @@ public final class Database implements AutoCloseable {
    * @throws IOException when the folder cannot be created or the database cannot be opened
    */
   public static Database open(Path dataDir) throws IOException {
-    return open(dataDir, ServiceClock.system().wall());
+    return open(dataDir, SpyglassClock.system());
   }
 
   /**

@@ -10,6 +10,7 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+import io.spyglass.core.SpyglassClock;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -21,9 +22,9 @@ import java.util.TreeSet;
 
 /**
  * The rules every module's {@code ArchitectureTest} checks alike (ArchUnit): its packages depend
- * one way (no cycle), and the wall clock is read only in clock classes, apart from the reads a
- * frozen list names, to be shrunk, not grown. Each module's test adds its own rules (which routes
- * may touch the engine, which layer may import which).
+ * one way (no cycle), and the machine's clocks are read only in the core's {@link SpyglassClock},
+ * apart from the reads a frozen list names, to be shrunk, not grown. Each module's test adds its
+ * own rules (which routes may touch the engine, which layer may import which).
  *
  * <p>A module that uses it declares {@code com.tngtech.archunit:archunit-junit5} (test scope)
  * itself: the test kit holds it as an optional dependency.
@@ -104,17 +105,25 @@ public final class HouseRules {
   }
 
   /**
-   * Fails unless the wall clock is read ({@link #readsTheWallClock}) outside clock classes (a class
-   * named {@code *Clock}, nested classes with it) exactly as often as {@code listed} says, by
-   * top-level class: a new read fails (take the time from the clock the class is given), and so
-   * does a class that reads it less than listed (lower its count, or remove it), so that the list
-   * only shrinks. The message says, for each class, what to do.
+   * The one class allowed to read the machine's clocks: the core's {@link SpyglassClock} (and the
+   * classes nested in it). A class of another name, {@code *Clock} or not, is not a clock.
+   */
+  public static final String THE_CLOCK = SpyglassClock.class.getName();
+
+  /**
+   * Fails unless the wall clock is read ({@link #readsTheWallClock}) outside {@link #THE_CLOCK}
+   * exactly as often as {@code listed} says, by top-level class: a new read fails (take the time
+   * from the clock the class is given), and so does a class that reads it less than listed (lower
+   * its count, or remove it), so that the list only shrinks. The message says, for each class, what
+   * to do.
    */
   public static void checkWallClockReads(JavaClasses classes, Map<String, Integer> listed) {
     List<String> wrong = unlisted(wallClockReads(classes), listed);
     if (!wrong.isEmpty()) {
       throw new AssertionError(
-          "The wall clock is read outside a clock where it was not before:\n  "
+          "The wall clock is read outside "
+              + SpyglassClock.class.getSimpleName()
+              + " where it was not before:\n  "
               + String.join("\n  ", wrong));
     }
   }
@@ -134,8 +143,10 @@ public final class HouseRules {
                 + now
                 + " times, "
                 + before
-                + " listed: take the time from the clock it is given (its module's clock, a"
-                + " class named *Clock, the only place that reads the machine's clocks)");
+                + " listed: take the time from the clock it is given ("
+                + THE_CLOCK
+                + ": millis() for a moment, nanos() for a duration; the only class that reads the"
+                + " machine's clocks)");
       } else if (now < before) {
         out.add(
             c
@@ -149,7 +160,7 @@ public final class HouseRules {
     return out;
   }
 
-  /** The reads of the wall clock outside classes named *Clock, by top-level class. */
+  /** The reads of the wall clock outside {@link #THE_CLOCK}, by top-level class. */
   public static Map<String, Integer> wallClockReads(JavaClasses classes) {
     Map<String, Integer> out = new TreeMap<>();
     for (JavaClass c : classes) {
@@ -157,7 +168,7 @@ public final class HouseRules {
       while (top.getEnclosingClass().isPresent()) {
         top = top.getEnclosingClass().get();
       }
-      if (top.getSimpleName().endsWith("Clock")) {
+      if (top.getName().equals(THE_CLOCK)) {
         continue;
       }
       for (JavaAccess<?> a : c.getAccessesFromSelf()) {

@@ -8,6 +8,7 @@ import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.testkit.arch.fixture.facade.Hub;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
 class HouseRulesTest {
   private static final String FIXTURE = "io.spyglass.testkit.arch.fixture";
   private static final String READS = FIXTURE + ".time.ReadsTheTime";
+  private static final String NAMED_CLOCK = FIXTURE + ".time.FixtureClock";
 
   private static final JavaClasses ALL = new ClassFileImporter().importPackages(FIXTURE);
   private static final JavaClasses TIME = new ClassFileImporter().importPackages(FIXTURE + ".time");
@@ -29,25 +31,51 @@ class HouseRulesTest {
   }
 
   @Test
-  void wallClockReadsAreCountedByTopLevelClassOutsideClocks() {
-    // a call, a method reference and java.time's now, and the nested class's call
-    assertThat(HouseRules.wallClockReads(TIME)).isEqualTo(Map.of(READS, 4));
+  void wallClockReadsAreCountedByTopLevelClassOutsideTheClock() {
+    // a call, a method reference and java.time's now, and the nested class's call; a class named
+    // *Clock is not the clock: its reads count
+    assertThat(HouseRules.wallClockReads(TIME)).isEqualTo(Map.of(READS, 4, NAMED_CLOCK, 2));
+  }
+
+  @Test
+  void theCoresClockIsTheOneClassThatMayReadTheMachinesClocks() {
+    JavaClasses clock = new ClassFileImporter().importPackagesOf(SpyglassClock.class);
+    assertThat(HouseRules.THE_CLOCK).isEqualTo("io.spyglass.core.SpyglassClock");
+    // it reads them (the machine's wall and monotonic clocks, by method reference) ...
+    assertThat(
+            clock.get(SpyglassClock.class).getAccessesFromSelf().stream()
+                .filter(HouseRules::readsTheWallClock)
+                .map(a -> a.getTarget().getName()))
+        .containsOnly("currentTimeMillis", "nanoTime");
+    // ... and only it does, in the core
+    assertThat(HouseRules.wallClockReads(clock)).isEmpty();
+    assertThatCode(() -> HouseRules.checkWallClockReads(clock, Map.of()))
+        .doesNotThrowAnyException();
   }
 
   @Test
   void aNewReadFailsAndSoDoesAStaleEntry() {
-    assertThatCode(() -> HouseRules.checkWallClockReads(TIME, Map.of(READS, 4)))
+    assertThatCode(() -> HouseRules.checkWallClockReads(TIME, Map.of(READS, 4, NAMED_CLOCK, 2)))
         .doesNotThrowAnyException();
-    assertThatThrownBy(() -> HouseRules.checkWallClockReads(TIME, Map.of(READS, 3)))
+    assertThatThrownBy(() -> HouseRules.checkWallClockReads(TIME, Map.of(READS, 3, NAMED_CLOCK, 2)))
         .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("The wall clock is read outside SpyglassClock")
         .hasMessageContaining(READS + " reads the wall clock 4 times, 3 listed")
-        .hasMessageContaining("take the time from the clock it is given (its module's clock")
+        .hasMessageContaining(
+            "take the time from the clock it is given (io.spyglass.core.SpyglassClock: millis()"
+                + " for a moment, nanos() for a duration")
+        .hasMessageNotContaining("*Clock")
         .hasMessageNotContaining("LongSupplier");
-    assertThatThrownBy(() -> HouseRules.checkWallClockReads(TIME, Map.of(READS, 5)))
+    assertThatThrownBy(() -> HouseRules.checkWallClockReads(TIME, Map.of(READS, 4)))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining(NAMED_CLOCK + " reads the wall clock 2 times, 0 listed");
+    assertThatThrownBy(() -> HouseRules.checkWallClockReads(TIME, Map.of(READS, 5, NAMED_CLOCK, 2)))
         .isInstanceOf(AssertionError.class)
         .hasMessageContaining("lower (or remove) its entry");
     assertThatThrownBy(
-            () -> HouseRules.checkWallClockReads(TIME, Map.of(READS, 4, FIXTURE + ".Gone", 1)))
+            () ->
+                HouseRules.checkWallClockReads(
+                    TIME, Map.of(READS, 4, NAMED_CLOCK, 2, FIXTURE + ".Gone", 1)))
         .hasMessageContaining(FIXTURE + ".Gone reads the wall clock 0 times, 1 listed");
   }
 
