@@ -21,7 +21,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.LongSupplier;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -86,14 +85,6 @@ public final class Sinks implements AutoCloseable {
   /** Sinks under {@code policy}, within {@code settings}, timed by the machine's clock. */
   public Sinks(DeliverySettings settings, SinkPolicy policy) {
     this(settings, policy, SpyglassClock.system());
-  }
-
-  /**
-   * @param nanoClock the monotonic clock of retries' deadlines, in nanoseconds (the sinks stamp no
-   *     moments: they read no wall clock)
-   */
-  public Sinks(DeliverySettings settings, SinkPolicy policy, LongSupplier nanoClock) {
-    this(settings, policy, new SpyglassClock(SpyglassClock.system(), nanoClock));
   }
 
   /**
