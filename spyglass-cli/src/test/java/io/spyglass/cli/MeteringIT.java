@@ -53,7 +53,8 @@ class MeteringIT {
   }
 
   static String url(Spyglass.Running s) throws InterruptedException {
-    return MeteringServe.url(s);
+    // on --runtime flink the service starts a Flink mini cluster first: slow on a busy machine
+    return MeteringServe.url(s, 120);
   }
 
   static String body(int request) {
