@@ -6,12 +6,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
 import java.net.InetSocketAddress;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -41,11 +39,6 @@ class AlertsIT {
   static final int WINDOWS = 12;
 
   @TempDir Path data;
-  final HttpClient http =
-      HttpClient.newBuilder()
-          .version(HttpClient.Version.HTTP_1_1)
-          .connectTimeout(Duration.ofSeconds(5))
-          .build();
 
   /** What the webhook received: each delivery's key (its Idempotency-Key) and body. */
   final List<String[]> received = new CopyOnWriteArrayList<>();
@@ -101,36 +94,22 @@ class AlertsIT {
   }
 
   Spyglass.Running serve() throws Exception {
-    return Spyglass.start(
-        "serve",
-        "--source",
-        "http",
-        "--port",
-        "0",
-        "--data",
-        data.toString(),
-        "--checkpoint-every",
-        "200ms",
-        "--sink-allow",
-        "127.0.0.1");
+    return MeteringServe.serve(data, "--checkpoint-every", "200ms", "--sink-allow", "127.0.0.1");
   }
 
-  HttpResponse<String> send(String method, String url, String body) throws Exception {
-    HttpRequest.Builder r =
+  static HttpResponse<String> send(String method, String url, String body) throws Exception {
+    return MeteringServe.send(
         HttpRequest.newBuilder(URI.create(url))
-            .timeout(Duration.ofSeconds(30))
-            .header("Content-Type", "application/json");
-    r.method(
-        method,
-        body == null
-            ? HttpRequest.BodyPublishers.noBody()
-            : HttpRequest.BodyPublishers.ofString(body));
-    return http.send(r.build(), HttpResponse.BodyHandlers.ofString());
+            .header("Content-Type", "application/json")
+            .method(
+                method,
+                body == null
+                    ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofString(body)));
   }
 
-  void ingest(String url, int window) throws Exception {
-    HttpResponse<String> r = send("POST", url + "api/ingest", window(window));
-    assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
+  static void ingest(String url, int window) throws Exception {
+    MeteringServe.ingestAccepted(url, window(window));
   }
 
   /** The alert's history as "WINDOW:STATE", oldest first. */
@@ -166,7 +145,7 @@ class AlertsIT {
   void firesAndResolvesOncePerWindowAcrossAKillAndARestart() throws Exception {
     String hook = "http://127.0.0.1:" + receiver.getAddress().getPort() + "/hook";
     try (Spyglass.Running s = serve()) {
-      String url = MeteringIT.url(s);
+      String url = MeteringServe.url(s);
       HttpResponse<String> created =
           send(
               "POST",
@@ -193,12 +172,11 @@ class AlertsIT {
       s.kill9();
     }
     try (Spyglass.Running s = serve()) {
-      String url = MeteringIT.url(s);
+      String url = MeteringServe.url(s);
       for (int w = 6; w < WINDOWS; w++) {
         ingest(url, w); // 6 and 7 again: repeats, not counted twice
       }
-      HttpResponse<String> last = send("POST", url + "api/ingest", doc("b", WINDOWS, 0));
-      assertThat(last.statusCode()).isEqualTo(202); // window 11 final
+      MeteringServe.ingestAccepted(url, doc("b", WINDOWS, 0)); // window 11 final
       List<String> expected =
           List.of("1:firing", "3:resolved", "5:firing", "7:resolved", "9:firing", "11:resolved");
       await(
@@ -236,8 +214,7 @@ class AlertsIT {
       assertThat(received.size() - keys().size())
           .as("deliveries again after the kill")
           .isLessThanOrEqualTo(1);
-      s.terminate();
-      assertThat(s.awaitExit()).as(s.toString()).isZero();
+      MeteringServe.stop(s);
     }
   }
 }

@@ -2,10 +2,6 @@ package io.spyglass.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -14,10 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
@@ -34,61 +27,17 @@ class DataFolderFaultsIT {
   static final String COUNT = MeteringIT.COUNT;
 
   @TempDir Path data;
-  final HttpClient http =
-      HttpClient.newBuilder()
-          .version(HttpClient.Version.HTTP_1_1)
-          .connectTimeout(Duration.ofSeconds(5))
-          .build();
 
   String[] serveArgs(String... more) {
-    List<String> a =
-        new ArrayList<>(
-            List.of("serve", "--source", "http", "--port", "0", "--data", data.toString()));
-    a.addAll(List.of(more));
-    return a.toArray(String[]::new);
+    return MeteringServe.args(data, more);
   }
 
   Spyglass.Running serve(String... more) throws Exception {
-    return Spyglass.start(serveArgs(more));
+    return MeteringServe.serve(data, more);
   }
 
-  HttpResponse<String> send(HttpRequest.Builder b) throws Exception {
-    return http.send(
-        b.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
-  }
-
-  HttpResponse<String> post(String url, int request) throws Exception {
-    return send(
-        HttpRequest.newBuilder(URI.create(url + "api/ingest"))
-            .POST(HttpRequest.BodyPublishers.ofString(MeteringIT.body(request))));
-  }
-
-  void define(String url) throws Exception {
-    HttpResponse<String> r =
-        send(
-            HttpRequest.newBuilder(URI.create(url + "api/standing-queries"))
-                .header("Content-Type", "application/json")
-                .POST(
-                    HttpRequest.BodyPublishers.ofString(
-                        Spyglass.JSON
-                            .createObjectNode()
-                            .put("name", "usage")
-                            .put("query", COUNT)
-                            .toString())));
-    assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
-  }
-
-  long docs(String url) throws Exception {
-    HttpResponse<String> r =
-        send(HttpRequest.newBuilder(URI.create(url + "api/standing-queries/usage/results")));
-    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-    long n = 0;
-    for (JsonNode w : Spyglass.parse(r.body())) {
-      for (JsonNode rec : w.get("records")) {
-        n += rec.path("docs").asLong();
-      }
-    }
-    return n;
+  static HttpResponse<String> post(String url, int request) throws Exception {
+    return MeteringServe.ingest(url, MeteringIT.body(request));
   }
 
   /**
@@ -105,19 +54,11 @@ class DataFolderFaultsIT {
       Thread.sleep(50);
     }
     expectedTotal += sentinelTotal();
-    return docs(url) - MeteringIT.PER_REQUEST;
+    return MeteringServe.counted(url, "usage")[0] - MeteringIT.PER_REQUEST;
   }
 
-  long total(String url) throws Exception {
-    HttpResponse<String> r =
-        send(HttpRequest.newBuilder(URI.create(url + "api/standing-queries/usage/results")));
-    long total = 0;
-    for (JsonNode w : Spyglass.parse(r.body())) {
-      for (JsonNode rec : w.get("records")) {
-        total += rec.path("total").asLong();
-      }
-    }
-    return total;
+  static long total(String url) throws Exception {
+    return MeteringServe.counted(url, "usage")[1];
   }
 
   /** Σ quantity of the documents counted so far as the test expects them. */
@@ -128,7 +69,7 @@ class DataFolderFaultsIT {
   }
 
   static String url(Spyglass.Running s) throws InterruptedException {
-    return MeteringIT.url(s);
+    return MeteringServe.url(s);
   }
 
   Path activeSegment() throws Exception {
@@ -141,16 +82,11 @@ class DataFolderFaultsIT {
   Spyglass.Running fill(int n, String... more) throws Exception {
     Spyglass.Running s = serve(more);
     String url = url(s);
-    define(url);
+    MeteringServe.define(url, "usage", COUNT);
     for (int q = 0; q < n; q++) {
       assertThat(post(url, q).statusCode()).isEqualTo(202);
     }
     return s;
-  }
-
-  void stop(Spyglass.Running s) throws Exception {
-    s.terminate();
-    assertThat(s.awaitExit()).as(s.toString()).isZero();
   }
 
   @Test
@@ -163,11 +99,11 @@ class DataFolderFaultsIT {
           .contains("is in use by another Spyglass (pid " + first.process.pid())
           .contains("Stop that one first, or give this one another --data folder");
       assertThat(post(url, 0).body()).contains("\"accepted\":" + MeteringIT.PER_REQUEST);
-      stop(first);
+      MeteringServe.stop(first);
     }
     try (Spyglass.Running again = serve()) {
       assertThat(post(url(again), 0).body()).contains("\"duplicates\":" + MeteringIT.PER_REQUEST);
-      stop(again);
+      MeteringServe.stop(again);
     }
   }
 
@@ -192,7 +128,7 @@ class DataFolderFaultsIT {
   void aGroupTornByACrashIsCutAndItsDocumentsCountOnceWhenSentAgain() throws Exception {
     int n = 5;
     try (Spyglass.Running s = fill(n)) {
-      stop(s);
+      MeteringServe.stop(s);
     }
     // the writer killed in the middle of a group: two whole records and a third cut short
     String torn = MeteringIT.body(100);
@@ -212,7 +148,7 @@ class DataFolderFaultsIT {
       assertThat(post(url, 100).body()).contains("\"accepted\":" + MeteringIT.PER_REQUEST);
       expectedTotal += sentinelTotal();
       assertThat(exactDocs(url, 901)).isEqualTo((n + 2) * MeteringIT.PER_REQUEST);
-      stop(s);
+      MeteringServe.stop(s);
     }
   }
 
@@ -253,7 +189,7 @@ class DataFolderFaultsIT {
       assertThat(post(url, 3).body()).contains("\"accepted\":1,\"duplicates\":9");
       expectedTotal += 5;
       assertThat(exactDocs(url, 901)).isEqualTo((n + 1) * MeteringIT.PER_REQUEST);
-      stop(s);
+      MeteringServe.stop(s);
     }
   }
 
@@ -261,7 +197,7 @@ class DataFolderFaultsIT {
   void aFlippedByteBeforeTheCheckpointIsSaidAndNothingIsCountedTwice() throws Exception {
     int n = 4;
     try (Spyglass.Running s = fill(n)) {
-      stop(s); // the last checkpoint covers everything
+      MeteringServe.stop(s); // the last checkpoint covers everything
     }
     flip("u1-2");
     expectedTotal = n * sentinelTotal();
@@ -272,14 +208,14 @@ class DataFolderFaultsIT {
           .contains("counted by the standing queries before");
       assertThat(post(url, 1).body()).contains("\"accepted\":0,\"duplicates\":10");
       assertThat(exactDocs(url, 900)).isEqualTo(n * MeteringIT.PER_REQUEST);
-      stop(s);
+      MeteringServe.stop(s);
     }
   }
 
   @Test
   void theLogCutUnderTheCheckpointRefusesTheStartAndChangesNothing() throws Exception {
     try (Spyglass.Running s = fill(3)) {
-      stop(s);
+      MeteringServe.stop(s);
     }
     Path seg = activeSegment();
     try (FileChannel ch = FileChannel.open(seg, StandardOpenOption.WRITE)) {

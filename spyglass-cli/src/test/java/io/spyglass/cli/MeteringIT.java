@@ -4,11 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -41,38 +39,22 @@ class MeteringIT {
 
   @TempDir Path data;
   @TempDir Path sinks;
-  final HttpClient http =
-      HttpClient.newBuilder()
-          .version(HttpClient.Version.HTTP_1_1)
-          .connectTimeout(Duration.ofSeconds(5))
-          .build();
 
   Spyglass.Running serve(String runtime) throws Exception {
     return serve(data, runtime, "--sink-dir", sinks.toString());
   }
 
+  /** {@code serve --source http} on {@code data} and {@code runtime}, checkpointing often. */
   static Spyglass.Running serve(Path data, String runtime, String... more) throws Exception {
     List<String> args =
-        new ArrayList<>(
-            List.of(
-                "serve",
-                "--runtime",
-                runtime,
-                "--source",
-                "http",
-                "--port",
-                "0",
-                "--data",
-                data.toString(),
-                "--checkpoint-every",
-                "200ms"));
+        new ArrayList<>(List.of("--runtime", runtime, "--checkpoint-every", "200ms"));
     args.addAll(List.of(more));
-    return Spyglass.start(args.toArray(String[]::new));
+    return MeteringServe.serve(data, args.toArray(String[]::new));
   }
 
   static String url(Spyglass.Running s) throws InterruptedException {
-    String line = s.awaitLine("the URL", l -> l.startsWith("Spyglass is serving "));
-    return line.substring("Spyglass is serving ".length()).strip();
+    // on --runtime flink the service starts a Flink mini cluster first: slow on a busy machine
+    return MeteringServe.url(s, 120);
   }
 
   static String body(int request) {
@@ -93,31 +75,8 @@ class MeteringIT {
     return b.toString();
   }
 
-  int post(String url, int request) throws Exception {
-    HttpResponse<String> r =
-        http.send(
-            HttpRequest.newBuilder(URI.create(url + "api/ingest"))
-                .timeout(Duration.ofSeconds(30))
-                .POST(HttpRequest.BodyPublishers.ofString(body(request)))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
-    return r.statusCode();
-  }
-
-  long[] totals(String url) throws Exception {
-    HttpResponse<String> r =
-        http.send(
-            HttpRequest.newBuilder(URI.create(url + "api/standing-queries/usage/results")).build(),
-            HttpResponse.BodyHandlers.ofString());
-    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-    long[] t = {0, 0};
-    for (JsonNode w : Spyglass.parse(r.body())) {
-      for (JsonNode rec : w.get("records")) {
-        t[0] += rec.path("docs").asLong();
-        t[1] += rec.path("total").asLong();
-      }
-    }
-    return t;
+  static int post(String url, int request) throws Exception {
+    return MeteringServe.ingest(url, body(request)).statusCode();
   }
 
   @ParameterizedTest(name = "--runtime {0}")
@@ -132,20 +91,7 @@ class MeteringIT {
         assertThat(s.awaitLine("the runtime", l -> l.contains("runtime:") && l.contains("Flink")))
             .contains("standing queries on the Flink job");
       }
-      HttpResponse<String> created =
-          http.send(
-              HttpRequest.newBuilder(URI.create(url + "api/standing-queries"))
-                  .header("Content-Type", "application/json")
-                  .POST(
-                      HttpRequest.BodyPublishers.ofString(
-                          Spyglass.JSON
-                              .createObjectNode()
-                              .put("name", "usage")
-                              .put("query", COUNT)
-                              .toString()))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
-      assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+      MeteringServe.define(url, "usage", COUNT);
       ExecutorService clients = Executors.newFixedThreadPool(6);
       AtomicBoolean killed = new AtomicBoolean();
       for (int q = 0; q < REQUESTS; q++) {
@@ -191,19 +137,10 @@ class MeteringIT {
       }
       long docs = (long) REQUESTS * PER_REQUEST;
       long quantity = (long) REQUESTS * PER_REQUEST * (PER_REQUEST + 1) / 2;
-      long[] t = {0, 0};
-      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (System.nanoTime() < until) {
-        t = totals(url);
-        if (t[0] >= docs) {
-          break;
-        }
-        Thread.sleep(100);
-      }
+      MeteringServe.awaitCounted(url, "usage", docs);
       Thread.sleep(1_000); // a document counted twice would show by now
-      assertThat(totals(url)).containsExactly(docs, quantity);
-      s.terminate();
-      assertThat(s.awaitExit()).as(s.toString()).isZero();
+      assertThat(MeteringServe.counted(url, "usage")).containsExactly(docs, quantity);
+      MeteringServe.stop(s);
     }
   }
 
@@ -301,42 +238,18 @@ class MeteringIT {
    * Defines a standing query; {@code fileSink}: its results also written to {@code NAME.ndjson}.
    */
   void define(String url, String name, String query, boolean fileSink) throws Exception {
-    com.fasterxml.jackson.databind.node.ObjectNode body =
-        Spyglass.JSON.createObjectNode().put("name", name).put("query", query);
-    if (fileSink) {
-      body.putArray("sinks").addObject().put("type", "file").put("path", name + ".ndjson");
-    }
-    HttpResponse<String> created =
-        http.send(
-            HttpRequest.newBuilder(URI.create(url + "api/standing-queries"))
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
-    assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+    MeteringServe.define(url, name, query, fileSink);
   }
 
+  /** Ingests {@code body}; it must be acknowledged. */
   void post(String url, String body) throws Exception {
-    HttpResponse<String> r =
-        http.send(
-            HttpRequest.newBuilder(URI.create(url + "api/ingest"))
-                .timeout(Duration.ofSeconds(30))
-                .POST(HttpRequest.BodyPublishers.ofString(body))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
-    assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
+    MeteringServe.ingestAccepted(url, body);
   }
 
   /** The final windows of {@code name} by start: their records and late count; each start once. */
   Map<Long, String> finals(String url, String name) throws Exception {
-    HttpResponse<String> r =
-        http.send(
-            HttpRequest.newBuilder(URI.create(url + "api/standing-queries/" + name + "/results"))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
-    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     Map<Long, String> out = new TreeMap<>();
-    for (JsonNode w : Spyglass.parse(r.body())) {
+    for (JsonNode w : MeteringServe.results(url, name)) {
       if (!w.path("window").path("final").asBoolean()) {
         continue;
       }
@@ -408,11 +321,8 @@ class MeteringIT {
 
       // deleted and defined again under the same name: a new query, counting from then on
       HttpResponse<String> deleted =
-          http.send(
-              HttpRequest.newBuilder(URI.create(url + "api/standing-queries/usage"))
-                  .DELETE()
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
+          MeteringServe.send(
+              HttpRequest.newBuilder(URI.create(url + "api/standing-queries/usage")).DELETE());
       assertThat(deleted.statusCode()).as(deleted.body()).isEqualTo(204);
       define(url, "usage", BY_ORG);
       List<Doc> third =
@@ -422,8 +332,7 @@ class MeteringIT {
       post(url, lines(third));
       Map<Long, String> again = expected(third, BASE + 30 * HOUR, 0);
       assertThat(awaitFinals(url, "usage", again)).isEqualTo(again);
-      s.terminate();
-      assertThat(s.awaitExit()).as(s.toString()).isZero();
+      MeteringServe.stop(s);
     }
   }
 
@@ -478,11 +387,7 @@ class MeteringIT {
         .isLessThan(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - since));
   }
 
-  long checkpointAgeMs(String url) throws Exception {
-    HttpResponse<String> r =
-        http.send(
-            HttpRequest.newBuilder(URI.create(url + "api/health")).build(),
-            HttpResponse.BodyHandlers.ofString());
-    return Spyglass.JSON.readTree(r.body()).path("checkpointAgeMs").asLong(Long.MAX_VALUE);
+  static long checkpointAgeMs(String url) throws Exception {
+    return MeteringServe.checkpointAgeMs(url);
   }
 }

@@ -3,18 +3,13 @@ package io.spyglass.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spyglass.flink.MeteringRun;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,33 +25,6 @@ import org.junit.jupiter.api.io.TempDir;
 class MeteringJobFolderIT {
   @TempDir Path data;
   @TempDir Path copy;
-  final HttpClient http =
-      HttpClient.newBuilder()
-          .version(HttpClient.Version.HTTP_1_1)
-          .connectTimeout(Duration.ofSeconds(5))
-          .build();
-
-  void define(String url, String name) throws Exception {
-    HttpResponse<String> created =
-        http.send(
-            HttpRequest.newBuilder(URI.create(url + "api/standing-queries"))
-                .header("Content-Type", "application/json")
-                .POST(
-                    HttpRequest.BodyPublishers.ofString(
-                        Spyglass.JSON
-                            .createObjectNode()
-                            .put("name", name)
-                            .put("query", MeteringIT.COUNT)
-                            .toString()))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
-    assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
-  }
-
-  void stop(Spyglass.Running s) throws Exception {
-    s.terminate();
-    assertThat(s.awaitExit()).as(s.toString()).isZero();
-  }
 
   /** The standing queries' database files of {@code from}, copied to {@code to}. */
   static void copyDatabase(Path from, Path to) throws Exception {
@@ -68,24 +36,16 @@ class MeteringJobFolderIT {
     }
   }
 
-  static void awaitStderr(Spyglass.Running s, String text) throws InterruptedException {
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (!s.stderr().contains(text) && System.nanoTime() < until) {
-      Thread.sleep(50);
-    }
-    assertThat(s.stderr()).contains(text);
-  }
-
   @Test
   void aQueryTheDatabaseLacksIsKilledOnTheJobAndALostJobFolderStopsTheStart() throws Exception {
     try (Spyglass.Running s = MeteringIT.serve(data, "flink")) {
       MeteringIT.url(s);
-      stop(s);
+      MeteringServe.stop(s);
     }
     copyDatabase(data, copy); // the database before "ghost" was defined
     try (Spyglass.Running s = MeteringIT.serve(data, "flink")) {
-      define(MeteringIT.url(s), "ghost");
-      stop(s);
+      MeteringServe.define(MeteringIT.url(s), "ghost", MeteringIT.COUNT);
+      MeteringServe.stop(s);
     }
     String ghost =
         MeteringRun.queries(data.resolve("flink")).keySet().stream()
@@ -97,14 +57,12 @@ class MeteringJobFolderIT {
     copyDatabase(copy, data);
     try (Spyglass.Running s = MeteringIT.serve(data, "flink")) {
       String url = MeteringIT.url(s);
-      awaitStderr(s, "standing query " + ghost + " runs on the Flink job but is not in the");
-      HttpResponse<String> listed =
-          http.send(
-              HttpRequest.newBuilder(URI.create(url + "api/standing-queries")).build(),
-              HttpResponse.BodyHandlers.ofString());
+      MeteringServe.awaitStderr(
+          s, "standing query " + ghost + " runs on the Flink job but is not in the");
+      HttpResponse<String> listed = MeteringServe.get(url, "api/standing-queries");
       assertThat(Spyglass.parse(listed.body()).get("standingQueries")).isEmpty();
-      define(url, "kept");
-      stop(s);
+      MeteringServe.define(url, "kept", MeteringIT.COUNT);
+      MeteringServe.stop(s);
     }
     Map<String, Boolean> onJob = MeteringRun.queries(data.resolve("flink"));
     assertThat(onJob).containsEntry(ghost, false);

@@ -14,12 +14,8 @@ import io.spyglass.service.metering.JobReplies;
 import io.spyglass.service.metering.JobStanding;
 import io.spyglass.service.metering.Metering;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -48,11 +44,6 @@ class MeteringJobLimitsIT {
   @TempDir static Path data;
   static SpyglassService service;
   static String url;
-  static final HttpClient http =
-      HttpClient.newBuilder()
-          .version(HttpClient.Version.HTTP_1_1)
-          .connectTimeout(Duration.ofSeconds(5))
-          .build();
 
   @BeforeAll
   static void start() throws Exception {
@@ -116,26 +107,6 @@ class MeteringJobLimitsIT {
     }
   }
 
-  static HttpResponse<String> send(HttpRequest.Builder r) throws Exception {
-    return http.send(
-        r.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
-  }
-
-  static void define(String name, String query) throws Exception {
-    HttpResponse<String> r =
-        send(
-            HttpRequest.newBuilder(URI.create(url + "api/standing-queries"))
-                .header("Content-Type", "application/json")
-                .POST(
-                    HttpRequest.BodyPublishers.ofString(
-                        Spyglass.JSON
-                            .createObjectNode()
-                            .put("name", name)
-                            .put("query", query)
-                            .toString())));
-    assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
-  }
-
   /** {@code n} documents with ids {@code prefix0...}, each of quantity 1, in the same hour. */
   static String docs(String prefix, int n) {
     StringBuilder b = new StringBuilder();
@@ -152,60 +123,29 @@ class MeteringJobLimitsIT {
     return b.toString();
   }
 
-  static HttpResponse<String> ingest(String body) throws Exception {
-    return send(
-        HttpRequest.newBuilder(URI.create(url + "api/ingest"))
-            .POST(HttpRequest.BodyPublishers.ofString(body)));
-  }
-
   /** Posts until it is taken (202), waiting out 429s. */
   static void ingestTaken(String body) throws Exception {
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    HttpResponse<String> r = ingest(body);
+    HttpResponse<String> r = MeteringServe.ingest(url, body);
     while (r.statusCode() == 429 && System.nanoTime() < until) {
       Thread.sleep(100);
-      r = ingest(body);
+      r = MeteringServe.ingest(url, body);
     }
     assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
   }
 
-  /** The documents counted in every window of {@code name}, open ones included. */
-  static long docsCounted(String name) throws Exception {
-    HttpResponse<String> r =
-        send(HttpRequest.newBuilder(URI.create(url + "api/standing-queries/" + name + "/results")));
-    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-    long n = 0;
-    for (JsonNode w : Spyglass.parse(r.body())) {
-      for (JsonNode rec : w.get("records")) {
-        n += rec.path("docs").asLong();
-      }
-    }
-    return n;
-  }
-
+  /** The documents counted in every window of {@code name} once they reach {@code docs}. */
   static long awaitCounted(String name, long docs) throws Exception {
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    long n = docsCounted(name);
-    while (n < docs && System.nanoTime() < until) {
-      Thread.sleep(100);
-      n = docsCounted(name);
-    }
-    return n;
+    return MeteringServe.awaitCounted(url, name, docs)[0];
   }
 
   static JsonNode listed(String name) throws Exception {
-    HttpResponse<String> r = send(HttpRequest.newBuilder(URI.create(url + "api/standing-queries")));
-    for (JsonNode q : Spyglass.parse(r.body()).get("standingQueries")) {
-      if (q.get("name").asText().equals(name)) {
-        return q;
-      }
-    }
-    throw new AssertionError("no standing query " + name + ": " + r.body());
+    return MeteringServe.listed(url, name);
   }
 
   /** The metric of the standing queries' state sizes, as text. */
   static String stateBytes() throws Exception {
-    HttpResponse<String> r = send(HttpRequest.newBuilder(URI.create(url + "metrics")));
+    HttpResponse<String> r = MeteringServe.get(url, "metrics");
     return r.body()
         .lines()
         .filter(l -> l.startsWith("spyglass_standing_state_bytes"))
@@ -214,14 +154,15 @@ class MeteringJobLimitsIT {
 
   @Test
   void theBacklogBoundsHowFarTheJobIsBehindTheLog() throws Exception {
-    define("backlog", MeteringIT.COUNT);
+    MeteringServe.define(url, "backlog", MeteringIT.COUNT);
     long taken = 0;
     HttpResponse<String> refused = null;
     try {
       // the job reads nothing more: the embedded engine keeps up, the job does not
       gate.set(service.metering().ingestor().log().committedEnd());
       for (int i = 0; i < 40 && refused == null; i++) {
-        HttpResponse<String> r = ingest(docs("b" + i + "-", 100)); // about 11 KiB
+        HttpResponse<String> r =
+            MeteringServe.ingest(url, docs("b" + i + "-", 100)); // about 11 KiB
         if (r.statusCode() == 202) {
           taken += 100;
         } else {
@@ -243,8 +184,9 @@ class MeteringJobLimitsIT {
 
   @Test
   void aStandingQueryWhoseStateOnTheJobGrowsOverTheBoundStopsTheOthersGoOn() throws Exception {
-    define("small", MeteringIT.COUNT);
-    define(
+    MeteringServe.define(url, "small", MeteringIT.COUNT);
+    MeteringServe.define(
+        url,
         "big",
         "SELECT id, COUNT(*) AS docs FROM STREAM(FOREVER) GROUP BY id"
             + " WINDOWING TUMBLING(1h, EVENT_TIME(time), LATENESS 10m)");

@@ -52,99 +52,98 @@ class ServeFlinkIT {
 
   @Test
   void twoServiceInstancesShareOneJob() throws Exception {
-    try (TestKafka kafka = TestKafka.start()) {
-      String bootstrap = kafka.bootstrap();
-      kafka.createTopics(Map.of("events", 2, "spyglass-queries", 1));
-      Configuration conf =
-          SpyglassJob.parseArgs(
-              "--kafka", bootstrap, "--records.topic", "events", "--checkpoint-ms", "0");
-      StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-      env.setParallelism(2);
-      SpyglassJob.build(env, conf);
-      JobClient job = env.executeAsync("spyglass");
-      AtomicBoolean feeding = new AtomicBoolean(true);
-      Thread feeder = new Thread(() -> feed(kafka, feeding), "feeder");
-      feeder.start();
-      try (Spyglass.Running a = serve(bootstrap, "a");
-          Spyglass.Running b = serve(bootstrap, "b")) {
-        String urlA = url(a);
-        String urlB = url(b);
-        HttpClient http = HttpClient.newHttpClient();
-        // one windowed query on each instance at once, each followed to its end over SSE
-        String idA =
-            submit(
-                http,
-                urlA,
-                "SELECT COUNT(*) AS n FROM STREAM(4000, TIME)" + " WINDOWING TUMBLING(1000, TIME)");
-        String idB =
-            submit(
-                http,
-                urlB,
-                "SELECT k, COUNT(*) AS n FROM STREAM(4000, TIME) GROUP BY k"
-                    + " WINDOWING TUMBLING(1000, TIME)");
-        CompletableFuture<List<JsonNode>> sseA =
-            sse(http, urlA + "api/queries/" + idA + "/results");
-        CompletableFuture<List<JsonNode>> sseB =
-            sse(http, urlB + "api/queries/" + idB + "/results");
-        List<JsonNode> resultsA = sseA.get(90, TimeUnit.SECONDS);
-        List<JsonNode> resultsB = sseB.get(90, TimeUnit.SECONDS);
-        assertThat(resultsA).as(resultsA.toString()).hasSizeGreaterThanOrEqualTo(2);
-        assertThat(resultsB).as(resultsB.toString()).hasSizeGreaterThanOrEqualTo(2);
-        for (JsonNode r : resultsA) {
-          assertThat(r.at("/meta/query/id").asText()).as(r.toString()).isEqualTo(idA);
-          assertThat(r.has("records")).as(r.toString()).isTrue();
-        }
-        for (JsonNode r : resultsB) {
-          assertThat(r.at("/meta/query/id").asText()).as(r.toString()).isEqualTo(idB);
-        }
-        JsonNode finalA = resultsA.get(resultsA.size() - 1);
-        assertThat(finalA.at("/meta/final").asBoolean()).as(resultsA.toString()).isTrue();
-        long countedA = 0;
-        for (JsonNode r : resultsA) {
-          countedA += r.at("/records/0/n").asLong();
-        }
-        assertThat(countedA).as(resultsA.toString()).isPositive();
-        JsonNode finalB = resultsB.get(resultsB.size() - 1);
-        assertThat(finalB.at("/meta/final").asBoolean()).as(resultsB.toString()).isTrue();
-        assertThat(resultsB.stream().anyMatch(r -> r.get("records").size() == 3))
-            .as(resultsB.toString())
-            .isTrue();
-
-        // each instance knows only its own queries
-        assertThat(get(http, urlA + "api/queries")).contains(idA);
-        assertThat(get(http, urlB + "api/queries")).contains(idB);
-        if (!idA.equals(idB)) {
-          assertThat(get(http, urlA + "api/queries")).doesNotContain(idB);
-          assertThat(get(http, urlB + "api/queries")).doesNotContain(idA);
-          assertThat(status(http, urlB + "api/queries/" + idA + "/results")).isEqualTo(404);
-        }
-
-        // DELETE ends a long query at once with its final result
-        String id = submit(http, urlA, "SELECT COUNT(*) AS n FROM STREAM(600000, TIME)");
-        awaitRunning(http, urlA + "api/queries/" + id);
-        HttpResponse<String> deleted =
-            http.send(
-                HttpRequest.newBuilder(URI.create(urlA + "api/queries/" + id)).DELETE().build(),
-                HttpResponse.BodyHandlers.ofString());
-        assertThat(deleted.statusCode()).isEqualTo(204);
-        List<JsonNode> killed =
-            sse(http, urlA + "api/queries/" + id + "/results").get(30, TimeUnit.SECONDS);
-        assertThat(killed.get(killed.size() - 1).at("/meta/final").asBoolean())
-            .as(killed.toString())
-            .isTrue();
-
-        // the stream's counters come from the job's status topic
-        assertThat(get(http, urlA + "api/health")).contains("Flink job via Kafka");
-
-        a.terminate();
-        b.terminate();
-        assertThat(a.awaitExit()).as(a.toString()).isZero();
-        assertThat(b.awaitExit()).as(b.toString()).isZero();
-      } finally {
-        feeding.set(false);
-        feeder.join();
-        job.cancel().get(30, TimeUnit.SECONDS);
+    // the module's broker, shared with the other test classes: the job's default topics and
+    // these instances are this test's own
+    TestKafka kafka = TestKafka.shared();
+    String bootstrap = kafka.bootstrap();
+    kafka.createTopics(Map.of("events", 2, "spyglass-queries", 1));
+    Configuration conf =
+        SpyglassJob.parseArgs(
+            "--kafka", bootstrap, "--records.topic", "events", "--checkpoint-ms", "0");
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+    env.setParallelism(2);
+    SpyglassJob.build(env, conf);
+    JobClient job = env.executeAsync("spyglass");
+    AtomicBoolean feeding = new AtomicBoolean(true);
+    Thread feeder = new Thread(() -> feed(kafka, feeding), "feeder");
+    feeder.start();
+    try (Spyglass.Running a = serve(bootstrap, "a");
+        Spyglass.Running b = serve(bootstrap, "b")) {
+      String urlA = url(a);
+      String urlB = url(b);
+      HttpClient http = HttpClient.newHttpClient();
+      // one windowed query on each instance at once, each followed to its end over SSE
+      String idA =
+          submit(
+              http,
+              urlA,
+              "SELECT COUNT(*) AS n FROM STREAM(4000, TIME)" + " WINDOWING TUMBLING(1000, TIME)");
+      String idB =
+          submit(
+              http,
+              urlB,
+              "SELECT k, COUNT(*) AS n FROM STREAM(4000, TIME) GROUP BY k"
+                  + " WINDOWING TUMBLING(1000, TIME)");
+      CompletableFuture<List<JsonNode>> sseA = sse(http, urlA + "api/queries/" + idA + "/results");
+      CompletableFuture<List<JsonNode>> sseB = sse(http, urlB + "api/queries/" + idB + "/results");
+      List<JsonNode> resultsA = sseA.get(90, TimeUnit.SECONDS);
+      List<JsonNode> resultsB = sseB.get(90, TimeUnit.SECONDS);
+      assertThat(resultsA).as(resultsA.toString()).hasSizeGreaterThanOrEqualTo(2);
+      assertThat(resultsB).as(resultsB.toString()).hasSizeGreaterThanOrEqualTo(2);
+      for (JsonNode r : resultsA) {
+        assertThat(r.at("/meta/query/id").asText()).as(r.toString()).isEqualTo(idA);
+        assertThat(r.has("records")).as(r.toString()).isTrue();
       }
+      for (JsonNode r : resultsB) {
+        assertThat(r.at("/meta/query/id").asText()).as(r.toString()).isEqualTo(idB);
+      }
+      JsonNode finalA = resultsA.get(resultsA.size() - 1);
+      assertThat(finalA.at("/meta/final").asBoolean()).as(resultsA.toString()).isTrue();
+      long countedA = 0;
+      for (JsonNode r : resultsA) {
+        countedA += r.at("/records/0/n").asLong();
+      }
+      assertThat(countedA).as(resultsA.toString()).isPositive();
+      JsonNode finalB = resultsB.get(resultsB.size() - 1);
+      assertThat(finalB.at("/meta/final").asBoolean()).as(resultsB.toString()).isTrue();
+      assertThat(resultsB.stream().anyMatch(r -> r.get("records").size() == 3))
+          .as(resultsB.toString())
+          .isTrue();
+
+      // each instance knows only its own queries
+      assertThat(get(http, urlA + "api/queries")).contains(idA);
+      assertThat(get(http, urlB + "api/queries")).contains(idB);
+      if (!idA.equals(idB)) {
+        assertThat(get(http, urlA + "api/queries")).doesNotContain(idB);
+        assertThat(get(http, urlB + "api/queries")).doesNotContain(idA);
+        assertThat(status(http, urlB + "api/queries/" + idA + "/results")).isEqualTo(404);
+      }
+
+      // DELETE ends a long query at once with its final result
+      String id = submit(http, urlA, "SELECT COUNT(*) AS n FROM STREAM(600000, TIME)");
+      awaitRunning(http, urlA + "api/queries/" + id);
+      HttpResponse<String> deleted =
+          http.send(
+              HttpRequest.newBuilder(URI.create(urlA + "api/queries/" + id)).DELETE().build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(deleted.statusCode()).isEqualTo(204);
+      List<JsonNode> killed =
+          sse(http, urlA + "api/queries/" + id + "/results").get(30, TimeUnit.SECONDS);
+      assertThat(killed.get(killed.size() - 1).at("/meta/final").asBoolean())
+          .as(killed.toString())
+          .isTrue();
+
+      // the stream's counters come from the job's status topic
+      assertThat(get(http, urlA + "api/health")).contains("Flink job via Kafka");
+
+      a.terminate();
+      b.terminate();
+      assertThat(a.awaitExit()).as(a.toString()).isZero();
+      assertThat(b.awaitExit()).as(b.toString()).isZero();
+    } finally {
+      feeding.set(false);
+      feeder.join();
+      job.cancel().get(30, TimeUnit.SECONDS);
     }
   }
 
@@ -165,8 +164,7 @@ class ServeFlinkIT {
 
   private static String url(Spyglass.Running serve) throws InterruptedException {
     // two JVMs connecting to Kafka beside a mini cluster: slow to start on a busy machine
-    String line = serve.awaitLine("the URL", l -> l.startsWith("Spyglass is serving "), 120);
-    return line.substring("Spyglass is serving ".length()).strip();
+    return MeteringServe.url(serve, 120);
   }
 
   private static HttpRequest post(String url, String bql) {

@@ -187,19 +187,8 @@ class ArchiveIT {
     Map<String, String> env = env(tools("sqlite"), System.getProperty("java.home"));
     env.put("SPYGLASS_JAVA_OPTS", "-Djava.io.tmpdir=" + tmp);
     env.put("SPYGLASS_CDS", "off");
-    Path work = Files.createDirectories(dir.resolve("serve-sqlite"));
-    try (Commands.Server server =
-        Commands.start(
-            pb(
-                work,
-                env,
-                home.resolve("bin/spyglass").toString(),
-                "serve",
-                "--port",
-                "0",
-                "--data",
-                work.resolve("data").toString()))) {
-      URI base = URI.create(server.awaitLine(SERVING).group(1));
+    try (Commands.Server server = serve(home, "sqlite", env)) {
+      URI base = base(server);
       HttpResponse<String> saved =
           HttpClient.newHttpClient()
               .send(
@@ -237,17 +226,32 @@ class ArchiveIT {
   record Served(JsonNode answer, Commands.Run stopped) {}
 
   /**
+   * {@code bin/spyglass serve} of {@code release} with {@code options}, on a free port, from a
+   * fresh working folder {@code serve-NAME} holding its data folder.
+   */
+  private static Commands.Server serve(
+      Path release, String name, Map<String, String> env, String... options) throws IOException {
+    Path work = Files.createDirectories(dir.resolve("serve-" + name));
+    List<String> cmd =
+        new ArrayList<>(List.of(release.resolve("bin/spyglass").toString(), "serve"));
+    cmd.addAll(List.of(options));
+    cmd.addAll(List.of("--port", "0", "--data", work.resolve("data").toString()));
+    return Commands.start(pb(work, env, cmd.toArray(String[]::new)));
+  }
+
+  /** The URL {@code server} says it serves on. */
+  private static URI base(Commands.Server server) throws InterruptedException {
+    return URI.create(server.awaitLine(SERVING).group(1));
+  }
+
+  /**
    * bin/spyglass serve on a free port from a fresh working folder: its health, its web UI, one
    * query's answer (the last result of POST /api/query), and a stop with SIGTERM that exits 0.
    */
   private static Served serveAndQuery(
       String name, Map<String, String> env, List<String> options, String query) throws Exception {
-    Path work = Files.createDirectories(dir.resolve("serve-" + name));
-    List<String> cmd = new ArrayList<>(List.of(home.resolve("bin/spyglass").toString(), "serve"));
-    cmd.addAll(options);
-    cmd.addAll(List.of("--port", "0", "--data", work.resolve("data").toString()));
-    try (Commands.Server server = Commands.start(pb(work, env, cmd.toArray(String[]::new)))) {
-      URI base = URI.create(server.awaitLine(SERVING).group(1));
+    try (Commands.Server server = serve(home, name, env, options.toArray(String[]::new))) {
+      URI base = base(server);
       HttpClient http = HttpClient.newHttpClient();
 
       HttpResponse<String> health =
@@ -514,21 +518,11 @@ class ArchiveIT {
   /** bin/spyglass serve of {@code release} on a free port, one query answered, SIGTERM. */
   private static Commands.Run serveOnce(Path release, Map<String, String> env, String name)
       throws Exception {
-    Path work = Files.createDirectories(dir.resolve("serve-" + name));
-    try (Commands.Server server =
-        Commands.start(
-            pb(
-                work,
-                env,
-                release.resolve("bin/spyglass").toString(),
-                "serve",
-                "--port",
-                "0",
-                "--data",
-                work.resolve("data").toString()))) {
-      URI base = URI.create(server.awaitLine(SERVING).group(1));
+    try (Commands.Server server = serve(release, name, env)) {
       query(
-          HttpClient.newHttpClient(), base, "SELECT COUNT(*) AS n FROM STREAM(10s, TIME) LIMIT 1");
+          HttpClient.newHttpClient(),
+          base(server),
+          "SELECT COUNT(*) AS n FROM STREAM(10s, TIME) LIMIT 1");
       Commands.Run stopped = server.stop();
       assertThat(stopped.exitCode()).as(stopped.toString()).isZero();
       return stopped;

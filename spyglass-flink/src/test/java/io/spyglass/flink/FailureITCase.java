@@ -20,14 +20,11 @@ import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.InjectMiniCluster;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Checkpoints on, a TaskManager killed in the middle of windowed queries (with a checkpoint holding
@@ -37,15 +34,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * windows emitted after the checkpoint are sent again, the same (time is in clock marks), and the
  * reader drops them by window number.
  */
+@OnMiniCluster
 class FailureITCase {
-  @RegisterExtension
-  static final MiniClusterExtension FLINK =
-      new MiniClusterExtension(
-          new MiniClusterResourceConfiguration.Builder()
-              .setNumberTaskManagers(1)
-              .setNumberSlotsPerTaskManager(2)
-              .build());
-
   private static final long T0 = QueryTestDriver.START_MS;
   private static final int WINDOWS = 10;
   private static final int KILL_IN_WINDOW = 4;

@@ -15,29 +15,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Every case of the test kit's golden scripts, run on the Flink job (parallelism 2) through a real
  * Kafka broker, with time in clock marks: the same results as the embedded driver, windows,
  * durations and metadata included. The cases share one job, one after another.
  */
+@OnMiniCluster
 class GoldenScriptsOnFlinkITCase {
-  @RegisterExtension
-  static final MiniClusterExtension FLINK =
-      new MiniClusterExtension(
-          new MiniClusterResourceConfiguration.Builder()
-              .setNumberTaskManagers(1)
-              .setNumberSlotsPerTaskManager(2)
-              .build());
-
   private static final int PARTITIONS = 2;
   private static JobClient job;
   private static FlinkQueryClient client;

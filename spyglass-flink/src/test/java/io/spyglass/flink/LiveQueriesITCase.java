@@ -19,8 +19,6 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -30,7 +28,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The job on the wall clock while records stream in: queries of two instances come and go, each
@@ -38,15 +35,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * event-time windows close, a bad query is refused with its position, and garbage on the query
  * topic or in the records hurts nothing else.
  */
+@OnMiniCluster
 class LiveQueriesITCase {
-  @RegisterExtension
-  static final MiniClusterExtension FLINK =
-      new MiniClusterExtension(
-          new MiniClusterResourceConfiguration.Builder()
-              .setNumberTaskManagers(1)
-              .setNumberSlotsPerTaskManager(2)
-              .build());
-
   @Test
   void queriesComeAndGoWhileRecordsStreamIn() throws Exception {
     KafkaJobs.Job j = KafkaJobs.prepare("live", 2, Map.of("records.start", "LATEST"));

@@ -15,11 +15,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.InjectMiniCluster;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -28,15 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * checkpoint's position, and every window reaches the listener (once, after dropping repeats by
  * window number) with the embedded engine's totals.
  */
+@OnMiniCluster
 class MeteringRunITCase {
-  @RegisterExtension
-  static final MiniClusterExtension FLINK =
-      new MiniClusterExtension(
-          new MiniClusterResourceConfiguration.Builder()
-              .setNumberTaskManagers(1)
-              .setNumberSlotsPerTaskManager(2)
-              .build());
-
   @TempDir Path data;
 
   @Test

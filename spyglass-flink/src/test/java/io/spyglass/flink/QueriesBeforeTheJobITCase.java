@@ -10,27 +10,17 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A new job without a checkpoint or committed offsets, started with its defaults: a query sent
  * before the job reads its query topic (a service submits while the job starts) is run, not lost at
  * the end of the topic.
  */
+@OnMiniCluster(slots = 1)
 class QueriesBeforeTheJobITCase {
-  @RegisterExtension
-  static final MiniClusterExtension FLINK =
-      new MiniClusterExtension(
-          new MiniClusterResourceConfiguration.Builder()
-              .setNumberTaskManagers(1)
-              .setNumberSlotsPerTaskManager(1)
-              .build());
-
   @Test
   void aQuerySentBeforeTheJobStartsRuns() throws Exception {
     KafkaJobs.Job j =

@@ -13,12 +13,9 @@ import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -29,15 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * each restore runs on every subtask, a subtask with no records partition included (its clock
  * ticks: the windowed query's windows close).
  */
+@OnMiniCluster(slots = 3)
 class RescaleITCase {
-  @RegisterExtension
-  static final MiniClusterExtension FLINK =
-      new MiniClusterExtension(
-          new MiniClusterResourceConfiguration.Builder()
-              .setNumberTaskManagers(1)
-              .setNumberSlotsPerTaskManager(3)
-              .build());
-
   @TempDir Path savepoints;
 
   @Test

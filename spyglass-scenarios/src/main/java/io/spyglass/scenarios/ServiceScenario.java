@@ -82,7 +82,7 @@ final class ServiceScenario implements Scenario {
       rateWithAndWithout(s, report, http, clients);
     }
     if (parts.contains("5")) {
-      manyStreams(s, report, http, s.quick() ? 300 : IDLE_STREAMS);
+      manyStreams(s, report, http, s.quick() ? 100 : IDLE_STREAMS);
     }
     if (parts.contains("6")) {
       new SinksPart(s, report, http).run();
@@ -576,7 +576,10 @@ final class ServiceScenario implements Scenario {
    */
   private void manyStreams(Settings s, Report report, HttpClient http, int n) throws Exception {
     report.heading("5. " + Table.count(n) + " idle queries, each with its SSE stream");
-    long probeMs = s.quick() ? 3_000 : 25_000;
+    long probeMs = s.quick() ? 1_000 : 25_000;
+    // how long each full GC lets G1 give the shrunk heap back before its reading: quick runs
+    // (a check of the tooling) read at once
+    long settleMs = s.quick() ? 200 : 3_000;
     try (ServerProcess sv = ServerProcess.start(1_000, s.recordBytes(), n + 64, 2 * n + 256, true);
         SseSwarm swarm = new SseSwarm(sv.address(), "127.0.0.1", null, 256)) {
       // the memory is the growth from half of them to all: what the first ones grow once
@@ -591,9 +594,9 @@ final class ServiceScenario implements Scenario {
       boolean all = swarm.awaitConnected(300_000);
       double connectS = (System.nanoTime() - t1) / 1e9;
       Thread.sleep(1_000);
-      long heap0 = sv.gc();
+      long heap0 = sv.gc(settleMs);
       long direct0 = sv.directBytes();
-      long rss0 = sv.settledRssBytes();
+      long rss0 = sv.settledRssBytes(settleMs);
       long t2 = System.nanoTime();
       List<String> more = submitIdle(http, sv.base(), "idle-b", n - n / 2);
       submitS += (System.nanoTime() - t2) / 1e9;
@@ -605,9 +608,9 @@ final class ServiceScenario implements Scenario {
       connectS += (System.nanoTime() - t3) / 1e9;
       ids.addAll(more);
       Thread.sleep(1_000);
-      long heap1 = sv.gc();
+      long heap1 = sv.gc(settleMs);
       long direct1 = sv.directBytes();
-      long rss1 = sv.settledRssBytes();
+      long rss1 = sv.settledRssBytes(settleMs);
       int open = 0;
       for (SseSwarm.Stream st : swarm.streams()) {
         if (st.status == 200 && !st.ended) {
@@ -804,9 +807,12 @@ final class ServiceScenario implements Scenario {
       return SseClient.JSON.readTree(r.body()).path("recordsRead").asLong();
     }
 
-    /** A full GC in the service's JVM; the heap it uses after. */
-    long gc() throws IOException {
-      in.println("gc");
+    /**
+     * A full GC in the service's JVM, then {@code settleMs} for G1 to give the shrunk heap back to
+     * the system; the heap it uses after.
+     */
+    long gc(long settleMs) throws IOException {
+      in.println("gc " + settleMs);
       String[] words = reply("heap ").split(" ");
       lastDirect = Long.parseLong(words[3]);
       return Long.parseLong(words[1]);
@@ -824,10 +830,10 @@ final class ServiceScenario implements Scenario {
      * after a full GC (the collector's own structures and the pages the service's garbage touched
      * since the last collection swing a single reading by megabytes).
      */
-    long settledRssBytes() throws IOException {
+    long settledRssBytes(long settleMs) throws IOException {
       long least = rssBytes();
       for (int i = 0; i < 2; i++) {
-        gc();
+        gc(settleMs);
         least = Math.min(least, rssBytes());
       }
       return least;
@@ -900,14 +906,16 @@ final class ServiceScenario implements Scenario {
             new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.UTF_8));
     String line;
     while ((line = commands.readLine()) != null) {
-      if (line.strip().equals("gc")) {
+      // "gc MS": a full GC, the heap read, then MS for the heap to shrink
+      if (line.startsWith("gc ")) {
         System.gc();
         System.gc();
         // the heap the objects hold, read at once: what the service allocates in the next
         // seconds (records, heartbeats) is garbage, not held
         Runtime rt = Runtime.getRuntime();
         long used = rt.totalMemory() - rt.freeMemory();
-        Thread.sleep(3_000); // G1 gives the shrunk heap back to the system concurrently
+        // G1 gives the shrunk heap back to the system concurrently
+        Thread.sleep(Long.parseLong(line.substring("gc ".length()).strip()));
         long direct = 0;
         for (java.lang.management.BufferPoolMXBean b :
             java.lang.management.ManagementFactory.getPlatformMXBeans(

@@ -80,13 +80,22 @@ public record Settings(
         List.of());
   }
 
+  /** These settings with each measured run {@code probeMs} long after {@code warmupMs}. */
+  Settings withProbe(long probeMs, long warmupMs) {
+    return copy(probeMs, warmupMs, workloads, inputs);
+  }
+
   /** These settings comparing only these versus-bullet workloads on these inputs. */
   Settings only(List<String> workloads, List<String> inputs) {
+    return copy(probeMs, warmupMs, List.copyOf(workloads), List.copyOf(inputs));
+  }
+
+  private Settings copy(long probeMs, long warmupMs, List<String> workloads, List<String> inputs) {
     return new Settings(
         quick,
         rate,
         recordBytes,
-        this.workers,
+        workers,
         queries,
         sizes,
         probeMs,
@@ -96,8 +105,8 @@ public record Settings(
         poolRecords,
         kafka,
         full,
-        List.copyOf(workloads),
-        List.copyOf(inputs));
+        workloads,
+        inputs);
   }
 
   /** A search's bisection steps: one in quick mode, {@code dflt} by default, {@code full} else. */

@@ -56,8 +56,9 @@ final class SinksPart {
     this.s = s;
     this.report = report;
     this.http = http;
-    this.queries = s.queriesOr(List.of(s.quick() ? 500 : 10_000)).get(0);
-    this.windowMs = s.quick() ? 2_000 : 10_000;
+    // quick: enough queries that their windows end spread over each window, few to submit
+    this.queries = s.queriesOr(List.of(s.quick() ? 100 : 10_000)).get(0);
+    this.windowMs = s.quick() ? 1_000 : 10_000;
     // -Dspyglass.bench.sinks.spreadMs=0: every query submitted at once (their windows end together)
     this.spreadMs = Long.getLong("spyglass.bench.sinks.spreadMs", windowMs);
     this.rounds = Integer.getInteger("spyglass.bench.sinks.rounds", s.quick() ? 1 : 2);
@@ -287,7 +288,7 @@ final class SinksPart {
       }
       SinkReceiver.Stats r1 = receiver.stats();
       // the documents of the last windows measured are still on their way: a while for them
-      Thread.sleep(s.quick() ? 2_000 : 5_000);
+      Thread.sleep(s.quick() ? 1_000 : 5_000);
       SinkReceiver.Stats r2 = receiver.stats();
       Sinks hub = service.sinks();
       long dropped = hub.count(SinkSpec.Type.WEBHOOK, Sinks.Count.DROPPED);
