@@ -1,7 +1,6 @@
 package io.spyglass.cli;
 
 import io.spyglass.engine.EngineConfig;
-import io.spyglass.engine.ingest.Ingestor;
 import io.spyglass.flink.client.IngestTopicWriter;
 import io.spyglass.service.MeteringStart;
 import io.spyglass.service.ServiceConfig;
@@ -12,17 +11,14 @@ import io.spyglass.service.runtime.FlinkRuntime;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
 import java.util.Map;
 
 /**
  * {@code serve --runtime flink --kafka HOST:PORT --source http}: the accepted documents written to
- * the job's records topic before the 202 ({@link IngestTopicWriter}), the standing queries on the
- * job on the cluster ({@link TopicJob}), the other queries on it too, as {@code serve --runtime
- * flink --kafka} runs them ({@link FlinkRuntime}); the data folder holds the standing queries'
- * database.
+ * the job's records topic before the 202, once per id within the id horizon ({@link TopicIngest}
+ * over {@link IngestTopicWriter}), the standing queries on the job on the cluster ({@link
+ * TopicJob}), the other queries on it too, as {@code serve --runtime flink --kafka} runs them
+ * ({@link FlinkRuntime}); the data folder holds the standing queries' database.
  */
 final class MeteringOnKafka {
   /** How long a request waits for Kafka before it is answered 503. */
@@ -46,12 +42,21 @@ final class MeteringOnKafka {
     FlinkRuntime queries =
         FlinkRuntime.connect(o.kafka, instance, o.queryTopic, o.statusTopic, kafkaProperties);
     IngestTopicWriter writer;
+    TopicIngest ingest;
     try {
       writer =
           IngestTopicWriter.open(
               new IngestTopicWriter.Settings(
                   o.kafka, o.recordsTopic, instance, WRITE_TIMEOUT, kafkaProperties));
-    } catch (IOException | RuntimeException e) {
+      try {
+        ingest =
+            TopicIngest.open(
+                writer, o.data, metering.ingest().horizonMs(), System::currentTimeMillis);
+      } catch (IOException | RuntimeException | InterruptedException e) {
+        writer.close();
+        throw e;
+      }
+    } catch (IOException | RuntimeException | InterruptedException e) {
       queries.close();
       throw e;
     }
@@ -60,7 +65,7 @@ final class MeteringOnKafka {
     Metering.Forward forward =
         docs -> {
           try {
-            writer.write(topicDocs(docs));
+            return ingest.write(docs);
           } catch (IOException e) {
             throw new Metering.NotWritten(
                 "The documents could not be written to the Flink job's records topic "
@@ -81,16 +86,8 @@ final class MeteringOnKafka {
             .withEngine(engine)
             .withRuntime(queries)
             .withForward(forward)
-            .withJob(TopicJob.starter(writer, o.kafka, o.queryTopic, instance, kafkaProperties)));
-  }
-
-  private static List<IngestTopicWriter.Doc> topicDocs(List<Ingestor.Doc> docs) {
-    List<IngestTopicWriter.Doc> out = new ArrayList<>(docs.size());
-    for (Ingestor.Doc d : docs) {
-      out.add(
-          new IngestTopicWriter.Doc(
-              d.id(), Arrays.copyOfRange(d.data(), d.offset(), d.offset() + d.length())));
-    }
-    return out;
+            .withJob(
+                TopicJob.starter(
+                    ingest, writer, o.kafka, o.queryTopic, instance, kafkaProperties)));
   }
 }
