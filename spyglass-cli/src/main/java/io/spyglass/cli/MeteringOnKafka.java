@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * {@code serve --runtime flink --kafka HOST:PORT --source http}: the accepted documents written to
@@ -42,30 +43,27 @@ final class MeteringOnKafka {
     FlinkRuntime queries =
         FlinkRuntime.connect(o.kafka, instance, o.queryTopic, o.statusTopic, kafkaProperties);
     IngestTopicWriter writer;
-    TopicIngest ingest;
     try {
       writer =
           IngestTopicWriter.open(
               new IngestTopicWriter.Settings(
                   o.kafka, o.recordsTopic, instance, WRITE_TIMEOUT, kafkaProperties));
-      try {
-        ingest =
-            TopicIngest.open(
-                writer, o.data, metering.ingest().horizonMs(), System::currentTimeMillis);
-      } catch (IOException | RuntimeException | InterruptedException e) {
-        writer.close();
-        throw e;
-      }
-    } catch (IOException | RuntimeException | InterruptedException e) {
+    } catch (IOException | RuntimeException e) {
       queries.close();
       throw e;
     }
+    // the id journal is opened with the job, once the data folder is locked
+    AtomicReference<TopicIngest> ingest = new AtomicReference<>();
     String bootstrap = o.kafka;
     String topic = o.recordsTopic;
     Metering.Forward forward =
         docs -> {
           try {
-            return ingest.write(docs);
+            TopicIngest in = ingest.get();
+            if (in == null) {
+              throw new IOException("the service is starting");
+            }
+            return in.write(docs);
           } catch (IOException e) {
             throw new Metering.NotWritten(
                 "The documents could not be written to the Flink job's records topic "
@@ -88,6 +86,12 @@ final class MeteringOnKafka {
             .withForward(forward)
             .withJob(
                 TopicJob.starter(
-                    ingest, writer, o.kafka, o.queryTopic, instance, kafkaProperties)));
+                    ingest,
+                    metering.ingest().horizonMs(),
+                    writer,
+                    o.kafka,
+                    o.queryTopic,
+                    instance,
+                    kafkaProperties)));
   }
 }

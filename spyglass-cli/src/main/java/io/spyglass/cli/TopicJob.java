@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -94,12 +95,14 @@ final class TopicJob implements JobStanding.Job {
   }
 
   /**
-   * Starts reading the replies of the standing queries of {@code instance}, which are defined and
-   * killed through {@code writer} on {@code queryTopic}; {@code ingest} (which writes the documents
-   * with {@code writer}) is closed with the job.
+   * Opens the id journal under the data folder (locked by then) into {@code ingest}, for writing
+   * documents with {@code writer} once per id within {@code horizonMs}, and starts reading the
+   * replies of the standing queries of {@code instance}, which are defined and killed through
+   * {@code writer} on {@code queryTopic}. The journal is closed with the job.
    */
   static JobStanding.Starter starter(
-      TopicIngest ingest,
+      AtomicReference<TopicIngest> ingest,
+      long horizonMs,
       IngestTopicWriter writer,
       String bootstrap,
       String queryTopic,
@@ -109,15 +112,22 @@ final class TopicJob implements JobStanding.Job {
         Path jobDir,
         Consumer<JobReplies.Reply> out,
         LongSupplier committedEnd) -> {
+      TopicIngest ids =
+          TopicIngest.open(writer, ingestDir.getParent(), horizonMs, System::currentTimeMillis);
       String topic = standingTopicOf(instance);
-      KafkaProducer<String, byte[]> looks = lookProducer(bootstrap, kafkaProperties);
+      KafkaProducer<String, byte[]> looks = null;
       try {
+        looks = lookProducer(bootstrap, kafkaProperties);
         ReplyTopicReader reader =
             ReplyTopicReader.start(
                 bootstrap, topic, topic, kafkaProperties, r -> MeteringJob.forward(r, out));
-        return new TopicJob(ingest, writer, bootstrap, queryTopic, topic, reader, looks);
+        ingest.set(ids);
+        return new TopicJob(ids, writer, bootstrap, queryTopic, topic, reader, looks);
       } catch (RuntimeException e) {
-        looks.close(Duration.ZERO);
+        if (looks != null) {
+          looks.close(Duration.ZERO);
+        }
+        ids.close();
         throw e;
       }
     };

@@ -57,11 +57,11 @@ class MeteringKafkaIT {
   final MeteringIT m = new MeteringIT();
 
   static Spyglass.Running serve(Path data, String bootstrap, String... more) throws Exception {
-    return serve(data, bootstrap, "metering", more);
+    return serveAs(data, bootstrap, "metering", more);
   }
 
   /** The service of instance {@code name}, over the topics {@code name-records} and others. */
-  static Spyglass.Running serve(Path data, String bootstrap, String name, String... more)
+  static Spyglass.Running serveAs(Path data, String bootstrap, String name, String... more)
       throws Exception {
     List<String> args =
         new ArrayList<>(
@@ -101,7 +101,7 @@ class MeteringKafkaIT {
     return job(bootstrap, "metering");
   }
 
-  /** The job over the topics of {@link #serve(Path, String, String, String...)}'s {@code name}. */
+  /** The job over the topics of {@link #serveAs}'s {@code name}. */
   static JobClient job(String bootstrap, String name) throws Exception {
     Configuration conf =
         SpyglassJob.parseArgs(
@@ -294,7 +294,7 @@ class MeteringKafkaIT {
     kafka.createTopics(Map.of("limit-records", 1, "limit-queries", 1));
     JobClient job = job(kafka.bootstrap(), "limit");
     try (Spyglass.Running s =
-        serve(kafkaData, kafka.bootstrap(), "limit", "--max-standing-state", "16KiB")) {
+        serveAs(kafkaData, kafka.bootstrap(), "limit", "--max-standing-state", "16KiB")) {
       String url = url(s);
       m.define(url, "small", MeteringIT.COUNT, false);
       m.define(
