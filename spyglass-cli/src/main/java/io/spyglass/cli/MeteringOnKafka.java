@@ -88,6 +88,7 @@ final class MeteringOnKafka {
                 TopicJob.starter(
                     ingest,
                     metering.ingest().horizonMs(),
+                    CommandClock.system(),
                     writer,
                     o.kafka,
                     o.queryTopic,

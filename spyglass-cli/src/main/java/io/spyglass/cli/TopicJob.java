@@ -66,10 +66,11 @@ final class TopicJob implements JobStanding.Job {
   private final String bootstrap;
   private final ReplyTopicReader replies;
   private final KafkaProducer<String, byte[]> looks;
+  private final CommandClock clock;
   private final AtomicLong lookNumbers =
       new AtomicLong(ThreadLocalRandom.current().nextLong(1L << 40, 1L << 60));
 
-  /** When each query's state was last measured ({@link System#nanoTime}), by id on the job. */
+  /** When each query's state was last measured (the clock's nanoseconds), by id on the job. */
   private final Map<String, Long> measured = new ConcurrentHashMap<>();
 
   private TopicJob(
@@ -79,7 +80,8 @@ final class TopicJob implements JobStanding.Job {
       String queryTopic,
       String standingTopic,
       ReplyTopicReader replies,
-      KafkaProducer<String, byte[]> looks) {
+      KafkaProducer<String, byte[]> looks,
+      CommandClock clock) {
     this.ingest = ingest;
     this.writer = writer;
     this.bootstrap = bootstrap;
@@ -87,6 +89,7 @@ final class TopicJob implements JobStanding.Job {
     this.standingTopic = standingTopic;
     this.replies = replies;
     this.looks = looks;
+    this.clock = clock;
   }
 
   /** The topic of instance {@code instance}'s standing queries' replies. */
@@ -98,11 +101,13 @@ final class TopicJob implements JobStanding.Job {
    * Opens the id journal under the data folder (locked by then) into {@code ingest}, for writing
    * documents with {@code writer} once per id within {@code horizonMs}, and starts reading the
    * replies of the standing queries of {@code instance}, which are defined and killed through
-   * {@code writer} on {@code queryTopic}. The journal is closed with the job.
+   * {@code writer} on {@code queryTopic}; times from {@code clock}. The journal is closed with the
+   * job.
    */
   static JobStanding.Starter starter(
       AtomicReference<TopicIngest> ingest,
       long horizonMs,
+      CommandClock clock,
       IngestTopicWriter writer,
       String bootstrap,
       String queryTopic,
@@ -112,8 +117,7 @@ final class TopicJob implements JobStanding.Job {
         Path jobDir,
         Consumer<JobReplies.Reply> out,
         LongSupplier committedEnd) -> {
-      TopicIngest ids =
-          TopicIngest.open(writer, ingestDir.getParent(), horizonMs, System::currentTimeMillis);
+      TopicIngest ids = TopicIngest.open(writer, ingestDir.getParent(), horizonMs, clock::millis);
       String topic = standingTopicOf(instance);
       KafkaProducer<String, byte[]> looks = null;
       try {
@@ -122,7 +126,7 @@ final class TopicJob implements JobStanding.Job {
             ReplyTopicReader.start(
                 bootstrap, topic, topic, kafkaProperties, r -> MeteringJob.forward(r, out));
         ingest.set(ids);
-        return new TopicJob(ids, writer, bootstrap, queryTopic, topic, reader, looks);
+        return new TopicJob(ids, writer, bootstrap, queryTopic, topic, reader, looks, clock);
       } catch (RuntimeException e) {
         if (looks != null) {
           looks.close(Duration.ZERO);
@@ -184,7 +188,7 @@ final class TopicJob implements JobStanding.Job {
   @Override
   public long inspect(String id, boolean windows) {
     if (!windows) {
-      long now = System.nanoTime();
+      long now = clock.nanos();
       Long last = measured.get(id);
       if (last != null && now - last < MEASURE_EVERY_NANOS) {
         return -1;
