@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * the job's records topic before the 202, once per id within the id horizon ({@link TopicIngest}
  * over {@link IngestTopicWriter}), the standing queries on the job on the cluster ({@link
  * TopicJob}), the other queries on it too, as {@code serve --runtime flink --kafka} runs them
- * ({@link FlinkRuntime}); the data folder holds the standing queries' database.
+ * ({@link FlinkRuntime}); the data folder holds the standing queries' database and the id journal.
  */
 final class MeteringOnKafka {
   /** How long a request waits for Kafka before it is answered 503. */
