@@ -46,8 +46,11 @@ final class MeteringJob implements JobStanding.Job {
     };
   }
 
-  /** The job's results and ends, as the service takes them; its other replies say nothing here. */
-  private static void forward(Reply r, Consumer<JobReplies.Reply> replies) {
+  /**
+   * The job's results, ends and answers to looks, as the service takes them; its other replies say
+   * nothing here.
+   */
+  static void forward(Reply r, Consumer<JobReplies.Reply> replies) {
     switch (r.kind()) {
       case RESULT -> replies.accept(JobReplies.Reply.result(r.queryId(), r.result()));
       case ENDED, REJECTED -> replies.accept(JobReplies.Reply.ended(r.queryId(), r.error()));

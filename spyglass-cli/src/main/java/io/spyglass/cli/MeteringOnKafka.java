@@ -1,7 +1,7 @@
 package io.spyglass.cli;
 
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.engine.EngineConfig;
-import io.spyglass.engine.ingest.Ingestor;
 import io.spyglass.flink.client.IngestTopicWriter;
 import io.spyglass.service.MeteringStart;
 import io.spyglass.service.ServiceConfig;
@@ -12,17 +12,15 @@ import io.spyglass.service.runtime.FlinkRuntime;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * {@code serve --runtime flink --kafka HOST:PORT --source http}: the accepted documents written to
- * the job's records topic before the 202 ({@link IngestTopicWriter}), the standing queries on the
- * job on the cluster ({@link TopicJob}), the other queries on it too, as {@code serve --runtime
- * flink --kafka} runs them ({@link FlinkRuntime}); the data folder holds the standing queries'
- * database.
+ * the job's records topic before the 202, once per id within the id horizon ({@link TopicIngest}
+ * over {@link IngestTopicWriter}), the standing queries on the job on the cluster ({@link
+ * TopicJob}), the other queries on it too, as {@code serve --runtime flink --kafka} runs them
+ * ({@link FlinkRuntime}); the data folder holds the standing queries' database and the id journal.
  */
 final class MeteringOnKafka {
   /** How long a request waits for Kafka before it is answered 503. */
@@ -55,12 +53,18 @@ final class MeteringOnKafka {
       queries.close();
       throw e;
     }
+    // the id journal is opened with the job, once the data folder is locked
+    AtomicReference<TopicIngest> ingest = new AtomicReference<>();
     String bootstrap = o.kafka;
     String topic = o.recordsTopic;
     Metering.Forward forward =
         docs -> {
           try {
-            writer.write(topicDocs(docs));
+            TopicIngest in = ingest.get();
+            if (in == null) {
+              throw new IOException("the service is starting");
+            }
+            return in.write(docs);
           } catch (IOException e) {
             throw new Metering.NotWritten(
                 "The documents could not be written to the Flink job's records topic "
@@ -81,16 +85,15 @@ final class MeteringOnKafka {
             .withEngine(engine)
             .withRuntime(queries)
             .withForward(forward)
-            .withJob(TopicJob.starter(writer, o.kafka, o.queryTopic, instance, kafkaProperties)));
-  }
-
-  private static List<IngestTopicWriter.Doc> topicDocs(List<Ingestor.Doc> docs) {
-    List<IngestTopicWriter.Doc> out = new ArrayList<>(docs.size());
-    for (Ingestor.Doc d : docs) {
-      out.add(
-          new IngestTopicWriter.Doc(
-              d.id(), Arrays.copyOfRange(d.data(), d.offset(), d.offset() + d.length())));
-    }
-    return out;
+            .withJob(
+                TopicJob.starter(
+                    ingest,
+                    metering.ingest().horizonMs(),
+                    SpyglassClock.system(),
+                    writer,
+                    o.kafka,
+                    o.queryTopic,
+                    instance,
+                    kafkaProperties)));
   }
 }

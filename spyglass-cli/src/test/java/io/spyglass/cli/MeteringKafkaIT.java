@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
@@ -55,29 +56,39 @@ class MeteringKafkaIT {
   /** The embedded metering checks' documents, expected windows and requests. */
   final MeteringIT m = new MeteringIT();
 
-  static Spyglass.Running serve(Path data, String bootstrap) throws Exception {
-    return Spyglass.start(
-        "serve",
-        "--runtime",
-        "flink",
-        "--kafka",
-        bootstrap,
-        "--records-topic",
-        "metering-records",
-        "--query-topic",
-        "metering-queries",
-        "--status-topic",
-        "metering-status",
-        "--instance",
-        "metering",
-        "--source",
-        "http",
-        "--port",
-        "0",
-        "--data",
-        data.toString(),
-        "--checkpoint-every",
-        "200ms");
+  static Spyglass.Running serve(Path data, String bootstrap, String... more) throws Exception {
+    return serveAs(data, bootstrap, "metering", more);
+  }
+
+  /** The service of instance {@code name}, over the topics {@code name-records} and others. */
+  static Spyglass.Running serveAs(Path data, String bootstrap, String name, String... more)
+      throws Exception {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "serve",
+                "--runtime",
+                "flink",
+                "--kafka",
+                bootstrap,
+                "--records-topic",
+                name + "-records",
+                "--query-topic",
+                name + "-queries",
+                "--status-topic",
+                name + "-status",
+                "--instance",
+                name,
+                "--source",
+                "http",
+                "--port",
+                "0",
+                "--data",
+                data.toString(),
+                "--checkpoint-every",
+                "200ms"));
+    args.addAll(List.of(more));
+    return Spyglass.start(args.toArray(String[]::new));
   }
 
   static String url(Spyglass.Running s) throws InterruptedException {
@@ -87,18 +98,23 @@ class MeteringKafkaIT {
 
   /** The job on the mini cluster, reading the records topic's committed requests. */
   static JobClient job(String bootstrap) throws Exception {
+    return job(bootstrap, "metering");
+  }
+
+  /** The job over the topics of {@link #serveAs}'s {@code name}. */
+  static JobClient job(String bootstrap, String name) throws Exception {
     Configuration conf =
         SpyglassJob.parseArgs(
             "--kafka",
             bootstrap,
             "--records.topic",
-            "metering-records",
+            name + "-records",
             "--queries.topic",
-            "metering-queries",
+            name + "-queries",
             "--status.topic",
-            "metering-status",
+            name + "-status",
             "--group",
-            "metering-job",
+            name + "-job",
             "--records.read-committed",
             "true",
             "--checkpoint-ms",
@@ -133,17 +149,30 @@ class MeteringKafkaIT {
         assertThat(s.awaitLine("the runtime", l -> l.contains("runtime:") && l.contains("Flink")))
             .contains("standing queries on the Flink job via Kafka");
         m.define(url, "usage", MeteringIT.BY_ORG, false);
-        m.post(url, MeteringIT.lines(MeteringIT.first()));
+        String first = MeteringIT.lines(MeteringIT.first());
+        assertThat(ingest(url, first)).isEqualTo(taken(MeteringIT.first().size(), 0));
+        // sent again after its 202 (the client did not hear it): repeats, by their ids
+        assertThat(ingest(url, first)).isEqualTo(taken(0, MeteringIT.first().size()));
         assertThat(m.awaitFinals(url, "usage", afterFirst)).isEqualTo(afterFirst);
         s.kill9();
       }
       try (Spyglass.Running s = serve(kafkaData, kafka.bootstrap())) {
         String url = url(s);
+        // and again after a kill -9: the ids are remembered under --data
+        List<String> first = MeteringIT.lines(MeteringIT.first()).lines().toList();
+        assertThat(ingest(url, String.join("\n", first.subList(0, 50)) + "\n"))
+            .isEqualTo(taken(0, 50));
         assertThat(m.awaitFinals(url, "usage", afterFirst)).isEqualTo(afterFirst);
         // half of the next window, checkpointed; then the TaskManager dies in its middle
         List<String> second = MeteringIT.lines(MeteringIT.second()).lines().toList();
         int half = second.size() / 2;
         m.post(url, String.join("\n", second.subList(0, half)) + "\n");
+        // a report shows the open windows as the job holds them: the one of close-a, still within
+        // its lateness, and the one the half begins
+        List<MeteringIT.Doc> open = new ArrayList<>(MeteringIT.second().subList(1, half));
+        open.add(MeteringIT.first().get(MeteringIT.first().size() - 1));
+        assertThat(awaitOpen(url, "usage", open.size()))
+            .isEqualTo(MeteringIT.expected(open, Long.MAX_VALUE, 0));
         long done = completedCheckpoints(cluster, job);
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (completedCheckpoints(cluster, job) < done + 2 && System.nanoTime() < until) {
@@ -165,6 +194,145 @@ class MeteringKafkaIT {
         s.terminate();
         assertThat(s.awaitExit()).as(s.toString()).isZero();
       }
+    } finally {
+      job.cancel().get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  /** Posts documents: what the 202 says was taken, as {@link #taken}. */
+  String ingest(String url, String body) throws Exception {
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(URI.create(url + "api/ingest"))
+                .timeout(Duration.ofSeconds(30))
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
+    JsonNode b = Spyglass.parse(r.body());
+    return taken(b.get("accepted").asInt(), b.get("duplicates").asInt());
+  }
+
+  static String taken(int accepted, int duplicates) {
+    return "accepted " + accepted + ", duplicates " + duplicates;
+  }
+
+  /** A report of {@code name}: its windows, open ones included, as the service answers. */
+  JsonNode report(String url, String name) throws Exception {
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(URI.create(url + "api/standing-queries/" + name + "/results"))
+                .timeout(Duration.ofSeconds(60))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    return Spyglass.parse(r.body());
+  }
+
+  /**
+   * The open windows of {@code name} by start, as {@link MeteringIT#finals} shows final ones, once
+   * they hold {@code docs} documents (or after a minute).
+   */
+  Map<Long, String> awaitOpen(String url, String name, long docs) throws Exception {
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (true) {
+      Map<Long, String> out = new TreeMap<>();
+      long n = 0;
+      for (JsonNode w : report(url, name)) {
+        if (w.path("window").path("final").asBoolean(true)) {
+          continue;
+        }
+        List<String> records = new ArrayList<>();
+        for (JsonNode rec : w.get("records")) {
+          records.add(rec.toString());
+          n += rec.path("docs").asLong();
+        }
+        records.sort(null);
+        out.put(
+            w.path("window").path("start").asLong(),
+            records + " late " + w.path("meta").path("late").asLong());
+      }
+      if (n >= docs || System.nanoTime() > until) {
+        return out;
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  /** The documents counted in every window of {@code name}, open ones included. */
+  long counted(String url, String name) throws Exception {
+    long n = 0;
+    for (JsonNode w : report(url, name)) {
+      for (JsonNode rec : w.get("records")) {
+        n += rec.path("docs").asLong();
+      }
+    }
+    return n;
+  }
+
+  /** The standing query {@code name} as the listing shows it. */
+  JsonNode listed(String url, String name) throws Exception {
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(URI.create(url + "api/standing-queries")).build(),
+            HttpResponse.BodyHandlers.ofString());
+    for (JsonNode q : Spyglass.parse(r.body()).get("standingQueries")) {
+      if (q.get("name").asText().equals(name)) {
+        return q;
+      }
+    }
+    throw new AssertionError("no standing query " + name + ": " + r.body());
+  }
+
+  /**
+   * {@code --max-standing-state} on the job on the cluster: a query whose state there grows over it
+   * stops (failed, naming the flag), the others go on counting.
+   */
+  @Test
+  void aStandingQueryWhoseStateOnTheJobGrowsOverTheBoundStopsTheOthersGoOn() throws Exception {
+    TestKafka kafka = TestKafka.shared();
+    kafka.createTopics(Map.of("limit-records", 1, "limit-queries", 1));
+    JobClient job = job(kafka.bootstrap(), "limit");
+    try (Spyglass.Running s =
+        serveAs(kafkaData, kafka.bootstrap(), "limit", "--max-standing-state", "16KiB")) {
+      String url = url(s);
+      m.define(url, "small", MeteringIT.COUNT, false);
+      m.define(
+          url,
+          "big",
+          "SELECT id, COUNT(*) AS docs FROM STREAM(FOREVER) GROUP BY id"
+              + " WINDOWING TUMBLING(1h, EVENT_TIME(time), LATENESS 10m)",
+          false);
+      StringBuilder docs = new StringBuilder();
+      for (int i = 0; i < 1_000; i++) { // 1,000 groups of 45 bytes
+        docs.append(
+            Spyglass.JSON
+                .createObjectNode()
+                .put("id", "s" + i + "-" + "k".repeat(40))
+                .put("org", "o1")
+                .put("quantity", 1)
+                .put("time", MeteringIT.BASE + i)
+                .toString());
+        docs.append('\n');
+      }
+      assertThat(ingest(url, docs.toString())).isEqualTo(taken(1_000, 0));
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+      while (!listed(url, "big").path("state").asText().equals("FAILED")
+          && System.nanoTime() < until) {
+        Thread.sleep(100);
+      }
+      JsonNode big = listed(url, "big");
+      assertThat(big.path("state").asText()).as(big.toString()).isEqualTo("FAILED");
+      assertThat(big.path("error").asText()).contains("--max-standing-state");
+      assertThat(listed(url, "small").path("state").asText()).isEqualTo("RUNNING");
+      m.post(url, "{\"id\":\"one-more\",\"quantity\":1,\"time\":" + MeteringIT.BASE + "}\n");
+      until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (counted(url, "small") < 1_001 && System.nanoTime() < until) {
+        Thread.sleep(100);
+      }
+      assertThat(counted(url, "small")).isEqualTo(1_001);
+      s.terminate();
+      assertThat(s.awaitExit()).as(s.toString()).isZero();
     } finally {
       job.cancel().get(30, TimeUnit.SECONDS);
     }

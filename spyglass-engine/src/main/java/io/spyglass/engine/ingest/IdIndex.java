@@ -10,16 +10,17 @@ import java.security.NoSuchAlgorithmException;
  * probing and backward-shift deletion, 24 bytes per slot, at most half full: about 50 bytes per id
  * kept.
  *
- * <p>Not thread-safe: the {@link Ingestor}'s writer thread owns it.
+ * <p>Not thread-safe: the {@link Ingestor}'s writer thread owns it (or another single writer, such
+ * as the id journal of documents written to Kafka).
  */
-final class IdIndex {
+public final class IdIndex {
   private long[] hi;
   private long[] lo;
   private long[] ms;
   private int size;
   private int mask;
 
-  IdIndex() {
+  public IdIndex() {
     this(1 << 12);
   }
 
@@ -32,11 +33,11 @@ final class IdIndex {
   }
 
   /** The 128-bit hash of an id: never (0, 0), which marks an empty slot. */
-  static long[] hash(String id) {
+  public static long[] hash(String id) {
     return hash(id.getBytes(StandardCharsets.UTF_8));
   }
 
-  static long[] hash(byte[] id) {
+  public static long[] hash(byte[] id) {
     byte[] d = sha256().digest(id);
     long h = 0;
     long l = 0;
@@ -61,7 +62,7 @@ final class IdIndex {
     return SHA256.get();
   }
 
-  int size() {
+  public int size() {
     return size;
   }
 
@@ -71,7 +72,7 @@ final class IdIndex {
   }
 
   /** When the id was accepted, or -1 when it is not here. */
-  long get(long h, long l) {
+  public long get(long h, long l) {
     for (int i = slot(h, l); ; i = (i + 1) & mask) {
       if (hi[i] == h && lo[i] == l) {
         return ms[i];
@@ -83,7 +84,7 @@ final class IdIndex {
   }
 
   /** Adds the id, or changes when it was accepted. */
-  void put(long h, long l, long acceptedMs) {
+  public void put(long h, long l, long acceptedMs) {
     if ((size + 1) * 2 > hi.length) {
       grow();
     }
@@ -103,7 +104,7 @@ final class IdIndex {
   }
 
   /** Removes the id if it was accepted at {@code acceptedMs} (not since, again). */
-  void remove(long h, long l, long acceptedMs) {
+  public void remove(long h, long l, long acceptedMs) {
     int i = slot(h, l);
     while (!(hi[i] == h && lo[i] == l)) {
       if (hi[i] == 0 && lo[i] == 0) {

@@ -15,6 +15,9 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -24,6 +27,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
@@ -151,7 +155,29 @@ public final class IngestTopicWriter implements AutoCloseable {
    * @throws IOException when it could not be written (nothing of it is visible to the job: answer
    *     503, the client sends it again)
    */
-  public synchronized void write(List<Doc> docs) throws IOException, InterruptedException {
+  public void write(List<Doc> docs) throws IOException, InterruptedException {
+    write(docs, (partition, offset) -> {});
+  }
+
+  /**
+   * Told where a transaction's first record is, once every record of it is on the broker and before
+   * it is committed: what {@link #committed} later asks about.
+   */
+  @FunctionalInterface
+  public interface BeforeCommit {
+    /**
+     * @throws IOException to abort the transaction (nothing of it becomes visible)
+     */
+    void sent(int partition, long offset) throws IOException;
+  }
+
+  /**
+   * As {@link #write(List)}, telling {@code before} where the transaction's first record is before
+   * it commits. When this throws after {@code before} returned, the commit may or may not have
+   * happened (a commit that timed out completes later, or not): {@link #committed} tells.
+   */
+  public synchronized void write(List<Doc> docs, BeforeCommit before)
+      throws IOException, InterruptedException {
     if (docs.isEmpty()) {
       return;
     }
@@ -165,8 +191,16 @@ public final class IngestTopicWriter implements AutoCloseable {
         sent.add(producer.send(new ProducerRecord<>(settings.topic(), d.id(), d.json())));
       }
       long deadline = clock.nanos() + settings.timeout().toNanos();
+      RecordMetadata first = null;
       for (Future<RecordMetadata> f : sent) {
-        f.get(Math.max(0, deadline - clock.nanos()), TimeUnit.NANOSECONDS);
+        RecordMetadata m = f.get(Math.max(0, deadline - clock.nanos()), TimeUnit.NANOSECONDS);
+        first = first == null ? m : first;
+      }
+      try {
+        before.sent(first.partition(), first.offset());
+      } catch (IOException e) {
+        abort();
+        throw e;
       }
       producer.commitTransaction();
     } catch (ProducerFencedException | OutOfOrderSequenceException | AuthorizationException e) {
@@ -180,6 +214,61 @@ public final class IngestTopicWriter implements AutoCloseable {
           "the documents could not be written to Kafka topic " + settings.topic() + ": " + cause,
           cause);
     }
+  }
+
+  /**
+   * Whether the transaction whose first record {@link BeforeCommit} was told of was committed. Any
+   * transaction of this writer still open is ended first (a new producer fences the former one: its
+   * commit completes if it had begun, else it is aborted), so the answer is final. A record removed
+   * by the topic's retention since reads as not committed.
+   *
+   * @throws IOException when Kafka does not tell within the timeout
+   */
+  public synchronized boolean committed(int partition, long offset)
+      throws IOException, InterruptedException {
+    dropProducer();
+    connect();
+    Map<String, Object> c = new HashMap<>(settings.kafkaProperties());
+    c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrap());
+    c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 1);
+    TopicPartition tp = new TopicPartition(settings.topic(), partition);
+    long deadline = clock.nanos() + settings.timeout().toNanos();
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      consumer.assign(List.of(tp));
+      consumer.seek(tp, offset);
+      while (clock.nanos() < deadline) {
+        ConsumerRecords<byte[], byte[]> got = consumer.poll(Duration.ofMillis(200));
+        if (!got.isEmpty()) {
+          // read committed: the record itself when its transaction committed, a later one if not
+          return got.records(tp).get(0).offset() == offset;
+        }
+        if (consumer.position(tp) > offset) {
+          return false; // passed over: aborted (or only markers after it)
+        }
+      }
+    } catch (KafkaException e) {
+      throw new IOException(
+          "Kafka at "
+              + settings.bootstrap()
+              + " could not tell whether a request's documents were committed to "
+              + tp
+              + ": "
+              + e.getMessage(),
+          e);
+    }
+    throw new IOException(
+        "Kafka at "
+            + settings.bootstrap()
+            + " did not tell within "
+            + settings.timeout().toSeconds()
+            + " s whether a request's documents at "
+            + tp
+            + " offset "
+            + offset
+            + " were committed");
   }
 
   /**

@@ -27,7 +27,9 @@ import org.slf4j.LoggerFactory;
  * consumer group: each reply goes to a listener, and the group's offsets are committed once the
  * listener has taken every reply of a poll. A reader started again (the service restarted) goes on
  * from the last commit: the replies the job sent meanwhile are read, and some before may come again
- * (at least once: the listener writes each once). Only committed replies are read.
+ * (at least once: the listener writes each once). Only committed replies are read. The reader is
+ * the group's static member {@code group}: one started again takes the topic back at once, and a
+ * second one reading the same group at the same time fences the first (its reading stops).
  */
 public final class ReplyTopicReader implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ReplyTopicReader.class);
@@ -77,6 +79,10 @@ public final class ReplyTopicReader implements AutoCloseable {
     }
     Map<String, Object> c = new HashMap<>(common);
     c.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+    // a static member: a reader started again (after a kill -9) takes the partition back at once,
+    // rather than after the session timeout of the former one (45 s of replies, and of answers to
+    // looks, unread)
+    c.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, group);
     c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");

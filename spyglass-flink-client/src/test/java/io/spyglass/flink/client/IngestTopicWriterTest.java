@@ -88,4 +88,57 @@ class IngestTopicWriterTest {
         .as("the failed request's small document is not visible")
         .containsExactly("after={\"id\": \"after\"}");
   }
+
+  /**
+   * Where a transaction's first record is tells how it ended: committed, aborted, or left open by a
+   * process that stopped in the middle (then a new writer of the instance ends it: aborted).
+   */
+  @Test
+  void committedTellsHowARequestEnded() throws Exception {
+    TestKafka kafka = TestKafka.shared();
+    kafka.createTopic("ingest-told", 2);
+    IngestTopicWriter.Settings settings =
+        IngestTopicWriter.Settings.of(kafka.bootstrap(), "ingest-told", "told");
+    long[] at = new long[2];
+    try (IngestTopicWriter w = IngestTopicWriter.open(settings)) {
+      w.write(List.of(doc("c-1", "{}"), doc("c-2", "{}")), (p, o) -> place(at, p, o));
+      assertThat(w.committed((int) at[0], at[1])).as("committed").isTrue();
+
+      assertThatThrownBy(
+              () ->
+                  w.write(
+                      List.of(doc("a-1", "{}")),
+                      (p, o) -> {
+                        place(at, p, o);
+                        throw new IOException("the journal's disk is full");
+                      }))
+          .hasMessageContaining("disk is full");
+      assertThat(w.committed((int) at[0], at[1])).as("aborted").isFalse();
+      w.write(List.of(doc("c-3", "{}")), (p, o) -> place(at, p, o));
+      assertThat(w.committed((int) at[0], at[1])).as("committed after an abort").isTrue();
+    }
+    IngestTopicWriter open = IngestTopicWriter.open(settings);
+    try {
+      // the process stops between the records and the commit: the transaction stays open
+      assertThatThrownBy(
+              () ->
+                  open.write(
+                      List.of(doc("o-1", "{}")),
+                      (p, o) -> {
+                        place(at, p, o);
+                        throw new IllegalStateException("stopped");
+                      }))
+          .hasMessage("stopped");
+      try (IngestTopicWriter next = IngestTopicWriter.open(settings)) {
+        assertThat(next.committed((int) at[0], at[1])).as("left open, then fenced").isFalse();
+      }
+    } finally {
+      open.close();
+    }
+  }
+
+  private static void place(long[] at, int partition, long offset) {
+    at[0] = partition;
+    at[1] = offset;
+  }
 }

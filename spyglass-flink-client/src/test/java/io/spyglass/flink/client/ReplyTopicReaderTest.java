@@ -76,4 +76,25 @@ class ReplyTopicReaderTest {
     }
     assertThat(got).containsExactly("a", "b");
   }
+
+  /** The job's answers to looks (a report's open windows, a state's size) come through in order. */
+  @Test
+  void answersToLooksComeThroughWithTheirNumbers() throws Exception {
+    String topic = "standing-replies-looks";
+    Reply.Progress p = new Reply.Progress(3, 0, 0, 1);
+    List<Reply> got = new CopyOnWriteArrayList<>();
+    try (ReplyTopicReader r =
+            ReplyTopicReader.start(
+                TestKafka.shared().bootstrap(), topic, topic, Map.of(), got::add);
+        KafkaProducer<byte[], byte[]> producer = TestKafka.shared().producer()) {
+      producer.send(new ProducerRecord<>(topic, Reply.saved("q", 123_456, p).encode()));
+      producer.send(new ProducerRecord<>(topic, Reply.inspected("q", 1L << 50, p).encode())).get();
+      await("the answers", () -> got.size() == 2);
+    }
+    assertThat(got)
+        .extracting(Reply::kind, Reply::sync)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(Reply.Kind.SAVED, 123_456L),
+            org.assertj.core.groups.Tuple.tuple(Reply.Kind.INSPECTED, 1L << 50));
+  }
 }

@@ -68,6 +68,8 @@ public final class Metering implements AutoCloseable {
   private final long replayFrom;
   private final SpyglassClock clock;
   private final AtomicLong rejected = new AtomicLong();
+  private final AtomicLong forwardedAccepted = new AtomicLong();
+  private final AtomicLong forwardedDuplicates = new AtomicLong();
   private StandingQueries standing;
 
   /** Where accepted documents go instead of the ingest log; null: to the log. */
@@ -273,14 +275,15 @@ public final class Metering implements AutoCloseable {
   /**
    * Where a request's accepted documents are written instead of the ingest log ({@code serve
    * --runtime flink --kafka HOST:PORT --source http}: the job's records topic): durable when {@link
-   * #write} returns, nothing of them kept when it throws.
+   * #write} returns, nothing of them kept when it throws. It tells repeats by their ids itself.
    */
   @FunctionalInterface
   public interface Forward {
     /**
+     * @return how many were written and how many were repeats (not written)
      * @throws NotWritten when they could not be written: its message and resolution are the 503's
      */
-    void write(List<Ingestor.Doc> docs) throws NotWritten, InterruptedException;
+    Accepted write(List<Ingestor.Doc> docs) throws NotWritten, InterruptedException;
   }
 
   /** A request's documents could not be written: none of them was kept. */
@@ -301,7 +304,7 @@ public final class Metering implements AutoCloseable {
 
   /**
    * Writes the accepted documents to {@code forward} from now on instead of the ingest log, which
-   * then stays empty (repeats are not recognised by their ids there: each request counts).
+   * then stays empty (the forward tells repeats by their ids).
    */
   public void forwardTo(Forward forward) {
     this.forward = forward;
@@ -353,8 +356,10 @@ public final class Metering implements AutoCloseable {
     Forward f = forward;
     if (f != null) {
       try {
-        f.write(parsed.docs());
-        return CompletableFuture.completedFuture(new Accepted(parsed.docs().size(), 0));
+        Accepted a = f.write(parsed.docs());
+        forwardedAccepted.addAndGet(a.accepted());
+        forwardedDuplicates.addAndGet(a.duplicates());
+        return CompletableFuture.completedFuture(a);
       } catch (NotWritten e) {
         return CompletableFuture.failedFuture(e);
       } catch (InterruptedException e) {
@@ -378,6 +383,16 @@ public final class Metering implements AutoCloseable {
    */
   public long backlogBytes() {
     return ingestor.backlogBytes();
+  }
+
+  /** Documents accepted since the start: to the ingest log, or to the forward. */
+  public long accepted() {
+    return ingestor.accepted() + forwardedAccepted.get();
+  }
+
+  /** Documents that were repeats of accepted ids since the start. */
+  public long duplicates() {
+    return ingestor.duplicates() + forwardedDuplicates.get();
   }
 
   /** Counts documents rejected at ingest (never acknowledged): see {@link #rejected()}. */

@@ -338,8 +338,8 @@ public final class ServiceMetrics implements QueryObserver {
         .labelNames("outcome")
         .callback(
             cb -> {
-              cb.call(ingestor.accepted(), "accepted");
-              cb.call(ingestor.duplicates(), "duplicate");
+              cb.call(m.accepted(), "accepted");
+              cb.call(m.duplicates(), "duplicate");
               cb.call(m.rejected(), "rejected");
             })
         .register(registry);
