@@ -1,5 +1,6 @@
 package io.spyglass.engine;
 
+import io.spyglass.core.query.Query;
 import io.spyglass.core.query.QueryCombiner;
 import io.spyglass.core.query.ResultSink;
 import io.spyglass.core.result.Meta;
@@ -42,7 +43,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * engine's counters, what became of the source, and what to do when the source drained.
  */
 final class Combiner implements Runnable {
-  static final class Running {
+  /**
+   * One running query in the combiner, and the sink of its combiner's results (itself: one object
+   * less for each of ten thousand idle queries).
+   */
+  final class Running implements ResultSink {
     final QueryHandle handle;
     QueryCombiner combiner;
     int workersWithIt;
@@ -54,6 +59,20 @@ final class Combiner implements Runnable {
 
     Running(QueryHandle handle) {
       this.handle = handle;
+    }
+
+    @Override
+    public void emit(Query query, Result result) {
+      result = withSourceNews(this, result);
+      if (!cutOff && !handle.offer(result)) {
+        cutOff = true;
+      }
+      for (Meta.QueryError e : result.meta().errors()) {
+        if (e.fatal() && fatalError == null) {
+          fatalError = e.message() + ". " + e.resolution();
+        }
+      }
+      stats.emitted();
     }
   }
 
@@ -242,19 +261,7 @@ final class Combiner implements Runnable {
       QueryHandle h = ((Start) m).handle();
       Running r = new Running(h);
       r.badInputSeen = stats.badInput();
-      ResultSink sink =
-          (query, result) -> {
-            result = withSourceNews(r, result);
-            if (!r.cutOff && !h.offer(result)) {
-              r.cutOff = true;
-            }
-            for (Meta.QueryError e : result.meta().errors()) {
-              if (e.fatal() && r.fatalError == null) {
-                r.fatalError = e.message() + ". " + e.resolution();
-              }
-            }
-            stats.emitted();
-          };
+      ResultSink sink = r;
       byte[] restore = ((Start) m).restore();
       if (restore == null) {
         r.combiner =

@@ -10,7 +10,6 @@ import io.spyglass.service.runtime.EmbeddedRuntime;
 import io.spyglass.sources.GeneratorSource;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -597,6 +596,8 @@ final class ServiceScenario implements Scenario {
       long heap0 = sv.gc(settleMs);
       long direct0 = sv.directBytes();
       long rss0 = sv.settledRssBytes(settleMs);
+      int threads0 = sv.threads();
+      long committed0 = sv.committedBytes();
       long t2 = System.nanoTime();
       List<String> more = submitIdle(http, sv.base(), "idle-b", n - n / 2);
       submitS += (System.nanoTime() - t2) / 1e9;
@@ -611,6 +612,8 @@ final class ServiceScenario implements Scenario {
       long heap1 = sv.gc(settleMs);
       long direct1 = sv.directBytes();
       long rss1 = sv.settledRssBytes(settleMs);
+      int threads1 = sv.threads();
+      long committed1 = sv.committedBytes();
       int open = 0;
       for (SseSwarm.Stream st : swarm.streams()) {
         if (st.status == 200 && !st.ended) {
@@ -670,6 +673,12 @@ final class ServiceScenario implements Scenario {
       t.row(
           "service resident set with half of them, with all (MiB)",
           Table.count(rss0 / 1048576.0) + ", " + Table.count(rss1 / 1048576.0));
+      // what the resident set holds besides the objects: the heap the JVM keeps free, and the
+      // stacks of the web server's threads (its pool grows with the requests in flight)
+      t.row(
+          "service heap kept (committed) with half of them, with all (MiB)",
+          Table.count(committed0 / 1048576.0) + ", " + Table.count(committed1 / 1048576.0));
+      t.row("service threads with half of them, with all", threads0 + ", " + threads1);
       t.row("machine load (1 min) at the end", Table.num(Machine.loadAverage(), 1));
       report.table(t);
       for (String id : ids) {
@@ -714,224 +723,5 @@ final class ServiceScenario implements Scenario {
       ids.add(f.get(120, TimeUnit.SECONDS));
     }
     return ids;
-  }
-
-  /**
-   * A service in a JVM of its own ({@link #main}), on this JVM's class path: its memory is its own,
-   * and clients in this process do not share its heap or its collections. Its standard input takes
-   * {@code gc} (a full GC, then the heap used) and closes it at its end.
-   */
-  static final class ServerProcess implements AutoCloseable {
-    private final Process process;
-    private final java.io.BufferedReader out;
-    private final java.io.PrintWriter in;
-    private final int port;
-
-    private ServerProcess(Process process) throws IOException {
-      this.process = process;
-      this.out =
-          new java.io.BufferedReader(
-              new java.io.InputStreamReader(
-                  process.getInputStream(), java.nio.charset.StandardCharsets.UTF_8));
-      this.in =
-          new java.io.PrintWriter(
-              new java.io.OutputStreamWriter(
-                  process.getOutputStream(), java.nio.charset.StandardCharsets.UTF_8),
-              true);
-      String line = reply("port ");
-      this.port = Integer.parseInt(line.substring("port ".length()).strip());
-    }
-
-    /**
-     * Starts a service over the generator at {@code rate} records/s (0: unpaced), taking {@code
-     * maxQueries} queries and {@code maxConnections} connections from loopback. {@code shrinkHeap}:
-     * after a full GC its heap shrinks to what it holds, so that its resident set says what it
-     * holds (the memory part); otherwise the JVM's defaults, as {@code bin/spyglass} runs it (a
-     * heap kept that small made the young collections of the fan-out part frequent).
-     */
-    static ServerProcess start(
-        long rate, int recordBytes, int maxQueries, int maxConnections, boolean shrinkHeap)
-        throws IOException {
-      Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-      List<String> command = new ArrayList<>();
-      command.add(java.toString());
-      command.add("-XX:+ExitOnOutOfMemoryError");
-      command.add("-XX:+UseG1GC");
-      if (shrinkHeap) {
-        // after a full GC the heap shrinks to what it holds: its resident set is comparable
-        command.add("-XX:MinHeapFreeRatio=1");
-        command.add("-XX:MaxHeapFreeRatio=10");
-      }
-      // -Dspyglass.bench.service.jvm='-XX:StartFlightRecording=...' to look inside it
-      String more = System.getProperty("spyglass.bench.service.jvm", "").strip();
-      if (!more.isEmpty()) {
-        command.addAll(List.of(more.split("\\s+")));
-      }
-      command.addAll(
-          List.of(
-              "-cp",
-              System.getProperty("java.class.path"),
-              ServiceScenario.class.getName(),
-              Long.toString(rate),
-              Integer.toString(recordBytes),
-              Integer.toString(maxQueries),
-              Integer.toString(maxConnections)));
-      ProcessBuilder pb = new ProcessBuilder(command);
-      pb.redirectError(ProcessBuilder.Redirect.INHERIT);
-      return new ServerProcess(pb.start());
-    }
-
-    private String reply(String prefix) throws IOException {
-      String line;
-      while ((line = out.readLine()) != null) {
-        if (line.startsWith(prefix)) {
-          return line;
-        }
-      }
-      throw new IOException("the service process ended before it said '" + prefix + "'");
-    }
-
-    InetSocketAddress address() {
-      return new InetSocketAddress("127.0.0.1", port);
-    }
-
-    String base() {
-      return "http://127.0.0.1:" + port;
-    }
-
-    long recordsRead(HttpClient http) throws IOException, InterruptedException {
-      HttpResponse<String> r =
-          http.send(
-              HttpRequest.newBuilder(URI.create(base() + "/api/health")).build(),
-              HttpResponse.BodyHandlers.ofString());
-      return SseClient.JSON.readTree(r.body()).path("recordsRead").asLong();
-    }
-
-    /**
-     * A full GC in the service's JVM, then {@code settleMs} for G1 to give the shrunk heap back to
-     * the system; the heap it uses after.
-     */
-    long gc(long settleMs) throws IOException {
-      in.println("gc " + settleMs);
-      String[] words = reply("heap ").split(" ");
-      lastDirect = Long.parseLong(words[3]);
-      return Long.parseLong(words[1]);
-    }
-
-    private long lastDirect;
-
-    /** The bytes of direct and mapped buffers at the last {@link #gc}. */
-    long directBytes() {
-      return lastDirect;
-    }
-
-    /**
-     * The service process's resident set after full collections: the least of three readings, each
-     * after a full GC (the collector's own structures and the pages the service's garbage touched
-     * since the last collection swing a single reading by megabytes).
-     */
-    long settledRssBytes(long settleMs) throws IOException {
-      long least = rssBytes();
-      for (int i = 0; i < 2; i++) {
-        gc(settleMs);
-        least = Math.min(least, rssBytes());
-      }
-      return least;
-    }
-
-    /** The service process's resident set (Linux), in bytes; 0 where unknown. */
-    long rssBytes() throws IOException {
-      Path status = Path.of("/proc", Long.toString(process.pid()), "status");
-      if (!Files.exists(status)) {
-        return 0;
-      }
-      for (String line : Files.readAllLines(status)) {
-        if (line.startsWith("VmRSS:")) {
-          return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-        }
-      }
-      return 0;
-    }
-
-    @Override
-    public void close() throws IOException {
-      in.close(); // its end: the service stops
-      try {
-        if (!process.waitFor(30, TimeUnit.SECONDS)) {
-          process.destroyForcibly();
-        }
-      } catch (InterruptedException e) {
-        process.destroyForcibly();
-        Thread.currentThread().interrupt();
-      }
-    }
-  }
-
-  /**
-   * The service process of {@link ServerProcess}: {@code RATE RECORD_BYTES MAX_QUERIES
-   * MAX_CONNECTIONS}. Prints {@code port N}, then answers {@code gc} with {@code heap BYTES}; stops
-   * at the end of its standard input.
-   */
-  public static void main(String[] args) throws Exception {
-    long rate = Long.parseLong(args[0]);
-    int recordBytes = Integer.parseInt(args[1]);
-    int maxQueries = Integer.parseInt(args[2]);
-    int maxConnections = Integer.parseInt(args[3]);
-    GeneratorSource source =
-        new GeneratorSource(
-            GeneratorSource.Options.DEFAULTS.withRate(rate).withRecordBytes(recordBytes));
-    EmbeddedRuntime runtime =
-        EmbeddedRuntime.start(
-            source, EngineConfig.defaults().withMaxQueries(maxQueries + 16).withResultQueue(8_192));
-    Path data = Files.createTempDirectory("spyglass-bench-service");
-    SpyglassService service =
-        SpyglassService.start(
-            ServiceConfig.defaults()
-                .with(
-                    b -> {
-                      b.port = 0;
-                      b.dataDir = data;
-                      b.maxQueries = maxQueries;
-                      b.maxQueriesPerUser = maxQueries;
-                      b.edge =
-                          b.edge
-                              .withMaxConnectionsPerAddress(maxConnections)
-                              .withMaxStreamsPerUser(maxConnections);
-                    }),
-            runtime);
-    System.out.println("port " + service.port());
-    System.out.flush();
-    java.io.BufferedReader commands =
-        new java.io.BufferedReader(
-            new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.UTF_8));
-    String line;
-    while ((line = commands.readLine()) != null) {
-      // "gc MS": a full GC, the heap read, then MS for the heap to shrink
-      if (line.startsWith("gc ")) {
-        System.gc();
-        System.gc();
-        // the heap the objects hold, read at once: what the service allocates in the next
-        // seconds (records, heartbeats) is garbage, not held
-        Runtime rt = Runtime.getRuntime();
-        long used = rt.totalMemory() - rt.freeMemory();
-        // G1 gives the shrunk heap back to the system concurrently
-        Thread.sleep(Long.parseLong(line.substring("gc ".length()).strip()));
-        long direct = 0;
-        for (java.lang.management.BufferPoolMXBean b :
-            java.lang.management.ManagementFactory.getPlatformMXBeans(
-                java.lang.management.BufferPoolMXBean.class)) {
-          direct += b.getMemoryUsed();
-        }
-        System.out.println("heap " + used + " direct " + direct);
-        System.out.flush();
-      }
-    }
-    service.shutdown(10_000);
-    try (Stream<Path> files = Files.walk(data)) {
-      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    }
-    System.exit(0);
   }
 }

@@ -17,7 +17,16 @@ public sealed interface Aggregation {
    * {@code SELECT DISTINCT a, b} is a group with no metrics. At most {@code limit} groups emitted
    * (the LIMIT, or the default); groups beyond the sketch capacity are sampled uniformly.
    */
-  record Group(List<NamedExpr> keys, List<Metric> metrics, int limit) implements Aggregation {}
+  record Group(List<NamedExpr> keys, List<Metric> metrics, int limit) implements Aggregation {
+    /**
+     * Its lists are immutable copies: the binder's are growable lists with room to spare, which ten
+     * thousand idle queries would each hold.
+     */
+    public Group {
+      keys = keys == null ? null : List.copyOf(keys);
+      metrics = metrics == null ? null : List.copyOf(metrics);
+    }
+  }
 
   /** {@code COUNT(DISTINCT a, b) AS name}: a theta sketch of the distinct tuples. */
   record CountDistinct(List<Expr> fields, String name) implements Aggregation {}
@@ -35,7 +44,12 @@ public sealed interface Aggregation {
       implements Aggregation {}
 
   /** The metric of a group. {@code argument} is empty for {@code COUNT(*)}. */
-  record Metric(MetricKind kind, List<Expr> arguments, String name) {}
+  record Metric(MetricKind kind, List<Expr> arguments, String name) {
+    /** The name is interned: the same few column names recur in every query. */
+    public Metric {
+      name = name == null ? null : name.intern();
+    }
+  }
 
   enum MetricKind {
     COUNT,

@@ -8,6 +8,14 @@ import io.spyglass.core.record.Type;
  * {@code hinted} tells whether the type came from a hint (the canonical printer writes it back).
  */
 public record FieldRef(String name, Type type, boolean hinted) implements Expr {
+  /**
+   * The name is interned: the same few field names recur in every query, and ten thousand idle
+   * queries would each hold a copy of {@code "id"} otherwise.
+   */
+  public FieldRef {
+    name = name == null ? null : name.intern();
+  }
+
   public static FieldRef of(String name) {
     return new FieldRef(name, Type.UNKNOWN, false);
   }

@@ -6,10 +6,14 @@ import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.io.ManagedSelector;
+import org.eclipse.jetty.io.SocketChannelEndPoint;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.NetworkConnectionLimit;
@@ -33,7 +37,8 @@ final class Connections extends ServerConnector {
   private final int perAddress;
   private final TrustedProxies proxies;
   private final Map<InetAddress, Integer> open = new ConcurrentHashMap<>();
-  // a closed endpoint no longer knows its remote address: kept from its opening
+  // a closed endpoint no longer knows its remote address: kept from its opening, in the endpoint
+  // itself ({@link Counted}: no map entry for each of ten thousand streams), here for any other
   private final Map<EndPoint, InetAddress> addresses = new ConcurrentHashMap<>();
   private final AtomicLong refused = new AtomicLong();
 
@@ -114,7 +119,11 @@ final class Connections extends ServerConnector {
     if (a == null) {
       return;
     }
-    addresses.put(ep, a);
+    if (ep instanceof Counted c) {
+      c.counted = a;
+    } else {
+      addresses.put(ep, a);
+    }
     if (open.merge(a, 1, Integer::sum) > perAddress && !proxies.trusts(a)) {
       refused.incrementAndGet();
       ep.close();
@@ -123,11 +132,42 @@ final class Connections extends ServerConnector {
 
   @Override
   protected void onEndPointClosed(EndPoint ep) {
-    InetAddress a = addresses.remove(ep);
+    InetAddress a;
+    if (ep instanceof Counted c) {
+      a = c.counted;
+      c.counted = null;
+    } else {
+      a = addresses.remove(ep);
+    }
     if (a != null) {
       open.computeIfPresent(a, (k, n) -> n <= 1 ? null : n - 1);
     }
     super.onEndPointClosed(ep);
+  }
+
+  @Override
+  protected SocketChannelEndPoint newEndPoint(
+      SocketChannel channel, ManagedSelector selector, SelectionKey key) {
+    SocketChannelEndPoint ep = new Counted(channel, selector, key, getScheduler());
+    ep.setIdleTimeout(getIdleTimeout());
+    return ep;
+  }
+
+  /**
+   * A connection's endpoint that keeps the address it was counted under from its opening to its
+   * closing (a closed endpoint no longer knows its remote address).
+   */
+  private static final class Counted extends SocketChannelEndPoint {
+    /** The address its opening was counted under; null when none, or once it closed. */
+    private volatile InetAddress counted;
+
+    Counted(
+        SocketChannel channel,
+        ManagedSelector selector,
+        SelectionKey key,
+        org.eclipse.jetty.util.thread.Scheduler scheduler) {
+      super(channel, selector, key, scheduler);
+    }
   }
 
   private static InetAddress address(EndPoint ep) {

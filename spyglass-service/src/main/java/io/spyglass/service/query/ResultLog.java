@@ -118,7 +118,11 @@ public final class ResultLog {
   private final int maxEvents;
   private final long maxBytes;
   private final Meter meter;
-  private final List<Event> events = new ArrayList<>();
+
+  /** The results kept from {@link #head} on; {@link #NO_EVENTS} until the first (idle queries). */
+  private List<Event> events = NO_EVENTS;
+
+  private static final List<Event> NO_EVENTS = List.of();
 
   // copied on write, under this: nothing held for a query without a reader (ten thousand idle
   // queries), and read without a lock at each append
@@ -160,6 +164,9 @@ public final class ResultLog {
     long delta;
     synchronized (this) {
       e = new Event(++lastId, json, isFinal, emitMs);
+      if (events == NO_EVENTS) {
+        events = new ArrayList<>();
+      }
       events.add(e);
       bytes += e.cost();
       delta = e.cost();
@@ -195,7 +202,7 @@ public final class ResultLog {
   }
 
   private void compact() {
-    if ((head > 1024 && head > events.size() / 2) || head == events.size()) {
+    if (head > 0 && ((head > 1024 && head > events.size() / 2) || head == events.size())) {
       events.subList(0, head).clear();
       head = 0;
     }

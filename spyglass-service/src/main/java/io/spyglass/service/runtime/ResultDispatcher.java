@@ -37,6 +37,10 @@ final class ResultDispatcher {
    * (itself, as an {@link AtomicBoolean}); run by its query when it has news. A standing query's
    * results may be held at a checkpoint ({@link #hold}) until its marker is known ({@link #mark}):
    * the marker is then delivered between the results before the cut and those after it.
+   *
+   * <p>Ten thousand idle queries each hold one: its state is guarded by its own monitor (no lock
+   * object of its own), and its held results and markers are made at the first (most queries never
+   * have any).
    */
   @SuppressWarnings("serial") // never serialized
   final class Running extends AtomicBoolean implements Runnable {
@@ -50,17 +54,17 @@ final class ResultDispatcher {
     /** Its listener heard its end; touched by the dispatching thread (and by close, after it). */
     boolean ended;
 
-    private final Object lock = new Object();
-
-    // guarded by lock
+    // guarded by this
     /** Checkpoints asked for whose marker is not known yet: its results wait meanwhile. */
     private int holds;
 
     /** Results taken from the query while held, not delivered yet; made at the first. */
     private ArrayDeque<Result> held;
 
-    /** Markers to deliver, each once its listener got the results before its cut. */
-    private final ArrayDeque<Mark> marks = new ArrayDeque<>(1);
+    /**
+     * Markers to deliver, each once its listener got the results before its cut; made at the first.
+     */
+    private ArrayDeque<Mark> marks;
 
     /** Results handed to the listener. */
     private long delivered;
@@ -86,9 +90,9 @@ final class ResultDispatcher {
      * null when there is none now or the query must wait (held, or its listener not ready).
      */
     private Object next() throws InterruptedException {
-      synchronized (lock) {
+      synchronized (this) {
         waiting = false;
-        Mark m = marks.peek();
+        Mark m = marks == null ? null : marks.peek();
         if (m != null && m.after() <= delivered) {
           return marks.poll().marker();
         }
@@ -122,22 +126,25 @@ final class ResultDispatcher {
 
     /** Whether every result was delivered: nothing held, waited for or left in the query. */
     private boolean drained() {
-      synchronized (lock) {
+      synchronized (this) {
         return !waiting && holds == 0 && (held == null || held.isEmpty());
       }
     }
 
     private void hold() {
-      synchronized (lock) {
+      synchronized (this) {
         holds++;
       }
     }
 
     /** A held checkpoint's marker is known (null: the query was not saved); its results go on. */
     private void release(Mark m) {
-      synchronized (lock) {
+      synchronized (this) {
         holds = Math.max(0, holds - 1);
         if (m != null) {
+          if (marks == null) {
+            marks = new ArrayDeque<>(1);
+          }
           marks.add(m);
         }
       }
@@ -146,7 +153,7 @@ final class ResultDispatcher {
 
     /** Forgets every hold: nothing will release them (the dispatcher closes). */
     private void releaseAll() {
-      synchronized (lock) {
+      synchronized (this) {
         holds = 0;
       }
     }
