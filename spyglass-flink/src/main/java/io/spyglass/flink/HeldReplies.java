@@ -17,6 +17,13 @@ import java.util.function.Consumer;
  * by another query of the group cannot be overtaken by one of its own.
  */
 final class HeldReplies {
+  /**
+   * The most one message for several queries holds past the records, about (each query's id, text
+   * and meta): copies of a long query would otherwise make a message larger than Kafka takes (1 MiB
+   * by default), failing the job's sink; more copies go in more messages.
+   */
+  static final int MAX_SHARED_META_BYTES = 256 * 1024;
+
   private final Map<CombinerQuery, List<Reply>> byQuery = new LinkedHashMap<>();
 
   void add(CombinerQuery q, Reply r) {
@@ -47,20 +54,18 @@ final class HeldReplies {
       if (group.size() < 2) {
         continue;
       }
-      List<Reply> results = new ArrayList<>(group.size());
-      List<String> errors = new ArrayList<>(group.size());
-      for (CombinerQuery q : group) {
-        List<Reply> rs = byQuery.remove(q);
-        results.add(rs.get(0));
-        errors.add(rs.get(1).error());
+      int from = 0;
+      long bytes = 0;
+      for (int i = 0; i < group.size(); i++) {
+        long meta = metaBytes(group.get(i));
+        if (i > from && bytes + meta > MAX_SHARED_META_BYTES) {
+          sendTogether(group.subList(from, i), out);
+          from = i;
+          bytes = 0;
+        }
+        bytes += meta;
       }
-      CombinerQuery first = group.get(0);
-      out.accept(
-          Outgoing.of(
-              first.message.replyTo(),
-              first.id(),
-              first.message.instance(),
-              Reply.encodeEndedTogether(results, errors)));
+      sendTogether(group.subList(from, group.size()), out);
     }
     for (Map.Entry<CombinerQuery, List<Reply>> e : byQuery.entrySet()) {
       CombinerQuery q = e.getKey();
@@ -69,5 +74,36 @@ final class HeldReplies {
       }
     }
     byQuery.clear();
+  }
+
+  /** About what a query adds to a message for several: its id, its text and the rest of a meta. */
+  private static long metaBytes(CombinerQuery q) {
+    String text = q.message.bql();
+    return 3L * (q.id().length() + (text == null ? 0 : text.length())) + 128;
+  }
+
+  /** One message for queries of a group (one alone: its own replies, as they were). */
+  private void sendTogether(List<CombinerQuery> queries, Consumer<Outgoing> out) {
+    List<Reply> results = new ArrayList<>(queries.size());
+    List<String> errors = new ArrayList<>(queries.size());
+    for (CombinerQuery q : queries) {
+      List<Reply> rs = byQuery.remove(q);
+      results.add(rs.get(0));
+      errors.add(rs.get(1).error());
+    }
+    CombinerQuery first = queries.get(0);
+    if (queries.size() == 1) {
+      for (Reply r : List.of(results.get(0), Reply.ended(first.id(), errors.get(0)))) {
+        out.accept(
+            Outgoing.of(first.message.replyTo(), first.id(), first.message.instance(), r.encode()));
+      }
+      return;
+    }
+    out.accept(
+        Outgoing.of(
+            first.message.replyTo(),
+            first.id(),
+            first.message.instance(),
+            Reply.encodeEndedTogether(results, errors)));
   }
 }

@@ -52,6 +52,11 @@ class SharedQueriesTest {
    * any record, c after the first match.
    */
   private static List<FilterMessage> filtered(int subtasks, List<String> copies) throws Exception {
+    return filtered(subtasks, copies, BQL);
+  }
+
+  private static List<FilterMessage> filtered(int subtasks, List<String> copies, String copyBql)
+      throws Exception {
     List<FilterMessage> out = new ArrayList<>();
     try (OneInputStreamOperatorTestHarness<RecordBatch, FilterMessage> f =
         new OneInputStreamOperatorTestHarness<>(
@@ -59,7 +64,7 @@ class SharedQueriesTest {
       f.open();
       long q = 0;
       for (String id : copies) {
-        f.processElement(new StreamRecord<>(RecordBatch.query(query(id, BQL, q), 0, q++)));
+        f.processElement(new StreamRecord<>(RecordBatch.query(query(id, copyBql, q), 0, q++)));
       }
       f.processElement(new StreamRecord<>(RecordBatch.query(query("b", SAME, 5), 0, q++)));
       f.processElement(new StreamRecord<>(RecordBatch.query(query("d", LIMIT_3, 6), 0, q++)));
@@ -161,6 +166,28 @@ class SharedQueriesTest {
     assertThat(b.result().meta().queryId()).isEqualTo("b");
     // a's and b's results and ends travelled as one message
     assertThat(sent).filteredOn(v -> v[4] == Reply.SHARED_VERSION).hasSize(1);
+  }
+
+  @Test
+  void copiesOfALongQueryGoInSeveralMessagesThatKafkaTakes() throws Exception {
+    String pad = "p".repeat(4_000);
+    String longBql =
+        "SELECT * FROM STREAM(60000, TIME) WHERE id = 'x' OR id = '" + pad + "' LIMIT 2";
+    List<String> copies = new ArrayList<>();
+    // as many as the settings' 100 queries take, besides b and d
+    for (int i = 0; i < 95; i++) {
+      copies.add("long-" + i);
+    }
+    List<byte[]> sent = new ArrayList<>();
+    Map<String, List<Reply>> replies = combined(filtered(1, copies, longBql), sent);
+    for (String id : copies) {
+      assertThat(ns(replies.get(id))).as(id).containsExactly(1L, 3L);
+      List<Reply.Kind> k = kinds(replies.get(id));
+      assertThat(k.get(k.size() - 1)).isEqualTo(Reply.Kind.ENDED);
+    }
+    List<byte[]> shared = sent.stream().filter(v -> v[4] == Reply.SHARED_VERSION).toList();
+    assertThat(shared).hasSizeGreaterThan(3);
+    assertThat(shared).allSatisfy(v -> assertThat(v.length).isLessThan(512 * 1024));
   }
 
   private static Reply result(List<Reply> replies) {
