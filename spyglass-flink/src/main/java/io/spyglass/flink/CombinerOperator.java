@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.Map;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
@@ -86,6 +87,9 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
   /** Looks at open windows in flight: subtasks that passed each on, by query and request. */
   private transient Map<String, Map<Long, Integer>> looks;
 
+  /** While a shared partial is merged into each query it names: their replies; else null. */
+  private transient HeldReplies held;
+
   CombinerOperator(OperatorSettings settings) {
     this.settings = settings;
   }
@@ -132,11 +136,48 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
       }
       return;
     }
-    CombinerQuery a = load(m.queryId);
+    if (m.sharers != null && m.kind == FilterMessage.PARTIAL) {
+      shared(m);
+      return;
+    }
+    handleOne(m.queryId, m);
+  }
+
+  private void handleOne(String id, FilterMessage m) throws Exception {
+    CombinerQuery a = load(id);
     try {
       handle(a, m);
     } catch (RuntimeException e) {
-      failed(cache.get(m.queryId), e);
+      failed(cache.get(id), e);
+    }
+  }
+
+  /**
+   * The partial of identical queries that started together: merged into each (every one of them
+   * combined here, as the filter placed them), their replies held and sent together ({@link
+   * HeldReplies}).
+   */
+  private void shared(FilterMessage m) throws Exception {
+    held = new HeldReplies();
+    try {
+      handleOne(m.queryId, m);
+      int maxParallelism = getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks();
+      int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+      int here = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+      for (String id : m.sharers) {
+        if (KeyGroupRangeAssignment.assignKeyToParallelOperator(id, maxParallelism, parallelism)
+            != here) {
+          // the filter places queries by the job's parallelism, which is the combiner's
+          LOG.error("query {} is not combined by this subtask: its partial is lost", id);
+          continue;
+        }
+        setCurrentKey(id);
+        handleOne(id, m);
+      }
+    } finally {
+      HeldReplies replies = held;
+      held = null;
+      replies.send(o -> output.collect(new StreamRecord<>(o)));
     }
   }
 
@@ -472,6 +513,10 @@ final class CombinerOperator extends AbstractStreamOperator<Outgoing>
   }
 
   private void reply(CombinerQuery a, Reply r) {
+    if (held != null) {
+      held.add(a, r);
+      return;
+    }
     output.collect(
         new StreamRecord<>(
             Outgoing.of(a.message.replyTo(), a.id(), a.message.instance(), r.encode())));

@@ -8,7 +8,10 @@ public class FilterMessage {
   /** The subtask installed the query; {@link #payload} is its query message (JSON). */
   public static final byte START = 1;
 
-  /** A partial result; {@link #payload} is the encoded partial. */
+  /**
+   * A partial result; {@link #payload} is the encoded partial. With {@link #sharers}, the partial
+   * of every query it names as well: identical queries that started together share one.
+   */
   public static final byte PARTIAL = 2;
 
   /** The query was killed. */
@@ -68,6 +71,12 @@ public class FilterMessage {
   public long sync;
   public int partitions;
   public boolean tick;
+
+  /**
+   * Of a {@link #PARTIAL}: the other queries whose partial it is too (identical queries that share
+   * one filter), all combined by the same combiner subtask as {@link #queryId}; null for none.
+   */
+  public String[] sharers;
 
   public FilterMessage() {}
 

@@ -3,6 +3,7 @@ package io.spyglass.flink;
 import io.spyglass.core.partial.Partial;
 import io.spyglass.core.partial.Partials;
 import io.spyglass.core.query.FilterSet;
+import io.spyglass.core.query.PartialSink;
 import io.spyglass.core.query.Query;
 import io.spyglass.core.query.QueryStats;
 import io.spyglass.core.record.BadRecord;
@@ -15,6 +16,7 @@ import io.spyglass.sources.BadInput;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -23,6 +25,7 @@ import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.BasicTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
@@ -120,6 +123,10 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
   private transient long lastProgressMs;
   private transient int subtask;
   private transient int subtasks;
+
+  /** The key groups of the combiners (theirs are this operator's: the same job, parallelism). */
+  private transient int maxParallelism;
+
   private transient Counter recordsIn;
   private transient Counter malformedIn;
   private transient BadInput bad;
@@ -147,7 +154,11 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
     super.initializeState(context);
     subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
     subtasks = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
-    filters = new FilterSet(FilterQueries.LIMITS, this::nowMs, this::onPartial);
+    maxParallelism = getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks();
+    filters = new FilterSet(FilterQueries.LIMITS, this::nowMs, new ToCombiners());
+    // identical queries that start together (such as copies of one query submitted at once) share
+    // one evaluation and one partial
+    filters.shareIdentical(true);
     if (settings.virtualFields()) {
       filters.virtualFields(Set.of(READ_TIME, KAFKA_PARTITION, KAFKA_OFFSET, KAFKA_TIMESTAMP));
     }
@@ -354,6 +365,48 @@ final class FilterOperator extends AbstractStreamOperator<FilterMessage>
     // with clock marks, a partial holds records of one time: its own
     m.clockMs = settings.clock() == JobOptions.Clock.MARKS && epochMs >= 0 ? epochMs : nowMs();
     emit(m);
+  }
+
+  /** Where the filter set's partials go. */
+  private final class ToCombiners implements PartialSink {
+    @Override
+    public void accept(Query query, Partial partial) {
+      onPartial(query, partial);
+    }
+
+    @Override
+    public void accept(Query query, List<Query> sharers, Partial partial) {
+      onShared(query, sharers, partial);
+    }
+  }
+
+  /**
+   * The partial of queries that share one filter: encoded once, and sent once to each combiner
+   * subtask that combines some of them, keyed by one of those and naming the others there.
+   */
+  private void onShared(Query query, List<Query> sharers, Partial partial) {
+    byte[] payload = Partials.encode(partial, true);
+    long at = settings.clock() == JobOptions.Clock.MARKS && epochMs >= 0 ? epochMs : nowMs();
+    Map<Integer, List<String>> byCombiner = new LinkedHashMap<>();
+    group(byCombiner, query.id());
+    for (Query q : sharers) {
+      group(byCombiner, q.id());
+    }
+    for (List<String> ids : byCombiner.values()) {
+      FilterMessage m =
+          FilterMessage.of(FilterMessage.PARTIAL, ids.get(0), subtask, subtasks, payload);
+      if (ids.size() > 1) {
+        m.sharers = ids.subList(1, ids.size()).toArray(new String[0]);
+      }
+      m.clockMs = at;
+      emit(m);
+    }
+  }
+
+  private void group(Map<Integer, List<String>> byCombiner, String id) {
+    int combiner =
+        KeyGroupRangeAssignment.assignKeyToParallelOperator(id, maxParallelism, subtasks);
+    byCombiner.computeIfAbsent(combiner, k -> new ArrayList<>()).add(id);
   }
 
   // ---- queries

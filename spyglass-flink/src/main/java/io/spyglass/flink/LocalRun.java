@@ -210,7 +210,7 @@ public final class LocalRun implements AutoCloseable {
         Outgoing o = results.next();
         try {
           if (REPLY_TO.equals(o.topic)) {
-            replies.accept(Reply.decode(o.value));
+            Reply.decodeAll(o.value).forEach(replies::accept);
           } else if (STATUS.equals(o.topic)) {
             JobStatus s = JobStatus.parse(o.value);
             statuses.put(s.subtask(), s);

@@ -428,7 +428,7 @@ public final class MeteringRun implements AutoCloseable {
   private void deliver(Outgoing o, Listener listener) {
     try {
       if (REPLY_TO.equals(o.topic)) {
-        listener.reply(Reply.decode(o.value));
+        Reply.decodeAll(o.value).forEach(listener::reply);
       } else if (FEEDBACK.equals(o.topic)) {
         ControlMessage m = ControlMessage.parse(o.value);
         if (m.type() == ControlMessage.Type.ENDED) {

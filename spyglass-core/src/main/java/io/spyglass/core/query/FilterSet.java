@@ -52,6 +52,24 @@ public final class FilterSet {
   private final RangeIndex.Sink offerCurrent = f -> offer(f, current);
   private final Map<String, QueryFilter> filters = new LinkedHashMap<>();
 
+  /**
+   * Queries that share another query's filter ({@link #shareIdentical}), by id: to that filter,
+   * whose own query is another.
+   */
+  private final Map<String, QueryFilter> sharing = new HashMap<>();
+
+  /** Whether identical queries added with no record between them share one filter. */
+  private boolean shareIdentical;
+
+  /**
+   * The last filter added for each plan and limits, while sharing: a query identical to it that
+   * comes before the next record joins it.
+   */
+  private final Map<ShareKey, QueryFilter> lastByPlan = new HashMap<>();
+
+  /** What makes two queries' filters the same: plan and limits (text and id aside). */
+  private record ShareKey(QueryPlan plan, QueryLimits limits) {}
+
   /** Raw queries that matched records in this batch: flushed at its end. */
   private final List<QueryFilter> dirtyRaw = new ArrayList<>();
 
@@ -122,10 +140,37 @@ public final class FilterSet {
     this.sink = sink;
   }
 
+  /**
+   * Makes identical queries share their work: a query whose plan and limits are those of one added
+   * before it, with no record processed between the two, joins that query's filter, so that each
+   * record is evaluated once for both and their partials are flushed once, to {@link
+   * PartialSink#accept(Query, List, Partial)}. Such queries have seen the same records and so have
+   * the same partials; one that leaves (removed, or its runtime stops it) leaves the others their
+   * filter. Off by default; set it before adding queries.
+   */
+  public void shareIdentical(boolean share) {
+    this.shareIdentical = share;
+  }
+
   /** Starts filtering for {@code query}. A query already present is left as it is. */
   public void add(Query query) {
-    if (filters.containsKey(query.id())) {
+    if (contains(query.id())) {
       return;
+    }
+    ShareKey key = null;
+    if (shareIdentical) {
+      key = new ShareKey(query.plan(), query.limitsOr(limits));
+      QueryFilter same = lastByPlan.get(key);
+      if (same != null
+          && same.seenBase == processed
+          && !same.failed
+          && filters.get(same.query.id()) == same) {
+        // the same records from here on, the same evaluation: one filter for both
+        same.sharers.add(query);
+        sharing.put(query.id(), same);
+        queriesChanged();
+        return;
+      }
     }
     QueryFilter f;
     try {
@@ -138,17 +183,42 @@ public final class FilterSet {
     filters.put(query.id(), f);
     index.add(f);
     countFields(query, 1);
+    if (key != null) {
+      lastByPlan.put(key, f);
+    }
     queriesChanged();
   }
 
-  /** Stops filtering for the query and drops its state, without flushing it. */
+  /**
+   * Stops filtering for the query and drops its state, without flushing it. A query that shares its
+   * filter leaves it to the others, state and all.
+   */
   public void remove(String queryId) {
-    QueryFilter f = filters.remove(queryId);
-    if (f != null) {
-      index.remove(f);
-      countFields(f.query, -1);
+    QueryFilter shared = sharing.remove(queryId);
+    if (shared != null) {
+      shared.sharers.removeIf(q -> q.id().equals(queryId));
       queriesChanged();
+      return;
     }
+    QueryFilter f = filters.remove(queryId);
+    if (f == null) {
+      return;
+    }
+    if (!f.sharers.isEmpty()) {
+      // the next query that shares it takes its place: same plan, same records seen
+      Query next = f.sharers.remove(0);
+      sharing.remove(next.id());
+      f.query = next;
+      filters.put(next.id(), f);
+      queriesChanged();
+      return;
+    }
+    index.remove(f);
+    countFields(f.query, -1);
+    if (shareIdentical) {
+      lastByPlan.remove(new ShareKey(f.query.plan(), f.query.limitsOr(limits)), f);
+    }
+    queriesChanged();
   }
 
   /**
@@ -171,15 +241,17 @@ public final class FilterSet {
 
   /** The filter of a query here, or null: for tests that look at what it holds. */
   QueryFilter filter(String queryId) {
-    return filters.get(queryId);
+    QueryFilter f = filters.get(queryId);
+    return f != null ? f : sharing.get(queryId);
   }
 
   public boolean contains(String queryId) {
-    return filters.containsKey(queryId);
+    return filters.containsKey(queryId) || sharing.containsKey(queryId);
   }
 
+  /** The queries here, those that share a filter included. */
   public int size() {
-    return filters.size();
+    return filters.size() + sharing.size();
   }
 
   /** Records processed since this filter set was made. */
@@ -394,9 +466,9 @@ public final class FilterSet {
     }
   }
 
-  /** Flushes one query's partial, if it has one. */
+  /** Flushes one query's partial, if it has one (and so of those that share its filter). */
   public void flush(String queryId) {
-    QueryFilter f = filters.get(queryId);
+    QueryFilter f = filter(queryId);
     if (f != null && f.hasState()) {
       flush(f);
       if (!failed.isEmpty()) {
@@ -407,7 +479,11 @@ public final class FilterSet {
 
   private void flush(QueryFilter f) {
     try {
-      sink.accept(f.query, f.partial());
+      if (f.sharers.isEmpty()) {
+        sink.accept(f.query, f.partial());
+      } else {
+        sink.accept(f.query, f.sharers, f.partial());
+      }
       f.partial().reset();
     } catch (RuntimeException | StackOverflowError | LinkageError e) {
       failed(f, e);
@@ -426,14 +502,21 @@ public final class FilterSet {
     List<Failed> drop = new ArrayList<>(failed);
     failed.clear();
     for (Failed d : drop) {
-      remove(d.filter().query.id());
-      sink.failed(d.filter().query, d.error());
+      // every query that shares the filter fails with it
+      List<Query> all = new ArrayList<>(d.filter().sharers);
+      all.add(0, d.filter().query);
+      for (int i = all.size() - 1; i >= 0; i--) {
+        remove(all.get(i).id());
+      }
+      for (Query q : all) {
+        sink.failed(q, d.error());
+      }
     }
   }
 
   /** Statistics of one query in this partition, or null when it is not here. */
   public QueryStats stats(String queryId) {
-    QueryFilter f = filters.get(queryId);
+    QueryFilter f = filter(queryId);
     return f == null ? null : stats(f);
   }
 
@@ -450,18 +533,21 @@ public final class FilterSet {
   public Map<String, QueryStats> stats() {
     List<QueryFilter> offered = offeredSinceStats;
     if (statsVersion != version) {
-      int n = filters.size();
+      int n = size();
       statIds = new String[n];
       statBases = new long[n];
       statMatched = new long[n];
       statErrors = new long[n];
       int i = 0;
       for (QueryFilter f : filters.values()) {
+        // the queries that share a filter take the slots after its own
         f.statsSlot = i;
-        statIds[i] = f.query.id();
-        statBases[i] = f.seenBase;
-        statMatched[i] = f.matched;
-        statErrors[i++] = f.errors();
+        for (int k = -1; k < f.sharers.size(); k++) {
+          statIds[i] = (k < 0 ? f.query : f.sharers.get(k)).id();
+          statBases[i] = f.seenBase;
+          statMatched[i] = f.matched;
+          statErrors[i++] = f.errors();
+        }
       }
       for (int j = 0; j < offered.size(); j++) {
         offered.get(j).offeredSinceStats = false;
@@ -475,8 +561,10 @@ public final class FilterSet {
         QueryFilter f = offered.get(j);
         f.offeredSinceStats = false;
         if (filters.get(f.query.id()) == f) {
-          matched[f.statsSlot] = f.matched;
-          errors[f.statsSlot] = f.errors();
+          for (int k = 0; k <= f.sharers.size(); k++) {
+            matched[f.statsSlot + k] = f.matched;
+            errors[f.statsSlot + k] = f.errors();
+          }
         }
       }
       statMatched = matched;

@@ -1,6 +1,7 @@
 package io.spyglass.core.query;
 
 import io.spyglass.core.partial.Partial;
+import java.util.List;
 
 /** Receives the partial results a {@link FilterSet} flushes. */
 @FunctionalInterface
@@ -11,6 +12,19 @@ public interface PartialSink {
    * {@code merge}) before returning.
    */
   void accept(Query query, Partial partial);
+
+  /**
+   * Takes the partial of a query and of the queries that share its filter ({@link
+   * FilterSet#shareIdentical}): the same records seen, so the same partial for each. The default
+   * gives it to {@link #accept(Query, Partial)} once per query, which must then leave it as it
+   * found it; a runtime that sends partials on encodes it once for them all.
+   */
+  default void accept(Query query, List<Query> sharers, Partial partial) {
+    accept(query, partial);
+    for (Query q : sharers) {
+      accept(q, partial);
+    }
+  }
 
   /**
    * Told that a query threw while its records were evaluated, aggregated or flushed (or while it

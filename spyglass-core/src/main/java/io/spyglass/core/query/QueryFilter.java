@@ -22,6 +22,7 @@ import io.spyglass.core.plan.QueryPlan;
 import io.spyglass.core.plan.Window;
 import io.spyglass.core.record.Record;
 import io.spyglass.core.record.Values;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,7 +40,18 @@ import java.util.function.LongSupplier;
  * needle query whose id has not come) holds no evaluators in it, only its place in the index.
  */
 final class QueryFilter {
-  final Query query;
+  /**
+   * The query evaluated here; when it shares its filter ({@link FilterSet#shareIdentical}) and
+   * leaves first, the next of {@link #sharers} takes its place (same plan, same limits).
+   */
+  Query query;
+
+  /**
+   * The other queries that share this filter's evaluation and partials, in the order they came;
+   * empty unless the filter set shares identical queries.
+   */
+  final List<Query> sharers = new ArrayList<>(0);
+
   private final QueryLimits limits;
   private final LongSupplier clock;
   private final int rawCapacity;

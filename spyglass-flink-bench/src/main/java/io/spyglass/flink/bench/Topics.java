@@ -103,6 +103,11 @@ final class Topics implements AutoCloseable {
       p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
       // the broker's longest: setting up 10,000 queries may take minutes on a loaded machine
       p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 900_000);
+      // one request in flight: a batch refused by a partition whose leader is not ready yet (a
+      // topic just created) is sent again before the next, never after it, which the broker
+      // answered with OUT_OF_ORDER_SEQUENCE_NUMBER until the batches expired and the producer
+      // failed ("Cannot execute transactional method because we are in an error state")
+      p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
     }
     return new KafkaProducer<>(p);
   }

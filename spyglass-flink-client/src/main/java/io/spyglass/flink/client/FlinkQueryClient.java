@@ -465,7 +465,7 @@ public final class FlinkQueryClient implements AutoCloseable {
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
           try {
             if (r.topic().equals(settings.resultTopic())) {
-              replies.accept(Reply.decode(r.value()));
+              Reply.decodeAll(r.value()).forEach(replies::accept);
             } else {
               JobStatus s = JobStatus.parse(r.value());
               statuses.put(s.subtask(), s);

@@ -48,11 +48,20 @@ import java.util.Optional;
  * never decoded, and the reader writes them out as they are ({@link
  * io.spyglass.core.result.ResultJson}). A reply is written in version 3 only when it holds such a
  * record, in version 2 otherwise.
+ *
+ * <p>Version 4 ({@link #encodeEndedTogether}) is one message for several queries that ended with
+ * the same records (identical queries that started together): kind RESULT, the first query's id,
+ * the records once (as in version 3), then the number of queries (varint) and for each its id, the
+ * meta of its result (as above) and its end (as ENDED). {@link #decodeAll} gives each query's
+ * RESULT then ENDED; {@link #decode} refuses it.
  */
 public record Reply(
     Reply.Kind kind, String queryId, Result result, String error, long sync, Progress progress) {
   private static final byte[] MAGIC = {'S', 'G', 'R', 'P'};
   public static final int VERSION = 3;
+
+  /** The version of a message for several queries that ended together ({@link #decodeAll}). */
+  public static final int SHARED_VERSION = 4;
 
   /** The version of replies that hold no record kept as its JSON. */
   static final int MAP_VERSION = 2;
@@ -166,9 +175,26 @@ public record Reply(
 
   /**
    * @throws MessageFormatException when the bytes are not a reply of a version from {@value
-   *     #OLDEST_VERSION} to {@value #VERSION}
+   *     #OLDEST_VERSION} to {@value #VERSION} (a message of several queries' replies, version
+   *     {@value #SHARED_VERSION}, is read by {@link #decodeAll})
    */
   public static Reply decode(byte[] bytes) {
+    List<Reply> all = decodeAll(bytes);
+    if (all.size() != 1) {
+      throw new MessageFormatException(
+          "a message of " + all.size() + " replies: read it with Reply.decodeAll");
+    }
+    return all.get(0);
+  }
+
+  /**
+   * The replies in a message of the result topic: one, or (version {@value #SHARED_VERSION}) the
+   * RESULT then ENDED of each query that ended together with the same records, in order.
+   *
+   * @throws MessageFormatException when the bytes are not a reply of a version from {@value
+   *     #OLDEST_VERSION} to {@value #SHARED_VERSION}
+   */
+  public static List<Reply> decodeAll(byte[] bytes) {
     if (bytes == null || bytes.length < MAGIC.length + 2) {
       throw new MessageFormatException("not a reply: too short");
     }
@@ -180,14 +206,14 @@ public record Reply(
         }
       }
       int version = in.readByte();
-      if (version < OLDEST_VERSION || version > VERSION) {
+      if (version < OLDEST_VERSION || version > SHARED_VERSION) {
         throw new MessageFormatException(
             "reply version "
                 + version
                 + " is not supported (supported: "
                 + OLDEST_VERSION
                 + " to "
-                + VERSION
+                + SHARED_VERSION
                 + ")");
       }
       int tag = in.readByte();
@@ -196,6 +222,14 @@ public record Reply(
       }
       Kind kind = Kind.values()[tag];
       String id = in.readString();
+      if (version == SHARED_VERSION) {
+        if (kind != Kind.RESULT) {
+          throw new MessageFormatException("a shared reply of kind " + kind);
+        }
+        List<Reply> all = readEndedTogether(in);
+        in.requireEnd();
+        return all;
+      }
       Reply r =
           switch (kind) {
             case RUNNING -> running(id);
@@ -209,7 +243,7 @@ public record Reply(
             case OPEN -> open(id, readResult(in, id, version));
           };
       in.requireEnd();
-      return r;
+      return List.of(r);
     } catch (PartialFormatException e) {
       throw new MessageFormatException("malformed reply: " + e.getMessage(), e);
     }
@@ -238,13 +272,78 @@ public record Reply(
     return n;
   }
 
+  /**
+   * One message for queries that ended with the same records (their RESULT replies, each then ended
+   * with the error at the same place in {@code errors}, null for none): the records once, each
+   * query's meta and end (version {@value #SHARED_VERSION}).
+   */
+  public static byte[] encodeEndedTogether(List<Reply> results, List<String> errors) {
+    if (results.isEmpty() || results.size() != errors.size()) {
+      throw new IllegalArgumentException("one error (or null) for each result");
+    }
+    Result first = results.get(0).result();
+    int json = keptJsonBytes(first);
+    PartialWriter out = new PartialWriter(512 + json + 256 * results.size());
+    out.writeRaw(MAGIC, 0, MAGIC.length).writeByte(SHARED_VERSION);
+    out.writeByte(Kind.RESULT.ordinal());
+    out.keepJson(true);
+    out.writeString(results.get(0).queryId());
+    writeRecords(out, first);
+    out.writeVarInt(results.size());
+    for (int i = 0; i < results.size(); i++) {
+      Reply r = results.get(i);
+      if (r.kind() != Kind.RESULT) {
+        throw new IllegalArgumentException("not a result: " + r.kind());
+      }
+      out.writeString(r.queryId());
+      writeMeta(out, r.result().meta());
+      String error = errors.get(i);
+      out.writeBoolean(error != null);
+      if (error != null) {
+        out.writeString(error);
+      }
+    }
+    return out.toByteArray();
+  }
+
+  /**
+   * The records of a result as a reply writes them (kept JSON as its bytes): equal bytes, equal
+   * records, for telling which queries' results can go as one ({@link #encodeEndedTogether}).
+   */
+  public static byte[] recordBytes(Result r) {
+    PartialWriter out = new PartialWriter(256 + keptJsonBytes(r));
+    out.keepJson(true);
+    writeRecords(out, r);
+    return out.toByteArray();
+  }
+
+  private static List<Reply> readEndedTogether(PartialReader in) {
+    List<Map<String, Object>> rows = readRecords(in, SHARED_VERSION);
+    int n = in.readCount(2);
+    List<Reply> all = new ArrayList<>(2 * n);
+    for (int i = 0; i < n; i++) {
+      String id = in.readString();
+      // each query its own copy of the list: a reader may change what it is handed
+      all.add(result(id, new Result(new ArrayList<>(rows), readMeta(in, id, SHARED_VERSION))));
+      all.add(ended(id, in.readBoolean() ? in.readString() : null));
+    }
+    return all;
+  }
+
   private static void writeResult(PartialWriter out, Result r) {
+    writeRecords(out, r);
+    writeMeta(out, r.meta());
+  }
+
+  private static void writeRecords(PartialWriter out, Result r) {
     out.writeVarInt(r.records().size());
     boolean keepJson = out.keepsJson();
     for (Map<String, Object> row : r.records()) {
       ValueCodec.writeRecord(out, row, keepJson);
     }
-    Meta m = r.meta();
+  }
+
+  private static void writeMeta(PartialWriter out, Meta m) {
     out.writeString(m.queryText()).writeLong(m.receiveTimeMs());
     writeOptionalLong(out, m.finishTimeMs());
     out.writeBoolean(m.window().isPresent());
@@ -304,8 +403,13 @@ public record Reply(
     return in.readBoolean() ? Optional.of(in.readLong()) : Optional.empty();
   }
 
-  @SuppressWarnings("unchecked")
   private static Result readResult(PartialReader in, String id, int version) {
+    List<Map<String, Object>> rows = readRecords(in, version);
+    return new Result(rows, readMeta(in, id, version));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static List<Map<String, Object>> readRecords(PartialReader in, int version) {
     int n = in.readCount(1);
     List<Map<String, Object>> rows = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
@@ -320,6 +424,11 @@ public record Reply(
         rows.add(ValueCodec.readRecord(in));
       }
     }
+    return rows;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Meta readMeta(PartialReader in, String id, int version) {
     String text = in.readString();
     long receive = in.readLong();
     Optional<Long> finish = readOptionalLong(in);
@@ -355,18 +464,16 @@ public record Reply(
               new Meta.EventTimeMeta(
                   readOptionalLong(in), readOptionalLong(in), in.readVarLong(), in.readVarLong()));
     }
-    return new Result(
-        rows,
-        new Meta(
-            id,
-            text,
-            receive,
-            finish,
-            window,
-            (Map<String, Object>) sketch,
-            errors,
-            isFinal,
-            bad,
-            eventTime));
+    return new Meta(
+        id,
+        text,
+        receive,
+        finish,
+        window,
+        (Map<String, Object>) sketch,
+        errors,
+        isFinal,
+        bad,
+        eventTime);
   }
 }

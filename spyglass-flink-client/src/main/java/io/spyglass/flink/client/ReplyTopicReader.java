@@ -100,15 +100,17 @@ public final class ReplyTopicReader implements AutoCloseable {
       while (!closed) {
         ConsumerRecords<byte[], byte[]> polled = consumer.poll(Duration.ofMillis(500));
         for (ConsumerRecord<byte[], byte[]> r : polled) {
-          Reply reply;
+          List<Reply> replies;
           try {
-            reply = Reply.decode(r.value());
+            replies = Reply.decodeAll(r.value());
           } catch (MessageFormatException e) {
             LOG.warn("skipping a malformed reply at offset {}: {}", r.offset(), e.getMessage());
             continue;
           }
           try {
-            listener.accept(reply);
+            for (Reply reply : replies) {
+              listener.accept(reply);
+            }
           } catch (RuntimeException e) {
             // not taken (e.g. the database is busy): read again from the last commit, later
             LOG.warn("a standing query's reply was not taken, reading it again: {}", e.toString());

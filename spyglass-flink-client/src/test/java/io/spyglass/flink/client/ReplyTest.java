@@ -107,10 +107,66 @@ class ReplyTest {
   @Test
   void refusesAnUnknownVersion() {
     byte[] bytes = Reply.running("a:q").encode();
-    bytes[4] = (byte) (Reply.VERSION + 1);
+    bytes[4] = (byte) (Reply.SHARED_VERSION + 1);
     assertThatThrownBy(() -> Reply.decode(bytes))
         .isInstanceOf(MessageFormatException.class)
-        .hasMessageContaining("supported: 1 to " + Reply.VERSION);
+        .hasMessageContaining("supported: 1 to " + Reply.SHARED_VERSION);
+  }
+
+  /**
+   * Queries that ended together with the same records: one message, the records once, each query
+   * its own result (its meta) then its end, in order; {@link Reply#decode} refuses it.
+   */
+  @Test
+  void queriesThatEndedTogetherWithTheSameRecordsTravelAsOneMessage() throws Exception {
+    String json = "{\"id\":\"x\",\"n\":1}";
+    Map<String, Object> kept =
+        RawJson.of(json.getBytes(StandardCharsets.UTF_8), new String[0], new Object[0]);
+    Result a = rawResult(List.of(kept, Map.of("plain", 1L)));
+    Meta m = a.meta();
+    Result b =
+        new Result(
+            a.records(),
+            new Meta(
+                "b:q",
+                "select * from STREAM(1000, TIME) limit 10",
+                1_500,
+                Optional.of(2_000L),
+                Optional.empty(),
+                Map.of(),
+                List.of(),
+                true,
+                Map.of("malformed", 2L),
+                Optional.empty()));
+    assertThat(Reply.recordBytes(a)).isEqualTo(Reply.recordBytes(b));
+    byte[] bytes =
+        Reply.encodeEndedTogether(
+            List.of(Reply.result("a:q", a), Reply.result("b:q", b)),
+            java.util.Arrays.asList(null, "stopped"));
+    assertThat(bytes[4]).isEqualTo((byte) Reply.SHARED_VERSION);
+    assertThat(new String(bytes, StandardCharsets.UTF_8).split("\"n\":1", -1))
+        .as("the records once")
+        .hasSize(2);
+    List<Reply> all = Reply.decodeAll(bytes);
+    assertThat(all)
+        .extracting(Reply::kind, Reply::queryId)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(Reply.Kind.RESULT, "a:q"),
+            org.assertj.core.groups.Tuple.tuple(Reply.Kind.ENDED, "a:q"),
+            org.assertj.core.groups.Tuple.tuple(Reply.Kind.RESULT, "b:q"),
+            org.assertj.core.groups.Tuple.tuple(Reply.Kind.ENDED, "b:q"));
+    assertThat(all.get(0).result().meta()).isEqualTo(m);
+    assertThat(all.get(2).result().meta()).isEqualTo(b.meta());
+    assertThat(ResultJson.write(all.get(0).result())).isEqualTo(ResultJson.write(a));
+    assertThat(ResultJson.write(all.get(2).result())).isEqualTo(ResultJson.write(b));
+    assertThat(all.get(1).error()).isNull();
+    assertThat(all.get(3).error()).isEqualTo("stopped");
+    assertThatThrownBy(() -> Reply.decode(bytes))
+        .isInstanceOf(MessageFormatException.class)
+        .hasMessageContaining("decodeAll");
+    // a single reply reads as a list of one
+    assertThat(Reply.decodeAll(Reply.running("a:q").encode()))
+        .containsExactly(Reply.running("a:q"));
   }
 
   /**
