@@ -1,5 +1,6 @@
 package io.spyglass.flink;
 
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.core.query.Query;
 import io.spyglass.flink.client.ControlMessage;
 import io.spyglass.flink.client.JobStatus;
@@ -13,8 +14,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -60,13 +63,18 @@ public final class LocalRun implements AutoCloseable {
   private final CompletableFuture<Void> finished = new CompletableFuture<>();
   private final Map<Integer, JobStatus> statuses = new ConcurrentHashMap<>();
 
+  /** The RPC threads that ran before the job's cluster started (see {@link #close}). */
+  private final Set<Thread> rpcThreadsBefore;
+
   private LocalRun(
       JobClient job,
       CloseableIterator<Outgoing> results,
       Replies replies,
       List<RemoteQuery> queries,
-      Path savepoints) {
+      Path savepoints,
+      Set<Thread> rpcThreadsBefore) {
     this.job = job;
+    this.rpcThreadsBefore = rpcThreadsBefore;
     this.results = results;
     this.replies = replies;
     this.queries = queries;
@@ -150,8 +158,10 @@ public final class LocalRun implements AutoCloseable {
     for (Query q : queries) {
       handles.add(replies.register(q, q.id()));
     }
+    Set<Thread> rpcThreadsBefore = rpcThreads();
     JobClient job = env.executeAsync("spyglass");
-    return new LocalRun(job, results, replies, handles, Files.createTempDirectory("spyglass-"));
+    return new LocalRun(
+        job, results, replies, handles, Files.createTempDirectory("spyglass-"), rpcThreadsBefore);
   }
 
   /** The queries, in the order given. */
@@ -255,5 +265,38 @@ public final class LocalRun implements AutoCloseable {
     } catch (IOException e) {
       LOG.debug("removing {}: {}", savepoints, e.toString());
     }
+    awaitClusterDown(rpcThreadsBefore);
+  }
+
+  /**
+   * Waits (up to 10 s) for the run's mini cluster to be down: Flink closes it in the background
+   * once the job ended, and a process that exits meanwhile runs the cluster's RPC system's JVM hook
+   * (Pekko's) while its class loader is being closed, which then prints a stack trace of a class it
+   * can no longer load. The RPC system's threads are named {@code flink-*pekko*}; those the run
+   * started are gone once its actor systems have terminated and removed their hooks.
+   */
+  private static void awaitClusterDown(Set<Thread> before) {
+    SpyglassClock clock = SpyglassClock.system();
+    long deadline = clock.deadlineIn(10_000);
+    while (clock.msLeft(deadline) > 0 && !rpcThreads().stream().allMatch(before::contains)) {
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  /** The live threads of Flink's RPC systems in this JVM. */
+  private static Set<Thread> rpcThreads() {
+    Set<Thread> out = new HashSet<>();
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      String name = t.getName();
+      if (t.isAlive() && name.startsWith("flink-") && name.contains("pekko")) {
+        out.add(t);
+      }
+    }
+    return out;
   }
 }

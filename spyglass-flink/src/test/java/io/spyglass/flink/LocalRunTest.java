@@ -10,7 +10,9 @@ import io.spyglass.testkit.QueryTestDriver;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,8 +34,12 @@ class LocalRunTest {
     }
     List<String> flink = new ArrayList<>();
     long t0 = System.nanoTime();
+    Set<Thread> before = rpcThreads();
+    Set<Thread> ours = new HashSet<>();
     try (LocalRun run = LocalRun.start("file:" + file, queries, 2)) {
       System.out.println("started " + (System.nanoTime() - t0) / 1_000_000);
+      ours.addAll(rpcThreads());
+      ours.removeAll(before);
       for (RemoteQuery q : run.queries()) {
         q.awaitRunning(60, TimeUnit.SECONDS);
         System.out.println("running " + (System.nanoTime() - t0) / 1_000_000);
@@ -45,6 +51,11 @@ class LocalRunTest {
         assertThat(q.error()).isNull();
       }
     }
+    // closed, the run's cluster is down: a process exiting now does not race its RPC system's
+    // shutdown (whose JVM hook would print a stack trace of a class it can no longer load)
+    assertThat(ours).as("the run's RPC threads").isNotEmpty();
+    assertThat(ours).noneMatch(Thread::isAlive);
+
     // the core's own driver, one thread and every record in one pass, as the reference
     QueryTestDriver core = new QueryTestDriver();
     for (int i = 0; i < texts.size(); i++) {
@@ -96,5 +107,15 @@ class LocalRunTest {
       assertThat(r.error()).isNull();
     }
     assertThat(results.stream().mapToInt(x -> x.records().size()).sum()).isEqualTo(3);
+  }
+
+  private static Set<Thread> rpcThreads() {
+    Set<Thread> out = new HashSet<>();
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      if (t.getName().startsWith("flink-") && t.getName().contains("pekko")) {
+        out.add(t);
+      }
+    }
+    return out;
   }
 }
