@@ -83,14 +83,14 @@ final class CombinerWriteAhead {
 
   /**
    * Writes the state of queries that have not changed for {@value #QUIET_MS} ms, for at most
-   * {@value #WRITE_BUDGET_NANOS} ns a turn, every {@value #WRITE_EVERY_MS} ms: a checkpoint then
-   * writes only the queries that changed shortly before it. Encoding every query's state in the
-   * checkpoint's synchronous part holds the results of every query back meanwhile: with 10,000
-   * needle queries that have each found a record, hundreds of ms. A query is written ahead once per
-   * checkpoint at most (one that changes again is written by the checkpoint), so this never more
-   * than doubles the encoding; and, once the checkpoints' pace is known, shortly before the next
-   * checkpoint (see {@link #writeFromMs}), so that queries changing every few seconds are mostly
-   * written once, by the checkpoint.
+   * {@value #WRITE_BUDGET_NANOS} ns a turn (one query at least), every {@value #WRITE_EVERY_MS} ms:
+   * a checkpoint then writes only the queries that changed shortly before it. Encoding every
+   * query's state in the checkpoint's synchronous part holds the results of every query back
+   * meanwhile: with 10,000 needle queries that have each found a record, hundreds of ms. A query is
+   * written ahead once per checkpoint at most (one that changes again is written by the
+   * checkpoint), so this never more than doubles the encoding; and, once the checkpoints' pace is
+   * known, shortly before the next checkpoint (see {@link #writeFromMs}), so that queries changing
+   * every few seconds are mostly written once, by the checkpoint.
    */
   void writeQuiet(long now, Writer writer) throws IOException {
     outOfBudget = false;
@@ -105,7 +105,7 @@ final class CombinerWriteAhead {
       if (now - e.getValue() < QUIET_MS) {
         break;
       }
-      if (clock.nanos() >= until) {
+      if (n > 0 && clock.nanos() >= until) { // one a turn at least: a turn always gets on
         outOfBudget = true;
         break;
       }

@@ -37,4 +37,19 @@ class CombinerWriteAheadTest {
     assertThat(written).containsExactly("q0", "q1", "q2", "q3");
     assertThat(ahead.nextTurnMs(now)).isEqualTo(Long.MAX_VALUE);
   }
+
+  @Test
+  void aTurnWhoseBudgetIsSpentBeforeItsFirstWriteStillWritesOne() throws Exception {
+    // the thread stopped (a busy machine) between the turn's start and its first write
+    AtomicLong nanos = new AtomicLong();
+    CombinerWriteAhead ahead =
+        new CombinerWriteAhead(
+            new SpyglassClock(() -> 1_700_000_000_000L, () -> nanos.getAndAdd(10_000_000)));
+    long t = 1_000_000;
+    ahead.changed("q0", t);
+    ahead.changed("q1", t);
+    List<String> written = new ArrayList<>();
+    ahead.writeQuiet(t + CombinerWriteAhead.QUIET_MS, written::add);
+    assertThat(written).containsExactly("q0");
+  }
 }
