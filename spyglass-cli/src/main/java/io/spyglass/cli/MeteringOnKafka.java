@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * over {@link IngestTopicWriter}), the standing queries on the job on the cluster ({@link
  * TopicJob}), the other queries on it too, as {@code serve --runtime flink --kafka} runs them
  * ({@link FlinkRuntime}); the data folder holds the standing queries' database and the id journal.
+ * Every part takes its time from the command's clock.
  */
 final class MeteringOnKafka {
   /** How long a request waits for Kafka before it is answered 503. */
@@ -36,19 +37,22 @@ final class MeteringOnKafka {
       ServeOptions o,
       String instance,
       Map<String, Object> kafkaProperties,
+      SpyglassClock clock,
       PrintWriter err)
       throws IOException, InterruptedException {
     err.println("spyglass: connecting to the Spyglass job's Kafka at " + o.kafka + " ...");
     err.flush();
     // checks that Kafka answers and that the query topic is there, first
     FlinkRuntime queries =
-        FlinkRuntime.connect(o.kafka, instance, o.queryTopic, o.statusTopic, kafkaProperties);
+        FlinkRuntime.connect(
+            o.kafka, instance, o.queryTopic, o.statusTopic, kafkaProperties, clock);
     IngestTopicWriter writer;
     try {
       writer =
           IngestTopicWriter.open(
               new IngestTopicWriter.Settings(
-                  o.kafka, o.recordsTopic, instance, WRITE_TIMEOUT, kafkaProperties));
+                  o.kafka, o.recordsTopic, instance, WRITE_TIMEOUT, kafkaProperties),
+              clock);
     } catch (IOException | RuntimeException e) {
       queries.close();
       throw e;
@@ -85,11 +89,12 @@ final class MeteringOnKafka {
             .withEngine(engine)
             .withRuntime(queries)
             .withForward(forward)
+            .withClock(clock)
             .withJob(
                 TopicJob.starter(
                     ingest,
                     metering.ingest().horizonMs(),
-                    SpyglassClock.system(),
+                    clock,
                     writer,
                     o.kafka,
                     o.queryTopic,
