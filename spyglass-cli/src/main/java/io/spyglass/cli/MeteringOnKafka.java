@@ -95,6 +95,11 @@ final class MeteringOnKafka {
                     ingest,
                     metering.ingest().horizonMs(),
                     clock,
+                    o.rebuildKafkaIds
+                        ? TopicIngest.IfJournalLost.REBUILD
+                        : o.acceptMissingIds
+                            ? TopicIngest.IfJournalLost.ACCEPT
+                            : TopicIngest.IfJournalLost.REFUSE,
                     writer,
                     o.kafka,
                     o.queryTopic,

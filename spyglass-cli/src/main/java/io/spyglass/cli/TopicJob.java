@@ -102,13 +102,14 @@ final class TopicJob implements JobStanding.Job {
    * Opens the id journal under the data folder (locked by then) into {@code ingest}, for writing
    * documents with {@code writer} once per id within {@code horizonMs}, and starts reading the
    * replies of the standing queries of {@code instance}, which are defined and killed through
-   * {@code writer} on {@code queryTopic}; times from {@code clock}. The journal is closed with the
-   * job.
+   * {@code writer} on {@code queryTopic}; times from {@code clock}; {@code ifLost} says what to do
+   * when the journal was lost. The journal is closed with the job.
    */
   static JobStanding.Starter starter(
       AtomicReference<TopicIngest> ingest,
       long horizonMs,
       SpyglassClock clock,
+      TopicIngest.IfJournalLost ifLost,
       IngestTopicWriter writer,
       String bootstrap,
       String queryTopic,
@@ -118,7 +119,8 @@ final class TopicJob implements JobStanding.Job {
         Path jobDir,
         Consumer<JobReplies.Reply> out,
         LongSupplier committedEnd) -> {
-      TopicIngest ids = TopicIngest.open(writer, ingestDir.getParent(), horizonMs, clock::millis);
+      TopicIngest ids =
+          TopicIngest.open(writer, ingestDir.getParent(), horizonMs, clock::millis, ifLost);
       String topic = standingTopicOf(instance);
       KafkaProducer<String, byte[]> looks = null;
       try {

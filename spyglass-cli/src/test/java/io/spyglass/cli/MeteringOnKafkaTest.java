@@ -120,4 +120,55 @@ class MeteringOnKafkaTest {
         .contains("did not tell within 10 s whether a request's documents")
         .contains(name + "-records-0 offset 0");
   }
+
+  /**
+   * The id journal deleted while the records topic holds documents of this instance within the
+   * horizon: the start is refused, saying what to do, before anything is served.
+   */
+  @Test
+  void aStartWithoutTheIdJournalOfDocumentsInTheTopicIsRefused() throws Exception {
+    String name = "journal-lost";
+    TestKafka kafka = TestKafka.shared();
+    kafka.createTopic(name + "-records", 2);
+    kafka.createTopic(name + "-queries", 1);
+    try (IngestTopicWriter w =
+            IngestTopicWriter.open(
+                IngestTopicWriter.Settings.of(kafka.bootstrap(), name + "-records", name));
+        TopicIngest t = TopicIngest.open(w, data, 3_600_000, SpyglassClock.system()::millis)) {
+      assertThat(t.write(TopicIngestTest.docs("a", "b"))).isEqualTo(new Metering.Accepted(2, 0));
+    }
+    try (Stream<Path> s = Files.list(data.resolve(IdJournal.DIR))) {
+      for (Path p : s.toList()) {
+        Files.delete(p);
+      }
+    }
+    Files.delete(data.resolve(IdJournal.DIR));
+
+    Object[] r =
+        serve(
+            SpyglassClock.system(),
+            "--runtime",
+            "flink",
+            "--kafka",
+            kafka.bootstrap(),
+            "--records-topic",
+            name + "-records",
+            "--query-topic",
+            name + "-queries",
+            "--status-topic",
+            name + "-status",
+            "--instance",
+            name,
+            "--source",
+            "http",
+            "--port",
+            "0",
+            "--data",
+            data.toString());
+    assertThat(r[0]).as((String) r[1]).isEqualTo(1);
+    assertThat((String) r[1])
+        .contains("kafka-ids is missing or empty, yet the records topic holds 2 documents")
+        .contains("--rebuild-kafka-ids");
+    assertThat(data.resolve(IdJournal.DIR)).doesNotExist();
+  }
 }
