@@ -46,18 +46,11 @@ final class MeteringOnKafka {
     FlinkRuntime queries =
         FlinkRuntime.connect(
             o.kafka, instance, o.queryTopic, o.statusTopic, kafkaProperties, clock);
-    IngestTopicWriter writer;
-    try {
-      writer =
-          IngestTopicWriter.open(
-              new IngestTopicWriter.Settings(
-                  o.kafka, o.recordsTopic, instance, WRITE_TIMEOUT, kafkaProperties),
-              clock);
-    } catch (IOException | RuntimeException e) {
-      queries.close();
-      throw e;
-    }
-    // the id journal is opened with the job, once the data folder is locked
+    // the writer fences the former producer of this instance: it is opened with the job, once the
+    // data folder is locked, so that a second service on the same folder stops at the lock
+    IngestTopicWriter.Settings writer =
+        new IngestTopicWriter.Settings(
+            o.kafka, o.recordsTopic, instance, WRITE_TIMEOUT, kafkaProperties);
     AtomicReference<TopicIngest> ingest = new AtomicReference<>();
     String bootstrap = o.kafka;
     String topic = o.recordsTopic;

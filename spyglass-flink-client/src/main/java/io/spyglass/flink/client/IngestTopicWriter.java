@@ -106,7 +106,9 @@ public final class IngestTopicWriter implements AutoCloseable {
   }
 
   /**
-   * Connects and fences any former producer of this instance.
+   * Connects and fences any former producer of this instance: open it once whatever makes the
+   * instance one process (the service's data folder lock) is held, so that a second process stops
+   * there rather than fence a running one.
    *
    * @throws IOException when Kafka does not answer within the timeout, or refuses (the message says
    *     what)
