@@ -84,6 +84,16 @@ final class IdJournal implements AutoCloseable {
   /** What the journal held at its opening. */
   record Opened(IdJournal journal, List<Group> unresolved) {}
 
+  /** Whether {@code dir} holds no journal file (or is missing). */
+  static boolean holdsNone(Path dir) throws IOException {
+    if (!Files.isDirectory(dir)) {
+      return true;
+    }
+    try (DirectoryStream<Path> s = Files.newDirectoryStream(dir, "*.ids")) {
+      return !s.iterator().hasNext();
+    }
+  }
+
   /**
    * Reads the journal in {@code dir} (created when missing): the ids of its committed groups
    * accepted since {@code sinceMs} go to {@code ids}; the groups whose outcome it does not hold are

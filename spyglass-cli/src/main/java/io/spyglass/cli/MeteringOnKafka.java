@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * over {@link IngestTopicWriter}), the standing queries on the job on the cluster ({@link
  * TopicJob}), the other queries on it too, as {@code serve --runtime flink --kafka} runs them
  * ({@link FlinkRuntime}); the data folder holds the standing queries' database and the id journal.
+ * Every part takes its time from the command's clock.
  */
 final class MeteringOnKafka {
   /** How long a request waits for Kafka before it is answered 503. */
@@ -36,24 +37,20 @@ final class MeteringOnKafka {
       ServeOptions o,
       String instance,
       Map<String, Object> kafkaProperties,
+      SpyglassClock clock,
       PrintWriter err)
       throws IOException, InterruptedException {
     err.println("spyglass: connecting to the Spyglass job's Kafka at " + o.kafka + " ...");
     err.flush();
     // checks that Kafka answers and that the query topic is there, first
     FlinkRuntime queries =
-        FlinkRuntime.connect(o.kafka, instance, o.queryTopic, o.statusTopic, kafkaProperties);
-    IngestTopicWriter writer;
-    try {
-      writer =
-          IngestTopicWriter.open(
-              new IngestTopicWriter.Settings(
-                  o.kafka, o.recordsTopic, instance, WRITE_TIMEOUT, kafkaProperties));
-    } catch (IOException | RuntimeException e) {
-      queries.close();
-      throw e;
-    }
-    // the id journal is opened with the job, once the data folder is locked
+        FlinkRuntime.connect(
+            o.kafka, instance, o.queryTopic, o.statusTopic, kafkaProperties, clock);
+    // the writer fences the former producer of this instance: it is opened with the job, once the
+    // data folder is locked, so that a second service on the same folder stops at the lock
+    IngestTopicWriter.Settings writer =
+        new IngestTopicWriter.Settings(
+            o.kafka, o.recordsTopic, instance, WRITE_TIMEOUT, kafkaProperties);
     AtomicReference<TopicIngest> ingest = new AtomicReference<>();
     String bootstrap = o.kafka;
     String topic = o.recordsTopic;
@@ -85,11 +82,17 @@ final class MeteringOnKafka {
             .withEngine(engine)
             .withRuntime(queries)
             .withForward(forward)
+            .withClock(clock)
             .withJob(
                 TopicJob.starter(
                     ingest,
                     metering.ingest().horizonMs(),
-                    SpyglassClock.system(),
+                    clock,
+                    o.rebuildKafkaIds
+                        ? TopicIngest.IfJournalLost.REBUILD
+                        : o.acceptMissingIds
+                            ? TopicIngest.IfJournalLost.ACCEPT
+                            : TopicIngest.IfJournalLost.REFUSE,
                     writer,
                     o.kafka,
                     o.queryTopic,

@@ -1,5 +1,6 @@
 package io.spyglass.cli;
 
+import io.spyglass.core.SpyglassClock;
 import io.spyglass.engine.EngineConfig;
 import io.spyglass.engine.ingest.Ingestor;
 import io.spyglass.service.MeteringStart;
@@ -64,6 +65,9 @@ final class ServeCommand implements Callable<Integer> {
 
   /** Where {@code SPYGLASS_*} variables are read: the process's environment, or a test's. */
   Map<String, String> env = System.getenv();
+
+  /** The command's time, and that of everything it starts: the machine's clocks but in tests. */
+  SpyglassClock clock = SpyglassClock.system();
 
   @Override
   public Integer call() throws InterruptedException {
@@ -180,7 +184,8 @@ final class ServeCommand implements Callable<Integer> {
             SpyglassService.start(
                 config,
                 listening,
-                FlinkRuntime.connect(o.kafka, name, o.queryTopic, o.statusTopic, kafkaProperties),
+                FlinkRuntime.connect(
+                    o.kafka, name, o.queryTopic, o.statusTopic, kafkaProperties, clock),
                 null);
       } else {
         Source src =
@@ -194,7 +199,15 @@ final class ServeCommand implements Callable<Integer> {
         if (metering != null && o.runtime.equals("flink") && o.kafka != null) {
           service =
               MeteringOnKafka.start(
-                  config, listening, engine, metering, o, instanceName(), kafkaProperties, err);
+                  config,
+                  listening,
+                  engine,
+                  metering,
+                  o,
+                  instanceName(),
+                  kafkaProperties,
+                  clock,
+                  err);
         } else if (metering != null) {
           service =
               SpyglassService.startMetering(
@@ -203,6 +216,7 @@ final class ServeCommand implements Callable<Integer> {
                       .withListening(listening)
                       .withOther(src)
                       .withEngine(engine)
+                      .withClock(clock)
                       .withJob(
                           o.runtime.equals("flink")
                               ? MeteringJob.starter(io.spyglass.flink.MeteringRun.Settings.DEFAULTS)

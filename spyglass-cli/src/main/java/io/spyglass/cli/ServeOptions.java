@@ -374,8 +374,19 @@ final class ServeOptions {
       names = "--accept-missing-ids",
       description =
           "with --source http: start although ids files of the ingest log within --id-horizon are"
-              + " missing: repeats of those documents are then counted again")
+              + " missing (with --kafka: although the id journal kafka-ids/ is missing or empty"
+              + " while the records topic holds documents within --id-horizon): repeats of those"
+              + " documents are then counted again")
   boolean acceptMissingIds;
+
+  @Option(
+      names = "--rebuild-kafka-ids",
+      description =
+          "with --runtime flink --kafka and --source http: when the id journal kafka-ids/ is"
+              + " missing or empty while the records topic holds documents this instance wrote"
+              + " within --id-horizon, read their ids back from the topic into the journal instead"
+              + " of refusing to start")
+  boolean rebuildKafkaIds;
 
   // what each user may keep: tenancy, standing queries, saved queries, history, disk
   // (docs/metering.md, docs/api.md)

@@ -8,8 +8,11 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -69,20 +72,99 @@ final class TopicIngest implements AutoCloseable {
   }
 
   /**
-   * Reads the journal under {@code dataDir} and looks up in Kafka the requests whose outcome it
-   * does not hold.
-   *
-   * @param horizonMs how long an accepted id is remembered ({@code --id-horizon})
-   * @param wallMs the wall clock, epoch ms: when a document is accepted
-   * @throws IOException when the journal does not read (the message says what to do) or Kafka does
-   *     not tell how a request ended
+   * What a start does when the id journal is missing or empty while the records topic holds
+   * documents this instance wrote within the horizon: without their ids, a document among them sent
+   * again would be counted twice.
+   */
+  enum IfJournalLost {
+    /** Stop the start, saying what to do (the default). */
+    REFUSE,
+    /**
+     * Read their ids back from the topic (the records' keys) into the journal ({@code
+     * --rebuild-kafka-ids}).
+     */
+    REBUILD,
+    /** Go on without them: repeats of them count again ({@code --accept-missing-ids}). */
+    ACCEPT
+  }
+
+  /** Most ids of one group written to the journal by a rebuild. */
+  static final int REBUILT_GROUP_IDS = 1 << 16;
+
+  /** Longest time between the first and last documents of one group written by a rebuild. */
+  static final long REBUILT_GROUP_MS = 60_000;
+
+  /**
+   * As {@link #open(IngestTopicWriter, Path, long, LongSupplier, IfJournalLost)}, refusing to start
+   * when the journal was lost.
    */
   static TopicIngest open(
       IngestTopicWriter writer, Path dataDir, long horizonMs, LongSupplier wallMs)
       throws IOException, InterruptedException {
+    return open(writer, dataDir, horizonMs, wallMs, IfJournalLost.REFUSE);
+  }
+
+  /**
+   * Reads the journal under {@code dataDir} and looks up in Kafka the requests whose outcome it
+   * does not hold. A journal that is missing or empty while the records topic holds documents this
+   * instance wrote within the horizon was lost (deleted, or a --data without it): {@code ifLost}
+   * says what then.
+   *
+   * @param horizonMs how long an accepted id is remembered ({@code --id-horizon})
+   * @param wallMs the wall clock, epoch ms: when a document is accepted
+   * @throws IOException when the journal does not read or was lost (the message says what to do),
+   *     or Kafka does not tell how a request ended
+   */
+  static TopicIngest open(
+      IngestTopicWriter writer,
+      Path dataDir,
+      long horizonMs,
+      LongSupplier wallMs,
+      IfJournalLost ifLost)
+      throws IOException, InterruptedException {
+    Path dir = dataDir.resolve(IdJournal.DIR);
+    long since = wallMs.getAsLong() - horizonMs;
+    List<IdJournal.Group> lost = IdJournal.holdsNone(dir) ? readBack(writer, since) : List.of();
+    if (!lost.isEmpty() && ifLost == IfJournalLost.REFUSE) {
+      throw new IOException(lostJournal(dir, lost, since));
+    }
     IdIndex ids = new IdIndex();
-    IdJournal.Opened o =
-        IdJournal.open(dataDir.resolve(IdJournal.DIR), ids, wallMs.getAsLong() - horizonMs);
+    IdJournal.Opened o = IdJournal.open(dir, ids, since);
+    if (!lost.isEmpty()) {
+      int n = lost.stream().mapToInt(g -> g.hashes().length / 2).sum();
+      if (ifLost == IfJournalLost.ACCEPT) {
+        LOG.warn(
+            "the id journal {} is missing or empty while the records topic holds {} documents this"
+                + " instance wrote within the id horizon; going on without their ids"
+                + " (--accept-missing-ids): any of them sent again counts again",
+            dir,
+            n);
+      } else {
+        try {
+          for (IdJournal.Group g : lost) {
+            IdJournal.Group numbered =
+                new IdJournal.Group(
+                    o.journal().nextNumber(),
+                    g.partition(),
+                    g.offset(),
+                    g.acceptedMs(),
+                    g.hashes());
+            o.journal().pending(numbered);
+            o.journal().resolved(numbered.number(), true);
+            IdJournal.put(numbered, ids);
+          }
+        } catch (IOException e) {
+          o.journal().close();
+          throw e;
+        }
+        LOG.warn(
+            "the id journal {} was missing or empty: the ids of the {} documents this instance wrote"
+                + " to the records topic within the id horizon were read back from it"
+                + " (--rebuild-kafka-ids)",
+            dir,
+            n);
+      }
+    }
     TopicIngest t =
         new TopicIngest(
             writer, o.journal(), ids, new ArrayList<>(o.unresolved()), horizonMs, wallMs);
@@ -95,8 +177,90 @@ final class TopicIngest implements AutoCloseable {
     LOG.info(
         "{} ids of documents written to Kafka within the id horizon remembered ({})",
         ids.size(),
-        dataDir.resolve(IdJournal.DIR));
+        dir);
     return t;
+  }
+
+  /**
+   * The documents this instance wrote to the records topic since {@code sinceMs}, as groups of the
+   * journal (numbered from 0, in time order): each group of one partition's consecutive documents,
+   * accepted at its latest timestamp.
+   */
+  static List<IdJournal.Group> readBack(IngestTopicWriter writer, long sinceMs)
+      throws IOException, InterruptedException {
+    List<IdJournal.Group> out = new ArrayList<>();
+    Map<Integer, Building> open = new HashMap<>();
+    writer.readBack(
+        sinceMs,
+        (partition, offset, timestampMs, id) -> {
+          Building b = open.get(partition);
+          if (b != null
+              && (b.count == REBUILT_GROUP_IDS || timestampMs - b.firstMs > REBUILT_GROUP_MS)) {
+            out.add(b.group());
+            b = null;
+          }
+          if (b == null) {
+            b = new Building(partition, offset, timestampMs);
+            open.put(partition, b);
+          }
+          b.add(IdIndex.hash(id), timestampMs);
+        });
+    open.values().forEach(b -> out.add(b.group()));
+    out.sort(Comparator.comparingLong(IdJournal.Group::acceptedMs));
+    List<IdJournal.Group> numbered = new ArrayList<>(out.size());
+    for (IdJournal.Group g : out) {
+      numbered.add(
+          new IdJournal.Group(
+              numbered.size(), g.partition(), g.offset(), g.acceptedMs(), g.hashes()));
+    }
+    return numbered;
+  }
+
+  /** A group of the journal being made from the documents read back. */
+  private static final class Building {
+    final int partition;
+    final long offset;
+    final long firstMs;
+    long lastMs;
+    long[] hashes = new long[64];
+    int count;
+
+    Building(int partition, long offset, long firstMs) {
+      this.partition = partition;
+      this.offset = offset;
+      this.firstMs = firstMs;
+      this.lastMs = firstMs;
+    }
+
+    void add(long[] h, long timestampMs) {
+      if (2 * count + 2 > hashes.length) {
+        hashes = Arrays.copyOf(hashes, hashes.length * 2);
+      }
+      hashes[2 * count] = h[0];
+      hashes[2 * count + 1] = h[1];
+      count++;
+      lastMs = Math.max(lastMs, timestampMs);
+    }
+
+    IdJournal.Group group() {
+      return new IdJournal.Group(-1, partition, offset, lastMs, Arrays.copyOf(hashes, 2 * count));
+    }
+  }
+
+  /** Why a start with the journal lost is refused, and what to do. */
+  private static String lostJournal(Path dir, List<IdJournal.Group> lost, long sinceMs) {
+    int n = lost.stream().mapToInt(g -> g.hashes().length / 2).sum();
+    return "the id journal "
+        + dir
+        + " is missing or empty, yet the records topic holds "
+        + n
+        + " documents this instance wrote within --id-horizon (since "
+        + java.time.Instant.ofEpochMilli(sinceMs)
+        + "): a document among them sent again would be counted twice. Restore "
+        + dir
+        + " from the copy of --data (with the database), or start once with --rebuild-kafka-ids"
+        + " to read their ids back from the topic (the records' keys), or with"
+        + " --accept-missing-ids to go on without them (repeats of them then count again)";
   }
 
   /**

@@ -99,17 +99,20 @@ final class TopicJob implements JobStanding.Job {
   }
 
   /**
-   * Opens the id journal under the data folder (locked by then) into {@code ingest}, for writing
-   * documents with {@code writer} once per id within {@code horizonMs}, and starts reading the
-   * replies of the standing queries of {@code instance}, which are defined and killed through
-   * {@code writer} on {@code queryTopic}; times from {@code clock}. The journal is closed with the
-   * job.
+   * Opens the writer of the records topic ({@code writerSettings}, timed by {@code clock}) and the
+   * id journal under the data folder into {@code ingest}, once the folder is locked (the writer
+   * fences the former producer of its instance: a second service on the same folder must fail at
+   * the lock before it does), for writing documents once per id within {@code horizonMs}, and
+   * starts reading the replies of the standing queries of {@code instance}, which are defined and
+   * killed through the writer on {@code queryTopic}; times from {@code clock}; {@code ifLost} says
+   * what to do when the journal was lost. The writer and the journal are closed with the job.
    */
   static JobStanding.Starter starter(
       AtomicReference<TopicIngest> ingest,
       long horizonMs,
       SpyglassClock clock,
-      IngestTopicWriter writer,
+      TopicIngest.IfJournalLost ifLost,
+      IngestTopicWriter.Settings writerSettings,
       String bootstrap,
       String queryTopic,
       String instance,
@@ -118,7 +121,14 @@ final class TopicJob implements JobStanding.Job {
         Path jobDir,
         Consumer<JobReplies.Reply> out,
         LongSupplier committedEnd) -> {
-      TopicIngest ids = TopicIngest.open(writer, ingestDir.getParent(), horizonMs, clock::millis);
+      IngestTopicWriter writer = IngestTopicWriter.open(writerSettings, clock);
+      TopicIngest ids;
+      try {
+        ids = TopicIngest.open(writer, ingestDir.getParent(), horizonMs, clock::millis, ifLost);
+      } catch (IOException | RuntimeException | InterruptedException e) {
+        writer.close();
+        throw e;
+      }
       String topic = standingTopicOf(instance);
       KafkaProducer<String, byte[]> looks = null;
       try {
@@ -133,6 +143,7 @@ final class TopicJob implements JobStanding.Job {
           looks.close(Duration.ZERO);
         }
         ids.close();
+        writer.close();
         throw e;
       }
     };

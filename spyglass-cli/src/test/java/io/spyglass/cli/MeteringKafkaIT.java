@@ -63,6 +63,11 @@ class MeteringKafkaIT {
   /** The service of instance {@code name}, over the topics {@code name-records} and others. */
   static Spyglass.Running serveAs(Path data, String bootstrap, String name, String... more)
       throws Exception {
+    return Spyglass.start(serveArgs(data, bootstrap, name, more).toArray(String[]::new));
+  }
+
+  /** The arguments of {@link #serveAs}. */
+  static List<String> serveArgs(Path data, String bootstrap, String name, String... more) {
     List<String> args =
         new ArrayList<>(
             List.of(
@@ -88,7 +93,7 @@ class MeteringKafkaIT {
                 "--checkpoint-every",
                 "200ms"));
     args.addAll(List.of(more));
-    return Spyglass.start(args.toArray(String[]::new));
+    return args;
   }
 
   static String url(Spyglass.Running s) throws InterruptedException {
@@ -376,6 +381,51 @@ class MeteringKafkaIT {
         s.kill9();
       }
     }
+  }
+
+  /**
+   * A second service started on the same --data stops at the folder's lock, saying so, before it
+   * opens its writer of the records topic (which would fence the first one's producer, of the same
+   * instance): the first one keeps taking documents, its next request 202.
+   */
+  @Test
+  void aSecondServiceOnTheSameFolderStopsAtTheLockAndTheFirstGoesOn() throws Exception {
+    TestKafka kafka = TestKafka.shared();
+    kafka.createTopics(Map.of("twice-records", 1, "twice-queries", 1));
+    try (Spyglass.Running first = serveAs(kafkaData, kafka.bootstrap(), "twice")) {
+      String url = url(first);
+      HttpResponse<String> a = post(url, "{\"id\":\"a\",\"time\":1}\n");
+      assertThat(a.statusCode()).as(a.body()).isEqualTo(202);
+
+      Spyglass.Run second =
+          Spyglass.run(
+              new ProcessBuilder(
+                  Spyglass.command(
+                      serveArgs(kafkaData, kafka.bootstrap(), "twice").toArray(String[]::new))),
+              null,
+              120);
+      assertThat(second.exitCode()).as(second.stderr()).isEqualTo(1);
+      assertThat(second.stderr())
+          .contains("is in use by another Spyglass")
+          .contains("give this one another --data folder");
+
+      HttpResponse<String> b = post(url, "{\"id\":\"b\",\"time\":2}\n");
+      assertThat(b.statusCode())
+          .as("the first service's writer was not fenced: " + b.body())
+          .isEqualTo(202);
+      assertThat(Spyglass.parse(b.body()).get("accepted").asInt()).isEqualTo(1);
+      first.terminate();
+      assertThat(first.awaitExit()).as(first.toString()).isZero();
+    }
+  }
+
+  private HttpResponse<String> post(String url, String body) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create(url + "api/ingest"))
+            .timeout(Duration.ofSeconds(60))
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   /** A request the records topic cannot take (missing, here): 503 and what to do, nothing kept. */

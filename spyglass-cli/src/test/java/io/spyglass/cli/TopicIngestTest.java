@@ -1,6 +1,7 @@
 package io.spyglass.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.spyglass.engine.ingest.Ingestor;
 import io.spyglass.flink.client.IngestTopicWriter;
@@ -132,5 +133,93 @@ class TopicIngestTest {
       stopped.close();
     }
     assertThat(keys(topic, 2)).containsExactly("a", "b");
+  }
+
+  void deleteJournalFiles() throws Exception {
+    try (Stream<Path> s = Files.list(data.resolve(IdJournal.DIR))) {
+      for (Path p : s.toList()) {
+        Files.delete(p);
+      }
+    }
+  }
+
+  /**
+   * The journal emptied (or deleted) while the topic holds this instance's documents within the
+   * horizon: the start is refused, changing nothing; with REBUILD their ids are read back from the
+   * topic (into the journal, kept for the next start), with ACCEPT it goes on without them.
+   */
+  @Test
+  void aLostJournalStopsTheStartOrIsReadBackFromTheTopic() throws Exception {
+    String topic = "ids-lost";
+    TestKafka.shared().createTopic(topic, 2);
+    try (IngestTopicWriter w = writer(topic);
+        TopicIngest t = open(w)) {
+      assertThat(t.write(docs("a", "b"))).isEqualTo(new Metering.Accepted(2, 0));
+      assertThat(t.write(docs("c"))).isEqualTo(new Metering.Accepted(1, 0));
+    }
+    deleteJournalFiles();
+    try (IngestTopicWriter w = writer(topic)) {
+      assertThatThrownBy(() -> open(w))
+          .isInstanceOf(java.io.IOException.class)
+          .hasMessageContaining("is missing or empty, yet the records topic holds 3 documents")
+          .hasMessageContaining("Restore")
+          .hasMessageContaining("--rebuild-kafka-ids")
+          .hasMessageContaining("--accept-missing-ids");
+      assertThat(Files.list(data.resolve(IdJournal.DIR))).as("nothing written").isEmpty();
+    }
+    Files.delete(data.resolve(IdJournal.DIR));
+    try (IngestTopicWriter w = writer(topic)) {
+      assertThatThrownBy(() -> open(w)).hasMessageContaining("is missing or empty");
+      assertThat(data.resolve(IdJournal.DIR)).doesNotExist();
+      try (TopicIngest t =
+          TopicIngest.open(w, data, HORIZON, now::get, TopicIngest.IfJournalLost.REBUILD)) {
+        assertThat(t.write(docs("a", "b", "c", "d"))).isEqualTo(new Metering.Accepted(1, 3));
+      }
+    }
+    // the rebuilt journal is the journal from then on
+    try (IngestTopicWriter w = writer(topic);
+        TopicIngest t = open(w)) {
+      assertThat(t.write(docs("a", "d", "e"))).isEqualTo(new Metering.Accepted(1, 2));
+    }
+    deleteJournalFiles();
+    try (IngestTopicWriter w = writer(topic);
+        TopicIngest t =
+            TopicIngest.open(w, data, HORIZON, now::get, TopicIngest.IfJournalLost.ACCEPT)) {
+      assertThat(t.write(docs("a"))).as("counted again").isEqualTo(new Metering.Accepted(1, 0));
+    }
+    assertThat(keys(topic, 6)).containsExactly("a", "a", "b", "c", "d", "e");
+  }
+
+  /**
+   * Read back are this instance's documents within the horizon only: those of another instance on
+   * the same topic, and those older than the horizon, are no loss of this journal.
+   */
+  @Test
+  void aLostJournalMissesOnlyThisInstancesDocumentsWithinTheHorizon() throws Exception {
+    String topic = "ids-lost-others";
+    TestKafka.shared().createTopic(topic, 1);
+    try (IngestTopicWriter other =
+            IngestTopicWriter.open(
+                IngestTopicWriter.Settings.of(TestKafka.shared().bootstrap(), topic, "other"));
+        TopicIngest t = TopicIngest.open(other, data.resolve("other"), HORIZON, now::get)) {
+      assertThat(t.write(docs("x"))).isEqualTo(new Metering.Accepted(1, 0));
+    }
+    try (IngestTopicWriter w = writer(topic);
+        TopicIngest t = open(w)) {
+      assertThat(t.write(docs("a"))).isEqualTo(new Metering.Accepted(1, 0));
+    }
+    deleteJournalFiles();
+    try (IngestTopicWriter w = writer(topic);
+        TopicIngest t =
+            TopicIngest.open(w, data, HORIZON, now::get, TopicIngest.IfJournalLost.REBUILD)) {
+      assertThat(t.write(docs("a", "x"))).isEqualTo(new Metering.Accepted(1, 1));
+    }
+    deleteJournalFiles();
+    // a year on: every document of the topic is older than the horizon
+    now.addAndGet(366L * 24 * 3600 * 1000);
+    try (IngestTopicWriter w = writer(topic);
+        TopicIngest t = open(w)) {
+      assertThat(t.write(docs("a"))).isEqualTo(new Metering.Accepted(1, 0));
+    }
   }
 }

@@ -71,6 +71,12 @@ final class InputEnumerator implements SplitEnumerator<InputSplit, InputEnumerat
   /** The query topic's floor; null until resolved. */
   private Map<Integer, Long> floor;
 
+  /**
+   * The query topic's end when the floor was first resolved (the job's first start, without a
+   * checkpoint): one-shot requests below it were sent before the job, and are passed over.
+   */
+  private Map<Integer, Long> oneShotBelow;
+
   private boolean resolvingQueries;
 
   /** Readers waiting for their split of the query topic. */
@@ -89,6 +95,7 @@ final class InputEnumerator implements SplitEnumerator<InputSplit, InputEnumerat
     this.pending = new TreeMap<>(state.pending());
     this.initialDone = state.initialDone();
     this.floor = state.floor() == null ? null : new TreeMap<>(state.floor());
+    this.oneShotBelow = new TreeMap<>(state.oneShotBelow());
     Set<Integer> all = new TreeSet<>(assigned);
     all.addAll(pending.keySet());
     this.known = Set.copyOf(all);
@@ -224,14 +231,18 @@ final class InputEnumerator implements SplitEnumerator<InputSplit, InputEnumerat
               .get(settings.queriesTopic())
               .partitions()
               .forEach(p -> partitions.add(p.partition()));
-          return startOf(
-              settings.queriesTopic(),
-              partitions,
-              settings.queriesStart(),
-              settings.queriesGroup(),
-              settings.queriesFromMs());
+          // the end first: a request sent from then on is after it, and answered
+          Map<Integer, Long> end = list(settings.queriesTopic(), partitions, OffsetSpec.latest());
+          Map<Integer, Long> start =
+              startOf(
+                  settings.queriesTopic(),
+                  partitions,
+                  settings.queriesStart(),
+                  settings.queriesGroup(),
+                  settings.queriesFromMs());
+          return new ResolvedQueries(start, end);
         },
-        (offsets, error) -> {
+        (resolved, error) -> {
           resolvingQueries = false;
           if (error != null) {
             LOG.warn(
@@ -242,12 +253,21 @@ final class InputEnumerator implements SplitEnumerator<InputSplit, InputEnumerat
             return;
           }
           if (floor == null) {
-            floor = new TreeMap<>(offsets);
-            LOG.info("The query topic {} is read from {}", settings.queriesTopic(), floor);
+            floor = new TreeMap<>(resolved.start());
+            oneShotBelow = new TreeMap<>(resolved.end());
+            LOG.info(
+                "The query topic {} is read from {}; its one-shot requests (inspect) below {}, sent"
+                    + " before the job started, are passed over",
+                settings.queriesTopic(),
+                floor,
+                oneShotBelow);
           }
           giveQueries();
         });
   }
+
+  /** Where the query topic starts, and where it ended, when first resolved. */
+  private record ResolvedQueries(Map<Integer, Long> start, Map<Integer, Long> end) {}
 
   private void giveQueries() {
     int readers = context.currentParallelism();
@@ -255,7 +275,8 @@ final class InputEnumerator implements SplitEnumerator<InputSplit, InputEnumerat
       int subtask = it.next();
       if (context.registeredReaders().containsKey(subtask)) {
         context.assignSplit(
-            InputSplit.queries(settings.queriesTopic(), floor, subtask, readers), subtask);
+            InputSplit.queries(settings.queriesTopic(), floor, oneShotBelow, subtask, readers),
+            subtask);
         it.remove();
       }
     }
@@ -373,7 +394,7 @@ final class InputEnumerator implements SplitEnumerator<InputSplit, InputEnumerat
 
   @Override
   public State snapshotState(long checkpointId) {
-    return new State(assigned, pending, initialDone, floor);
+    return new State(assigned, pending, initialDone, floor, oneShotBelow);
   }
 
   @Override
@@ -391,30 +412,43 @@ final class InputEnumerator implements SplitEnumerator<InputSplit, InputEnumerat
    * @param initialDone whether the first look at the records topic was done (later partitions are
    *     read from their beginning)
    * @param floor the query topic's floor, or null when not resolved yet
+   * @param oneShotBelow the query topic's end when the floor was first resolved: one-shot requests
+   *     below it are passed over (empty: none is)
    */
   record State(
       Set<Integer> assigned,
       Map<Integer, Long> pending,
       boolean initialDone,
-      Map<Integer, Long> floor) {
-    static final State EMPTY = new State(Set.of(), Map.of(), false, null);
+      Map<Integer, Long> floor,
+      Map<Integer, Long> oneShotBelow) {
+    static final State EMPTY = new State(Set.of(), Map.of(), false, null, Map.of());
 
     State {
       assigned = Set.copyOf(assigned);
       pending = Map.copyOf(pending);
       floor = floor == null ? null : Map.copyOf(floor);
+      oneShotBelow = Map.copyOf(oneShotBelow);
+    }
+
+    State(
+        Set<Integer> assigned,
+        Map<Integer, Long> pending,
+        boolean initialDone,
+        Map<Integer, Long> floor) {
+      this(assigned, pending, initialDone, floor, Map.of());
     }
   }
 
   /**
    * The state's format, version {@value #VERSION}: the records topic; the partitions handed out;
    * those pending with their start; whether the first look was done; whether there is a floor and
-   * its offsets. Versions below 100 are the state of Flink's Kafka source (the job's records source
-   * up to this version): its partitions are taken, with no floor (the query topic then starts at
-   * the job's committed offsets, which that version committed).
+   * its offsets; (from version 101) the offsets below which one-shot requests are passed over.
+   * Version 100 is read with none passed over. Versions below 100 are the state of Flink's Kafka
+   * source (the job's records source up to this version): its partitions are taken, with no floor
+   * (the query topic then starts at the job's committed offsets, which that version committed).
    */
   static final class StateSerializer implements SimpleVersionedSerializer<State> {
-    static final int VERSION = 100;
+    static final int VERSION = 101;
 
     private final String recordsTopic;
 
@@ -442,16 +476,17 @@ final class InputEnumerator implements SplitEnumerator<InputSplit, InputEnumerat
         if (s.floor() != null) {
           writeOffsets(out, s.floor());
         }
+        writeOffsets(out, s.oneShotBelow());
       }
       return bytes.toByteArray();
     }
 
     @Override
     public State deserialize(int version, byte[] bytes) throws IOException {
-      if (version < VERSION) {
+      if (version < 100) {
         return fromKafkaSource(new KafkaSourceEnumStateSerializer().deserialize(version, bytes));
       }
-      if (version != VERSION) {
+      if (version > VERSION) {
         throw new IOException(
             "The job's Kafka input state of version "
                 + version
@@ -469,14 +504,15 @@ final class InputEnumerator implements SplitEnumerator<InputSplit, InputEnumerat
         Map<Integer, Long> pending = readOffsets(in);
         boolean initialDone = in.readBoolean();
         Map<Integer, Long> floor = in.readBoolean() ? readOffsets(in) : null;
+        Map<Integer, Long> oneShotBelow = version >= 101 ? readOffsets(in) : Map.of();
         if (!topic.equals(recordsTopic)) {
           LOG.warn(
               "The records topic was {} and is now {}: its partitions are found again",
               topic,
               recordsTopic);
-          return new State(Set.of(), Map.of(), false, floor);
+          return new State(Set.of(), Map.of(), false, floor, oneShotBelow);
         }
-        return new State(assigned, pending, initialDone, floor);
+        return new State(assigned, pending, initialDone, floor, oneShotBelow);
       }
     }
 

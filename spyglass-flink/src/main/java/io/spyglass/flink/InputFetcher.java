@@ -1,6 +1,7 @@
 package io.spyglass.flink;
 
 import io.spyglass.core.SpyglassClock;
+import io.spyglass.flink.client.ControlMessage;
 import io.spyglass.flink.client.Mark;
 import io.spyglass.flink.client.MessageFormatException;
 import io.spyglass.flink.client.QueryStart;
@@ -109,6 +110,12 @@ final class InputFetcher implements SplitReader<InputFetcher.Fetched, InputSplit
   /** The next offset of each query topic partition handed on (or to be handed on) here. */
   private final Map<Integer, Long> queriesHanded = new HashMap<>();
 
+  /**
+   * Below these offsets of the query topic, one-shot requests ({@code inspect}) were sent before
+   * the job first started: passed over ({@link InputSplit#oneShotBelow}).
+   */
+  private Map<Integer, Long> oneShotBelow = Map.of();
+
   /** Placed query messages held until the records partitions here reach their marks. */
   private final Map<QueryStart, Held> heldQueries = new LinkedHashMap<>();
 
@@ -176,6 +183,7 @@ final class InputFetcher implements SplitReader<InputFetcher.Fetched, InputSplit
     for (InputSplit s : change.splits()) {
       if (s.isQueries()) {
         querySplit = s.splitId();
+        oneShotBelow = s.oneShotBelow;
         helloOwed = true;
         for (Map.Entry<Integer, Long> e : s.offsets.entrySet()) {
           TopicPartition tp = new TopicPartition(s.topic, e.getKey());
@@ -272,7 +280,7 @@ final class InputFetcher implements SplitReader<InputFetcher.Fetched, InputSplit
             consumer.pause(List.of(tp));
             break;
           }
-          queries.add(query(r));
+          queries.add(oneShotBefore(r) ? skip(r) : query(r));
           queriesHanded.put(r.partition(), r.offset() + 1);
         }
         out.computeIfAbsent(querySplit, k -> new ArrayList<>()).addAll(queries);
@@ -375,6 +383,30 @@ final class InputFetcher implements SplitReader<InputFetcher.Fetched, InputSplit
         }
       }
     }
+  }
+
+  /**
+   * Whether {@code r} is a one-shot request ({@code inspect}) sent before the job first started:
+   * its reader had its answer from a former job, or is gone. Standing and other queries, kills and
+   * ends are not: they make the filters' state.
+   */
+  private boolean oneShotBefore(ConsumerRecord<byte[], ByteBuffer> r) {
+    Long below = oneShotBelow.get(r.partition());
+    if (below == null || r.offset() >= below || r.value() == null) {
+      return false;
+    }
+    ByteBuffer v = r.value();
+    byte[] json = new byte[v.remaining()];
+    v.get(v.position(), json);
+    try {
+      return ControlMessage.parse(json).type() == ControlMessage.Type.INSPECT;
+    } catch (RuntimeException e) {
+      return false; // the filter says what is wrong with it
+    }
+  }
+
+  private static Fetched skip(ConsumerRecord<byte[], ByteBuffer> r) {
+    return new Fetched(Fetched.Kind.SKIP, null, r.partition(), r.offset() + 1, 0);
   }
 
   private static Fetched query(ConsumerRecord<byte[], ByteBuffer> r) {

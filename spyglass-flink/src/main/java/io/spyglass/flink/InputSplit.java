@@ -43,21 +43,44 @@ final class InputSplit implements SourceSplit {
 
   final int readers;
 
+  /**
+   * For the query topic: by partition, the end of the topic when the job first read it (without a
+   * checkpoint). A one-shot request below it ({@code inspect}) was sent before the job started, to
+   * a reader that had its answer from a former job or is gone: it is passed over. Empty: none is.
+   */
+  final Map<Integer, Long> oneShotBelow;
+
   private InputSplit(
-      String topic, int partition, Map<Integer, Long> offsets, int reader, int readers) {
+      String topic,
+      int partition,
+      Map<Integer, Long> offsets,
+      Map<Integer, Long> oneShotBelow,
+      int reader,
+      int readers) {
     this.topic = topic;
     this.partition = partition;
     this.offsets = Map.copyOf(offsets);
+    this.oneShotBelow = Map.copyOf(oneShotBelow);
     this.reader = reader;
     this.readers = readers;
   }
 
   static InputSplit records(String topic, int partition, long offset) {
-    return new InputSplit(topic, partition, Map.of(partition, offset), -1, 0);
+    return new InputSplit(topic, partition, Map.of(partition, offset), Map.of(), -1, 0);
   }
 
   static InputSplit queries(String topic, Map<Integer, Long> offsets, int reader, int readers) {
-    return new InputSplit(topic, -1, offsets, reader, readers);
+    return queries(topic, offsets, Map.of(), reader, readers);
+  }
+
+  /** A split of the query topic passing over the one-shot requests below {@code oneShotBelow}. */
+  static InputSplit queries(
+      String topic,
+      Map<Integer, Long> offsets,
+      Map<Integer, Long> oneShotBelow,
+      int reader,
+      int readers) {
+    return new InputSplit(topic, -1, offsets, oneShotBelow, reader, readers);
   }
 
   boolean isQueries() {
@@ -76,7 +99,16 @@ final class InputSplit implements SourceSplit {
 
   @Override
   public String toString() {
-    return splitId() + (isQueries() ? " of " + readers + " " + offsets : " @" + offset());
+    return splitId()
+        + (isQueries()
+            ? " of "
+                + readers
+                + " "
+                + offsets
+                + (oneShotBelow.isEmpty()
+                    ? ""
+                    : " one-shot requests below " + oneShotBelow + " passed over")
+            : " @" + offset());
   }
 
   /** A split's position as its reader moves on: the next offset of each partition. */
@@ -94,18 +126,20 @@ final class InputSplit implements SourceSplit {
     }
 
     InputSplit toSplit() {
-      return new InputSplit(split.topic, split.partition, next, split.reader, split.readers);
+      return new InputSplit(
+          split.topic, split.partition, next, split.oneShotBelow, split.reader, split.readers);
     }
   }
 
   /**
    * The splits' format, version {@value #VERSION}: a byte (0 records, 1 queries), the topic, then a
-   * records split's partition and offset, or a query split's reader, readers and offsets by
-   * partition. Versions below 100 are Flink's Kafka source's splits (the job's records source up to
-   * this version), read as records splits.
+   * records split's partition and offset, or a query split's reader, readers, offsets by partition
+   * and (from version 101) the offsets by partition below which one-shot requests are passed over.
+   * Version 100 is read with none passed over; versions below 100 are Flink's Kafka source's splits
+   * (the job's records source before), read as records splits.
    */
   static final class Serializer implements SimpleVersionedSerializer<InputSplit> {
-    static final int VERSION = 100;
+    static final int VERSION = 101;
 
     @Override
     public int getVersion() {
@@ -126,6 +160,11 @@ final class InputSplit implements SourceSplit {
             out.writeInt(e.getKey());
             out.writeLong(e.getValue());
           }
+          out.writeInt(s.oneShotBelow.size());
+          for (Map.Entry<Integer, Long> e : new TreeMap<>(s.oneShotBelow).entrySet()) {
+            out.writeInt(e.getKey());
+            out.writeLong(e.getValue());
+          }
         } else {
           out.writeInt(s.partition);
           out.writeLong(s.offset());
@@ -136,12 +175,12 @@ final class InputSplit implements SourceSplit {
 
     @Override
     public InputSplit deserialize(int version, byte[] bytes) throws IOException {
-      if (version < VERSION) {
+      if (version < 100) {
         // a split of Flink's Kafka source, the job's records source before
         KafkaPartitionSplit k = new KafkaPartitionSplitSerializer().deserialize(version, bytes);
         return records(k.getTopic(), k.getPartition(), k.getStartingOffset());
       }
-      if (version != VERSION) {
+      if (version > VERSION) {
         throw new IOException(
             "A split of the job's Kafka input of version "
                 + version
@@ -160,7 +199,14 @@ final class InputSplit implements SourceSplit {
           for (int i = 0; i < n; i++) {
             offsets.put(in.readInt(), in.readLong());
           }
-          return queries(topic, offsets, reader, readers);
+          Map<Integer, Long> oneShotBelow = new TreeMap<>();
+          if (version >= 101) {
+            int m = in.readInt();
+            for (int i = 0; i < m; i++) {
+              oneShotBelow.put(in.readInt(), in.readLong());
+            }
+          }
+          return queries(topic, offsets, oneShotBelow, reader, readers);
         }
         if (kind != 0) {
           throw new IOException("unknown kind of split " + kind);

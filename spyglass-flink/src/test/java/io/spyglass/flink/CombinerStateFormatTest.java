@@ -17,13 +17,11 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.state.ValueState;
-import org.apache.flink.api.common.typeinfo.BasicTypeInfo;
 import org.apache.flink.runtime.state.KeyedStateBackend;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
-import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -56,9 +54,6 @@ class CombinerStateFormatTest {
       "SELECT k, COUNT(*) AS n FROM STREAM(60000, TIME) GROUP BY k";
 
   private static final String RAW = "SELECT * FROM STREAM(60000, TIME) LIMIT 10";
-
-  private static final OperatorSettings WALL =
-      new OperatorSettings(JobOptions.Clock.WALL, 100, 64, 10, 100, 1_000, null, null, false);
 
   private static final String ID = "q";
 
@@ -228,25 +223,7 @@ class CombinerStateFormatTest {
 
   /** What one filter subtask sends for the query and these records, one by one. */
   private static List<FilterMessage> filtered(String bql, String... records) throws Exception {
-    List<FilterMessage> out = new ArrayList<>();
-    try (OneInputStreamOperatorTestHarness<RecordBatch, FilterMessage> f =
-        new OneInputStreamOperatorTestHarness<>(new FilterOperator(WALL, List.of()))) {
-      f.open();
-      f.processElement(new StreamRecord<>(RecordBatch.query(query(bql), 0, 0)));
-      long offset = 1;
-      for (String r : records) {
-        byte[] json = r.getBytes(StandardCharsets.UTF_8);
-        f.processElement(new StreamRecord<>(RecordBatch.one(json, 0, offset++, 1, 1)));
-        f.setProcessingTime(f.getProcessingTime() + 2 * WALL.tickMs()); // a tick hands it on
-      }
-      for (Object o : f.getOutput()) {
-        if (o instanceof StreamRecord<?> r && r.getValue() instanceof FilterMessage m) {
-          if (m.kind == FilterMessage.START || m.kind == FilterMessage.PARTIAL) {
-            out.add(m);
-          }
-        }
-      }
-    }
+    List<FilterMessage> out = CombinerHarness.filtered(ID, bql, records);
     assertThat(out).extracting(m -> m.kind).contains(FilterMessage.START, FilterMessage.PARTIAL);
     return out;
   }
@@ -254,11 +231,7 @@ class CombinerStateFormatTest {
   private static KeyedTwoInputStreamOperatorTestHarness<
           String, FilterMessage, FilterMessage, Outgoing>
       combiner() throws Exception {
-    return new KeyedTwoInputStreamOperatorTestHarness<>(
-        new CombinerOperator(WALL),
-        new SpyglassJob.ByQuery(),
-        new SpyglassJob.ByQuery(),
-        BasicTypeInfo.STRING_TYPE_INFO);
+    return CombinerHarness.combiner();
   }
 
   static String hex(byte[] b) {

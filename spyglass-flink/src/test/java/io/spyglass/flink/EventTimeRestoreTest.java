@@ -5,19 +5,13 @@ import static io.spyglass.flink.MeteringDocs.T0;
 import static io.spyglass.flink.MeteringDocs.doc;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.spyglass.flink.client.ControlMessage;
 import io.spyglass.flink.client.Reply;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.apache.flink.api.common.typeinfo.BasicTypeInfo;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
-import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
-import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,9 +22,6 @@ import org.junit.jupiter.api.Test;
  */
 @SuppressWarnings("try") // the harness's close() may throw InterruptedException
 class EventTimeRestoreTest {
-  private static final OperatorSettings WALL =
-      new OperatorSettings(JobOptions.Clock.WALL, 100, 64, 10, 100, 1_000, null, null, false);
-
   @Test
   void aDocumentLateInTheFirstRunIsLateInTheRestoredRunToo() throws Exception {
     List<FilterMessage> sent =
@@ -45,7 +36,7 @@ class EventTimeRestoreTest {
 
     Map<String, String> delivered = new TreeMap<>();
     OperatorSubtaskState checkpoint;
-    try (var first = combiner()) {
+    try (var first = CombinerHarness.combiner()) {
       first.open();
       first.processElement1(new StreamRecord<>(start));
       first.processElement1(new StreamRecord<>(hour0));
@@ -64,7 +55,7 @@ class EventTimeRestoreTest {
         .containsEntry("late 1", "[]"); // dropped, beyond the lateness: counted
 
     // the job killed after the checkpoint: the next run reads the late document again
-    try (var again = combiner()) {
+    try (var again = CombinerHarness.combiner()) {
       again.initializeState(checkpoint);
       again.open();
       again.processElement1(new StreamRecord<>(late));
@@ -77,63 +68,25 @@ class EventTimeRestoreTest {
       KeyedTwoInputStreamOperatorTestHarness<String, FilterMessage, FilterMessage, Outgoing> h,
       long t)
       throws Exception {
-    h.processWatermark1(new Watermark(t));
-    h.processWatermark2(new Watermark(t));
+    CombinerHarness.watermark(h, t);
   }
 
   /** Adds the harness's results to {@code delivered}, a window given again the same as before. */
   private static void deliver(
       KeyedTwoInputStreamOperatorTestHarness<String, FilterMessage, FilterMessage, Outgoing> h,
       Map<String, String> delivered) {
-    for (Object o : h.getOutput()) {
-      if (o instanceof StreamRecord<?> r && r.getValue() instanceof Outgoing out) {
-        Reply reply = Reply.decode(out.value);
-        if (reply.kind() == Reply.Kind.RESULT) {
-          String key = MeteringDocs.key(reply.result());
-          String value = MeteringDocs.describe(reply.result());
-          String before = delivered.putIfAbsent(key, value);
-          assertThat(value)
-              .as("%s delivered again", key)
-              .isEqualTo(before == null ? value : before);
-        }
-      }
+    for (Reply reply : CombinerHarness.results(h)) {
+      String key = MeteringDocs.key(reply.result());
+      String value = MeteringDocs.describe(reply.result());
+      String before = delivered.putIfAbsent(key, value);
+      assertThat(value).as("%s delivered again", key).isEqualTo(before == null ? value : before);
     }
   }
 
   /** What one filter subtask sends for the metering query and each document, one by one. */
   private static List<FilterMessage> filtered(String... docs) throws Exception {
-    List<FilterMessage> out = new ArrayList<>();
-    try (OneInputStreamOperatorTestHarness<RecordBatch, FilterMessage> f =
-        new OneInputStreamOperatorTestHarness<>(new FilterOperator(WALL, List.of()))) {
-      f.open();
-      byte[] query = ControlMessage.query("q", MeteringDocs.QUERY, 0, "r", "i").toJson();
-      f.processElement(new StreamRecord<>(RecordBatch.query(query, 0, 0)));
-      long offset = 1;
-      for (String doc : docs) {
-        byte[] json = doc.getBytes(StandardCharsets.UTF_8);
-        f.processElement(new StreamRecord<>(RecordBatch.one(json, 0, offset, offset, 1)));
-        offset++;
-        f.setProcessingTime(f.getProcessingTime() + 2 * WALL.tickMs()); // a tick hands it on
-      }
-      for (Object o : f.getOutput()) {
-        if (o instanceof StreamRecord<?> r && r.getValue() instanceof FilterMessage m) {
-          if (m.kind == FilterMessage.START || m.kind == FilterMessage.PARTIAL) {
-            out.add(m);
-          }
-        }
-      }
-    }
+    List<FilterMessage> out = CombinerHarness.filtered("q", MeteringDocs.QUERY, docs);
     assertThat(out).hasSize(1 + docs.length);
     return out;
-  }
-
-  private static KeyedTwoInputStreamOperatorTestHarness<
-          String, FilterMessage, FilterMessage, Outgoing>
-      combiner() throws Exception {
-    return new KeyedTwoInputStreamOperatorTestHarness<>(
-        new CombinerOperator(WALL),
-        new SpyglassJob.ByQuery(),
-        new SpyglassJob.ByQuery(),
-        BasicTypeInfo.STRING_TYPE_INFO);
   }
 }

@@ -29,12 +29,18 @@ class InputStateFormatsTest {
   @Test
   void splitsAreWrittenAsTheGoldenFilesHoldThem() throws Exception {
     InputSplit.Serializer s = new InputSplit.Serializer();
-    assertThat(s.getVersion()).isEqualTo(100);
+    assertThat(s.getVersion()).isEqualTo(101);
     InputSplit records = InputSplit.records(TOPIC, 3, 1_234_567L);
-    InputSplit queries = InputSplit.queries("spyglass-queries", Map.of(0, 17L, 1, 0L), 2, 4);
-    assertThat(hex(s.serialize(records))).isEqualTo(golden("records-split-v100.hex"));
-    assertThat(hex(s.serialize(queries))).isEqualTo(golden("queries-split-v100.hex"));
+    InputSplit queries =
+        InputSplit.queries("spyglass-queries", Map.of(0, 17L, 1, 0L), Map.of(0, 20L), 2, 4);
+    assertThat(hex(s.serialize(records))).isEqualTo(golden("records-split-v101.hex"));
+    assertThat(hex(s.serialize(queries))).isEqualTo(golden("queries-split-v101.hex"));
+    InputSplit q101 = s.deserialize(101, bytes("queries-split-v101.hex"));
+    assertThat(q101.offsets).isEqualTo(Map.of(0, 17L, 1, 0L));
+    assertThat(q101.oneShotBelow).isEqualTo(Map.of(0, 20L));
+    assertThat(q101.readers).isEqualTo(4);
 
+    // version 100: no one-shot request is passed over
     InputSplit r = s.deserialize(100, bytes("records-split-v100.hex"));
     assertThat(r.isQueries()).isFalse();
     assertThat(r.splitId()).isEqualTo("events-3");
@@ -43,20 +49,25 @@ class InputStateFormatsTest {
     assertThat(q.isQueries()).isTrue();
     assertThat(q.splitId()).isEqualTo("queries@2");
     assertThat(q.offsets).isEqualTo(Map.of(0, 17L, 1, 0L));
+    assertThat(q.oneShotBelow).isEmpty();
     assertThat(q.readers).isEqualTo(4);
   }
 
   @Test
   void theEnumeratorStateIsWrittenAsTheGoldenFileHoldsIt() throws Exception {
     InputEnumerator.StateSerializer s = new InputEnumerator.StateSerializer(TOPIC);
-    assertThat(s.getVersion()).isEqualTo(100);
+    assertThat(s.getVersion()).isEqualTo(101);
     InputEnumerator.State state =
-        new InputEnumerator.State(Set.of(0, 1), Map.of(2, -2L), true, Map.of(0, 42L));
-    assertThat(hex(s.serialize(state))).isEqualTo(golden("enumerator-state-v100.hex"));
-    assertThat(s.deserialize(100, bytes("enumerator-state-v100.hex"))).isEqualTo(state);
+        new InputEnumerator.State(
+            Set.of(0, 1), Map.of(2, -2L), true, Map.of(0, 42L), Map.of(0, 40L));
+    assertThat(hex(s.serialize(state))).isEqualTo(golden("enumerator-state-v101.hex"));
+    assertThat(s.deserialize(101, bytes("enumerator-state-v101.hex"))).isEqualTo(state);
+    // version 100: no one-shot request is passed over
+    assertThat(s.deserialize(100, bytes("enumerator-state-v100.hex")))
+        .isEqualTo(new InputEnumerator.State(Set.of(0, 1), Map.of(2, -2L), true, Map.of(0, 42L)));
     // without a floor yet
     InputEnumerator.State none = new InputEnumerator.State(Set.of(), Map.of(), false, null);
-    assertThat(s.deserialize(100, s.serialize(none))).isEqualTo(none);
+    assertThat(s.deserialize(101, s.serialize(none))).isEqualTo(none);
   }
 
   @Test
@@ -85,11 +96,11 @@ class InputStateFormatsTest {
 
   @Test
   void aNewerFormatIsRefusedWithWhatToDo() {
-    assertThatThrownBy(() -> new InputSplit.Serializer().deserialize(101, new byte[] {0}))
+    assertThatThrownBy(() -> new InputSplit.Serializer().deserialize(102, new byte[] {0}))
         .isInstanceOf(IOException.class)
         .hasMessageContaining("newer than this job reads");
     assertThatThrownBy(
-            () -> new InputEnumerator.StateSerializer(TOPIC).deserialize(101, new byte[] {0}))
+            () -> new InputEnumerator.StateSerializer(TOPIC).deserialize(102, new byte[] {0}))
         .isInstanceOf(IOException.class)
         .hasMessageContaining("restore it with the job's version that wrote it");
   }

@@ -2,8 +2,10 @@ package io.spyglass.flink.client;
 
 import io.spyglass.core.SpyglassClock;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,19 +18,24 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
@@ -83,6 +90,12 @@ public final class IngestTopicWriter implements AutoCloseable {
   /** A document: its id (the Kafka key) and its JSON. */
   public record Doc(String id, byte[] json) {}
 
+  /**
+   * The header of each document naming the instance that wrote it (UTF-8), so that the ids one
+   * instance wrote can be read back from a records topic that several write to ({@link #readBack}).
+   */
+  public static final String INSTANCE_HEADER = FlinkQueryClient.INSTANCE_HEADER;
+
   private final Settings settings;
   private final SpyglassClock clock;
   private KafkaProducer<String, byte[]> producer;
@@ -93,7 +106,9 @@ public final class IngestTopicWriter implements AutoCloseable {
   }
 
   /**
-   * Connects and fences any former producer of this instance.
+   * Connects and fences any former producer of this instance: open it once whatever makes the
+   * instance one process (the service's data folder lock) is held, so that a second process stops
+   * there rather than fence a running one.
    *
    * @throws IOException when Kafka does not answer within the timeout, or refuses (the message says
    *     what)
@@ -187,8 +202,11 @@ public final class IngestTopicWriter implements AutoCloseable {
     try {
       producer.beginTransaction();
       List<Future<RecordMetadata>> sent = new ArrayList<>(docs.size());
+      byte[] instance = settings.instance().getBytes(StandardCharsets.UTF_8);
       for (Doc d : docs) {
-        sent.add(producer.send(new ProducerRecord<>(settings.topic(), d.id(), d.json())));
+        ProducerRecord<String, byte[]> r = new ProducerRecord<>(settings.topic(), d.id(), d.json());
+        r.headers().add(INSTANCE_HEADER, instance);
+        sent.add(producer.send(r));
       }
       long deadline = clock.nanos() + settings.timeout().toNanos();
       RecordMetadata first = null;
@@ -269,6 +287,114 @@ public final class IngestTopicWriter implements AutoCloseable {
             + " offset "
             + offset
             + " were committed");
+  }
+
+  /** A document read back from the records topic ({@link #readBack}). */
+  @FunctionalInterface
+  public interface Written {
+    /**
+     * @param timestampMs its Kafka timestamp: when it was written, epoch ms
+     * @param id its id (the record's key)
+     */
+    void doc(int partition, long offset, long timestampMs, String id);
+  }
+
+  /**
+   * Reads back the ids of the committed documents of the records topic whose timestamps are {@code
+   * sinceMs} or later, up to the topic's end when it is called, each partition in order: the
+   * documents this instance wrote, and those without {@link #INSTANCE_HEADER} (written before it
+   * existed). Start marks, aborted records and other instances' documents are passed over.
+   *
+   * @return how many documents {@code out} was given
+   * @throws IOException when Kafka does not give the records, or gives none for the timeout
+   */
+  public synchronized long readBack(long sinceMs, Written out)
+      throws IOException, InterruptedException {
+    Map<String, Object> c = new HashMap<>(settings.kafkaProperties());
+    c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrap());
+    c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000);
+    c.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
+    Deserializer<byte[]> none = (topic, data) -> null;
+    byte[] mine = settings.instance().getBytes(StandardCharsets.UTF_8);
+    Duration timeout = settings.timeout();
+    long given = 0;
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(c, new ByteArrayDeserializer(), none)) {
+      List<TopicPartition> all = new ArrayList<>();
+      for (PartitionInfo p : consumer.partitionsFor(settings.topic(), timeout)) {
+        all.add(new TopicPartition(settings.topic(), p.partition()));
+      }
+      Map<TopicPartition, Long> since = new HashMap<>();
+      all.forEach(tp -> since.put(tp, sinceMs));
+      Map<TopicPartition, OffsetAndTimestamp> from = consumer.offsetsForTimes(since, timeout);
+      // read committed: the end is the last stable offset
+      Map<TopicPartition, Long> end = consumer.endOffsets(all, timeout);
+      Map<TopicPartition, Long> left = new HashMap<>();
+      for (TopicPartition tp : all) {
+        OffsetAndTimestamp f = from.get(tp);
+        if (f != null && f.offset() < end.get(tp)) {
+          left.put(tp, f.offset());
+        }
+      }
+      consumer.assign(left.keySet());
+      left.forEach(consumer::seek);
+      long deadline = clock.nanos() + timeout.toNanos();
+      while (!left.isEmpty()) {
+        ConsumerRecords<byte[], byte[]> got = consumer.poll(Duration.ofMillis(200));
+        for (ConsumerRecord<byte[], byte[]> r : got) {
+          TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+          if (r.offset() >= end.get(tp) || r.key() == null) {
+            continue; // written since, or a start mark
+          }
+          Header h = r.headers().lastHeader(INSTANCE_HEADER);
+          if (h != null && !Arrays.equals(h.value(), mine)) {
+            continue;
+          }
+          out.doc(
+              r.partition(),
+              r.offset(),
+              r.timestamp(),
+              new String(r.key(), StandardCharsets.UTF_8));
+          given++;
+        }
+        for (var it = left.keySet().iterator(); it.hasNext(); ) {
+          TopicPartition tp = it.next();
+          if (consumer.position(tp) >= end.get(tp)) {
+            consumer.pause(List.of(tp));
+            it.remove();
+          }
+        }
+        if (!got.isEmpty()) {
+          deadline = clock.nanos() + timeout.toNanos();
+        } else if (clock.nanos() > deadline) {
+          throw new IOException(
+              "Kafka at "
+                  + settings.bootstrap()
+                  + " gave none of the records topic "
+                  + settings.topic()
+                  + "'s documents for "
+                  + timeout.toSeconds()
+                  + " s while they were read back (partitions left: "
+                  + left.keySet()
+                  + ")");
+        }
+        if (Thread.interrupted()) {
+          throw new InterruptedException("interrupted while reading back " + settings.topic());
+        }
+      }
+    } catch (KafkaException e) {
+      throw new IOException(
+          "Kafka at "
+              + settings.bootstrap()
+              + " could not give back the documents of the records topic "
+              + settings.topic()
+              + ": "
+              + e.getMessage(),
+          e);
+    }
+    return given;
   }
 
   /**
