@@ -16,9 +16,9 @@ final class Swar {
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
   private static final long ONES = 0x0101010101010101L;
   private static final long HIGHS = 0x8080808080808080L;
-  private static final long QUOTES = 0x2222222222222222L;
   private static final long BACKSLASHES = 0x5C5C5C5C5C5C5C5CL;
-  private static final long SPACES = 0x2020202020202020L;
+  private static final long TWOS = 0x0202020202020202L;
+  private static final long BELOW_QUOTE = 0x2121212121212121L;
   private static final long HIGH_NIBBLES = 0xF0F0F0F0F0F0F0F0L;
   private static final long DIGIT_NIBBLES = 0x3030303030303030L;
   private static final long SIXES = 0x0606060606060606L;
@@ -47,17 +47,20 @@ final class Swar {
 
   /**
    * The eight bytes at {@code p} as a string's scan sees them: the high bit of each byte that needs
-   * a look (>= 0x80, or < 0x20 (borrow), or a quote, or a backslash). Only the lowest flagged byte
-   * is exact (borrows flag bytes above a true match), and only it may be used. No byte below it is
-   * flagged: such a byte is ASCII (so {@code w}'s high bit is clear, and so is that of the bytes
-   * xored with a quote or a backslash, which are not zero and lose one without borrowing) and at
-   * least a space (subtracting one without borrowing).
+   * a look (>= 0x80, or < 0x20, or a quote, or a backslash). Only the lowest flagged byte is exact
+   * (borrows flag bytes above a true match), and only it may be used.
+   *
+   * <p>Control characters and the quote are found by one subtraction: xored with 0x02, the quote
+   * (0x22) becomes 0x20 and the bytes below 0x20 stay below it, while every other byte of ASCII
+   * becomes 0x21 or more, so subtracting 0x21 borrows exactly for those. The backslash is the byte
+   * that xored with it is zero (subtracting one borrows). Bytes beyond ASCII have their high bit
+   * set in the word itself. No byte below the lowest flagged one is flagged: such a byte is ASCII
+   * (its high bit clear, and so that of the bytes xored with 0x02 or a backslash), at least 0x21
+   * after the first xor and not zero after the second, so neither subtraction borrows from it.
    */
   static long stringFlags(byte[] b, int p) {
     long w = (long) LONGS.get(b, p);
-    long q = w ^ QUOTES;
-    long s = w ^ BACKSLASHES;
-    return ((w - SPACES) | w | (q - ONES) | (s - ONES)) & HIGHS;
+    return (((w ^ TWOS) - BELOW_QUOTE) | ((w ^ BACKSLASHES) - ONES) | w) & HIGHS;
   }
 
   /**
