@@ -166,7 +166,7 @@ public final class FilterSet {
           && !same.failed
           && filters.get(same.query.id()) == same) {
         // the same records from here on, the same evaluation: one filter for both
-        same.sharers.add(query);
+        same.share(query);
         sharing.put(query.id(), same);
         queriesChanged();
         return;

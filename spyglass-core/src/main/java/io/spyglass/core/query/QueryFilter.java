@@ -48,9 +48,12 @@ final class QueryFilter {
 
   /**
    * The other queries that share this filter's evaluation and partials, in the order they came;
-   * empty unless the filter set shares identical queries.
+   * empty unless the filter set shares identical queries. Read-only: {@link #share} adds one (a
+   * list of its own made at the first, none for the filters of ten thousand distinct queries).
    */
-  final List<Query> sharers = new ArrayList<>(0);
+  List<Query> sharers = NO_SHARERS;
+
+  private static final List<Query> NO_SHARERS = List.of();
 
   private final QueryLimits limits;
   private final LongSupplier clock;
@@ -108,6 +111,14 @@ final class QueryFilter {
       this.rawCapacity =
           plan.aggregation() instanceof Aggregation.Raw ? PartialFactory.rawCapacity(plan) : 0;
     }
+  }
+
+  /** {@code query} shares this filter from now on, after the others. */
+  void share(Query query) {
+    if (sharers == NO_SHARERS) {
+      sharers = new ArrayList<>(2);
+    }
+    sharers.add(query);
   }
 
   /** Compiles the filter, its lateral views and its event time, at the first record offered. */
