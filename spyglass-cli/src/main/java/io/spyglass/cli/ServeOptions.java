@@ -328,6 +328,15 @@ final class ServeOptions {
               + " it, at least 16MiB)")
   String maxRequestBodyMemoryPerUser;
 
+  @Option(
+      names = "--max-threads",
+      paramLabel = "N",
+      description =
+          "most threads the web server runs requests on, at least 16; requests beyond them wait"
+              + " in its queue. No request holds a thread while it waits on a client or a query"
+              + " (default: 64, or 8 a core where that is more)")
+  Integer maxThreads;
+
   // the memory of kept results (docs/api.md, "Limits")
   @Option(
       names = "--max-result-memory",
@@ -517,7 +526,10 @@ final class ServeOptions {
         maxRequestBodyMemoryPerUser == null
             ? EdgeGuards.perUser(all)
             : OptionValues.parseBytes(maxRequestBodyMemoryPerUser);
-    return EdgeGuards.DEFAULTS.withTrustedProxies(trustedProxies).withBodyMemory(all, perUser);
+    return EdgeGuards.DEFAULTS
+        .withTrustedProxies(trustedProxies)
+        .withBodyMemory(all, perUser)
+        .withMaxThreads(maxThreads == null ? EdgeGuards.DEFAULT_MAX_THREADS : maxThreads);
   }
 
   /**

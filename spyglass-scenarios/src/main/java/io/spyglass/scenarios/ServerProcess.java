@@ -225,6 +225,7 @@ public final class ServerProcess implements AutoCloseable {
         new java.io.BufferedReader(
             new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.UTF_8));
     String line;
+    int dumps = 0;
     while ((line = commands.readLine()) != null) {
       // "gc MS": a full GC, the heap read, then MS for the heap to shrink
       if (line.startsWith("gc ")) {
@@ -243,6 +244,7 @@ public final class ServerProcess implements AutoCloseable {
           direct += b.getMemoryUsed();
         }
         int threads = java.lang.management.ManagementFactory.getThreadMXBean().getThreadCount();
+        dump(dumps++);
         System.out.println(
             "heap "
                 + used
@@ -262,5 +264,40 @@ public final class ServerProcess implements AutoCloseable {
       }
     }
     System.exit(0);
+  }
+
+  /**
+   * With {@code -Dspyglass.bench.service.dump=DIR} (given to the service's JVM through {@code
+   * -Dspyglass.bench.service.jvm}): the class histogram of its heap and, when the JVM tracks it
+   * ({@code -XX:NativeMemoryTracking=summary}), its native memory summary, written to {@code
+   * DIR/histogram-N.txt} and {@code DIR/native-N.txt} at its {@code N}th reading, so that two
+   * readings can be compared by class and by native category.
+   */
+  private static void dump(int n) throws Exception {
+    String dir = System.getProperty("spyglass.bench.service.dump", "").strip();
+    if (dir.isEmpty()) {
+      return;
+    }
+    javax.management.MBeanServer server =
+        java.lang.management.ManagementFactory.getPlatformMBeanServer();
+    javax.management.ObjectName dcmd =
+        new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand");
+    Path to = Path.of(dir);
+    Files.createDirectories(to);
+    Files.writeString(
+        to.resolve("histogram-" + n + ".txt"),
+        (String) command(server, dcmd, "gcClassHistogram", new String[0]));
+    Files.writeString(
+        to.resolve("native-" + n + ".txt"),
+        (String) command(server, dcmd, "vmNativeMemory", new String[] {"summary"}));
+  }
+
+  private static Object command(
+      javax.management.MBeanServer server,
+      javax.management.ObjectName dcmd,
+      String name,
+      String[] args)
+      throws Exception {
+    return server.invoke(dcmd, name, new Object[] {args}, new String[] {String[].class.getName()});
   }
 }

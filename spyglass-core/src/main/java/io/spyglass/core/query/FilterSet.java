@@ -43,6 +43,10 @@ import java.util.function.LongSupplier;
 public final class FilterSet {
   private final QueryLimits limits;
   private final LongSupplier clock;
+
+  /** What its filters share: the default limits and the clock. */
+  private final QueryFilter.Env env;
+
   private final PartialSink sink;
   private final QueryIndex index = new QueryIndex();
 
@@ -138,6 +142,7 @@ public final class FilterSet {
     this.recordLimits = recordLimits;
     this.clock = clock;
     this.sink = sink;
+    this.env = new QueryFilter.Env(limits, clock);
   }
 
   /**
@@ -166,7 +171,7 @@ public final class FilterSet {
           && !same.failed
           && filters.get(same.query.id()) == same) {
         // the same records from here on, the same evaluation: one filter for both
-        same.sharers.add(query);
+        same.share(query);
         sharing.put(query.id(), same);
         queriesChanged();
         return;
@@ -174,7 +179,7 @@ public final class FilterSet {
     }
     QueryFilter f;
     try {
-      f = new QueryFilter(query, query.limitsOr(limits), clock);
+      f = new QueryFilter(query, env);
     } catch (RuntimeException | StackOverflowError | LinkageError e) {
       sink.failed(query, e);
       return;
@@ -399,7 +404,14 @@ public final class FilterSet {
 
   private void offerAll(QueryIndex.Bucket bucket, Record record) {
     QueryFilter[] items = bucket.items;
-    for (int i = 0, n = bucket.size; i < n; i++) {
+    int n = bucket.size;
+    if (items == null) {
+      if (n == 1) {
+        offer(bucket.one, record);
+      }
+      return;
+    }
+    for (int i = 0; i < n; i++) {
       offer(items[i], record);
     }
   }

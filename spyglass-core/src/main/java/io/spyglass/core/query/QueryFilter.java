@@ -48,21 +48,33 @@ final class QueryFilter {
 
   /**
    * The other queries that share this filter's evaluation and partials, in the order they came;
-   * empty unless the filter set shares identical queries.
+   * empty unless the filter set shares identical queries. Read-only: {@link #share} adds one (a
+   * list of its own made at the first, none for the filters of ten thousand distinct queries).
    */
-  final List<Query> sharers = new ArrayList<>(0);
+  List<Query> sharers = NO_SHARERS;
 
-  private final QueryLimits limits;
-  private final LongSupplier clock;
+  private static final List<Query> NO_SHARERS = List.of();
+
+  /** What the filters of one set share: its default limits and the engine clock. */
+  private final Env env;
+
   private final int rawCapacity;
+
+  /**
+   * What the filters of one filter set share, one object for all of them (not two fields in each of
+   * ten thousand filters per worker).
+   *
+   * @param limits the limits of a query that has none of its own ({@link Query#limitsOr})
+   * @param clock the engine clock, read by {@code NOW()}
+   */
+  record Env(QueryLimits limits, LongSupplier clock) {}
 
   /** Counts what its evaluators could not evaluate; made with them. */
   private EvalStats stats;
 
-  /** Whether {@link #compile} made its evaluators: at the first record offered. */
-  private boolean compiled;
-
   private Eval where;
+
+  /** Its lateral views; null until {@link #compile} made its evaluators, at the first record. */
   private View[] views;
 
   /** The state records fed since the last flush; null until a record passed the filter. */
@@ -97,10 +109,9 @@ final class QueryFilter {
   /** Records processed by the filter set when this query joined; for "records seen". */
   long seenBase;
 
-  QueryFilter(Query query, QueryLimits limits, LongSupplier clock) {
+  QueryFilter(Query query, Env env) {
     this.query = query;
-    this.limits = limits;
-    this.clock = clock;
+    this.env = env;
     QueryPlan plan = query.plan();
     if (plan.window() instanceof Window.EventTime) {
       this.rawCapacity = 0; // flushed like aggregations: its windows close on event time
@@ -110,10 +121,18 @@ final class QueryFilter {
     }
   }
 
+  /** {@code query} shares this filter from now on, after the others. */
+  void share(Query query) {
+    if (sharers == NO_SHARERS) {
+      sharers = new ArrayList<>(2);
+    }
+    sharers.add(query);
+  }
+
   /** Compiles the filter, its lateral views and its event time, at the first record offered. */
   private void compile() {
     QueryPlan plan = query.plan();
-    ExprCompiler compiler = new ExprCompiler(clock, evalStats());
+    ExprCompiler compiler = new ExprCompiler(env.clock(), evalStats());
     Eval w = plan.where().map(compiler::compile).orElse(null);
     View[] v =
         plan.lateralViews().isEmpty()
@@ -132,12 +151,11 @@ final class QueryFilter {
     this.views = v;
     this.eventTime = time;
     this.exploded = v.length == 0 ? null : new Record(32);
-    this.compiled = true;
   }
 
   /** Whether its filter is compiled: a record was offered to it here. For tests. */
   boolean isCompiled() {
-    return compiled;
+    return views != null;
   }
 
   private EvalStats evalStats() {
@@ -173,8 +191,8 @@ final class QueryFilter {
   /** Makes the state and its feeder, at the first record that passed the filter. */
   private void makeState() {
     QueryPlan plan = query.plan();
-    Partial state = PartialFactory.create(plan, limits);
-    ExprCompiler compiler = new ExprCompiler(clock, evalStats());
+    Partial state = PartialFactory.create(plan, query.limitsOr(env.limits()));
+    ExprCompiler compiler = new ExprCompiler(env.clock(), evalStats());
     this.partial =
         plan.window() instanceof Window.EventTime w
             ? new EventTimePartial(w.sizeMs(), state)
@@ -202,7 +220,7 @@ final class QueryFilter {
    *     be flushed before the next record
    */
   int consume(Record record) {
-    if (!compiled) {
+    if (views == null) {
       compile();
     }
     if (views.length == 0) {

@@ -529,15 +529,31 @@ final class QueryIndex {
   }
 
   /**
-   * Queries filed together: {@code items[0, size)}, in the order they were added. The array grows
-   * by doubling, so adding thousands of queries under one key stays linear.
+   * Queries filed together, in the order they were added: {@link #one} while there is only one
+   * (most values name one query: no array for each of ten thousand needle queries in each worker),
+   * else {@code items[0, size)}. The array grows by doubling, so adding thousands of queries under
+   * one key stays linear.
    */
   static final class Bucket {
-    QueryFilter[] items = new QueryFilter[1];
+    /** The only query, while the bucket never held more; null otherwise. */
+    QueryFilter one;
+
+    /** All of them, from the second on; null until then. */
+    QueryFilter[] items;
+
     int size;
 
     void add(QueryFilter f) {
-      if (size == items.length) {
+      if (items == null) {
+        if (size == 0) {
+          one = f;
+          size = 1;
+          return;
+        }
+        items = new QueryFilter[2];
+        items[0] = one;
+        one = null;
+      } else if (size == items.length) {
         items = Arrays.copyOf(items, size * 2);
       }
       items[size++] = f;
@@ -545,6 +561,14 @@ final class QueryIndex {
 
     /** Removes {@code f}; returns whether it was here. */
     boolean remove(QueryFilter f) {
+      if (items == null) {
+        if (size == 1 && one == f) {
+          one = null;
+          size = 0;
+          return true;
+        }
+        return false;
+      }
       for (int i = 0; i < size; i++) {
         if (items[i] == f) {
           System.arraycopy(items, i + 1, items, i, size - i - 1);

@@ -36,6 +36,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.eclipse.jetty.server.handler.CrossOriginHandler;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -230,6 +231,12 @@ public final class ApiServer implements AutoCloseable {
     cfg.http.prefer405over404 = true;
     cfg.http.asyncTimeout = 0;
     cfg.router.ignoreTrailingSlashes = true;
+    // requests never wait on a client or a query holding a thread: a pool as large as Javalin's
+    // (250) only grew under a burst of connections, each thread resident until it ended
+    int maxThreads = settings.guards().maxThreads();
+    QueuedThreadPool pool = new QueuedThreadPool(maxThreads, Math.min(8, maxThreads), 60_000);
+    pool.setName("JettyServerThreadPool");
+    cfg.jetty.threadPool = pool;
     cfg.jetty.modifyServer(
         server -> {
           server.setErrorHandler(new JsonErrorHandler());

@@ -20,8 +20,9 @@ import java.util.function.LongSupplier;
  *       the time start over.
  * </ul>
  *
- * <p>One instance per server holds the settings and the service's clock; each client has a {@link
- * Watch} of its own, used under the client's lock.
+ * <p>One instance per server holds the settings and the service's clock; each WebSocket client has
+ * a {@link Watch} of its own, used under the client's lock; an SSE stream keeps the same state in
+ * itself and asks {@link #tooSlow}.
  */
 final class SlowClients {
   private final StreamSettings settings;
@@ -47,6 +48,17 @@ final class SlowClients {
   /** Whether a client with {@code inFlight} messages not yet taken may be handed one more. */
   boolean hasRoom(int inFlight) {
     return inFlight < settings.bufferResults();
+  }
+
+  /**
+   * Whether a client whose connection has been full since {@code fullSinceMs}, when {@code
+   * arrivedThen} results had arrived for it, must be dropped now that {@code arrived} have: more
+   * than {@code bufferResults} arrived meanwhile, or it stayed full longer than {@code
+   * slowClientMs}.
+   */
+  boolean tooSlow(long fullSinceMs, long arrivedThen, long arrived) {
+    return arrived - arrivedThen > settings.bufferResults()
+        || clock.getAsLong() - fullSinceMs > settings.slowClientMs();
   }
 
   /** A client's watch: not full. */
@@ -76,15 +88,13 @@ final class SlowClients {
      * when it must be dropped. The first call after {@link #free} starts the watch and is false.
      */
     boolean full(long arrived) {
-      long now = clock.getAsLong();
       if (!full) {
         full = true;
-        fullSinceMs = now;
+        fullSinceMs = clock.getAsLong();
         arrivedThen = arrived;
         return false;
       }
-      return arrived - arrivedThen > settings.bufferResults()
-          || now - fullSinceMs > settings.slowClientMs();
+      return tooSlow(fullSinceMs, arrivedThen, arrived);
     }
   }
 }

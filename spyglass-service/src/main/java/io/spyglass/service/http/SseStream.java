@@ -74,8 +74,12 @@ final class SseStream implements Connection, Connection.UpgradeTo, ResultLog.Sub
   private final String user; // whose place among the streams of --max-streams-per-user it holds
   private final long createdMs;
 
-  /** Whether its connection is full, and whether it is too slow: the policy of both transports. */
-  private final SlowClients.Watch watch;
+  // whether its connection is full, since when, and how many results had arrived for it then:
+  // the slow-client watch of both transports ({@link SlowClients}), kept here (no object of its
+  // own for each of ten thousand streams)
+  private boolean full;
+  private long fullSinceMs;
+  private long arrivedThen;
 
   /** The connector's connection listeners, told of its opening and closing; null when none. */
   private Connection.Listener[] listeners;
@@ -116,7 +120,6 @@ final class SseStream implements Connection, Connection.UpgradeTo, ResultLog.Sub
     this.quota = quota;
     this.user = user;
     this.createdMs = streams.slowClients().now();
-    this.watch = streams.slowClients().watch();
   }
 
   /**
@@ -381,11 +384,27 @@ final class SseStream implements Connection, Connection.UpgradeTo, ResultLog.Sub
     }
   }
 
+  /**
+   * Its connection is full now, {@code arrived} results having arrived so far: true when the stream
+   * must be dropped ({@link SlowClients#tooSlow}). The first call since it was last free starts the
+   * watch and is false.
+   */
+  private boolean full(long arrived) {
+    SlowClients policy = streams.slowClients();
+    if (!full) {
+      full = true;
+      fullSinceMs = policy.now();
+      arrivedThen = arrived;
+      return false;
+    }
+    return policy.tooSlow(fullSinceMs, arrivedThen, arrived);
+  }
+
   private void pumpNow() {
     ResultLog log = query.log();
     try {
       while (!writing && !finished) {
-        watch.free();
+        full = false; // the connection took what was in flight
         if (dropped || errorSent) {
           if (lastWords != null) {
             byte[] w = lastWords;
@@ -443,7 +462,7 @@ final class SseStream implements Connection, Connection.UpgradeTo, ResultLog.Sub
         return;
       }
       // its connection is full: results that arrive meanwhile are counted by their numbers
-      if (!dropped && watch.full(log.lastId())) {
+      if (!dropped && full(log.lastId())) {
         drop(
             "This stream fell too far behind and was dropped: the client did not read its"
                 + " results as fast as they came",

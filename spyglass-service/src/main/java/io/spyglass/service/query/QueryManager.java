@@ -152,7 +152,8 @@ public final class QueryManager {
             detached,
             now,
             checked.durationMs(),
-            new ResultLog(limits.keepResults(), limits.keepBytes(), memory.account(user.name())));
+            new ResultLog(limits.keepResults(), limits.keepBytes(), memory.account(user.name())),
+            this);
     long hold = hold(checked.plan());
     admit(user, now, hold);
     queries.put(id, q);
@@ -167,7 +168,7 @@ public final class QueryManager {
         own = runtime.ownSinks(resolved); // the Flink job writes Kafka sinks on its cluster
         q.sinks(sinks.forQuery(id, sinkSpecs, own));
       }
-      runtime.submit(id, checked, new Listener(q), own);
+      runtime.submit(id, checked, q, own);
     } catch (RuntimeException e) {
       queries.remove(id);
       release(user.name());
@@ -487,117 +488,111 @@ public final class QueryManager {
   }
 
   /** Moves a query's results from the runtime into its log. */
-  private final class Listener implements ResultListener {
-    private final ServiceQuery q;
-
-    Listener(ServiceQuery q) {
-      this.q = q;
+  // what the runtime tells of a query: each ServiceQuery is its own query's listener and hands it
+  // here (no listener object for each of ten thousand queries)
+  /** A result of {@code q} from the runtime ({@link ServiceQuery#onResult}). */
+  void onResult(ServiceQuery q, Result result) {
+    if (q.failure() != null) {
+      return; // it failed: what comes after its error result is dropped
     }
-
-    @Override
-    public void onResult(Result result) {
-      if (q.failure() != null) {
-        return; // it failed: what comes after its error result is dropped
-      }
-      try {
-        keep(result);
-      } catch (Throwable t) { // this query fails; the others go on
-        fail(result.meta(), t);
-      }
+    try {
+      keep(q, result);
+    } catch (Throwable t) { // this query fails; the others go on
+      fail(q, result.meta(), t);
     }
+  }
 
-    private void keep(Result result) {
-      Meta m = result.meta();
-      if (m.isFinal()) {
-        memory.release(q.owner(), q.releaseHold()); // the records are in the result now
-      }
-      if (m.isFinal() && q.interrupted()) {
-        result = new Result(result.records(), m.withError(SERVICE_STOPPED));
-        m = result.meta();
-      } else if (m.isFinal() && q.stop() != null && MAX_QUERY_DURATION.equals(q.stop().reason())) {
-        result = new Result(result.records(), m.withError(ranItsLongest(limits.maxForeverMs())));
-        m = result.meta();
-      }
-      QuerySinks out = q.sinks();
-      List<String> failing = out == null ? List.of() : out.failures();
-      if (!failing.isEmpty()) {
-        for (String f : failing) {
-          m = m.withError(sinkFailing(f, q.id()));
-        }
-        result = new Result(result.records(), m);
-      }
-      Meta meta = m;
-      long emitMs =
-          meta.window()
-              .map(Meta.WindowMeta::emitTimeMs)
-              .orElseGet(() -> meta.finishTimeMs().orElse(clock.getAsLong()));
-      ResultLimits r = limits.results();
-      byte[] json = ResultEncoder.encode(result, r.maxResultBytes(), memory.tooLarge());
-      long cost = ResultLog.cost(json.length);
-      long room = memory.makeRoom(q.owner(), cost, q);
-      if (room < cost) {
-        json =
-            ResultEncoder.encode(
-                result, Math.max(0, room - ResultLog.cost(0)), memory.full(q.owner()));
-      }
-      if (m.isFinal()) {
-        // ended before anyone sees its final result: a client that got it and asks for the
-        // query's state finds it finished, not running until the runtime reports the end, and
-        // with the counters of that result, not those of the last sweep
-        runtime.progress(q.id()).ifPresent(q::progress);
-        q.ended(clock.getAsLong());
-      }
-      ResultLog.Event e = q.log().append(json, m.isFinal(), emitMs);
-      if (out != null) {
-        out.offer(m, json); // buffered: the sinks deliver on their own threads
-      }
-      for (QueryObserver o : observers) {
-        o.result(q, e);
-      }
+  private void keep(ServiceQuery q, Result result) {
+    Meta m = result.meta();
+    if (m.isFinal()) {
+      memory.release(q.owner(), q.releaseHold()); // the records are in the result now
     }
-
-    /** Ends the query with a final result that carries the error, and stops it in the runtime. */
-    private void fail(Meta m, Throwable t) {
-      String error = ResultListener.failure(t);
-      LOG.error("the results of query {} could not be kept; it is stopped", q.id(), t);
-      q.failed(error);
-      q.markKilled(ServiceQuery.Stop.byService("failed"));
-      try {
-        if (!q.log().isEnded() && (q.log().last() == null || !q.log().last().isFinal())) {
-          long now = clock.getAsLong();
-          Meta last =
-              new Meta(
-                  m.queryId(),
-                  m.queryText(),
-                  m.receiveTimeMs(),
-                  Optional.of(now),
-                  Optional.empty(),
-                  Map.of(),
-                  List.of(
-                      new Meta.QueryError(
-                          error,
-                          "Submit it again; if it happens again, see the service's log",
-                          true)),
-                  true);
-          q.ended(now);
-          q.log().append(ResultJson.write(new Result(List.of(), last)), true, now);
-        }
-        runtime.kill(q.id());
-      } catch (Throwable again) {
-        LOG.error("query {} could not be ended with its error", q.id(), again);
-      }
+    if (m.isFinal() && q.interrupted()) {
+      result = new Result(result.records(), m.withError(SERVICE_STOPPED));
+      m = result.meta();
+    } else if (m.isFinal() && q.stop() != null && MAX_QUERY_DURATION.equals(q.stop().reason())) {
+      result = new Result(result.records(), m.withError(ranItsLongest(limits.maxForeverMs())));
+      m = result.meta();
     }
-
-    @Override
-    public void onEnd(String error, QueryStats last) {
-      q.progress(last); // a query that ended between two sweeps has no counters from them
+    QuerySinks out = q.sinks();
+    List<String> failing = out == null ? List.of() : out.failures();
+    if (!failing.isEmpty()) {
+      for (String f : failing) {
+        m = m.withError(sinkFailing(f, q.id()));
+      }
+      result = new Result(result.records(), m);
+    }
+    Meta meta = m;
+    long emitMs =
+        meta.window()
+            .map(Meta.WindowMeta::emitTimeMs)
+            .orElseGet(() -> meta.finishTimeMs().orElse(clock.getAsLong()));
+    ResultLimits r = limits.results();
+    byte[] json = ResultEncoder.encode(result, r.maxResultBytes(), memory.tooLarge());
+    long cost = ResultLog.cost(json.length);
+    long room = memory.makeRoom(q.owner(), cost, q);
+    if (room < cost) {
+      json =
+          ResultEncoder.encode(
+              result, Math.max(0, room - ResultLog.cost(0)), memory.full(q.owner()));
+    }
+    if (m.isFinal()) {
+      // ended before anyone sees its final result: a client that got it and asks for the
+      // query's state finds it finished, not running until the runtime reports the end, and
+      // with the counters of that result, not those of the last sweep
+      runtime.progress(q.id()).ifPresent(q::progress);
       q.ended(clock.getAsLong());
-      release(q.owner());
-      memory.release(q.owner(), q.releaseHold());
-      q.log().end(error != null ? error : q.failure());
-      for (QueryObserver o : observers) {
-        o.ended(q);
+    }
+    ResultLog.Event e = q.log().append(json, m.isFinal(), emitMs);
+    if (out != null) {
+      out.offer(m, json); // buffered: the sinks deliver on their own threads
+    }
+    for (QueryObserver o : observers) {
+      o.result(q, e);
+    }
+  }
+
+  /** Ends the query with a final result that carries the error, and stops it in the runtime. */
+  private void fail(ServiceQuery q, Meta m, Throwable t) {
+    String error = ResultListener.failure(t);
+    LOG.error("the results of query {} could not be kept; it is stopped", q.id(), t);
+    q.failed(error);
+    q.markKilled(ServiceQuery.Stop.byService("failed"));
+    try {
+      if (!q.log().isEnded() && (q.log().last() == null || !q.log().last().isFinal())) {
+        long now = clock.getAsLong();
+        Meta last =
+            new Meta(
+                m.queryId(),
+                m.queryText(),
+                m.receiveTimeMs(),
+                Optional.of(now),
+                Optional.empty(),
+                Map.of(),
+                List.of(
+                    new Meta.QueryError(
+                        error,
+                        "Submit it again; if it happens again, see the service's log",
+                        true)),
+                true);
+        q.ended(now);
+        q.log().append(ResultJson.write(new Result(List.of(), last)), true, now);
       }
+      runtime.kill(q.id());
+    } catch (Throwable again) {
+      LOG.error("query {} could not be ended with its error", q.id(), again);
+    }
+  }
+
+  /** {@code q} ended in the runtime ({@link ServiceQuery#onEnd}). */
+  void onEnd(ServiceQuery q, String error, QueryStats last) {
+    q.progress(last); // a query that ended between two sweeps has no counters from them
+    q.ended(clock.getAsLong());
+    release(q.owner());
+    memory.release(q.owner(), q.releaseHold());
+    q.log().end(error != null ? error : q.failure());
+    for (QueryObserver o : observers) {
+      o.ended(q);
     }
   }
 

@@ -1,15 +1,18 @@
 package io.spyglass.service.query;
 
 import io.spyglass.core.query.QueryStats;
+import io.spyglass.core.result.Result;
+import io.spyglass.service.runtime.ResultListener;
 import io.spyglass.sinks.QuerySinks;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
  * A query the service runs for someone: who submitted it, how, its results so far and its clients.
- * Thread-safe.
+ * Thread-safe. It is its own listener in the runtime: what the runtime tells of it goes to its
+ * {@link QueryManager}, which keeps its results.
  */
-public final class ServiceQuery {
+public final class ServiceQuery implements ResultListener {
   private final String id;
   private final String owner;
   private final String text;
@@ -17,6 +20,7 @@ public final class ServiceQuery {
   private final long submittedMs;
   private final long durationMs;
   private final ResultLog log;
+  private final QueryManager manager;
   private volatile int clients; // through CLIENTS
   private volatile long hold; // through HOLD
   private volatile long lastClientLeftMs;
@@ -71,7 +75,8 @@ public final class ServiceQuery {
       boolean detached,
       long submittedMs,
       long durationMs,
-      ResultLog log) {
+      ResultLog log,
+      QueryManager manager) {
     this.id = id;
     this.owner = owner;
     this.text = text;
@@ -79,7 +84,20 @@ public final class ServiceQuery {
     this.submittedMs = submittedMs;
     this.durationMs = durationMs;
     this.log = log;
+    this.manager = manager;
     this.lastClientLeftMs = submittedMs;
+  }
+
+  /** A result from the runtime: kept by its manager. */
+  @Override
+  public void onResult(Result result) {
+    manager.onResult(this, result);
+  }
+
+  /** Its end in the runtime: told to its manager. */
+  @Override
+  public void onEnd(String error, QueryStats last) {
+    manager.onEnd(this, error, last);
   }
 
   public String id() {
