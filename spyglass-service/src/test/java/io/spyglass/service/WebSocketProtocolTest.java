@@ -206,7 +206,16 @@ class WebSocketProtocolTest {
       assertThat(gap.get("from").asLong()).isEqualTo(4);
       long to = gap.get("to").asLong();
       assertThat(to).isGreaterThan(4);
-      assertThat(s.next("result", id).get("seq").asLong()).isEqualTo(to + 1);
+      long seq = s.next("result", id).get("seq").asLong();
+      // the query's last results may trim the log once more before the first is sent: that is
+      // told by another gap, never skipped silently
+      for (JsonNode m : s.skipped) {
+        if (m.get("type").asText().equals("gap")) {
+          assertThat(m.get("from").asLong()).isEqualTo(to + 1);
+          to = m.get("to").asLong();
+        }
+      }
+      assertThat(seq).isEqualTo(to + 1);
       s.next("end", id); // not dropped for being behind: it asked for what is kept
       List<String> errors = new ArrayList<>();
       s.skipped.forEach(
