@@ -27,8 +27,13 @@ import java.util.Map;
  *       first seconds of a new runtime (its JIT's compilations, its first fetches) with its
  *       records. {@code -Dspyglass.bench.warm-share=1} has each runtime first read as many records
  *       again, unmeasured, with the queries in place ({@link Runner#warmUp}), as a runtime that has
- *       run for a while. Then a probe every 20 ms amid a paced stream gives the p99 from a record's
- *       send to Kafka to its result.
+ *       run for a while. Before the tests, each runtime reads a short backlog unmeasured, once, or
+ *       {@code -Dspyglass.bench.warm-runs=N} times, alternated: the JIT compiles code that runs
+ *       once per batch, per query or per job only after several runtimes have run in the process (a
+ *       job that runs for days has it compiled). Before each measured read the runner waits for the
+ *       JIT compiler to work off what the runtime's start queued ({@link CompilerQuiet}). Then a
+ *       probe every 20 ms amid a paced stream gives the p99 from a record's send to Kafka to its
+ *       result.
  *   <li>Tests 1 and 2 ran 100 queries one at a time over the live stream: {@link LiveTests}.
  * </ul>
  *
@@ -41,6 +46,9 @@ public final class BulletKafkaScenario implements Scenario {
 
   /** The system property of {@link Plan#warmShare}. */
   static final String WARM_SHARE = "spyglass.bench.warm-share";
+
+  /** The system property of {@link Plan#warmRuns}. */
+  static final String WARM_RUNS = "spyglass.bench.warm-runs";
 
   @Override
   public String name() {
@@ -71,6 +79,9 @@ public final class BulletKafkaScenario implements Scenario {
     /** Records each runtime reads before each measured backlog, per record of it. */
     final double warmShare;
 
+    /** Unmeasured runs of each runtime before the tests (0 with --quick). */
+    final int warmRuns;
+
     Plan(Settings s) {
       quick = s.quick();
       slots =
@@ -85,6 +96,21 @@ public final class BulletKafkaScenario implements Scenario {
       liveWarmupMs = quick ? 0 : 5_000;
       liveRate = s.rate();
       warmShare = quick ? 0 : Double.parseDouble(System.getProperty(WARM_SHARE, "0"));
+      warmRuns = quick ? 0 : warmRuns(System.getProperty(WARM_RUNS, "1"));
+    }
+
+    /** {@code -Dspyglass.bench.warm-runs}: a count of runs per runtime, 0 for none. */
+    static int warmRuns(String v) {
+      try {
+        int n = Integer.parseInt(v.trim());
+        if (n >= 0) {
+          return n;
+        }
+      } catch (NumberFormatException e) {
+        // below
+      }
+      throw new IllegalArgumentException(
+          "-D" + WARM_RUNS + " is a number of warm-up runs per runtime (0: none), not " + v);
     }
 
     int records(int bytes) {
@@ -172,7 +198,7 @@ public final class BulletKafkaScenario implements Scenario {
                   ? " (a broker started for this run, in its own process)"
                   : " (given with --kafka: its CPU time is not counted)"));
       Runner runner = new Runner(topics, broker, report);
-      if (!plan.quick) {
+      if (plan.warmRuns > 0) {
         report.progress("warming up (not measured)");
         Runner.Spec t3 = plan.spec(BulletStudy.THROUGHPUT.get(0));
         Runner.Spec warm =
@@ -189,8 +215,10 @@ public final class BulletKafkaScenario implements Scenario {
                 0,
                 t3.copies(),
                 true);
-        runner.run(warm, FlinkScenario.embedded(topics, warm));
-        runner.run(warm, FlinkScenario.flink(cluster, topics, warm));
+        for (int i = 0; i < plan.warmRuns; i++) {
+          runner.run(warm, FlinkScenario.embedded(topics, warm));
+          runner.run(warm, FlinkScenario.flink(cluster, topics, warm));
+        }
       }
       runner.warmUp(plan.warmShare);
       Map<BulletStudy.Throughput, Runner.Outcome[]> throughput = new LinkedHashMap<>();

@@ -74,6 +74,9 @@ public final class JobProfile {
               --warm-share X     before each measured read, the same runtime reads X times as
                                  many records, unmeasured, with the queries in place (as a
                                  runtime that has run for a while; default 0: a new runtime)
+            Before each measured read, the runner waits until the JIT compiler has worked off
+            what the runtime's start queued (-Dspyglass.bench.compiler-quiet-ms=500, the
+            default; 0: no wait, the clock starts once every query runs).
             """);
         return;
       }
@@ -133,13 +136,15 @@ public final class JobProfile {
             pair[flink ? 1 : 0] = o.recordsPerCpuSecond();
             System.out.printf(
                 Locale.ROOT,
-                "%s%s, %s: %,.0f records/s, %,.0f records per CPU-second, %.2f CPU-s%s%n",
+                "%s%s, %s: %,.0f records/s, %,.0f records per CPU-second, %.2f CPU-s"
+                    + " (JIT quiet after %d ms)%s%n",
                 measured ? "" : "(warm-up) ",
                 o.side(),
                 spec.workload(),
                 o.recordsPerSecond(),
                 o.recordsPerCpuSecond(),
                 o.cpuSeconds(),
+                runner.lastCompilerWaitMs(),
                 latencyMs == 0
                     ? ""
                     : String.format(

@@ -40,6 +40,11 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * seconds of a new one (its JIT's compilations, its first fetches) belong to its start, not to its
  * rate, and a backlog that is read in a second weighs them as much as its records.
  *
+ * <p>Before the clock starts, the runner waits until the JIT compiler has worked off what the
+ * runtime's start queued ({@link CompilerQuiet}: its threads busy at most 2% of 500 ms): those
+ * compilations are the start's, as its first fetches are; what the read itself has the JIT compile
+ * stays in the read.
+ *
  * <p>{@link #runFromFile} reads the same records and queries from a file of JSON lines instead, the
  * embedded engine started paused on it as {@code spyglass query --source file:...} reads one: what
  * reading from Kafka costs over reading a file.
@@ -64,6 +69,8 @@ final class Runner {
   private Watch watch = label -> () -> {};
   private double warmShare;
   private int runs;
+  private final long compilerQuietMs = CompilerQuiet.quietMs();
+  private long lastCompilerWaitMs;
 
   Runner(Topics topics, KafkaBroker broker, Report report) {
     this(topics, broker, report::problem);
@@ -82,6 +89,11 @@ final class Runner {
   interface Watch {
     /** Starts watching the read labelled {@code label}; closing the result stops. */
     AutoCloseable start(String label) throws Exception;
+  }
+
+  /** How long the last run waited for the JIT compiler to go quiet before its clock, in ms. */
+  long lastCompilerWaitMs() {
+    return lastCompilerWaitMs;
   }
 
   /** Watches each measured read from now on. */
@@ -416,6 +428,7 @@ final class Runner {
                 READ_TIMEOUT_S));
       }
     }
+    lastCompilerWaitMs = CompilerQuiet.await(compilerQuietMs);
     AutoCloseable watching = watch.start(side.label() + ", " + spec.workload());
     double cpu0 = processCpuSeconds();
     double broker0 = broker.cpuSeconds();

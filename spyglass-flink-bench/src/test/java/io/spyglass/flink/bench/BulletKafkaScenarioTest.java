@@ -1,6 +1,7 @@
 package io.spyglass.flink.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.spyglass.scenarios.BenchCommand;
 import io.spyglass.scenarios.Scenarios;
@@ -26,6 +27,19 @@ class BulletKafkaScenarioTest {
           "<!-- generated: csv (bullet-kafka/[^ ]+) -->\\n(.*?)<!-- end -->", Pattern.DOTALL);
 
   @TempDir Path results;
+
+  @Test
+  void warmUpRunsAreACountAndABadOneSaysSo() {
+    assertThat(BulletKafkaScenario.Plan.warmRuns("1")).isEqualTo(1);
+    assertThat(BulletKafkaScenario.Plan.warmRuns(" 8 ")).isEqualTo(8);
+    assertThat(BulletKafkaScenario.Plan.warmRuns("0")).isZero();
+    for (String bad : new String[] {"-1", "many"}) {
+      assertThatThrownBy(() -> BulletKafkaScenario.Plan.warmRuns(bad))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("-D" + BulletKafkaScenario.WARM_RUNS)
+          .hasMessageContaining(bad);
+    }
+  }
 
   @Test
   void theScenarioIsFoundByName() {
