@@ -69,6 +69,30 @@ class MeteringOnKafkaTest {
     return new Object[] {t.isAlive() ? "still serving" : code.get(), err.toString()};
   }
 
+  /** {@code serve}'s arguments for the Kafka form on the topics and instance {@code name}. */
+  private String[] kafkaForm(TestKafka kafka, String name) {
+    return new String[] {
+      "--runtime",
+      "flink",
+      "--kafka",
+      kafka.bootstrap(),
+      "--records-topic",
+      name + "-records",
+      "--query-topic",
+      name + "-queries",
+      "--status-topic",
+      name + "-status",
+      "--instance",
+      name,
+      "--source",
+      "http",
+      "--port",
+      "0",
+      "--data",
+      data.toString()
+    };
+  }
+
   /**
    * A request whose outcome the id journal does not hold is looked up in the records topic at the
    * start, within the writer's timeout as the command's clock tells it: with a clock on which the
@@ -94,27 +118,7 @@ class MeteringOnKafkaTest {
       c.truncate(Files.size(file) - 13); // the outcome, 13 bytes: the start looks it up
     }
 
-    Object[] r =
-        serve(
-            anHourAReadForTheWriter(),
-            "--runtime",
-            "flink",
-            "--kafka",
-            kafka.bootstrap(),
-            "--records-topic",
-            name + "-records",
-            "--query-topic",
-            name + "-queries",
-            "--status-topic",
-            name + "-status",
-            "--instance",
-            name,
-            "--source",
-            "http",
-            "--port",
-            "0",
-            "--data",
-            data.toString());
+    Object[] r = serve(anHourAReadForTheWriter(), kafkaForm(kafka, name));
     assertThat(r[0]).as((String) r[1]).isEqualTo(1);
     assertThat((String) r[1])
         .contains("did not tell within 10 s whether a request's documents")
@@ -144,27 +148,7 @@ class MeteringOnKafkaTest {
     }
     Files.delete(data.resolve(IdJournal.DIR));
 
-    Object[] r =
-        serve(
-            SpyglassClock.system(),
-            "--runtime",
-            "flink",
-            "--kafka",
-            kafka.bootstrap(),
-            "--records-topic",
-            name + "-records",
-            "--query-topic",
-            name + "-queries",
-            "--status-topic",
-            name + "-status",
-            "--instance",
-            name,
-            "--source",
-            "http",
-            "--port",
-            "0",
-            "--data",
-            data.toString());
+    Object[] r = serve(SpyglassClock.system(), kafkaForm(kafka, name));
     assertThat(r[0]).as((String) r[1]).isEqualTo(1);
     assertThat((String) r[1])
         .contains("kafka-ids is missing or empty, yet the records topic holds 2 documents")
