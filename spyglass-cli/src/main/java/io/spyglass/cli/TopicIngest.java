@@ -131,7 +131,7 @@ final class TopicIngest implements AutoCloseable {
     IdIndex ids = new IdIndex();
     IdJournal.Opened o = IdJournal.open(dir, ids, since);
     if (!lost.isEmpty()) {
-      int n = lost.stream().mapToInt(g -> g.hashes().length / 2).sum();
+      int n = documents(lost);
       if (ifLost == IfJournalLost.ACCEPT) {
         LOG.warn(
             "the id journal {} is missing or empty while the records topic holds {} documents this"
@@ -183,8 +183,8 @@ final class TopicIngest implements AutoCloseable {
 
   /**
    * The documents this instance wrote to the records topic since {@code sinceMs}, as groups of the
-   * journal (numbered from 0, in time order): each group of one partition's consecutive documents,
-   * accepted at its latest timestamp.
+   * journal in time order (not numbered yet: the journal numbers them as it takes them): each group
+   * of one partition's consecutive documents, accepted at its latest timestamp.
    */
   static List<IdJournal.Group> readBack(IngestTopicWriter writer, long sinceMs)
       throws IOException, InterruptedException {
@@ -207,13 +207,12 @@ final class TopicIngest implements AutoCloseable {
         });
     open.values().forEach(b -> out.add(b.group()));
     out.sort(Comparator.comparingLong(IdJournal.Group::acceptedMs));
-    List<IdJournal.Group> numbered = new ArrayList<>(out.size());
-    for (IdJournal.Group g : out) {
-      numbered.add(
-          new IdJournal.Group(
-              numbered.size(), g.partition(), g.offset(), g.acceptedMs(), g.hashes()));
-    }
-    return numbered;
+    return out;
+  }
+
+  /** The documents of {@code groups}. */
+  private static int documents(List<IdJournal.Group> groups) {
+    return groups.stream().mapToInt(g -> g.hashes().length / 2).sum();
   }
 
   /** A group of the journal being made from the documents read back. */
@@ -249,7 +248,7 @@ final class TopicIngest implements AutoCloseable {
 
   /** Why a start with the journal lost is refused, and what to do. */
   private static String lostJournal(Path dir, List<IdJournal.Group> lost, long sinceMs) {
-    int n = lost.stream().mapToInt(g -> g.hashes().length / 2).sum();
+    int n = documents(lost);
     return "the id journal "
         + dir
         + " is missing or empty, yet the records topic holds "

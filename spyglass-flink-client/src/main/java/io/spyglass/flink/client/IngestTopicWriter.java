@@ -127,6 +127,19 @@ public final class IngestTopicWriter implements AutoCloseable {
     return w;
   }
 
+  /**
+   * A consumer's settings that read the records topic's committed records only, {@code maxPoll} at
+   * a time, committing nothing.
+   */
+  private Map<String, Object> readCommitted(int maxPoll) {
+    Map<String, Object> c = new HashMap<>(settings.kafkaProperties());
+    c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrap());
+    c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, maxPoll);
+    return c;
+  }
+
   /** The producer settings: the guarantees last, so that no extra setting weakens them. */
   Map<String, Object> producerConfig() {
     Map<String, Object> c = new HashMap<>(settings.kafkaProperties());
@@ -246,11 +259,7 @@ public final class IngestTopicWriter implements AutoCloseable {
       throws IOException, InterruptedException {
     dropProducer();
     connect();
-    Map<String, Object> c = new HashMap<>(settings.kafkaProperties());
-    c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrap());
-    c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 1);
+    Map<String, Object> c = readCommitted(1);
     TopicPartition tp = new TopicPartition(settings.topic(), partition);
     long deadline = clock.nanos() + settings.timeout().toNanos();
     try (KafkaConsumer<byte[], byte[]> consumer =
@@ -310,11 +319,7 @@ public final class IngestTopicWriter implements AutoCloseable {
    */
   public synchronized long readBack(long sinceMs, Written out)
       throws IOException, InterruptedException {
-    Map<String, Object> c = new HashMap<>(settings.kafkaProperties());
-    c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrap());
-    c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000);
+    Map<String, Object> c = readCommitted(10_000);
     c.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
     Deserializer<byte[]> none = (topic, data) -> null;
     byte[] mine = settings.instance().getBytes(StandardCharsets.UTF_8);
