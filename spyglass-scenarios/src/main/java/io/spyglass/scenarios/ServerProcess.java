@@ -56,6 +56,21 @@ public final class ServerProcess implements AutoCloseable {
   static ServerProcess start(
       long rate, int recordBytes, int maxQueries, int maxConnections, boolean shrinkHeap)
       throws IOException {
+    return start(rate, recordBytes, maxQueries, maxConnections, shrinkHeap, 0);
+  }
+
+  /**
+   * As {@link #start(long, int, int, int, boolean)}, each {@link #gc} first waiting until the
+   * service's JIT has been quiet for {@code compilerQuietMs} ({@link CompilerQuiet}; 0: no wait).
+   */
+  static ServerProcess start(
+      long rate,
+      int recordBytes,
+      int maxQueries,
+      int maxConnections,
+      boolean shrinkHeap,
+      long compilerQuietMs)
+      throws IOException {
     Path java = Path.of(System.getProperty("java.home"), "bin", "java");
     List<String> command = new ArrayList<>();
     command.add(java.toString());
@@ -66,6 +81,8 @@ public final class ServerProcess implements AutoCloseable {
       command.add("-XX:MinHeapFreeRatio=1");
       command.add("-XX:MaxHeapFreeRatio=10");
     }
+    // its memory readings wait for its JIT as the Kafka benches' reads do
+    command.add("-D" + CompilerQuiet.PROPERTY + "=" + compilerQuietMs);
     // -Dspyglass.bench.service.jvm='-XX:StartFlightRecording=...' to look inside it
     String more = System.getProperty("spyglass.bench.service.jvm", "").strip();
     if (!more.isEmpty()) {
@@ -112,8 +129,9 @@ public final class ServerProcess implements AutoCloseable {
   }
 
   /**
-   * A full GC in the service's JVM, then {@code settleMs} for G1 to give the shrunk heap back to
-   * the system; the heap it uses after.
+   * Once the service's JIT is quiet (when started with a wait), a full GC in its JVM, then {@code
+   * settleMs} for G1 to give the shrunk heap back to the system, then the C library gives back what
+   * the JVM freed; the heap it uses after the GC.
    */
   long gc(long settleMs) throws IOException {
     in.println("gc " + settleMs);
@@ -226,9 +244,14 @@ public final class ServerProcess implements AutoCloseable {
             new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.UTF_8));
     String line;
     int dumps = 0;
+    long quietMs = CompilerQuiet.quietMs();
     while ((line = commands.readLine()) != null) {
-      // "gc MS": a full GC, the heap read, then MS for the heap to shrink
+      // "gc MS": once the JIT is quiet, a full GC, the heap read, then MS for the heap to shrink,
+      // then the C library's trim
       if (line.startsWith("gc ")) {
+        // a compilation in progress holds its arenas (megabytes for a large method), and what the
+        // JIT compiles between two readings is its warming, not the queries'
+        CompilerQuiet.await(quietMs);
         System.gc();
         System.gc();
         // the heap the objects hold, read at once: what the service allocates in the next
@@ -237,6 +260,10 @@ public final class ServerProcess implements AutoCloseable {
         long used = rt.totalMemory() - rt.freeMemory();
         // G1 gives the shrunk heap back to the system concurrently
         Thread.sleep(Long.parseLong(line.substring("gc ".length()).strip()));
+        // and the C library what the JVM freed (compiler arenas, the collector's scratch), as
+        // -XX:TrimNativeHeapInterval does in a service that runs with it: what is resident is
+        // then what the process holds, as the heap after a full GC is what its objects hold
+        trimNativeHeap();
         long direct = 0;
         for (java.lang.management.BufferPoolMXBean b :
             java.lang.management.ManagementFactory.getPlatformMXBeans(
@@ -267,11 +294,29 @@ public final class ServerProcess implements AutoCloseable {
   }
 
   /**
+   * Has the C library give the system back the memory the JVM freed ({@code jcmd PID
+   * System.trim_native_heap}); nothing where the JVM cannot (then the resident set also holds what
+   * the JVM freed).
+   */
+  private static void trimNativeHeap() {
+    try {
+      command(
+          java.lang.management.ManagementFactory.getPlatformMBeanServer(),
+          new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand"),
+          "systemTrimNativeHeap",
+          new String[0]);
+    } catch (Exception e) {
+      // a JVM without the command: the reading as before
+    }
+  }
+
+  /**
    * With {@code -Dspyglass.bench.service.dump=DIR} (given to the service's JVM through {@code
    * -Dspyglass.bench.service.jvm}): the class histogram of its heap and, when the JVM tracks it
-   * ({@code -XX:NativeMemoryTracking=summary}), its native memory summary, written to {@code
-   * DIR/histogram-N.txt} and {@code DIR/native-N.txt} at its {@code N}th reading, so that two
-   * readings can be compared by class and by native category.
+   * ({@code -XX:NativeMemoryTracking=summary}), its native memory summary, and (Linux) its mappings
+   * with their resident sizes, written to {@code DIR/histogram-N.txt}, {@code DIR/native-N.txt} and
+   * {@code DIR/smaps-N.txt} at its {@code N}th reading, so that two readings can be compared by
+   * class, by native category and by mapping.
    */
   private static void dump(int n) throws Exception {
     String dir = System.getProperty("spyglass.bench.service.dump", "").strip();
@@ -290,6 +335,10 @@ public final class ServerProcess implements AutoCloseable {
     Files.writeString(
         to.resolve("native-" + n + ".txt"),
         (String) command(server, dcmd, "vmNativeMemory", new String[] {"summary"}));
+    Path smaps = Path.of("/proc/self/smaps");
+    if (Files.isReadable(smaps)) {
+      Files.write(to.resolve("smaps-" + n + ".txt"), Files.readAllBytes(smaps));
+    }
   }
 
   private static Object command(

@@ -571,7 +571,8 @@ final class ServiceScenario implements Scenario {
    * Part 5: {@code n} idle queries, each with its SSE stream open, held by a service in a process
    * of its own: {@code GET /api/health} answering meanwhile (through the streams' heartbeats), and
    * the service's memory per idle query with its stream, from its resident set before and after
-   * (each read after a full GC, the heap shrunk to what it holds).
+   * (each read once its JIT is quiet, after a full GC, the heap shrunk to what it holds, and after
+   * the C library gave back what the JVM freed).
    */
   private void manyStreams(Settings s, Report report, HttpClient http, int n) throws Exception {
     report.heading("5. " + Table.count(n) + " idle queries, each with its SSE stream");
@@ -579,7 +580,10 @@ final class ServiceScenario implements Scenario {
     // how long each full GC lets G1 give the shrunk heap back before its reading: quick runs
     // (a check of the tooling) read at once
     long settleMs = s.quick() ? 200 : 3_000;
-    try (ServerProcess sv = ServerProcess.start(1_000, s.recordBytes(), n + 64, 2 * n + 256, true);
+    // each reading once the service's JIT is quiet (quick runs, a check of the tooling, at once)
+    long quietMs = s.quick() ? 0 : CompilerQuiet.quietMs();
+    try (ServerProcess sv =
+            ServerProcess.start(1_000, s.recordBytes(), n + 64, 2 * n + 256, true, quietMs);
         SseSwarm swarm = new SseSwarm(sv.address(), "127.0.0.1", null, 256)) {
       // the memory is the growth from half of them to all: what the first ones grow once
       // (compiled code, the thread pool, buffer pools) is in the first half's, not counted

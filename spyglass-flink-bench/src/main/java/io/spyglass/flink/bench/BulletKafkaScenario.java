@@ -1,5 +1,6 @@
 package io.spyglass.flink.bench;
 
+import io.spyglass.scenarios.CompilerQuiet;
 import io.spyglass.scenarios.Delays;
 import io.spyglass.scenarios.Report;
 import io.spyglass.scenarios.Scenario;

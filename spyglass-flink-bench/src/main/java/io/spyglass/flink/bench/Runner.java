@@ -2,6 +2,7 @@ package io.spyglass.flink.bench;
 
 import io.spyglass.core.result.Meta;
 import io.spyglass.core.result.Result;
+import io.spyglass.scenarios.CompilerQuiet;
 import io.spyglass.scenarios.Report;
 import io.spyglass.sources.EventGenerator;
 import java.io.BufferedOutputStream;

@@ -1,10 +1,14 @@
-package io.spyglass.flink.bench;
+package io.spyglass.scenarios;
 
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 
 /**
  * Before a measured read, waits until the JIT compiler has caught up with the runtime's start.
+ *
+ * <p>Also before the service bench's memory readings ({@link ServerProcess}): a compilation in
+ * progress holds its arenas (megabytes of native memory for a large method), and code compiled
+ * between two readings is the JIT's warming, not the queries'.
  *
  * <p>A new runtime's start (a job submitted, deserialised and deployed; 400 queries parsed; Kafka
  * clients opened) queues compilations that the compiler threads work off over the next second or
@@ -13,14 +17,14 @@ import java.lang.management.ManagementFactory;
  * (nearly) idle before the clock starts leaves in the read what the read itself makes the JIT
  * compile. {@code -Dspyglass.bench.compiler-quiet-ms=0} measures as before (no wait).
  */
-final class CompilerQuiet {
+public final class CompilerQuiet {
   /** The system property: how long the compiler must stay quiet, in milliseconds (0: no wait). */
-  static final String PROPERTY = "spyglass.bench.compiler-quiet-ms";
+  public static final String PROPERTY = "spyglass.bench.compiler-quiet-ms";
 
-  static final long DEFAULT_QUIET_MS = 500;
+  public static final long DEFAULT_QUIET_MS = 500;
 
   /** The longest wait: a compiler that never goes quiet (other work in the process) is let be. */
-  static final long MAX_WAIT_MS = 20_000;
+  public static final long MAX_WAIT_MS = 20_000;
 
   /** Quiet: the compiler threads busy at most this share of the quiet window. */
   private static final double BUSY_SHARE = 0.02;
@@ -30,7 +34,7 @@ final class CompilerQuiet {
   private CompilerQuiet() {}
 
   /** The quiet window of {@link #PROPERTY}, {@value #DEFAULT_QUIET_MS} ms by default. */
-  static long quietMs() {
+  public static long quietMs() {
     String v = System.getProperty(PROPERTY, "").trim();
     if (v.isEmpty()) {
       return DEFAULT_QUIET_MS;
@@ -52,7 +56,7 @@ final class CompilerQuiet {
    * or {@link #MAX_WAIT_MS}; returns how long it waited, in milliseconds (0 when the JVM does not
    * tell its compilation time, or {@code quietMs} is 0).
    */
-  static long await(long quietMs) throws InterruptedException {
+  public static long await(long quietMs) throws InterruptedException {
     CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
     if (quietMs <= 0 || jit == null || !jit.isCompilationTimeMonitoringSupported()) {
       return 0;

@@ -1,4 +1,4 @@
-package io.spyglass.flink.bench;
+package io.spyglass.scenarios;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
