@@ -429,6 +429,9 @@ public final class SpyglassService implements AutoCloseable {
       if (other != null) {
         other.close();
       }
+      if (start.runtime() != null) {
+        start.runtime().close(); // the service owns it from the call, as start's
+      }
       closeQuietly(listening);
       throw e;
     }

@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.spyglass.engine.EngineConfig;
 import io.spyglass.service.metering.RecoveryOptions;
 import io.spyglass.service.metering.StandingStore;
+import io.spyglass.service.runtime.EmbeddedRuntime;
 import io.spyglass.service.store.Database;
+import io.spyglass.sources.GeneratorSource;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.net.http.HttpResponse;
@@ -16,6 +19,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -56,6 +60,33 @@ class DataFolderTest {
     try (ServiceFixture again = metering()) {
       assertThat(MeteringApiTest.ingest(again, MeteringApiTest.lines("a", 0, 3)).body())
           .contains("\"duplicates\":3");
+    }
+  }
+
+  @Test
+  void aRuntimeGivenToAStartRefusedAtTheFolderLockIsClosed() throws Exception {
+    try (ServiceFixture first = metering()) {
+      EmbeddedRuntime given =
+          EmbeddedRuntime.start(
+              new GeneratorSource(GeneratorSource.Options.DEFAULTS.withRate(100)),
+              EngineConfig.defaults().withWorkers(1));
+      ServiceConfig config =
+          ServiceConfig.defaults()
+              .with(
+                  b -> {
+                    b.port = 0;
+                    b.dataDir = data;
+                  });
+      assertThatThrownBy(
+              () ->
+                  SpyglassService.startMetering(
+                      config, MeteringStart.of(MeteringApiTest.settings()).withRuntime(given)))
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining("is in use by another Spyglass");
+      // the service owned it from the call, as a start that gets further: nothing of it runs on
+      assertThat(given.engine().awaitStopped(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(MeteringApiTest.ingest(first, MeteringApiTest.lines("a", 0, 3)).statusCode())
+          .isEqualTo(202);
     }
   }
 
