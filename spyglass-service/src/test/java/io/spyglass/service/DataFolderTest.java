@@ -70,13 +70,7 @@ class DataFolderTest {
           EmbeddedRuntime.start(
               new GeneratorSource(GeneratorSource.Options.DEFAULTS.withRate(100)),
               EngineConfig.defaults().withWorkers(1));
-      ServiceConfig config =
-          ServiceConfig.defaults()
-              .with(
-                  b -> {
-                    b.port = 0;
-                    b.dataDir = data;
-                  });
+      ServiceConfig config = ServiceFixture.config(data, b -> {});
       assertThatThrownBy(
               () ->
                   SpyglassService.startMetering(

@@ -150,14 +150,7 @@ final class ServiceFixture implements AutoCloseable {
       Consumer<ServiceConfig.Builder> settings,
       SpyglassClock clock)
       throws IOException {
-    ServiceConfig config =
-        ServiceConfig.defaults()
-            .with(
-                b -> {
-                  b.port = 0;
-                  b.dataDir = data;
-                })
-            .with(settings);
+    ServiceConfig config = config(data, settings);
     try {
       return new ServiceFixture(
           SpyglassService.startMetering(
@@ -167,6 +160,19 @@ final class ServiceFixture implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
     }
+  }
+
+  /**
+   * A service's settings on a free port with the data folder {@code data}, then {@code settings}.
+   */
+  static ServiceConfig config(Path data, Consumer<ServiceConfig.Builder> settings) {
+    return ServiceConfig.defaults()
+        .with(
+            b -> {
+              b.port = 0;
+              b.dataDir = data;
+            })
+        .with(settings);
   }
 
   static JsonNode json(String s) {
