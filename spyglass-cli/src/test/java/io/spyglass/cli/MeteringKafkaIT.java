@@ -68,30 +68,10 @@ class MeteringKafkaIT {
 
   /** The arguments of {@link #serveAs}. */
   static List<String> serveArgs(Path data, String bootstrap, String name, String... more) {
-    List<String> args =
-        new ArrayList<>(
-            List.of(
-                "serve",
-                "--runtime",
-                "flink",
-                "--kafka",
-                bootstrap,
-                "--records-topic",
-                name + "-records",
-                "--query-topic",
-                name + "-queries",
-                "--status-topic",
-                name + "-status",
-                "--instance",
-                name,
-                "--source",
-                "http",
-                "--port",
-                "0",
-                "--data",
-                data.toString(),
-                "--checkpoint-every",
-                "200ms"));
+    List<String> args = new ArrayList<>();
+    args.add("serve");
+    args.addAll(KafkaFormArgs.of(data, bootstrap, name));
+    args.addAll(List.of("--checkpoint-every", "200ms"));
     args.addAll(List.of(more));
     return args;
   }

@@ -71,26 +71,7 @@ class MeteringOnKafkaTest {
 
   /** {@code serve}'s arguments for the Kafka form on the topics and instance {@code name}. */
   private String[] kafkaForm(TestKafka kafka, String name) {
-    return new String[] {
-      "--runtime",
-      "flink",
-      "--kafka",
-      kafka.bootstrap(),
-      "--records-topic",
-      name + "-records",
-      "--query-topic",
-      name + "-queries",
-      "--status-topic",
-      name + "-status",
-      "--instance",
-      name,
-      "--source",
-      "http",
-      "--port",
-      "0",
-      "--data",
-      data.toString()
-    };
+    return KafkaFormArgs.of(data, kafka.bootstrap(), name).toArray(String[]::new);
   }
 
   /**
