@@ -51,17 +51,9 @@ public final class ServerProcess implements AutoCloseable {
    * maxQueries} queries and {@code maxConnections} connections from loopback. {@code shrinkHeap}:
    * after a full GC its heap shrinks to what it holds, so that its resident set says what it holds
    * (the memory part); otherwise the JVM's defaults, as {@code bin/spyglass} runs it (a heap kept
-   * that small made the young collections of the fan-out part frequent).
-   */
-  static ServerProcess start(
-      long rate, int recordBytes, int maxQueries, int maxConnections, boolean shrinkHeap)
-      throws IOException {
-    return start(rate, recordBytes, maxQueries, maxConnections, shrinkHeap, 0);
-  }
-
-  /**
-   * As {@link #start(long, int, int, int, boolean)}, each {@link #gc} first waiting until the
-   * service's JIT has been quiet for {@code compilerQuietMs} ({@link CompilerQuiet}; 0: no wait).
+   * that small made the young collections of the fan-out part frequent). {@code compilerQuietMs}:
+   * each {@link #gc} first waits until the service's JIT has been quiet that long ({@link
+   * CompilerQuiet}; 0: no wait).
    */
   static ServerProcess start(
       long rate,

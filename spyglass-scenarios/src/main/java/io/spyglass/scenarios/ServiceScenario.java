@@ -194,7 +194,7 @@ final class ServiceScenario implements Scenario {
     report.heading("1. " + clients + " SSE clients on one windowed query");
     long rate = s.rateOr(s.quick() ? 5_000 : 10_000);
     int windows = s.quick() ? 2 : 10;
-    try (ServerProcess sv = ServerProcess.start(rate, s.recordBytes(), 64, clients + 64, false);
+    try (ServerProcess sv = ServerProcess.start(rate, s.recordBytes(), 64, clients + 64, false, 0);
         SseSwarm swarm = new SseSwarm(sv.address(), "127.0.0.1", null, 256)) {
       String id = submit(http, sv.base(), FAN_OUT_QUERY, true);
       long t0 = System.nanoTime();

@@ -90,15 +90,7 @@ final class ServiceFixture implements AutoCloseable {
     EmbeddedRuntime runtime =
         EmbeddedRuntime.start(
             source, EngineConfig.defaults().withWorkers(1).withTickMs(20).withMaxQueries(200));
-    ServiceConfig config =
-        ServiceConfig.defaults()
-            .with(
-                b -> {
-                  b.port = 0;
-                  b.dataDir = data;
-                  b.sampleEveryN = 10;
-                })
-            .with(settings);
+    ServiceConfig config = config(data, b -> b.sampleEveryN = 10).with(settings);
     // as serve does: the port bound first, then taken over by the server
     Listening listening = SpyglassService.bind(config);
     SpyglassService service = SpyglassService.start(config, listening, runtime, null);
