@@ -13,17 +13,12 @@ import io.spyglass.core.record.JsonRecordReader;
 import io.spyglass.core.record.MalformedRecordException;
 import io.spyglass.core.record.Record;
 import io.spyglass.core.record.RecordScanner;
-import java.util.AbstractMap;
-import java.util.AbstractSet;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.function.LongSupplier;
 
@@ -54,7 +49,7 @@ public final class FilterSet {
   private Record current;
 
   private final RangeIndex.Sink offerCurrent = f -> offer(f, current);
-  private final Map<String, QueryFilter> filters = new LinkedHashMap<>();
+  private final FilterTable filters = new FilterTable();
 
   /**
    * Queries that share another query's filter ({@link #shareIdentical}), by id: to that filter,
@@ -177,15 +172,9 @@ public final class FilterSet {
         return;
       }
     }
-    QueryFilter f;
-    try {
-      f = new QueryFilter(query, env);
-    } catch (RuntimeException | StackOverflowError | LinkageError e) {
-      sink.failed(query, e);
-      return;
-    }
+    QueryFilter f = new QueryFilter(query);
     f.seenBase = processed;
-    filters.put(query.id(), f);
+    filters.put(f);
     index.add(f);
     countFields(query, 1);
     if (key != null) {
@@ -214,7 +203,7 @@ public final class FilterSet {
       Query next = f.sharers.remove(0);
       sharing.remove(next.id());
       f.query = next;
-      filters.put(next.id(), f);
+      filters.put(f);
       queriesChanged();
       return;
     }
@@ -251,7 +240,7 @@ public final class FilterSet {
   }
 
   public boolean contains(String queryId) {
-    return filters.containsKey(queryId) || sharing.containsKey(queryId);
+    return filters.get(queryId) != null || sharing.containsKey(queryId);
   }
 
   /** The queries here, those that share a filter included. */
@@ -384,9 +373,11 @@ public final class FilterSet {
     processed++;
     offerAll(index.unindexed(), record);
     for (int i = 0, n = index.indexedFieldCount(); i < n; i++) {
-      QueryIndex.Bucket candidates = index.candidates(i, record);
-      if (candidates != null) {
-        offerAll(candidates, record);
+      Object candidates = index.candidates(i, record);
+      if (candidates instanceof QueryFilter f) {
+        offer(f, record);
+      } else if (candidates != null) {
+        offerAll((QueryIndex.Bucket) candidates, record);
       }
     }
     int ranges = index.rangeFieldCount();
@@ -428,15 +419,15 @@ public final class FilterSet {
     }
     int outcome;
     try {
-      outcome = f.consume(record);
+      outcome = f.consume(record, env);
     } catch (RuntimeException | StackOverflowError | LinkageError e) {
       failed(f, e);
       return;
     }
-    if (outcome == QueryFilter.SKIPPED) {
+    if (outcome == QueryEvaluation.SKIPPED) {
       return;
     }
-    if (outcome == QueryFilter.FULL) {
+    if (outcome == QueryEvaluation.FULL) {
       flush(f);
     } else if (f.isRaw() && !f.dirty) {
       f.dirty = true;
@@ -533,7 +524,7 @@ public final class FilterSet {
   }
 
   private QueryStats stats(QueryFilter f) {
-    return new QueryStats(processed - f.seenBase, f.matched, f.errors());
+    return new QueryStats(processed - f.seenBase, f.matched(), f.errors());
   }
 
   /**
@@ -551,13 +542,13 @@ public final class FilterSet {
       statMatched = new long[n];
       statErrors = new long[n];
       int i = 0;
-      for (QueryFilter f : filters.values()) {
+      for (QueryFilter f : filters) {
         // the queries that share a filter take the slots after its own
         f.statsSlot = i;
         for (int k = -1; k < f.sharers.size(); k++) {
           statIds[i] = (k < 0 ? f.query : f.sharers.get(k)).id();
           statBases[i] = f.seenBase;
-          statMatched[i] = f.matched;
+          statMatched[i] = f.matched();
           statErrors[i++] = f.errors();
         }
       }
@@ -574,7 +565,7 @@ public final class FilterSet {
         f.offeredSinceStats = false;
         if (filters.get(f.query.id()) == f) {
           for (int k = 0; k <= f.sharers.size(); k++) {
-            matched[f.statsSlot + k] = f.matched;
+            matched[f.statsSlot + k] = f.matched();
             errors[f.statsSlot + k] = f.errors();
           }
         }
@@ -596,80 +587,6 @@ public final class FilterSet {
   private long[] statMatched = new long[0];
   private long[] statErrors = new long[0];
   private long statsVersion = -1;
-
-  /** {@link #stats()}: the arrays are never changed once the snapshot has them. */
-  private static final class StatsSnapshot extends AbstractMap<String, QueryStats> {
-    private final String[] ids;
-    private final long[] bases;
-    private final long processed;
-    private final long[] matched;
-    private final long[] errors;
-
-    /** Index by id, made on the first {@link #get}. */
-    private Map<String, Integer> index;
-
-    StatsSnapshot(String[] ids, long[] bases, long processed, long[] matched, long[] errors) {
-      this.ids = ids;
-      this.bases = bases;
-      this.processed = processed;
-      this.matched = matched;
-      this.errors = errors;
-    }
-
-    @Override
-    public QueryStats get(Object id) {
-      Map<String, Integer> at = index;
-      if (at == null) {
-        at = new HashMap<>(ids.length * 2);
-        for (int i = 0; i < ids.length; i++) {
-          at.put(ids[i], i);
-        }
-        index = at; // a racing reader builds its own: the same map
-      }
-      Integer i = at.get(id);
-      return i == null ? null : stats(i);
-    }
-
-    private QueryStats stats(int i) {
-      return new QueryStats(processed - bases[i], matched[i], errors[i]);
-    }
-
-    @Override
-    public boolean containsKey(Object id) {
-      return get(id) != null;
-    }
-
-    @Override
-    public Set<Entry<String, QueryStats>> entrySet() {
-      return new AbstractSet<>() {
-        @Override
-        public Iterator<Entry<String, QueryStats>> iterator() {
-          return new Iterator<>() {
-            private int i;
-
-            @Override
-            public boolean hasNext() {
-              return i < ids.length;
-            }
-
-            @Override
-            public Entry<String, QueryStats> next() {
-              if (i >= ids.length) {
-                throw new NoSuchElementException();
-              }
-              int at = i++;
-              return Map.entry(ids[at], stats(at));
-            }
-          };
-        }
-
-        @Override
-        public int size() {
-          return ids.length;
-        }
-      };
-    }
-  }
 
   /**
    * The top-level fields the queries here filter, group or compute on, so a reader can skip the

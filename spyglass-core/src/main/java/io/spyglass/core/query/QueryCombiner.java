@@ -641,7 +641,7 @@ public final class QueryCombiner {
   private OuterResult runOuter(QueryPlan outerPlan, List<Map<String, Object>> rows) {
     Query outer =
         new Query(query.id(), query.text(), outerPlan, query.receiveTimeMs(), query.limits());
-    QueryFilter filter = new QueryFilter(outer, new QueryFilter.Env(limits, clock));
+    QueryEvaluation filter = new QueryEvaluation(outerPlan, outer.limitsOr(limits), clock);
     for (Map<String, Object> row : rows) {
       filter.consume(Record.fromMap(row));
     }

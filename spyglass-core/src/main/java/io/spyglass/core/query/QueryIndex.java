@@ -192,15 +192,7 @@ final class QueryIndex {
       refreshFields();
     }
     for (Object v : key.get().values()) {
-      Bucket b = index.byValue.get(v);
-      if (b == null) {
-        b = new Bucket();
-        index.byValue.put(v, b);
-        if (v instanceof String) {
-          index.strings.put((String) v, b);
-        }
-      }
-      b.add(filter);
+      index.add(v, filter);
     }
   }
 
@@ -228,15 +220,9 @@ final class QueryIndex {
       return;
     }
     for (Object v : key.get().values()) {
-      Bucket b = index.byValue.get(v);
-      if (b != null && b.remove(filter) && b.size == 0) {
-        index.byValue.remove(v);
-        if (v instanceof String) {
-          index.strings.remove((String) v);
-        }
-      }
+      index.remove(v, filter);
     }
-    if (index.byValue.isEmpty()) {
+    if (index.isEmpty()) {
       fields.remove(path);
       refreshFields();
     }
@@ -287,41 +273,36 @@ final class QueryIndex {
   }
 
   /**
-   * The queries filed under the value of indexed field {@code i} in {@code r}, or null. The bucket
-   * must not be modified.
+   * The queries filed under the value of indexed field {@code i} in {@code r}, or null: a {@link
+   * QueryFilter} when one query is filed there, else a {@link Bucket}. The bucket must not be
+   * modified.
    */
-  Bucket candidates(int i, Record r) {
+  Object candidates(int i, Record r) {
     Path path = fieldNames[i];
     int slot = r.indexOf(path.field());
     if (slot < 0) {
       return null;
     }
-    Map<Object, Bucket> byValue = fieldIndexes[i].byValue;
+    FieldIndex index = fieldIndexes[i];
     if (path.member() != null) {
       return r.kindAt(slot) == Record.MAP
-          ? byValue(byValue, ((Map<?, ?>) r.refAt(slot)).get(path.member()))
+          ? index.get(normalise(((Map<?, ?>) r.refAt(slot)).get(path.member())))
           : null;
     }
     switch (r.kindAt(slot)) {
       case Record.STRING:
-        return byValue.get(r.refAt(slot));
+        return index.strings.get((String) r.refAt(slot));
       case Record.INTEGER:
       case Record.LONG:
-        return byValue.get(r.longAt(slot));
+        return index.others.get(r.longAt(slot));
       case Record.FLOAT:
       case Record.DOUBLE:
-        return byValue.get(normalise(r.doubleAt(slot)));
+        return index.others.get(normalise(r.doubleAt(slot)));
       case Record.BOOLEAN:
-        return byValue.get(r.booleanAt(slot));
+        return index.others.get(r.booleanAt(slot));
       default:
         return null;
     }
-  }
-
-  /** The queries filed under {@code value}, or null. */
-  private static Bucket byValue(Map<Object, Bucket> byValue, Object value) {
-    Object n = normalise(value);
-    return n == null ? null : byValue.get(n);
   }
 
   /** The top-level field of indexed path {@code i}: the field, or the map holding the member. */
@@ -348,23 +329,23 @@ final class QueryIndex {
    * {@code slot}, or null: {@link #candidates} for the record the scanned bytes would make, found
    * from the bytes (a string is looked up by its UTF-8 bytes, undecoded).
    */
-  Bucket candidates(int i, RecordScanner s, int slot) {
+  Object candidates(int i, RecordScanner s, int slot) {
     FieldIndex index = fieldIndexes[i];
     String member = fieldNames[i].member();
     if (member != null) {
-      return byValue(index.byValue, s.member(slot, member));
+      return index.get(normalise(s.member(slot, member)));
     }
     switch (s.kind(slot)) {
       case RecordScanner.STRING:
         return index.strings.get(s.bytes(), s.start(slot), s.end(slot));
       case RecordScanner.INTEGER:
-        return index.byValue.get(s.longValue(slot));
+        return index.others.get(s.longValue(slot));
       case RecordScanner.ESCAPED_STRING:
       case RecordScanner.BIG_INTEGER:
       case RecordScanner.DECIMAL:
       case RecordScanner.TRUE:
       case RecordScanner.FALSE:
-        return index.byValue.get(normalise(s.value(slot)));
+        return index.get(normalise(s.value(slot)));
       default:
         return null;
     }
@@ -386,11 +367,76 @@ final class QueryIndex {
     }
   }
 
+  /**
+   * The queries filed under the values of one path: under each value, the one {@link QueryFilter}
+   * filed there (most values name one query: no bucket for each of ten thousand needle queries in
+   * each worker), or a {@link Bucket} of two or more.
+   */
   private static final class FieldIndex {
-    final Map<Object, Bucket> byValue = new HashMap<>();
-
-    /** The buckets of the string keys of {@link #byValue}, by the keys' UTF-8 bytes. */
+    /** Under string keys, by the keys' UTF-8 bytes (found from a record's bytes, undecoded). */
     final Utf8Keys strings = new Utf8Keys();
+
+    /** Under the other keys: numbers ({@link #normalise}d) and booleans. */
+    final Map<Object, Object> others = new HashMap<>();
+
+    /** What is filed under normalised key {@code key}, or null. */
+    Object get(Object key) {
+      if (key instanceof String) {
+        return strings.get((String) key);
+      }
+      return key == null ? null : others.get(key);
+    }
+
+    void add(Object key, QueryFilter f) {
+      Object at = get(key);
+      Object now;
+      if (at == null) {
+        now = f;
+      } else if (at instanceof Bucket b) {
+        b.add(f);
+        return;
+      } else {
+        Bucket b = new Bucket();
+        b.add((QueryFilter) at);
+        b.add(f);
+        now = b;
+      }
+      if (key instanceof String) {
+        strings.put((String) key, now);
+      } else {
+        others.put(key, now);
+      }
+    }
+
+    void remove(Object key, QueryFilter f) {
+      Object at = get(key);
+      Object now;
+      if (at == f) {
+        now = null;
+      } else if (at instanceof Bucket b && b.remove(f)) {
+        if (b.size > 1) {
+          return;
+        }
+        now = b.size == 1 ? b.items[0] : null; // back to the one query left, unwrapped
+      } else {
+        return;
+      }
+      if (key instanceof String) {
+        if (now == null) {
+          strings.remove((String) key);
+        } else {
+          strings.put((String) key, now);
+        }
+      } else if (now == null) {
+        others.remove(key);
+      } else {
+        others.put(key, now);
+      }
+    }
+
+    boolean isEmpty() {
+      return strings.size == 0 && others.isEmpty();
+    }
   }
 
   /**
@@ -406,16 +452,23 @@ final class QueryIndex {
     private Object[] keys = new Object[8];
 
     private int[] hashes = new int[8];
-    private Bucket[] values = new Bucket[8];
+    private Object[] values = new Object[8];
     private int size;
 
-    Bucket get(byte[] b, int from, int to) {
+    /**
+     * The keys that are not ASCII, by their strings: their bytes hash unlike their strings, so a
+     * decoded string is looked up here. Null until there is one (nearly always).
+     */
+    private Map<String, Object> nonAscii;
+
+    /** What is kept under the string whose UTF-8 bytes are {@code b[from, to)}, or null. */
+    Object get(byte[] b, int from, int to) {
       if (size == 0) {
         return null;
       }
       int h = Utf8Bytes.hash(b, from, to);
       int mask = keys.length - 1;
-      for (int i = h & mask; ; i = (i + 1) & mask) {
+      for (int i = home(h, mask); ; i = (i + 1) & mask) {
         Object k = keys[i];
         if (k == null) {
           return null;
@@ -426,23 +479,54 @@ final class QueryIndex {
       }
     }
 
-    void put(String key, Bucket value) {
+    /**
+     * What is kept under {@code key}, or null. An ASCII key is found by its string's own hash (its
+     * bytes hash the same), any other in {@link #nonAscii}.
+     */
+    Object get(String key) {
+      if (size == 0) {
+        return null;
+      }
+      int h = key.hashCode();
+      int mask = keys.length - 1;
+      for (int i = home(h, mask); ; i = (i + 1) & mask) {
+        Object k = keys[i];
+        if (k == null) {
+          return nonAscii == null ? null : nonAscii.get(key);
+        }
+        if (hashes[i] == h && key.equals(k)) {
+          return values[i];
+        }
+      }
+    }
+
+    void put(String key, Object value) {
       if ((size + 1) * 2 > keys.length) {
         grow();
       }
       byte[] bytes = Surrogates.encode(key);
       int h = Utf8Bytes.hash(bytes, 0, bytes.length);
       int mask = keys.length - 1;
-      int i = h & mask;
+      int i = home(h, mask);
       while (keys[i] != null) {
         if (hashes[i] == h && matches(keys[i], bytes, 0, bytes.length)) {
           values[i] = value;
+          if (nonAscii != null && nonAscii.containsKey(key)) {
+            nonAscii.put(key, value);
+          }
           return;
         }
         i = (i + 1) & mask;
       }
       // as many bytes as characters: ASCII only, each character its byte
-      keys[i] = bytes.length == key.length() ? key : bytes;
+      boolean ascii = bytes.length == key.length();
+      keys[i] = ascii ? key : bytes;
+      if (!ascii) {
+        if (nonAscii == null) {
+          nonAscii = new HashMap<>();
+        }
+        nonAscii.put(key, value);
+      }
       hashes[i] = h;
       values[i] = value;
       size++;
@@ -452,18 +536,21 @@ final class QueryIndex {
       byte[] bytes = Surrogates.encode(key);
       int h = Utf8Bytes.hash(bytes, 0, bytes.length);
       int mask = keys.length - 1;
-      int i = h & mask;
+      int i = home(h, mask);
       while (keys[i] != null && !(hashes[i] == h && matches(keys[i], bytes, 0, bytes.length))) {
         i = (i + 1) & mask;
       }
       if (keys[i] == null) {
         return;
       }
+      if (nonAscii != null && nonAscii.remove(key) != null && nonAscii.isEmpty()) {
+        nonAscii = null;
+      }
       size--;
       // backward shift: move later entries of the run into the hole when their home allows it
       int hole = i;
       for (int j = (i + 1) & mask; keys[j] != null; j = (j + 1) & mask) {
-        int home = hashes[j] & mask;
+        int home = home(hashes[j], mask);
         if (((j - home) & mask) >= ((j - hole) & mask)) {
           keys[hole] = keys[j];
           hashes[hole] = hashes[j];
@@ -480,7 +567,7 @@ final class QueryIndex {
       byte[] bytes = Surrogates.encode(key);
       int h = Utf8Bytes.hash(bytes, 0, bytes.length);
       int mask = keys.length - 1;
-      for (int i = h & mask; keys[i] != null; i = (i + 1) & mask) {
+      for (int i = home(h, mask); keys[i] != null; i = (i + 1) & mask) {
         if (hashes[i] == h && matches(keys[i], bytes, 0, bytes.length)) {
           return keys[i];
         }
@@ -506,17 +593,23 @@ final class QueryIndex {
       return bytes.length == len && Arrays.equals(bytes, 0, len, b, from, to);
     }
 
+    /** Where a key of hash {@code h} is first looked for: its hash mixed (close hashes spread). */
+    private static int home(int h, int mask) {
+      int x = h * 0x9E3779B9;
+      return (x ^ (x >>> 16)) & mask;
+    }
+
     private void grow() {
       Object[] oldKeys = keys;
       int[] oldHashes = hashes;
-      Bucket[] oldValues = values;
+      Object[] oldValues = values;
       keys = new Object[oldKeys.length * 2];
       hashes = new int[keys.length];
-      values = new Bucket[keys.length];
+      values = new Object[keys.length];
       int mask = keys.length - 1;
       for (int j = 0; j < oldKeys.length; j++) {
         if (oldKeys[j] != null) {
-          int i = oldHashes[j] & mask;
+          int i = home(oldHashes[j], mask);
           while (keys[i] != null) {
             i = (i + 1) & mask;
           }
@@ -529,10 +622,9 @@ final class QueryIndex {
   }
 
   /**
-   * Queries filed together, in the order they were added: {@link #one} while there is only one
-   * (most values name one query: no array for each of ten thousand needle queries in each worker),
-   * else {@code items[0, size)}. The array grows by doubling, so adding thousands of queries under
-   * one key stays linear.
+   * Queries filed together, in the order they were added: {@link #one} while there is only one (the
+   * queries always offered a record: no array while there is one), else {@code items[0, size)}. The
+   * array grows by doubling, so adding thousands of queries under one key stays linear.
    */
   static final class Bucket {
     /** The only query, while the bucket never held more; null otherwise. */

@@ -1,33 +1,30 @@
 package io.spyglass.core.record;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
-
-/** Hashing UTF-8 bytes where they lie, eight at a time, for tables keyed by raw JSON values. */
+/** Hashing UTF-8 bytes where they lie, for tables keyed by raw JSON values. */
 public final class Utf8Bytes {
-  private static final VarHandle LONGS =
-      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-
   private Utf8Bytes() {}
 
-  /** A hash of {@code b[from, to)}; equal bytes hash equally wherever they lie. */
+  /**
+   * A hash of {@code b[from, to)}; equal bytes hash equally wherever they lie. It is {@link
+   * String#hashCode} over the bytes taken as unsigned numbers: the bytes of a string of ASCII
+   * characters hash as the string does, so a table of such strings can be looked up by a record's
+   * raw bytes and by a decoded string alike (whose hash the string computes once, and keeps). Four
+   * bytes a step, as the same polynomial.
+   */
   public static int hash(byte[] b, int from, int to) {
-    long h = (to - from) * 0x9E3779B97F4A7C15L;
+    int h = 0;
     int p = from;
-    for (; p + 8 <= to; p += 8) {
-      h = (h ^ (long) LONGS.get(b, p)) * 0xBF58476D1CE4E5B9L;
-      h ^= h >>> 31;
+    for (; p + 4 <= to; p += 4) {
+      h =
+          923_521 * h // 31^4
+              + 29_791 * (b[p] & 0xFF)
+              + 961 * (b[p + 1] & 0xFF)
+              + 31 * (b[p + 2] & 0xFF)
+              + (b[p + 3] & 0xFF);
     }
-    if (p < to) {
-      long w = 0;
-      for (int i = 0; p + i < to; i++) {
-        w |= (b[p + i] & 0xFFL) << (8 * i);
-      }
-      h = (h ^ w) * 0xBF58476D1CE4E5B9L;
-      h ^= h >>> 31;
+    for (; p < to; p++) {
+      h = 31 * h + (b[p] & 0xFF);
     }
-    h *= 0x94D049BB133111EBL;
-    return (int) (h ^ (h >>> 32));
+    return h;
   }
 }
