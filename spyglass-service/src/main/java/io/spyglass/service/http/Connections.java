@@ -6,7 +6,10 @@ import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.net.SocketException;
+import java.net.StandardSocketOptions;
 import java.nio.channels.SelectionKey;
+import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -143,6 +146,36 @@ final class Connections extends ServerConnector {
       open.computeIfPresent(a, (k, n) -> n <= 1 ? null : n - 1);
     }
     super.onEndPointClosed(ep);
+  }
+
+  /**
+   * Accepts one connection as Jetty's connector does, with its options set on the channel itself:
+   * Jetty's own sets them through {@link SocketChannel#socket()}, an adaptor the channel then keeps
+   * for as long as it is open (80 bytes a connection: 0.8 MB for ten thousand result streams).
+   */
+  @Override
+  public void accept(int acceptorID) throws IOException {
+    ServerSocketChannel server = (ServerSocketChannel) getTransport();
+    if (server == null || !server.isOpen()) {
+      return;
+    }
+    SocketChannel channel = server.accept();
+    if (channel == null) {
+      return;
+    }
+    channel.configureBlocking(false);
+    try {
+      channel.setOption(StandardSocketOptions.TCP_NODELAY, getAcceptedTcpNoDelay());
+      if (getAcceptedReceiveBufferSize() > -1) {
+        channel.setOption(StandardSocketOptions.SO_RCVBUF, getAcceptedReceiveBufferSize());
+      }
+      if (getAcceptedSendBufferSize() > -1) {
+        channel.setOption(StandardSocketOptions.SO_SNDBUF, getAcceptedSendBufferSize());
+      }
+    } catch (SocketException e) {
+      // as Jetty: a connection whose options could not be set is served with the system's
+    }
+    getSelectorManager().accept(channel);
   }
 
   @Override

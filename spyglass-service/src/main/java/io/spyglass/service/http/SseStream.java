@@ -101,6 +101,11 @@ final class SseStream implements Connection, Connection.UpgradeTo, ResultLog.Sub
   private long writesCompleted; // times the connection took a pending write: progress
   private long writesCompletedAtCheck = -1;
 
+  /** Its neighbours in the list of open streams; {@link Streams}' to change, under its lock. */
+  SseStream openPrev;
+
+  SseStream openNext;
+
   private SseStream(
       EndPoint endPoint,
       ServiceQuery query,

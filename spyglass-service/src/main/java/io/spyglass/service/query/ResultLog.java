@@ -124,9 +124,10 @@ public final class ResultLog {
 
   private static final List<Event> NO_EVENTS = List.of();
 
-  // copied on write, under this: nothing held for a query without a reader (ten thousand idle
-  // queries), and read without a lock at each append
-  private volatile Subscriber[] subscribers = NO_SUBSCRIBERS;
+  // the one subscriber, or an array of none or of two or more: copied on write, under this;
+  // nothing held for a query without a reader, no array for one with one (ten thousand idle
+  // queries with their streams), and read without a lock at each append
+  private volatile Object subscribers = NO_SUBSCRIBERS;
 
   private static final Subscriber[] NO_SUBSCRIBERS = new Subscriber[0];
   private int head;
@@ -283,7 +284,12 @@ public final class ResultLog {
    * threads keep each stream's order.
    */
   private void wakeAll() {
-    Subscriber[] all = subscribers;
+    Object now = subscribers;
+    if (now instanceof Subscriber one) {
+      wake(one);
+      return;
+    }
+    Subscriber[] all = (Subscriber[]) now;
     if (all.length < FAN_OUT_SLICE * 2) {
       for (Subscriber s : all) {
         wake(s);
@@ -411,22 +417,40 @@ public final class ResultLog {
   /** Adds a subscriber and wakes it at once (see {@link Subscriber} for one that throws). */
   public void subscribe(Subscriber s) {
     synchronized (this) {
-      Subscriber[] now = subscribers;
-      Subscriber[] more = java.util.Arrays.copyOf(now, now.length + 1);
-      more[now.length] = s;
-      subscribers = more;
+      Object now = subscribers;
+      if (now == NO_SUBSCRIBERS) {
+        subscribers = s;
+      } else if (now instanceof Subscriber one) {
+        subscribers = new Subscriber[] {one, s};
+      } else {
+        Subscriber[] all = (Subscriber[]) now;
+        Subscriber[] more = java.util.Arrays.copyOf(all, all.length + 1);
+        more[all.length] = s;
+        subscribers = more;
+      }
     }
     wake(s);
   }
 
   public void unsubscribe(Subscriber s) {
     synchronized (this) {
-      Subscriber[] now = subscribers;
-      for (int i = 0; i < now.length; i++) {
-        if (now[i] == s) {
-          Subscriber[] fewer = now.length == 1 ? NO_SUBSCRIBERS : new Subscriber[now.length - 1];
-          System.arraycopy(now, 0, fewer, 0, i);
-          System.arraycopy(now, i + 1, fewer, i, now.length - i - 1);
+      Object now = subscribers;
+      if (now == s) {
+        subscribers = NO_SUBSCRIBERS;
+        return;
+      }
+      if (!(now instanceof Subscriber[] all)) {
+        return;
+      }
+      for (int i = 0; i < all.length; i++) {
+        if (all[i] == s) {
+          if (all.length == 2) {
+            subscribers = all[1 - i];
+            return;
+          }
+          Subscriber[] fewer = new Subscriber[all.length - 1];
+          System.arraycopy(all, 0, fewer, 0, i);
+          System.arraycopy(all, i + 1, fewer, i, all.length - i - 1);
           subscribers = fewer;
           return;
         }
@@ -436,6 +460,7 @@ public final class ResultLog {
 
   /** How many subscribers it wakes now. */
   public int subscribers() {
-    return subscribers.length;
+    Object now = subscribers;
+    return now instanceof Subscriber ? 1 : ((Subscriber[]) now).length;
   }
 }
