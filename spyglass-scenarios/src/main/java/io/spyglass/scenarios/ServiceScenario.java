@@ -673,6 +673,11 @@ final class ServiceScenario implements Scenario {
           "service memory per idle query with its stream, resident set (bytes)",
           Table.count((rss1 - rss0) / (double) added));
       t.row("of which heap after a full GC (bytes)", Table.count((heap1 - heap0) / (double) added));
+      // steadier than the resident figure: the collector has not touched all the heap it keeps at
+      // a reading, and how much of it differs from run to run (docs/performance.md)
+      t.row(
+          "service heap kept (committed) per idle query (bytes)",
+          Table.count((committed1 - committed0) / (double) added));
       t.row("of which direct buffers (bytes)", Table.count((direct1 - direct0) / (double) added));
       t.row(
           "service resident set with half of them, with all (MiB)",
