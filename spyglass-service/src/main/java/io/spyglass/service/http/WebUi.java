@@ -101,8 +101,10 @@ final class WebUi {
         return Path.of(index.toURI()).getParent();
       }
       URL jarUrl = ((JarURLConnection) index.openConnection()).getJarFileURL();
-      Path dir = Files.createTempDirectory("spyglass-ui-").toRealPath();
+      String mine = COPY_PREFIX + ProcessHandle.current().pid() + "-";
+      Path dir = Files.createTempDirectory(mine).toRealPath();
       Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteTree(dir), "spyglass-ui-files"));
+      deleteCopiesOfEndedProcesses(dir.getParent());
       String prefix = DIRECTORY.substring(1) + "/";
       try (JarFile jar = new JarFile(Path.of(jarUrl.toURI()).toFile())) {
         for (Enumeration<JarEntry> all = jar.entries(); all.hasMoreElements(); ) {
@@ -123,6 +125,39 @@ final class WebUi {
       return dir;
     } catch (URISyntaxException | ClassCastException e) {
       throw new IOException("the web UI's files are at " + index + ", neither a file nor a jar", e);
+    }
+  }
+
+  /** The name of a copy of the UI's files: this, the process's id, a dash. */
+  static final String COPY_PREFIX = "spyglass-ui-";
+
+  /**
+   * Deletes the copies in {@code tmp} of processes that no longer run: a process killed without its
+   * shutdown hooks ({@code kill -9}) leaves its copy behind.
+   */
+  static void deleteCopiesOfEndedProcesses(Path tmp) {
+    try (Stream<Path> all = Files.list(tmp)) {
+      all.forEach(
+          p -> {
+            String name = p.getFileName().toString();
+            if (!name.startsWith(COPY_PREFIX)) {
+              return;
+            }
+            int dash = name.indexOf('-', COPY_PREFIX.length());
+            if (dash < 0) {
+              return;
+            }
+            try {
+              long pid = Long.parseLong(name.substring(COPY_PREFIX.length(), dash));
+              if (ProcessHandle.of(pid).isEmpty() && Files.isDirectory(p)) {
+                deleteTree(p);
+              }
+            } catch (NumberFormatException e) {
+              // not a copy of this kind
+            }
+          });
+    } catch (IOException | UncheckedIOException e) {
+      // the system's to clean
     }
   }
 

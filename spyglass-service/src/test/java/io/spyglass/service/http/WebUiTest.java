@@ -45,6 +45,23 @@ class WebUiTest {
     assertThat(WebUi.filesOf(dir.resolve("index.html").toUri().toURL())).isEqualTo(dir);
   }
 
+  @Test
+  void theCopiesOfProcessesThatEndedAreDeletedNotThoseOfRunningOnes() throws Exception {
+    long running = ProcessHandle.current().pid();
+    Process ended = new ProcessBuilder("true").start();
+    ended.waitFor();
+    Path gone = Files.createDirectories(tmp.resolve(WebUi.COPY_PREFIX + ended.pid() + "-1"));
+    Files.writeString(gone.resolve("index.html"), "<html/>");
+    Path kept = Files.createDirectories(tmp.resolve(WebUi.COPY_PREFIX + running + "-2"));
+    Path other = Files.createDirectories(tmp.resolve(WebUi.COPY_PREFIX + "tokens-3"));
+
+    WebUi.deleteCopiesOfEndedProcesses(tmp);
+
+    assertThat(gone).doesNotExist();
+    assertThat(kept).exists();
+    assertThat(other).exists();
+  }
+
   private static void put(JarOutputStream out, String name, String text) throws Exception {
     out.putNextEntry(new JarEntry(name));
     OutputStream o = out;
