@@ -46,6 +46,51 @@ class EngineTest {
     }
   }
 
+  /**
+   * A query without windows has its combiner made at its first partial, or at its end when it had
+   * none: what it answers is the same as with one made at its start.
+   */
+  @Test
+  void aQueryWithoutWindowsAnswersTheSameWhetherItsFirstRecordComesLateOrNever() throws Exception {
+    ListSource source = new ListSource();
+    Engine engine = Engine.startPaused(source, CONFIG);
+    try (engine) {
+      QueryHandle late =
+          engine.submit("SELECT COUNT(*) AS n FROM STREAM(FOREVER) WHERE country = 'us'");
+      QueryHandle never =
+          engine.submit("SELECT COUNT(*) AS n FROM STREAM(FOREVER) WHERE country = 'none such'");
+      QueryHandle timed =
+          engine.submit("SELECT COUNT(*) AS n FROM STREAM(300, TIME) WHERE country = 'none such'");
+      QueryHandle windowed =
+          engine.submit(
+              "SELECT COUNT(*) AS n FROM STREAM(FOREVER) WHERE country = 'none such'"
+                  + " WINDOWING TUMBLING(100, TIME)");
+      for (QueryHandle h : List.of(late, never, timed, windowed)) {
+        h.awaitRunning(10, TimeUnit.SECONDS);
+      }
+      engine.resume();
+      // the timed one ends at its duration with nothing seen, the windowed one says so meanwhile
+      List<Result> timedResults = drain(timed);
+      assertThat(timedResults).hasSize(1);
+      assertThat(timedResults.get(0).records()).containsExactly(Map.of("n", 0L));
+      Result window = windowed.poll(10, TimeUnit.SECONDS);
+      assertThat(window).isNotNull();
+      assertThat(window.meta().isFinal()).isFalse();
+      assertThat(window.records()).containsExactly(Map.of("n", 0L));
+      Thread.sleep(200); // ticks go by with nothing for the others
+      source.add(events(30));
+      source.end();
+      List<Result> lateResults = drain(late);
+      assertThat(lateResults.get(lateResults.size() - 1).records())
+          .containsExactly(Map.of("n", 10L));
+      List<Result> neverResults = drain(never);
+      assertThat(neverResults).hasSize(1);
+      assertThat(neverResults.get(0).meta().isFinal()).isTrue();
+      assertThat(neverResults.get(0).records()).containsExactly(Map.of("n", 0L));
+      windowed.kill();
+    }
+  }
+
   @Test
   void theReaderSizesBatchesToAboutBatchBytes() throws Exception {
     String pad = "x".repeat(4_000);
