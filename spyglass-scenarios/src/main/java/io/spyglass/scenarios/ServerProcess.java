@@ -131,12 +131,14 @@ public final class ServerProcess implements AutoCloseable {
     lastDirect = Long.parseLong(words[3]);
     lastThreads = Integer.parseInt(words[5]);
     lastCommitted = Long.parseLong(words[7]);
+    lastRss = Long.parseLong(words[9]);
     return Long.parseLong(words[1]);
   }
 
   private long lastDirect;
   private int lastThreads;
   private long lastCommitted;
+  private long lastRss;
 
   /**
    * The service's live threads at the last {@link #gc}: the web server's pool grows with the
@@ -157,31 +159,25 @@ public final class ServerProcess implements AutoCloseable {
   }
 
   /**
-   * The service process's resident set after full collections: the least of three readings, each
-   * after a full GC (the collector's own structures and the pages the service's garbage touched
-   * since the last collection swing a single reading by megabytes).
+   * The service process's resident set after full collections: the least reading over two full GCs
+   * (the last {@link #gc} and one more), read by the service every few milliseconds through each
+   * one's settling and by this process after it (the pages the service's garbage touches after a
+   * collection, and its threads' malloc arenas, swing a single reading by megabytes).
    */
   long settledRssBytes(long settleMs) throws IOException {
-    long least = rssBytes();
-    for (int i = 0; i < 2; i++) {
-      gc(settleMs);
-      least = Math.min(least, rssBytes());
-    }
-    return least;
+    long least = least(lastRss, rssBytes());
+    gc(settleMs);
+    return Math.min(least, least(lastRss, rssBytes()));
+  }
+
+  /** The lesser of two readings of which either may be 0 (unknown). */
+  private static long least(long a, long b) {
+    return a <= 0 ? b : b <= 0 ? a : Math.min(a, b);
   }
 
   /** The service process's resident set (Linux), in bytes; 0 where unknown. */
   long rssBytes() throws IOException {
-    Path status = Path.of("/proc", Long.toString(process.pid()), "status");
-    if (!Files.exists(status)) {
-      return 0;
-    }
-    for (String line : Files.readAllLines(status)) {
-      if (line.startsWith("VmRSS:")) {
-        return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-      }
-    }
-    return 0;
+    return rssBytes(Path.of("/proc", Long.toString(process.pid()), "status"));
   }
 
   @Override
@@ -200,7 +196,7 @@ public final class ServerProcess implements AutoCloseable {
   /**
    * The service process of {@link ServerProcess}: {@code RATE RECORD_BYTES MAX_QUERIES
    * MAX_CONNECTIONS}. Prints {@code port N}, then answers {@code gc} with {@code heap BYTES direct
-   * BYTES threads N committed BYTES}; stops at the end of its standard input.
+   * BYTES threads N committed BYTES rss BYTES}; stops at the end of its standard input.
    */
   public static void main(String[] args) throws Exception {
     long rate = Long.parseLong(args[0]);
@@ -250,12 +246,35 @@ public final class ServerProcess implements AutoCloseable {
         // seconds (records, heartbeats) is garbage, not held
         Runtime rt = Runtime.getRuntime();
         long used = rt.totalMemory() - rt.freeMemory();
-        // G1 gives the shrunk heap back to the system concurrently
-        Thread.sleep(Long.parseLong(line.substring("gc ".length()).strip()));
-        // and the C library what the JVM freed (compiler arenas, the collector's scratch), as
+        // G1 gives the shrunk heap back to the system concurrently, and the C library what the
+        // JVM freed (compiler arenas, the collector's scratch) when asked, as
         // -XX:TrimNativeHeapInterval does in a service that runs with it: what is resident is
-        // then what the process holds, as the heap after a full GC is what its objects hold
-        trimNativeHeap();
+        // then what the process holds, as the heap after a full GC is what its objects hold. The
+        // resident set is read every few milliseconds meanwhile and the least reading kept: the
+        // records and heartbeats of the next seconds touch fresh pages of the heap (garbage,
+        // until the next collection) and their threads' malloc arenas, megabytes that one
+        // reading at one moment catches or not
+        long settleMs = Long.parseLong(line.substring("gc ".length()).strip());
+        StringBuilder series = new StringBuilder();
+        long least = Long.MAX_VALUE;
+        long start = System.nanoTime();
+        long nextTrim = 0;
+        while (true) {
+          long at = (System.nanoTime() - start) / 1_000_000;
+          if (at >= nextTrim) {
+            trimNativeHeap();
+            nextTrim = at + 250;
+          }
+          long rss = ownRssBytes();
+          series.append(at).append(' ').append(rss).append('\n');
+          if (rss > 0) {
+            least = Math.min(least, rss);
+          }
+          if (at >= settleMs) {
+            break;
+          }
+          Thread.sleep(20);
+        }
         long direct = 0;
         for (java.lang.management.BufferPoolMXBean b :
             java.lang.management.ManagementFactory.getPlatformMXBeans(
@@ -263,7 +282,8 @@ public final class ServerProcess implements AutoCloseable {
           direct += b.getMemoryUsed();
         }
         int threads = java.lang.management.ManagementFactory.getThreadMXBean().getThreadCount();
-        dump(dumps++);
+        dump(dumps, series);
+        dumps++;
         System.out.println(
             "heap "
                 + used
@@ -272,7 +292,9 @@ public final class ServerProcess implements AutoCloseable {
                 + " threads "
                 + threads
                 + " committed "
-                + rt.totalMemory());
+                + rt.totalMemory()
+                + " rss "
+                + (least == Long.MAX_VALUE ? 0 : least));
         System.out.flush();
       }
     }
@@ -283,6 +305,24 @@ public final class ServerProcess implements AutoCloseable {
       }
     }
     System.exit(0);
+  }
+
+  /** This process's resident set (Linux), in bytes; 0 where unknown. */
+  private static long ownRssBytes() throws IOException {
+    return rssBytes(Path.of("/proc/self/status"));
+  }
+
+  /** The resident set a {@code /proc/PID/status} file says, in bytes; 0 where unknown. */
+  private static long rssBytes(Path status) throws IOException {
+    if (!Files.exists(status)) {
+      return 0;
+    }
+    for (String line : Files.readAllLines(status)) {
+      if (line.startsWith("VmRSS:")) {
+        return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+      }
+    }
+    return 0;
   }
 
   /**
@@ -310,7 +350,7 @@ public final class ServerProcess implements AutoCloseable {
    * {@code DIR/smaps-N.txt} at its {@code N}th reading, so that two readings can be compared by
    * class, by native category and by mapping.
    */
-  private static void dump(int n) throws Exception {
+  private static void dump(int n, CharSequence rssSeries) throws Exception {
     String dir = System.getProperty("spyglass.bench.service.dump", "").strip();
     if (dir.isEmpty()) {
       return;
@@ -327,6 +367,7 @@ public final class ServerProcess implements AutoCloseable {
     Files.writeString(
         to.resolve("native-" + n + ".txt"),
         (String) command(server, dcmd, "vmNativeMemory", new String[] {"summary"}));
+    Files.writeString(to.resolve("rss-" + n + ".txt"), rssSeries);
     Path smaps = Path.of("/proc/self/smaps");
     if (Files.isReadable(smaps)) {
       Files.write(to.resolve("smaps-" + n + ".txt"), Files.readAllBytes(smaps));

@@ -570,9 +570,17 @@ final class ServiceScenario implements Scenario {
   /**
    * Part 5: {@code n} idle queries, each with its SSE stream open, held by a service in a process
    * of its own: {@code GET /api/health} answering meanwhile (through the streams' heartbeats), and
-   * the service's memory per idle query with its stream, from its resident set before and after
-   * (each read once its JIT is quiet, after a full GC, the heap shrunk to what it holds, and after
-   * the C library gave back what the JVM freed).
+   * the service's memory per idle query with its stream, from its resident set as they are added:
+   * read with half of them (once two readings in a row, no query added between them, agree within
+   * {@link #STEADY_BYTES}), then after each of five equal steps up to all of them, and the growth a
+   * query fitted (least squares) to the five readings after the steps, each of which follows the
+   * same work. Each reading is taken once the service's JIT is quiet, after a full GC, the heap
+   * shrunk to what it holds, and the C library given back what the JVM freed: the least resident
+   * set the service saw through two full GCs' settling. What the first ones grow once (compiled
+   * code, the thread pool, buffer pools), what a young JVM grows whatever it holds and the free
+   * heap the collector keeps after the first burst of work are in the first readings, not in the
+   * growth; a single reading still swings by megabytes (the pages the collector happens to have
+   * touched, the C library's arenas), which the fit over five spreads.
    */
   private void manyStreams(Settings s, Report report, HttpClient http, int n) throws Exception {
     report.heading("5. " + Table.count(n) + " idle queries, each with its SSE stream");
@@ -585,39 +593,50 @@ final class ServiceScenario implements Scenario {
     try (ServerProcess sv =
             ServerProcess.start(1_000, s.recordBytes(), n + 64, 2 * n + 256, true, quietMs);
         SseSwarm swarm = new SseSwarm(sv.address(), "127.0.0.1", null, 256)) {
-      // the memory is the growth from half of them to all: what the first ones grow once
-      // (compiled code, the thread pool, buffer pools) is in the first half's, not counted
-      long t0 = System.nanoTime();
-      List<String> ids = new ArrayList<>(submitIdle(http, sv.base(), "idle-a", n / 2));
-      double submitS = (System.nanoTime() - t0) / 1e9;
-      long t1 = System.nanoTime();
-      for (String id : ids) {
-        swarm.open("/api/queries/" + id + "/results");
+      int first = n / 2;
+      int steps = 5;
+      List<String> ids = new ArrayList<>();
+      List<MemoryReading> readings = new ArrayList<>();
+      List<MemoryReading> settling = new ArrayList<>();
+      double submitS = 0;
+      double connectS = 0;
+      boolean all = true;
+      for (int step = 0; step <= steps; step++) {
+        int upTo = first + (int) ((long) (n - first) * step / steps);
+        long t0 = System.nanoTime();
+        List<String> more = submitIdle(http, sv.base(), "idle-" + step, upTo - ids.size());
+        submitS += (System.nanoTime() - t0) / 1e9;
+        long t1 = System.nanoTime();
+        for (String id : more) {
+          swarm.open("/api/queries/" + id + "/results");
+        }
+        all &= swarm.awaitConnected(300_000);
+        connectS += (System.nanoTime() - t1) / 1e9;
+        ids.addAll(more);
+        Thread.sleep(1_000);
+        MemoryReading m = MemoryReading.read(sv, ids.size(), settleMs);
+        // the first reading once the resident set stopped growing with no query added: a JVM's
+        // first minutes grow it by megabytes a reading whatever it holds (its collector's and
+        // compiler's own memory), which would count as the queries' in the growth
+        for (int i = 0; step == 0 && !s.quick() && i < MAX_SETTLING_READINGS; i++) {
+          settling.add(m);
+          MemoryReading again = MemoryReading.read(sv, ids.size(), settleMs);
+          boolean steady = Math.abs(again.rss() - m.rss()) <= STEADY_BYTES;
+          m = again;
+          if (steady) {
+            break;
+          }
+        }
+        readings.add(m);
       }
-      boolean all = swarm.awaitConnected(300_000);
-      double connectS = (System.nanoTime() - t1) / 1e9;
-      Thread.sleep(1_000);
-      long heap0 = sv.gc(settleMs);
-      long direct0 = sv.directBytes();
-      long rss0 = sv.settledRssBytes(settleMs);
-      int threads0 = sv.threads();
-      long committed0 = sv.committedBytes();
-      long t2 = System.nanoTime();
-      List<String> more = submitIdle(http, sv.base(), "idle-b", n - n / 2);
-      submitS += (System.nanoTime() - t2) / 1e9;
-      long t3 = System.nanoTime();
-      for (String id : more) {
-        swarm.open("/api/queries/" + id + "/results");
-      }
-      all &= swarm.awaitConnected(300_000);
-      connectS += (System.nanoTime() - t3) / 1e9;
-      ids.addAll(more);
-      Thread.sleep(1_000);
-      long heap1 = sv.gc(settleMs);
-      long direct1 = sv.directBytes();
-      long rss1 = sv.settledRssBytes(settleMs);
-      int threads1 = sv.threads();
-      long committed1 = sv.committedBytes();
+      MemoryReading r0 = readings.get(0);
+      MemoryReading r1 = readings.get(readings.size() - 1);
+      // the growth is fitted to the readings after the steps, each of which follows the same work
+      // (a step's submissions and streams): the collector keeps more of the heap it had free after
+      // such a burst than after the quiet before the first reading (7.8 MiB more resident heap for
+      // 2.8 MiB more objects at the first step, then about 1.2 for 1), which the first step would
+      // count as its queries'
+      List<MemoryReading> fitted = readings.subList(1, readings.size());
       int open = 0;
       for (SseSwarm.Stream st : swarm.streams()) {
         if (st.status == 200 && !st.ended) {
@@ -627,7 +646,6 @@ final class ServiceScenario implements Scenario {
       if (!all || open < n) {
         report.problem(open + " of " + n + " streams open (" + swarm.connected() + " answered)");
       }
-      int added = n - n / 2;
 
       // health while they are held, through at least two rounds of heartbeats (every 10 s)
       Delays health = new Delays();
@@ -671,29 +689,88 @@ final class ServiceScenario implements Scenario {
       t.row("GET /api/health not 200", Integer.toString(unhealthy));
       t.row(
           "service memory per idle query with its stream, resident set (bytes)",
-          Table.count((rss1 - rss0) / (double) added));
-      t.row("of which heap after a full GC (bytes)", Table.count((heap1 - heap0) / (double) added));
+          Table.count(MemoryReading.growth(fitted, MemoryReading::rss)));
+      t.row(
+          "of which heap after a full GC (bytes)",
+          Table.count(MemoryReading.growth(fitted, MemoryReading::heap)));
       // steadier than the resident figure: the collector has not touched all the heap it keeps at
       // a reading, and how much of it differs from run to run (docs/performance.md)
       t.row(
           "service heap kept (committed) per idle query (bytes)",
-          Table.count((committed1 - committed0) / (double) added));
-      t.row("of which direct buffers (bytes)", Table.count((direct1 - direct0) / (double) added));
+          Table.count(MemoryReading.growth(fitted, MemoryReading::committed)));
       t.row(
-          "service resident set with half of them, with all (MiB)",
-          Table.count(rss0 / 1048576.0) + ", " + Table.count(rss1 / 1048576.0));
+          "of which direct buffers (bytes)",
+          Table.count(MemoryReading.growth(fitted, MemoryReading::direct)));
+      // the figure as the first and the last reading alone give it, half of them and all (how
+      // the part read it before): how much one pair of readings swings
+      t.row(
+          "the same from half of them and all alone (bytes)",
+          Table.count((r1.rss() - r0.rss()) / (double) (r1.queries() - r0.queries())));
+      t.row(
+          "service resident set at each reading, "
+              + Table.count(r0.queries())
+              + " to "
+              + Table.count(r1.queries())
+              + " queries (MiB)",
+          readings.stream()
+              .map(m -> Table.count(m.rss() / 1048576.0))
+              .collect(java.util.stream.Collectors.joining(", ")));
+      t.row(
+          "service resident set before the first reading, with no query added (MiB)",
+          settling.isEmpty()
+              ? "none"
+              : settling.stream()
+                  .map(m -> Table.count(m.rss() / 1048576.0))
+                  .collect(java.util.stream.Collectors.joining(", ")));
       // what the resident set holds besides the objects: the heap the JVM keeps free, and the
       // stacks of the web server's threads (its pool grows with the requests in flight)
       t.row(
-          "service heap kept (committed) with half of them, with all (MiB)",
-          Table.count(committed0 / 1048576.0) + ", " + Table.count(committed1 / 1048576.0));
-      t.row("service threads with half of them, with all", threads0 + ", " + threads1);
+          "service heap kept (committed) at the first reading, at the last (MiB)",
+          Table.count(r0.committed() / 1048576.0) + ", " + Table.count(r1.committed() / 1048576.0));
+      t.row(
+          "service threads at the first reading, at the last", r0.threads() + ", " + r1.threads());
       t.row("machine load (1 min) at the end", Table.num(Machine.loadAverage(), 1));
       report.table(t);
       for (String id : ids) {
         kill(http, sv.base(), id);
       }
       swarm.await(60_000);
+    }
+  }
+
+  /**
+   * Part 5's first reading is taken once two readings in a row, with no query added between them,
+   * differ by at most this (at most {@link #MAX_SETTLING_READINGS} before it).
+   */
+  private static final long STEADY_BYTES = 1L << 20;
+
+  private static final int MAX_SETTLING_READINGS = 8;
+
+  /** One reading of part 5: the service's memory with {@code queries} idle queries held. */
+  record MemoryReading(int queries, long rss, long heap, long committed, long direct, int threads) {
+    /** Reads {@code sv}'s memory ({@link ServerProcess#gc}, then its settled resident set). */
+    static MemoryReading read(ServerProcess sv, int queries, long settleMs) throws IOException {
+      long heap = sv.gc(settleMs);
+      long rss = sv.settledRssBytes(settleMs);
+      return new MemoryReading(
+          queries, rss, heap, sv.committedBytes(), sv.directBytes(), sv.threads());
+    }
+
+    /**
+     * The growth a query of {@code what} over {@code readings}: the slope of the least-squares line
+     * through them (NaN with fewer than two distinct counts).
+     */
+    static double growth(
+        List<MemoryReading> readings, java.util.function.ToLongFunction<MemoryReading> what) {
+      double mx = readings.stream().mapToDouble(MemoryReading::queries).average().orElse(0);
+      double my = readings.stream().mapToDouble(what::applyAsLong).average().orElse(0);
+      double sxy = 0;
+      double sxx = 0;
+      for (MemoryReading m : readings) {
+        sxy += (m.queries() - mx) * (what.applyAsLong(m) - my);
+        sxx += (m.queries() - mx) * (m.queries() - mx);
+      }
+      return sxx == 0 ? Double.NaN : sxy / sxx;
     }
   }
 
