@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -687,20 +688,17 @@ final class ServiceScenario implements Scenario {
       t.row("GET /api/health, p99 (ms)", Table.num(health.percentile(99), 0));
       t.row("GET /api/health, max (ms)", Table.num(health.max(), 0));
       t.row("GET /api/health not 200", Integer.toString(unhealthy));
-      t.row(
+      // the heap kept is steadier than the resident figure: the collector has not touched all the
+      // heap it keeps at a reading, and how much of it differs from run to run
+      // (docs/performance.md)
+      Map<String, java.util.function.ToLongFunction<MemoryReading>> growths = new LinkedHashMap<>();
+      growths.put(
           "service memory per idle query with its stream, resident set (bytes)",
-          Table.count(MemoryReading.growth(fitted, MemoryReading::rss)));
-      t.row(
-          "of which heap after a full GC (bytes)",
-          Table.count(MemoryReading.growth(fitted, MemoryReading::heap)));
-      // steadier than the resident figure: the collector has not touched all the heap it keeps at
-      // a reading, and how much of it differs from run to run (docs/performance.md)
-      t.row(
-          "service heap kept (committed) per idle query (bytes)",
-          Table.count(MemoryReading.growth(fitted, MemoryReading::committed)));
-      t.row(
-          "of which direct buffers (bytes)",
-          Table.count(MemoryReading.growth(fitted, MemoryReading::direct)));
+          MemoryReading::rss);
+      growths.put("of which heap after a full GC (bytes)", MemoryReading::heap);
+      growths.put("service heap kept (committed) per idle query (bytes)", MemoryReading::committed);
+      growths.put("of which direct buffers (bytes)", MemoryReading::direct);
+      growths.forEach((name, what) -> t.row(name, Table.count(MemoryReading.growth(fitted, what))));
       // the figure as the first and the last reading alone give it, half of them and all (how
       // the part read it before): how much one pair of readings swings
       t.row(

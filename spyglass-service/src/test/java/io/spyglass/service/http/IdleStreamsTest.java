@@ -128,13 +128,8 @@ class IdleStreamsTest {
             .getBytes(StandardCharsets.US_ASCII));
     out.flush();
     InputStream in = socket.getInputStream();
-    StringBuilder head = new StringBuilder();
-    while (!head.toString().endsWith("\r\n\r\n")) {
-      int b = in.read();
-      assertThat(b).as("the answer's head, so far: %s", head).isNotNegative();
-      head.append((char) b);
-    }
-    String h = head.toString().toLowerCase(java.util.Locale.ROOT);
+    String head = head(in);
+    String h = head.toLowerCase(java.util.Locale.ROOT);
     assertThat(h).startsWith("http/1.1 200").contains("content-type: text/event-stream");
     // the body is the events until the connection's end: no length, no chunks
     assertThat(h).doesNotContain("content-length").doesNotContain("transfer-encoding");
@@ -221,6 +216,17 @@ class IdleStreamsTest {
     }
   }
 
+  /** An answer's head, up to its blank line, read from {@code in}. */
+  private static String head(InputStream in) throws Exception {
+    StringBuilder head = new StringBuilder();
+    while (!head.toString().endsWith("\r\n\r\n")) {
+      int b = in.read();
+      assertThat(b).as("the answer's head, so far: %s", head).isNotNegative();
+      head.append((char) b);
+    }
+    return head.toString();
+  }
+
   /** One {@code GET /api/health} on a kept-alive {@code socket}: the answer's body. */
   private static String health(Socket socket) throws Exception {
     OutputStream out = socket.getOutputStream();
@@ -230,12 +236,7 @@ class IdleStreamsTest {
             .getBytes(StandardCharsets.US_ASCII));
     out.flush();
     InputStream in = socket.getInputStream();
-    StringBuilder head = new StringBuilder();
-    while (!head.toString().endsWith("\r\n\r\n")) {
-      int b = in.read();
-      assertThat(b).as("the answer's head, so far: %s", head).isNotNegative();
-      head.append((char) b);
-    }
+    String head = head(in);
     java.util.regex.Matcher length =
         java.util.regex.Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
     assertThat(length.find()).as("a length in %s", head).isTrue();
